@@ -1,0 +1,71 @@
+"""The app's exceptions: one root, a few specific subclasses carrying data.
+
+Every error a user can cause derives from :class:`AppError`; messages say what was
+wrong and what is allowed, so the CLI can print one line and exit 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class AppError(Exception):
+    """Root of every error this app raises on purpose."""
+
+
+class InputError(AppError, ValueError):
+    """An argument has the wrong shape, type or value (NaN, inf, zero quaternion...)."""
+
+
+class URDFError(AppError):
+    """A URDF file is missing, malformed, or uses something we do not support.
+
+    Attributes:
+        path: The URDF file concerned, if known.
+    """
+
+    def __init__(self, message: str, path: str | None = None):
+        super().__init__(message if path is None else f"{path}: {message}")
+        self.path = path
+
+
+class MeshNotFoundError(URDFError):
+    """A mesh referenced by a URDF could not be found.
+
+    Attributes:
+        uri: The filename attribute as written in the URDF.
+        tried: Every path that was tried, in order.
+    """
+
+    def __init__(self, uri: str, tried: Iterable[str], path: str | None = None):
+        self.uri = uri
+        self.tried = list(tried)
+        where = ", ".join(self.tried) if self.tried else "nowhere (no package dir given)"
+        super().__init__(f"mesh '{uri}' not found; tried: {where}", path)
+
+
+class UnknownNameError(AppError, KeyError):
+    """A link, joint or key name does not exist.
+
+    Attributes:
+        kind: What was looked up ("link", "joint", ...).
+        name: The name that was asked for.
+        valid: The names that would have been accepted.
+    """
+
+    def __init__(self, kind: str, name: object, valid: Iterable[str]):
+        self.kind = kind
+        self.name = name
+        self.valid = list(valid)
+        super().__init__(f"unknown {kind} {name!r}; valid {kind} names: {self.valid}")
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the whole message
+        return self.args[0]
+
+
+class ConfigError(AppError):
+    """A YAML scene or run config is invalid (syntax, unknown key, wrong type or value)."""
+
+
+class SolverError(AppError):
+    """A numerical solver failed in a way the caller must handle (not mere non-convergence)."""

@@ -1,0 +1,194 @@
+"""RobotModel: batched forward kinematics and geometric Jacobians in pure numpy.
+
+Every movable joint (revolute, continuous, prismatic) is one DOF, in depth-first link
+order. ``<mimic>`` tags are recorded in :attr:`RobotModel.mimic` but not enforced: each
+mimicking joint stays an independent DOF, as in PyBullet, so that IK may move the two
+fingers of a gripper separately. Frames are URDF link frames in the model's base frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from app.errors import InputError, UnknownNameError
+from app.kinematics._kernels import jacobian_kernel, link_frames_kernel
+from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
+from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
+from app.validation import as_float_array, as_vectors, check_finite
+
+LinkRef = str | int
+
+
+class RobotModel:
+    """Kinematic tree of a URDF robot.
+
+    Attributes:
+        name: Robot name from the URDF.
+        link_names: Link names, root first. Shape (n_links,).
+        dof_names: Movable joint names. Shape (n_dofs,).
+        q_lower, q_upper: Position limits [rad] or [m]; +-inf for continuous joints. Shape (n_dofs,).
+        v_max: Velocity limits [rad/s] or [m/s]. Shape (n_dofs,).
+        effort_max: Effort limits [N m] or [N]. Shape (n_dofs,).
+        mimic: ``{joint: (source_joint, multiplier, offset)}`` from ``<mimic>`` tags.
+    """
+
+    def __init__(self, spec: URDFSpec):
+        self.spec = spec
+        self.name = spec.name
+        self.link_names: tuple[str, ...] = spec.links
+        self._link_index = {n: i for i, n in enumerate(spec.links)}
+        dofs = [j for j in spec.joints if j.movable]
+        self.dof_names: tuple[str, ...] = tuple(j.name for j in dofs)
+        self.n_dofs, self.n_links = len(dofs), len(spec.links)
+        self.q_lower = self._frozen([j.lower for j in dofs])
+        self.q_upper = self._frozen([j.upper for j in dofs])
+        self.v_max = self._frozen([j.velocity for j in dofs])
+        self.effort_max = self._frozen([j.effort for j in dofs])
+        self.mimic = {j.name: (j.mimic.joint, j.mimic.multiplier, j.mimic.offset) for j in dofs if j.mimic}
+        self._build_tables(spec)
+
+    @staticmethod
+    def _frozen(values: Sequence[float] | np.ndarray) -> np.ndarray:
+        arr = np.array(values, dtype=float)
+        arr.setflags(write=False)
+        return arr
+
+    def _build_tables(self, spec: URDFSpec) -> None:
+        """Precompute per-link parents, joint origins, axes and the DOF ancestry mask."""
+        n = self.n_links
+        self._parent = np.full(n, -1)
+        self._R_origin = np.tile(np.eye(3), (n, 1, 1))
+        self._p_origin = np.zeros((n, 3))
+        self._link_dof = np.full(n, -1)  # DOF moving each link's joint, -1 if fixed
+        self._dof_link = np.zeros(self.n_dofs, dtype=int)  # child link of each DOF's joint
+        self._axis = np.zeros((self.n_dofs, 3))
+        self._revolute = np.zeros(self.n_dofs, dtype=bool)
+        dof_of_name = {name: k for k, name in enumerate(self.dof_names)}
+        for i, joint in enumerate(spec.joints, start=1):
+            self._parent[i] = self._link_index[joint.parent]
+            self._R_origin[i] = rpy_to_matrix(np.array(joint.origin_rpy))
+            self._p_origin[i] = joint.origin_xyz
+            if joint.movable:
+                k = dof_of_name[joint.name]
+                self._dof_link[k], self._link_dof[i], self._axis[k] = i, k, joint.axis
+                self._revolute[k] = joint.type != "prismatic"
+        self._ancestor = np.zeros((n, self.n_dofs), dtype=bool)  # DOF k moves link i
+        for i in range(1, n):
+            self._ancestor[i] = self._ancestor[self._parent[i]]
+            if self._link_dof[i] >= 0:
+                self._ancestor[i, self._link_dof[i]] = True
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf(cls, path: str, package_dirs: Sequence[str] | None = None) -> RobotModel:
+        """Load a URDF file. ``package_dirs`` is accepted for symmetry with the loaders
+        that need meshes; kinematics never reads them, so absent meshes are fine."""
+        del package_dirs
+        return cls(parse_urdf(path))
+
+    @classmethod
+    def from_urdf_string(cls, text: str) -> RobotModel:
+        """Load URDF XML text."""
+        return cls(parse_urdf_string(text))
+
+    def __repr__(self) -> str:
+        return f"RobotModel({self.name!r}, n_dofs={self.n_dofs}, n_links={self.n_links})"
+
+    # ------------------------------------------------------------------ names
+    def link_index(self, link: LinkRef) -> int:
+        """Index of a link given by name (or index). Raises UnknownNameError listing valid names."""
+        if isinstance(link, (int, np.integer)) and not isinstance(link, bool):
+            if 0 <= link < self.n_links:
+                return int(link)
+        elif isinstance(link, str) and link in self._link_index:
+            return self._link_index[link]
+        raise UnknownNameError("link", link, self.link_names)
+
+    def dof_index(self, joint: str) -> int:
+        """Index of a DOF given by joint name. Raises UnknownNameError listing valid DOF names."""
+        if joint in self.dof_names:
+            return self.dof_names.index(joint)
+        raise UnknownNameError("joint", joint, self.dof_names)
+
+    def check_q(self, q: object, name: str = "q") -> np.ndarray:
+        """``q`` as a finite float array of shape (..., n_dofs)."""
+        arr = as_float_array(q, name)
+        if arr.ndim == 0 or arr.shape[-1] != self.n_dofs:
+            raise InputError(
+                f"{name} must have shape (..., {self.n_dofs}) for the DOFs {list(self.dof_names)}, got shape {arr.shape}"
+            )
+        return check_finite(arr, name)
+
+    # ------------------------------------------------------------------ kinematics
+    def link_frames(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rotations and origins of every link frame (unchecked ``q``, for hot loops).
+
+        Args:
+            q: Joint positions. Shape (..., n_dofs).
+        Returns:
+            ``(R, p)`` of shapes (..., n_links, 3, 3) and (..., n_links, 3), base frame.
+        """
+        batch = q.shape[:-1]
+        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.n_dofs)
+        R, p = link_frames_kernel(q2, self._parent, self._R_origin, self._p_origin, self._link_dof, self._axis, self._revolute)
+        return R.reshape(batch + R.shape[1:]), p.reshape(batch + p.shape[1:])
+
+    def forward_kinematics(self, q: object, links: Sequence[LinkRef] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Poses of link frames in the base frame.
+
+        Args:
+            q: Joint positions. Shape (..., n_dofs), any leading batch shape.
+            links: Link names (or indices) to return, in that order; None for all links.
+        Returns:
+            ``(pos, quat)``: shapes (..., n_sel, 3) [m] and (..., n_sel, 4) (w, x, y, z).
+        """
+        q = self.check_q(q)
+        idx = list(range(self.n_links)) if links is None else [self.link_index(l) for l in links]
+        R, p = self.link_frames(q)
+        return p[..., idx, :].copy(), matrix_to_quat(R[..., idx, :, :])
+
+    def jacobian_from_frames(self, R: np.ndarray, p: np.ndarray, link: int, local_point: np.ndarray | None = None) -> np.ndarray:
+        """Geometric Jacobian from precomputed frames (see :meth:`link_frames`).
+
+        Args:
+            R, p: Link frames. Shapes (..., n_links, 3, 3) and (..., n_links, 3).
+            link: Link index.
+            local_point: Point in the link frame [m]. Shape (3,) or (..., 3); None for the origin.
+        Returns:
+            Shape (..., 6, n_dofs): rows 0-2 linear [m/s], 3-5 angular [rad/s], base frame.
+        """
+        batch = p.shape[:-2]
+        R2 = R.reshape((-1,) + R.shape[-3:])
+        p2 = p.reshape((-1,) + p.shape[-2:])
+        lp = np.zeros(3) if local_point is None else local_point
+        lp = np.ascontiguousarray(np.broadcast_to(lp, batch + (3,)), dtype=float).reshape(-1, 3)
+        J = jacobian_kernel(R2, p2, link, lp, self._dof_link, self._axis, self._revolute, self._ancestor[link])
+        return J.reshape(batch + (6, self.n_dofs))
+
+    def get_jacobian(self, q: object, link: LinkRef, local_point: object | None = None) -> np.ndarray:
+        """Geometric Jacobian of a point on a link.
+
+        Args:
+            q: Joint positions. Shape (..., n_dofs).
+            link: Link name (or index).
+            local_point: Point in the link frame [m], shape (3,); None for the link origin.
+        Returns:
+            Shape (..., 6, n_dofs): rows 0-2 linear, 3-5 angular, in the base frame.
+        """
+        q = self.check_q(q)
+        idx = self.link_index(link)
+        lp = None if local_point is None else as_vectors(local_point, "local_point", 3)
+        R, p = self.link_frames(q)
+        return self.jacobian_from_frames(R, p, idx, lp)
+
+    def clip(self, q: np.ndarray) -> np.ndarray:
+        """``q`` clipped into the joint limits. Shape (..., n_dofs)."""
+        return np.clip(q, self.q_lower, self.q_upper)
+
+    def mid_config(self) -> np.ndarray:
+        """Mid-point of the joint limits (0 for unlimited joints). Shape (n_dofs,)."""
+        lo = np.where(np.isfinite(self.q_lower), self.q_lower, -np.pi)
+        hi = np.where(np.isfinite(self.q_upper), self.q_upper, np.pi)
+        return 0.5 * (lo + hi)

@@ -1,0 +1,161 @@
+"""Rotation utilities on batched arrays: wxyz quaternions, matrices, SO(3) exp/log.
+
+Conventions: quaternions are (w, x, y, z), unit norm, returned with w >= 0. Every
+function accepts any leading batch shape ``(...)``. The exp and log maps are exact
+near 0 (Taylor branches) and near pi (the log goes through a quaternion extracted
+with Shepperd's method, never dividing by sin(theta)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_SMALL = 1e-6
+
+
+def skew(v: np.ndarray) -> np.ndarray:
+    """Cross-product matrices. v: shape (..., 3). Returns shape (..., 3, 3)."""
+    v = np.asarray(v, dtype=float)
+    out = np.zeros(v.shape[:-1] + (3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
+    return out
+
+
+def quat_normalize(quat: np.ndarray) -> np.ndarray:
+    """Unit quaternions with w >= 0. quat: shape (..., 4), nonzero."""
+    quat = np.asarray(quat, dtype=float)
+    quat = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    return np.where(quat[..., :1] < 0.0, -quat, quat)
+
+
+def quat_to_matrix(quat: np.ndarray) -> np.ndarray:
+    """Rotation matrices of (w, x, y, z) quaternions. Shape (..., 4) -> (..., 3, 3)."""
+    q = np.asarray(quat, dtype=float)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    out = np.empty(q.shape[:-1] + (3, 3))
+    out[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    out[..., 0, 1] = 2 * (x * y - w * z)
+    out[..., 0, 2] = 2 * (x * z + w * y)
+    out[..., 1, 0] = 2 * (x * y + w * z)
+    out[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    out[..., 1, 2] = 2 * (y * z - w * x)
+    out[..., 2, 0] = 2 * (x * z - w * y)
+    out[..., 2, 1] = 2 * (y * z + w * x)
+    out[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return out
+
+
+def matrix_to_quat(rot: np.ndarray) -> np.ndarray:
+    """(w, x, y, z) quaternions of rotation matrices, w >= 0 (Shepperd's method).
+
+    rot: shape (..., 3, 3). Returns shape (..., 4). Stable for every angle, pi included:
+    each case divides by the largest of 4w^2, 4x^2, 4y^2, 4z^2.
+    """
+    R = np.asarray(rot, dtype=float)
+    r00, r11, r22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
+    cands = np.stack([r00 + r11 + r22, r00, r11, r22], axis=-1)
+    case = np.argmax(cands, axis=-1)
+    d21, d12 = R[..., 2, 1], R[..., 1, 2]
+    d02, d20 = R[..., 0, 2], R[..., 2, 0]
+    d10, d01 = R[..., 1, 0], R[..., 0, 1]
+    quats = np.stack(
+        [
+            np.stack([1 + r00 + r11 + r22, d21 - d12, d02 - d20, d10 - d01], -1),
+            np.stack([d21 - d12, 1 + r00 - r11 - r22, d01 + d10, d02 + d20], -1),
+            np.stack([d02 - d20, d01 + d10, 1 - r00 + r11 - r22, d12 + d21], -1),
+            np.stack([d10 - d01, d02 + d20, d12 + d21, 1 - r00 - r11 + r22], -1),
+        ],
+        axis=-2,
+    )
+    q = np.take_along_axis(quats, case[..., None, None], axis=-2)[..., 0, :]
+    return quat_normalize(q)
+
+
+def quat_multiply(q1: np.ndarray, q2: np.ndarray) -> np.ndarray:
+    """Hamilton product q1 * q2 of (w, x, y, z) quaternions. Shapes broadcast (..., 4)."""
+    q1, q2 = np.asarray(q1, dtype=float), np.asarray(q2, dtype=float)
+    w1, v1 = q1[..., :1], q1[..., 1:]
+    w2, v2 = q2[..., :1], q2[..., 1:]
+    w = w1 * w2 - np.sum(v1 * v2, axis=-1, keepdims=True)
+    v = w1 * v2 + w2 * v1 + np.cross(v1, v2)
+    return np.concatenate([w, v], axis=-1)
+
+
+def quat_conjugate(quat: np.ndarray) -> np.ndarray:
+    """Inverse of unit (w, x, y, z) quaternions. Shape (..., 4)."""
+    quat = np.asarray(quat, dtype=float)
+    return quat * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def so3_exp(rotvec: np.ndarray) -> np.ndarray:
+    """Rotation matrices of rotation vectors (axis * angle [rad]). (..., 3) -> (..., 3, 3)."""
+    w = np.asarray(rotvec, dtype=float)
+    theta2 = np.sum(w * w, axis=-1)[..., None, None]
+    theta = np.sqrt(theta2)
+    small = theta < _SMALL
+    safe = np.where(small, 1.0, theta)
+    a = np.where(small, 1.0 - theta2 / 6.0, np.sin(safe) / safe)
+    b = np.where(small, 0.5 - theta2 / 24.0, (1.0 - np.cos(safe)) / (safe * safe))
+    K = skew(w)
+    return np.eye(3) + a * K + b * (K @ K)
+
+
+def quat_log(quat: np.ndarray) -> np.ndarray:
+    """Rotation vectors of (w, x, y, z) quaternions, angle in [0, pi]. (..., 4) -> (..., 3)."""
+    q = quat_normalize(quat)
+    w, v = q[..., 0], q[..., 1:]
+    s = np.linalg.norm(v, axis=-1)
+    small = s < _SMALL
+    # angle = 2 atan2(s, w); scale = angle / s, with its Taylor series where s -> 0 (w -> 1).
+    scale = np.where(
+        small,
+        2.0 / np.maximum(w, 0.5) * (1.0 - s * s / (3.0 * np.maximum(w, 0.5) ** 2)),
+        2.0 * np.arctan2(s, w) / np.where(small, 1.0, s),
+    )
+    return v * scale[..., None]
+
+
+def so3_log(rot: np.ndarray) -> np.ndarray:
+    """Rotation vectors of rotation matrices, angle in [0, pi]. (..., 3, 3) -> (..., 3)."""
+    return quat_log(matrix_to_quat(rot))
+
+
+def quat_exp(rotvec: np.ndarray) -> np.ndarray:
+    """(w, x, y, z) quaternions of rotation vectors. (..., 3) -> (..., 4)."""
+    w = np.asarray(rotvec, dtype=float)
+    theta = np.linalg.norm(w, axis=-1, keepdims=True)
+    small = theta < _SMALL
+    half_sinc = np.where(small, 0.5 - theta**2 / 48.0, np.sin(theta / 2) / np.where(small, 1.0, theta))
+    return quat_normalize(np.concatenate([np.cos(theta / 2), w * half_sinc], axis=-1))
+
+
+def axis_angle_matrix(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Rotations by ``angle`` [rad] about unit ``axis``. axis (..., 3), angle (...) -> (..., 3, 3)."""
+    axis = np.asarray(axis, dtype=float)
+    angle = np.asarray(angle, dtype=float)[..., None, None]
+    K = skew(axis)
+    return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
+
+
+def rpy_to_matrix(rpy: np.ndarray) -> np.ndarray:
+    """URDF fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll). (..., 3) -> (..., 3, 3)."""
+    rpy = np.asarray(rpy, dtype=float)
+    ex, ey, ez = np.eye(3)
+    return (
+        axis_angle_matrix(ez, rpy[..., 2])
+        @ axis_angle_matrix(ey, rpy[..., 1])
+        @ axis_angle_matrix(ex, rpy[..., 0])
+    )
+
+
+def wxyz_to_xyzw(quat: np.ndarray) -> np.ndarray:
+    """Reorder (w, x, y, z) to PyBullet's (x, y, z, w). Shape (..., 4)."""
+    return np.asarray(quat, dtype=float)[..., [1, 2, 3, 0]]
+
+
+def xyzw_to_wxyz(quat: np.ndarray) -> np.ndarray:
+    """Reorder PyBullet's (x, y, z, w) to (w, x, y, z). Shape (..., 4)."""
+    return np.asarray(quat, dtype=float)[..., [3, 0, 1, 2]]

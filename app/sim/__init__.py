@@ -1,0 +1,1 @@
+"""The only package that imports PyBullet: loading, scenes, robots, markers."""

@@ -1,0 +1,56 @@
+"""Boundary checks for array arguments: shape, finiteness, quaternions, masks.
+
+Each helper raises :class:`~app.errors.InputError` with the argument's name, the
+shape or value received and what is allowed, before any numpy call can fail deep down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from app.errors import InputError
+
+
+def as_float_array(value: object, name: str) -> np.ndarray:
+    """``value`` as a float64 array, or InputError if it is not numeric."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numeric, got {type(value).__name__} {value!r:.80}") from None
+    return arr
+
+
+def check_finite(arr: np.ndarray, name: str) -> np.ndarray:
+    """Raise InputError naming the first bad entry if ``arr`` holds NaN or inf."""
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InputError(f"{name} contains NaN or inf (first at index {idx}, value {arr[idx]})")
+    return arr
+
+
+def as_vectors(value: object, name: str, size: int) -> np.ndarray:
+    """A finite array of shape (..., size). ``size`` names the required last dimension."""
+    arr = as_float_array(value, name)
+    if arr.ndim == 0 or arr.shape[-1] != size:
+        raise InputError(f"{name} must have shape (..., {size}), got shape {arr.shape}")
+    return check_finite(arr, name)
+
+
+def as_quaternions(value: object, name: str) -> np.ndarray:
+    """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
+    quat = as_vectors(value, name, 4)
+    norm = np.linalg.norm(quat, axis=-1, keepdims=True)
+    if (norm < 1e-9).any():
+        raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
+    return quat / norm
+
+
+def as_mask(value: Sequence[bool], name: str) -> np.ndarray:
+    """A boolean mask of length 3."""
+    arr = np.asarray(value)
+    if arr.shape != (3,) or not (arr.dtype == bool or np.isin(arr, (0, 1)).all()):
+        raise InputError(f"{name} must be 3 booleans (x, y, z), got {value!r}")
+    return arr.astype(bool)
