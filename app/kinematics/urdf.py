@@ -187,29 +187,43 @@ def package_search_dirs(package_dirs: list[str] | None) -> list[str]:
     return dirs
 
 
+def _package_candidates(package: str, rest: str, base_dir: str, package_dirs: list[str] | None) -> list[str]:
+    """Where ``package://package/rest`` may live, in the order tried."""
+    cands = []
+    for d in package_search_dirs(package_dirs):
+        cands.append(os.path.join(d, package, rest))
+        if Path(d).name == package:
+            cands.append(os.path.join(d, rest))
+    # A ROS layout keeps the URDF inside its package (pkg/urdf/robot.urdf): look up the tree.
+    for parent in Path(base_dir).resolve().parents:
+        if parent.name == package:
+            cands.append(str(parent / rest))
+            break
+    # PyBullet's own convention (its bundled robots): the URI relative to the URDF's folder.
+    cands += [os.path.join(base_dir, package, rest), os.path.join(base_dir, rest)]
+    return cands
+
+
 def resolve_uri(uri: str, base_dir: str, package_dirs: list[str] | None = None) -> str:
     """Absolute path of a mesh URI (``package://``, ``file://`` or relative to ``base_dir``).
+
+    ``package://NAME/rest`` is looked for in each package dir (and ``ROS_PACKAGE_PATH``) as
+    ``DIR/NAME/rest`` (or ``DIR/rest`` when DIR is named NAME), then in an enclosing folder
+    named NAME, then relative to ``base_dir`` as PyBullet does.
 
     Raises:
         MeshNotFoundError: naming every path tried.
     """
     if uri.startswith("package://"):
         package, _, rest = uri[len("package://"):].partition("/")
-        tried = []
-        for d in package_search_dirs(package_dirs):
-            candidates = [os.path.join(d, package, rest)]
-            if Path(d).name == package:
-                candidates.append(os.path.join(d, rest))
-            tried += candidates
-            for cand in candidates:
-                if os.path.isfile(cand):
-                    return os.path.abspath(cand)
-        raise MeshNotFoundError(uri, tried)
-    plain = uri[len("file://"):] if uri.startswith("file://") else uri
-    cand = plain if os.path.isabs(plain) else os.path.join(base_dir, plain)
-    if os.path.isfile(cand):
-        return os.path.abspath(cand)
-    raise MeshNotFoundError(uri, [cand])
+        tried = _package_candidates(package, rest, base_dir, package_dirs)
+    else:
+        plain = uri[len("file://"):] if uri.startswith("file://") else uri
+        tried = [plain if os.path.isabs(plain) else os.path.join(base_dir, plain)]
+    for cand in tried:
+        if os.path.isfile(cand):
+            return os.path.abspath(cand)
+    raise MeshNotFoundError(uri, tried)
 
 
 def resolve_mesh_uris(urdf_path: str, package_dirs: list[str] | None = None) -> str:
