@@ -1,9 +1,9 @@
-"""Compiled inner loops of forward kinematics and the geometric Jacobian.
+"""Compiled inner loops: forward kinematics, geometric Jacobians, rotation log.
 
-Numba turns these loops over (batch, link) into machine code: numpy vectorisation
-pays ~1 us of overhead per call on 3x3 blocks, which dominated single-configuration
-FK (185 us -> ~2 us measured by scripts/bench_kinematics.py). They are the only
-implementation of this math; :class:`~app.kinematics.model.RobotModel` wraps them.
+Numba turns these loops over (batch, link) into machine code: numpy vectorisation pays
+about 1 us of interpreter overhead per call on 3x3 blocks, which dominated
+single-configuration FK (185 us -> ~5 us; scripts/bench_kinematics.py). They are the only
+implementation of this math: RobotModel, the rotation helpers and the IK kernels call them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from numba import njit
 
 
 @njit(cache=True)
-def _rotate_about(axis: np.ndarray, angle: float, out: np.ndarray) -> None:
-    """Rodrigues' formula into ``out`` (3, 3) for a unit axis (3,)."""
+def rotate_about(axis, angle, out):
+    """Rodrigues' formula into ``out`` (3, 3) for a unit axis (3,) and an angle [rad]."""
     c, s = np.cos(angle), np.sin(angle)
     t = 1.0 - c
     x, y, z = axis[0], axis[1], axis[2]
@@ -30,7 +30,7 @@ def _rotate_about(axis: np.ndarray, angle: float, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _matmul3(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+def matmul3(a, b, out):
     """out = a @ b for (3, 3) blocks, without a BLAS call."""
     for r in range(3):
         for c in range(3):
@@ -38,88 +38,149 @@ def _matmul3(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def link_frames_kernel(q, parent, R_origin, p_origin, link_dof, axis, revolute):
-    """Link frames of a kinematic tree.
+def frames_one(q, parent, R_origin, p_origin, link_dof, axis, revolute, R, p):
+    """Link frames of one configuration into R (L, 3, 3) and p (L, 3).
 
     Args:
-        q: Joint positions. Shape (B, n_dofs).
+        q: Joint positions. Shape (n_dofs,).
         parent: Parent link of each link, -1 for the root. Shape (L,).
         R_origin, p_origin: Joint origins in the parent frame. Shapes (L, 3, 3), (L, 3).
         link_dof: DOF that moves each link's joint, -1 if fixed. Shape (L,).
         axis: Unit joint axes in the joint frame. Shape (n_dofs, 3).
         revolute: True for revolute/continuous, False for prismatic. Shape (n_dofs,).
-    Returns:
-        R (B, L, 3, 3) and p (B, L, 3) in the root frame.
     """
+    R_loc = np.empty((3, 3))
+    R_mot = np.empty((3, 3))
+    p_loc = np.empty(3)
+    R[0] = 0.0
+    p[0] = 0.0
+    R[0, 0, 0] = R[0, 1, 1] = R[0, 2, 2] = 1.0
+    for i in range(1, parent.shape[0]):
+        k, par = link_dof[i], parent[i]
+        p_loc[:] = p_origin[i]
+        if k >= 0 and revolute[k]:
+            rotate_about(axis[k], q[k], R_mot)
+            matmul3(R_origin[i], R_mot, R_loc)
+        else:
+            R_loc[:, :] = R_origin[i]
+            if k >= 0:
+                for r in range(3):
+                    p_loc[r] += (R_origin[i, r, 0] * axis[k, 0] + R_origin[i, r, 1] * axis[k, 1]
+                                 + R_origin[i, r, 2] * axis[k, 2]) * q[k]
+        matmul3(R[par], R_loc, R[i])
+        for r in range(3):
+            p[i, r] = p[par, r] + R[par, r, 0] * p_loc[0] + R[par, r, 1] * p_loc[1] + R[par, r, 2] * p_loc[2]
+
+
+@njit(cache=True)
+def link_frames_kernel(q, parent, R_origin, p_origin, link_dof, axis, revolute):
+    """Link frames of a batch. q (B, n_dofs) -> R (B, L, 3, 3), p (B, L, 3)."""
     B, L = q.shape[0], parent.shape[0]
     R = np.empty((B, L, 3, 3))
     p = np.empty((B, L, 3))
-    R_loc = np.empty((3, 3))
-    p_loc = np.empty(3)
-    R_mot = np.empty((3, 3))
     for b in range(B):
-        for r in range(3):
-            p[b, 0, r] = 0.0
-            for c in range(3):
-                R[b, 0, r, c] = 1.0 if r == c else 0.0
-        for i in range(1, L):
-            k, par = link_dof[i], parent[i]
-            for r in range(3):
-                p_loc[r] = p_origin[i, r]
-                for c in range(3):
-                    R_loc[r, c] = R_origin[i, r, c]
-            if k >= 0 and revolute[k]:
-                _rotate_about(axis[k], q[b, k], R_mot)
-                _matmul3(R_origin[i], R_mot, R_loc)
-            elif k >= 0:
-                for r in range(3):
-                    for c in range(3):
-                        p_loc[r] += R_origin[i, r, c] * axis[k, c] * q[b, k]
-            for r in range(3):
-                acc = p[b, par, r]
-                for c in range(3):
-                    acc += R[b, par, r, c] * p_loc[c]
-                    R[b, i, r, c] = (
-                        R[b, par, r, 0] * R_loc[0, c] + R[b, par, r, 1] * R_loc[1, c] + R[b, par, r, 2] * R_loc[2, c]
-                    )
-                p[b, i, r] = acc
+        frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R[b], p[b])
     return R, p
 
 
 @njit(cache=True)
-def jacobian_kernel(R, p, link, local_point, dof_link, axis, revolute, moves_link):
-    """Geometric Jacobian of a point rigidly attached to ``link``.
+def jacobian_one(R, p, link, local_point, dof_link, axis, revolute, moves_link, J):
+    """Geometric Jacobian of a point on ``link`` into J (6, n_dofs), zeroed first.
 
     Args:
-        R, p: Link frames. Shapes (B, L, 3, 3), (B, L, 3).
-        link: Link index.
-        local_point: The point in the link frame. Shape (B, 3).
+        R, p: Link frames of one configuration. Shapes (L, 3, 3), (L, 3).
+        local_point: The point in the link frame. Shape (3,).
         dof_link: Child link of each DOF's joint. Shape (n_dofs,).
-        axis, revolute: As in :func:`link_frames_kernel`.
         moves_link: True where the DOF is an ancestor of ``link``. Shape (n_dofs,).
-    Returns:
-        Shape (B, 6, n_dofs): rows 0-2 linear, 3-5 angular, root frame.
     """
-    B, n = R.shape[0], axis.shape[0]
-    J = np.zeros((B, 6, n))
-    point, z, d = np.empty(3), np.empty(3), np.empty(3)
-    for b in range(B):
+    point, z = np.empty(3), np.empty(3)
+    for r in range(3):
+        point[r] = p[link, r] + R[link, r, 0] * local_point[0] + R[link, r, 1] * local_point[1] \
+            + R[link, r, 2] * local_point[2]
+    J[:, :] = 0.0
+    for k in range(axis.shape[0]):
+        if not moves_link[k]:
+            continue
+        j = dof_link[k]
         for r in range(3):
-            point[r] = p[b, link, r]
-            for c in range(3):
-                point[r] += R[b, link, r, c] * local_point[b, c]
-        for k in range(n):
-            if not moves_link[k]:
-                continue
-            j = dof_link[k]
-            for r in range(3):
-                z[r] = R[b, j, r, 0] * axis[k, 0] + R[b, j, r, 1] * axis[k, 1] + R[b, j, r, 2] * axis[k, 2]
-                d[r] = point[r] - p[b, j, r]
-            if revolute[k]:
-                J[b, 0, k] = z[1] * d[2] - z[2] * d[1]
-                J[b, 1, k] = z[2] * d[0] - z[0] * d[2]
-                J[b, 2, k] = z[0] * d[1] - z[1] * d[0]
-                J[b, 3, k], J[b, 4, k], J[b, 5, k] = z[0], z[1], z[2]
-            else:
-                J[b, 0, k], J[b, 1, k], J[b, 2, k] = z[0], z[1], z[2]
+            z[r] = R[j, r, 0] * axis[k, 0] + R[j, r, 1] * axis[k, 1] + R[j, r, 2] * axis[k, 2]
+        if revolute[k]:
+            d0, d1, d2 = point[0] - p[j, 0], point[1] - p[j, 1], point[2] - p[j, 2]
+            J[0, k] = z[1] * d2 - z[2] * d1
+            J[1, k] = z[2] * d0 - z[0] * d2
+            J[2, k] = z[0] * d1 - z[1] * d0
+            J[3, k], J[4, k], J[5, k] = z[0], z[1], z[2]
+        else:
+            J[0, k], J[1, k], J[2, k] = z[0], z[1], z[2]
+
+
+@njit(cache=True)
+def jacobian_kernel(R, p, link, local_point, dof_link, axis, revolute, moves_link):
+    """Jacobians of a batch. R (B, L, 3, 3), p (B, L, 3), local_point (B, 3) -> (B, 6, n_dofs)."""
+    B = R.shape[0]
+    J = np.empty((B, 6, axis.shape[0]))
+    for b in range(B):
+        jacobian_one(R[b], p[b], link, local_point[b], dof_link, axis, revolute, moves_link, J[b])
     return J
+
+
+@njit(cache=True)
+def matrix_to_quat_one(R, out):
+    """(w, x, y, z) of a rotation matrix (3, 3), w >= 0, by Shepperd's method (stable at pi)."""
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if tr >= R[0, 0] and tr >= R[1, 1] and tr >= R[2, 2]:
+        out[0], out[1], out[2], out[3] = 1.0 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]
+    elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
+        out[0], out[1], out[2], out[3] = R[2, 1] - R[1, 2], 1.0 + R[0, 0] - R[1, 1] - R[2, 2], R[0, 1] + R[1, 0], \
+            R[0, 2] + R[2, 0]
+    elif R[1, 1] >= R[2, 2]:
+        out[0], out[1], out[2], out[3] = R[0, 2] - R[2, 0], R[0, 1] + R[1, 0], 1.0 - R[0, 0] + R[1, 1] - R[2, 2], \
+            R[1, 2] + R[2, 1]
+    else:
+        out[0], out[1], out[2], out[3] = R[1, 0] - R[0, 1], R[0, 2] + R[2, 0], R[1, 2] + R[2, 1], \
+            1.0 - R[0, 0] - R[1, 1] + R[2, 2]
+    norm = np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2 + out[3] ** 2)
+    if out[0] < 0.0:
+        norm = -norm
+    for i in range(4):
+        out[i] /= norm
+
+
+@njit(cache=True)
+def quat_log_one(quat, out):
+    """Rotation vector (3,) of a unit (w, x, y, z) quaternion, angle in [0, pi]; exact near 0 and pi."""
+    w, x, y, z = quat[0], quat[1], quat[2], quat[3]
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    s = np.sqrt(x * x + y * y + z * z)
+    if s < 1e-6:  # angle < 2e-6: Taylor series of 2 atan2(s, w) / s
+        scale = 2.0 / w * (1.0 - s * s / (3.0 * w * w))
+    else:
+        scale = 2.0 * np.arctan2(s, w) / s
+    out[0], out[1], out[2] = x * scale, y * scale, z * scale
+
+
+@njit(cache=True)
+def so3_log_one(R, out):
+    """Rotation vector (3,) of a rotation matrix (3, 3)."""
+    quat = np.empty(4)
+    matrix_to_quat_one(R, quat)
+    quat_log_one(quat, out)
+
+
+@njit(cache=True)
+def matrix_to_quat_batch(R):
+    """(N, 3, 3) -> (N, 4) wxyz."""
+    out = np.empty((R.shape[0], 4))
+    for i in range(R.shape[0]):
+        matrix_to_quat_one(R[i], out[i])
+    return out
+
+
+@njit(cache=True)
+def quat_log_batch(quat):
+    """(N, 4) -> (N, 3) rotation vectors."""
+    out = np.empty((quat.shape[0], 3))
+    for i in range(quat.shape[0]):
+        quat_log_one(quat[i], out[i])
+    return out

@@ -48,6 +48,9 @@ class RobotModel:
         self.effort_max = self._frozen([j.effort for j in dofs])
         self.mimic = {j.name: (j.mimic.joint, j.mimic.multiplier, j.mimic.offset) for j in dofs if j.mimic}
         self._build_tables(spec)
+        for arr in (self._parent, self._R_origin, self._p_origin, self._link_dof, self._dof_link, self._axis,
+                    self._revolute, self._ancestor):
+            arr.setflags(write=False)
 
     @staticmethod
     def _frozen(values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -79,6 +82,21 @@ class RobotModel:
             self._ancestor[i] = self._ancestor[self._parent[i]]
             if self._link_dof[i] >= 0:
                 self._ancestor[i, self._link_dof[i]] = True
+
+    @property
+    def fk_tables(self) -> tuple:
+        """(parent, R_origin, p_origin, link_dof, axis, revolute): the arrays the FK kernels take."""
+        return self._parent, self._R_origin, self._p_origin, self._link_dof, self._axis, self._revolute
+
+    @property
+    def jacobian_tables(self) -> tuple:
+        """(dof_link, axis, revolute, ancestor (n_links, n_dofs)): the arrays the Jacobian kernels take."""
+        return self._dof_link, self._axis, self._revolute, self._ancestor
+
+    @property
+    def revolute(self) -> np.ndarray:
+        """True for revolute and continuous DOFs, False for prismatic ones. Shape (n_dofs,)."""
+        return self._revolute
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -132,7 +150,7 @@ class RobotModel:
         """
         batch = q.shape[:-1]
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.n_dofs)
-        R, p = link_frames_kernel(q2, self._parent, self._R_origin, self._p_origin, self._link_dof, self._axis, self._revolute)
+        R, p = link_frames_kernel(q2, *self.fk_tables)
         return R.reshape(batch + R.shape[1:]), p.reshape(batch + p.shape[1:])
 
     def forward_kinematics(self, q: object, links: Sequence[LinkRef] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -182,6 +200,19 @@ class RobotModel:
         lp = None if local_point is None else as_vectors(local_point, "local_point", 3)
         R, p = self.link_frames(q)
         return self.jacobian_from_frames(R, p, idx, lp)
+
+    def inverse_kinematics(self, link: LinkRef, pos: object = None, quat: object = None, **kwargs):
+        """Pose IK for one link; see :func:`app.ik.api.inverse_kinematics`."""
+        from app.ik.api import inverse_kinematics
+
+        return inverse_kinematics(self, link, pos, quat, **kwargs)
+
+    def inverse_kinematics_multilink(self, links: Sequence[LinkRef], poss: Sequence, quats: Sequence | None = None,
+                                     **kwargs):
+        """Pose IK for several links at once; see :func:`app.ik.api.inverse_kinematics_multilink`."""
+        from app.ik.api import inverse_kinematics_multilink
+
+        return inverse_kinematics_multilink(self, links, poss, quats, **kwargs)
 
     def clip(self, q: np.ndarray) -> np.ndarray:
         """``q`` clipped into the joint limits. Shape (..., n_dofs)."""

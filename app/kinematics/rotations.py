@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.kinematics._kernels import matrix_to_quat_batch, quat_log_batch
+
 _SMALL = 1e-6
 
 
@@ -55,23 +57,8 @@ def matrix_to_quat(rot: np.ndarray) -> np.ndarray:
     each case divides by the largest of 4w^2, 4x^2, 4y^2, 4z^2.
     """
     R = np.asarray(rot, dtype=float)
-    r00, r11, r22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
-    cands = np.stack([r00 + r11 + r22, r00, r11, r22], axis=-1)
-    case = np.argmax(cands, axis=-1)
-    d21, d12 = R[..., 2, 1], R[..., 1, 2]
-    d02, d20 = R[..., 0, 2], R[..., 2, 0]
-    d10, d01 = R[..., 1, 0], R[..., 0, 1]
-    quats = np.stack(
-        [
-            np.stack([1 + r00 + r11 + r22, d21 - d12, d02 - d20, d10 - d01], -1),
-            np.stack([d21 - d12, 1 + r00 - r11 - r22, d01 + d10, d02 + d20], -1),
-            np.stack([d02 - d20, d01 + d10, 1 - r00 + r11 - r22, d12 + d21], -1),
-            np.stack([d10 - d01, d02 + d20, d12 + d21, 1 - r00 - r11 + r22], -1),
-        ],
-        axis=-2,
-    )
-    q = np.take_along_axis(quats, case[..., None, None], axis=-2)[..., 0, :]
-    return quat_normalize(q)
+    flat = np.ascontiguousarray(R.reshape(-1, 3, 3))
+    return matrix_to_quat_batch(flat).reshape(R.shape[:-2] + (4,))
 
 
 def quat_multiply(q1: np.ndarray, q2: np.ndarray) -> np.ndarray:
@@ -106,16 +93,7 @@ def so3_exp(rotvec: np.ndarray) -> np.ndarray:
 def quat_log(quat: np.ndarray) -> np.ndarray:
     """Rotation vectors of (w, x, y, z) quaternions, angle in [0, pi]. (..., 4) -> (..., 3)."""
     q = quat_normalize(quat)
-    w, v = q[..., 0], q[..., 1:]
-    s = np.linalg.norm(v, axis=-1)
-    small = s < _SMALL
-    # angle = 2 atan2(s, w); scale = angle / s, with its Taylor series where s -> 0 (w -> 1).
-    scale = np.where(
-        small,
-        2.0 / np.maximum(w, 0.5) * (1.0 - s * s / (3.0 * np.maximum(w, 0.5) ** 2)),
-        2.0 * np.arctan2(s, w) / np.where(small, 1.0, s),
-    )
-    return v * scale[..., None]
+    return quat_log_batch(np.ascontiguousarray(q.reshape(-1, 4))).reshape(q.shape[:-1] + (3,))
 
 
 def so3_log(rot: np.ndarray) -> np.ndarray:

@@ -1,0 +1,246 @@
+"""Compiled Levenberg-Marquardt loop of the pose-IK solver, one problem at a time.
+
+Everything a single iteration does (FK, masked residual, Jacobian, damped solve, trust
+region, limit handling, step acceptance, stall detection and restarts) runs here without
+returning to Python: one numpy-level iteration cost ~400 us on this machine against ~3 us
+compiled. The batch loop is ``prange``: problems are independent, so the result does not
+depend on the thread count, and a batch gives exactly the per-problem answers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from app.kinematics._kernels import frames_one, jacobian_one, so3_log_one
+
+ROT_NONE, ROT_AXIS, ROT_FULL = 0, 1, 2
+
+
+@njit(cache=True)
+def residual_one(R, p, kin, tgt_pos, tgt_rot, task, err, J, with_jacobian):
+    """Masked residual (target minus current) and its Jacobian for one configuration.
+
+    Args:
+        R, p: Link frames. Shapes (L, 3, 3), (L, 3).
+        kin: (dof_link, axis, revolute, ancestor) of the model.
+        tgt_pos, tgt_rot: Targets. Shapes (T, 3), (T, 3, 3).
+        task: (links (T,), local_points (T, 3), rot_mode (T,), rot_axis, pos_mask (3,)).
+        err: Output, unweighted: position [m] then rotation vector [rad]. Shape (T, 6).
+        J: Output if ``with_jacobian``: d(current)/dq rows, same layout. Shape (6 T, n_dofs).
+    """
+    dof_link, axis, revolute, ancestor = kin
+    links, local_points, rot_mode, rot_axis, pos_mask = task
+    Rc_Rt = np.empty((3, 3))
+    Jl = np.empty((6, axis.shape[0]))
+    for t in range(links.shape[0]):
+        link = links[t]
+        Rl = R[link]
+        for r in range(3):
+            point = p[link, r] + Rl[r, 0] * local_points[t, 0] + Rl[r, 1] * local_points[t, 1] \
+                + Rl[r, 2] * local_points[t, 2]
+            err[t, r] = (tgt_pos[t, r] - point) if pos_mask[r] else 0.0
+        err[t, 3:] = 0.0
+        mode = rot_mode[t]
+        if mode == ROT_FULL:
+            for r in range(3):
+                for c in range(3):
+                    Rc_Rt[r, c] = tgt_rot[t, r, 0] * Rl[c, 0] + tgt_rot[t, r, 1] * Rl[c, 1] + tgt_rot[t, r, 2] * Rl[c, 2]
+            so3_log_one(Rc_Rt, err[t, 3:])
+        elif mode == ROT_AXIS:
+            a, b = Rl[:, rot_axis], tgt_rot[t, :, rot_axis]
+            cx, cy, cz = a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+            s = np.sqrt(cx * cx + cy * cy + cz * cz)
+            angle = np.arctan2(s, a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
+            if s > 1e-12:
+                err[t, 3], err[t, 4], err[t, 5] = angle * cx / s, angle * cy / s, angle * cz / s
+            else:  # antiparallel: turn by pi about another axis of the link, perpendicular to a
+                f = Rl[:, (rot_axis + 1) % 3]
+                err[t, 3], err[t, 4], err[t, 5] = angle * f[0], angle * f[1], angle * f[2]
+        if not with_jacobian:
+            continue
+        jacobian_one(R, p, link, local_points[t], dof_link, axis, revolute, ancestor[link], Jl)
+        for r in range(3):
+            if not pos_mask[r]:
+                Jl[r, :] = 0.0
+        if mode == ROT_NONE:
+            Jl[3:, :] = 0.0
+        elif mode == ROT_AXIS:  # spin about the aligned axis does not change the error
+            a = Rl[:, rot_axis]
+            for k in range(Jl.shape[1]):
+                d = a[0] * Jl[3, k] + a[1] * Jl[4, k] + a[2] * Jl[5, k]
+                for r in range(3):
+                    Jl[3 + r, k] -= d * a[r]
+        J[6 * t:6 * t + 6, :] = Jl
+
+
+@njit(cache=True)
+def score_of(err, char_length, pos_tol, rot_tol):
+    """(weighted squared error, all links within tolerance) of err (T, 6)."""
+    score, ok = 0.0, True
+    for t in range(err.shape[0]):
+        pe = err[t, 0] ** 2 + err[t, 1] ** 2 + err[t, 2] ** 2
+        re = err[t, 3] ** 2 + err[t, 4] ** 2 + err[t, 5] ** 2
+        score += pe + char_length * char_length * re
+        if pe > pos_tol * pos_tol or re > rot_tol * rot_tol:
+            ok = False
+    return score, ok
+
+
+@njit(cache=True)
+def solve_spd(A, b, out):
+    """Solve A x = b for a symmetric positive-definite A (n, n) by Cholesky (A is overwritten)."""
+    n = A.shape[0]
+    for j in range(n):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        d = np.sqrt(max(d, 1e-300))
+        A[j, j] = d
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= A[i, k] * out[k]
+        out[i] = s / A[i, i]
+    for i in range(n - 1, -1, -1):
+        s = out[i]
+        for k in range(i + 1, n):
+            s -= A[k, i] * out[k]
+        out[i] = s / A[i, i]
+
+
+@njit(cache=True)
+def damped_step(J, e, lam2, free, dq):
+    """dq = argmin |J dq - e|^2 + lam2 |dq|^2 over DOFs where ``free``; zero elsewhere."""
+    n = J.shape[1]
+    A = np.zeros((n, n))
+    g = np.zeros(n)
+    for i in range(n):
+        if not free[i]:
+            A[i, i] = 1.0
+            continue
+        for j in range(i, n):
+            if free[j]:
+                s = 0.0
+                for m in range(J.shape[0]):
+                    s += J[m, i] * J[m, j]
+                A[i, j] = A[j, i] = s
+        A[i, i] += lam2
+        for m in range(J.shape[0]):
+            g[i] += J[m, i] * e[m]
+    solve_spd(A, g, dq)
+
+
+@njit(cache=True)
+def _limited_step(J, e, lam2, free, q, q_lo, q_hi, step_scale, step_limit, dq):
+    """Damped step with one projection off the joint limits it pushes into, then the trust region."""
+    n = q.shape[0]
+    damped_step(J, e, lam2, free, dq)
+    blocked = np.zeros(n, dtype=np.bool_)
+    any_blocked = False
+    for i in range(n):
+        if (q[i] <= q_lo[i] and dq[i] < 0.0) or (q[i] >= q_hi[i] and dq[i] > 0.0):
+            blocked[i] = True
+            any_blocked = True
+    if any_blocked:
+        damped_step(J, e, lam2, free & ~blocked, dq)
+    norm = 0.0
+    for i in range(n):
+        norm += (dq[i] / step_scale[i]) ** 2
+    norm = np.sqrt(norm)
+    if norm > step_limit:
+        dq *= step_limit / norm
+
+
+@njit(cache=True)
+def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts, q_out):
+    """Levenberg-Marquardt with restarts for one problem; returns (iterations, restarts).
+
+    Args:
+        q_init: First guess, within limits. Shape (n,).
+        starts: Restart points in order; NaN entries take ``q_init``'s value. Shape (S, n).
+        model: (parent, R_origin, p_origin, link_dof, axis, revolute) for :func:`frames_one`.
+        fopts: (pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol).
+        iopts: (max_iters per attempt, stall_window).
+        q_out: Output: the best configuration seen. Shape (n,).
+    """
+    pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol = fopts
+    max_iters, stall_window = iopts[0], iopts[1]
+    parent, R_origin, p_origin, link_dof, axis, revolute = model
+    n, T, L = q_init.shape[0], tgt_pos.shape[0], parent.shape[0]
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    err, J = np.empty((T, 6)), np.empty((6 * T, n))
+    e_acc, J_acc = np.empty(6 * T), np.empty((6 * T, n))
+    q, q_acc, dq = q_init.copy(), q_init.copy(), np.empty(n)
+    w = np.array([1.0, 1.0, 1.0, char_length, char_length, char_length])
+    best, total, attempt = np.inf, 0, 0
+    q_out[:] = q_init
+    while True:
+        acc_score, attempt_best, stall, mu = np.inf, np.inf, 0, 1.0
+        for _ in range(max_iters):
+            frames_one(q, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+            residual_one(R, p, kin, tgt_pos, tgt_rot, task, err, J, True)
+            score, ok = score_of(err, char_length, pos_tol, rot_tol)
+            total += 1
+            if ok or score < best:
+                best = score
+                q_out[:] = q
+            if ok:
+                return total, attempt
+            if score < acc_score:  # accept the step, relax the damping
+                acc_score, mu = score, max(mu * 0.3, 1e-3)
+                q_acc[:] = q
+                for r in range(6 * T):
+                    e_acc[r] = err[r // 6, r % 6] * w[r % 6]
+                    J_acc[r, :] = J[r, :] * w[r % 6]
+            else:  # reject: step again from the last accepted point with more damping
+                mu = min(mu * 8.0, 1e8)
+            if acc_score < (1.0 - stall_rtol) * attempt_best:
+                attempt_best, stall = acc_score, 0
+            else:
+                stall += 1
+                if stall >= stall_window:
+                    break
+            lam2 = mu * (damping + np.sum(e_acc * e_acc))
+            _limited_step(J_acc, e_acc, lam2, free, q_acc, q_lo, q_hi, step_scale, step_limit, dq)
+            q[:] = np.minimum(np.maximum(q_acc + dq, q_lo), q_hi)
+        if attempt >= starts.shape[0]:
+            return total, attempt
+        for i in range(n):
+            q[i] = q_init[i] if np.isnan(starts[attempt, i]) else min(max(starts[attempt, i], q_lo[i]), q_hi[i])
+        attempt += 1
+
+
+@njit(cache=True, parallel=True)
+def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts):
+    """:func:`solve_one` for every problem. q_init (B, n), starts (B, S, n), targets (B, T, ...).
+
+    Returns (q (B, n), iterations (B,), restarts (B,)).
+    """
+    B = q_init.shape[0]
+    q_out = np.empty_like(q_init)
+    iters = np.zeros(B, dtype=np.int64)
+    restarts = np.zeros(B, dtype=np.int64)
+    for b in prange(B):
+        iters[b], restarts[b] = solve_one(q_init[b], starts[b], model, kin, tgt_pos[b], tgt_rot[b], task, free,
+                                          q_lo, q_hi, step_scale, fopts, iopts, q_out[b])
+    return q_out, iters, restarts
+
+
+@njit(cache=True)
+def residual_batch(q, model, kin, tgt_pos, tgt_rot, task):
+    """Unweighted masked residuals of a batch. q (B, n) -> (B, T, 6)."""
+    parent, R_origin, p_origin, link_dof, axis, revolute = model
+    B, T, L = q.shape[0], tgt_pos.shape[1], parent.shape[0]
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    err = np.empty((B, T, 6))
+    J = np.empty((1, 1))
+    for b in range(B):
+        frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+        residual_one(R, p, kin, tgt_pos[b], tgt_rot[b], task, err[b], J, False)
+    return err

@@ -1,0 +1,149 @@
+"""Batched pose IK: Levenberg-Marquardt damped least squares with restarts.
+
+Per problem (see :mod:`app.ik._lm` for the compiled loop): rotation rows of residual and
+Jacobian weighted by a characteristic length; damping lambda^2 = mu (damping + |e_w|^2),
+large far away and vanishing at the solution so that the last iterations are Gauss-Newton
+and converge quadratically, with mu raised on a rejected step and lowered on an accepted
+one; a trust-region cap on the step ([rad] for revolute DOFs, ``prismatic_step`` [m] per
+radian for prismatic ones); DOFs pushing into a joint limit frozen for that step; iterates
+clamped to the limits; a plateau of the score detected as a stall; restarts from caller
+seeds, then from seeded random configurations inside the limits, only for the problems
+that failed. The best configuration seen is returned; converged problems stop updating.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.errors import InputError
+from app.ik._lm import residual_batch, solve_batch
+from app.ik.targets import PoseTargets
+from app.kinematics.model import RobotModel
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class IKOptions:
+    """Solver settings. Tolerances in [m] and [rad]; ``char_length`` in [m].
+
+    Attributes:
+        pos_tol, rot_tol: Convergence tolerances on every link's position and rotation error.
+        max_iters: Iterations per attempt (the first try and each restart).
+        max_restarts: Random restarts allowed per problem after the first attempt and the seeds.
+        char_length: Length that converts rotation errors to metres in the weighted residual.
+        damping: Floor of lambda^2 / mu [m^2], added to |e_w|^2.
+        step_limit: Trust region: largest weighted step norm, [rad] for revolute DOFs.
+        prismatic_step: What one radian of ``step_limit`` means for a prismatic DOF [m].
+        stall_window: Iterations without ``stall_rtol`` relative progress that mean a stall.
+        stall_rtol: Relative score decrease that counts as progress.
+        seed: Seed of the random restart configurations.
+    """
+
+    pos_tol: float = 1e-4
+    rot_tol: float = 1e-3
+    max_iters: int = 60
+    max_restarts: int = 50
+    char_length: float = 0.1
+    damping: float = 1e-6
+    step_limit: float = 0.5
+    prismatic_step: float = 0.05
+    stall_window: int = 5
+    stall_rtol: float = 0.02
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("pos_tol", "rot_tol", "char_length", "step_limit", "prismatic_step", "stall_rtol"):
+            if not getattr(self, name) > 0:
+                raise InputError(f"{name} must be > 0, got {getattr(self, name)}")
+        if self.max_iters < 1 or self.max_restarts < 0 or self.damping < 0 or self.stall_window < 1:
+            raise InputError("max_iters and stall_window must be >= 1, max_restarts >= 0 and damping >= 0")
+
+
+@dataclass
+class IKResult:
+    """Outcome of a pose-IK call; arrays lead with the batch shape ``(...)`` of the call.
+
+    Attributes:
+        q: Best configuration found, within the joint limits. Shape (..., n_dofs).
+        converged: FK of ``q`` meets both tolerances for every link. Shape (...).
+        pos_err: Position error norm per link [m]. Shape (..., n_links).
+        rot_err: Rotation error angle per link [rad] (masked). Shape (..., n_links).
+        err: Position error [m] then rotation-vector error [rad], masked parts zero. Shape (..., n_links, 6).
+        iters: Iterations used, all attempts together. Shape (...).
+        restarts: Restarts used (seeds included). Shape (...).
+    """
+
+    q: np.ndarray
+    converged: np.ndarray
+    pos_err: np.ndarray
+    rot_err: np.ndarray
+    err: np.ndarray
+    iters: np.ndarray
+    restarts: np.ndarray
+    batch_shape: tuple[int, ...] = field(default=(), repr=False)
+
+    def reshaped(self, batch_shape: tuple[int, ...]) -> IKResult:
+        """The same result with leading dimension B replaced by ``batch_shape`` (``()`` drops it)."""
+        def r(a: np.ndarray) -> np.ndarray:
+            return a.reshape(batch_shape + a.shape[1:])
+        return IKResult(r(self.q), r(self.converged), r(self.pos_err), r(self.rot_err), r(self.err),
+                        r(self.iters), r(self.restarts), batch_shape)
+
+
+def restart_points(model: RobotModel, free: np.ndarray, options: IKOptions, seeds: np.ndarray | None,
+                   batch: int) -> np.ndarray:
+    """Seeds first, then random configurations within the limits; NaN marks held DOFs. Shape (B, S, n)."""
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    table = np.random.default_rng(options.seed).uniform(lo, hi, (options.max_restarts, model.n_dofs))
+    table = np.broadcast_to(table, (batch,) + table.shape)
+    if seeds is not None:
+        table = np.concatenate([np.broadcast_to(seeds, (batch,) + seeds.shape[-2:]), table], axis=1)
+    return np.ascontiguousarray(np.where(free, table, np.nan))
+
+
+def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: np.ndarray,
+             options: IKOptions, seeds: np.ndarray | None = None) -> IKResult:
+    """Solve a batch of pose-IK problems.
+
+    Args:
+        model: The robot.
+        targets: Normalised targets, batch size B.
+        q_init: First guess, within the limits. Shape (B, n_dofs).
+        free: DOFs the solver may move; the others stay at ``q_init``. Shape (n_dofs,), bool.
+        options: Solver settings.
+        seeds: Extra starting points tried, in order, before the random restarts (for example
+            closed-form solutions). Shape (B, n_seeds, n_dofs) or (n_seeds, n_dofs).
+    Returns:
+        IKResult of batch B, with convergence and errors computed from FK of the returned ``q``.
+    """
+    q_init = np.ascontiguousarray(q_init, dtype=float)
+    starts = restart_points(model, free, options, seeds, q_init.shape[0])
+    step_scale = np.where(model.revolute, 1.0, options.prismatic_step)
+    fopts = np.array([options.pos_tol, options.rot_tol, options.char_length, options.damping,
+                      options.step_limit, options.stall_rtol])
+    iopts = np.array([options.max_iters, options.stall_window], dtype=np.int64)
+    q, iters, restarts = solve_batch(q_init, starts, model.fk_tables, model.jacobian_tables, targets.pos,
+                                     targets.rot, targets.task_tables, np.ascontiguousarray(free, dtype=bool),
+                                     model.q_lower, model.q_upper, step_scale, fopts, iopts)
+    return evaluate(model, targets, q, options, iters, restarts)
+
+
+def evaluate(model: RobotModel, targets: PoseTargets, q: np.ndarray, options: IKOptions,
+             iters: np.ndarray | None = None, restarts: np.ndarray | None = None) -> IKResult:
+    """Errors and convergence of configurations ``q`` (B, n_dofs) from FK; warns when any failed."""
+    err = residual_batch(q, model.fk_tables, model.jacobian_tables, targets.pos, targets.rot, targets.task_tables)
+    pos_err = np.linalg.norm(err[..., :3], axis=-1)
+    rot_err = np.linalg.norm(err[..., 3:], axis=-1)
+    ok = np.all((pos_err <= options.pos_tol) & (rot_err <= options.rot_tol), axis=-1)
+    failed = int((~ok).sum())
+    if failed:
+        log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
+                    failed, ok.size, options.pos_tol, options.rot_tol)
+    zeros = np.zeros(len(q), dtype=np.int64)
+    return IKResult(q, ok, pos_err, rot_err, err, zeros if iters is None else iters,
+                    zeros if restarts is None else restarts, (len(q),))

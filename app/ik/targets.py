@@ -1,0 +1,91 @@
+"""User targets -> one normalised batch of pose targets for the IK kernels.
+
+Conventions: positions in the model's base frame [m]; quaternions (w, x, y, z). ``pos_mask``
+selects base-frame axes of the position; ``rot_mask`` selects axes of the link frame that
+must align with the target's: one True aligns that axis only (rotation about it is free),
+two or three True fix the whole orientation, none ignores orientation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.errors import InputError
+from app.ik._lm import ROT_AXIS, ROT_FULL, ROT_NONE
+from app.kinematics.model import RobotModel
+from app.kinematics.rotations import quat_to_matrix
+from app.validation import as_mask, as_quaternions, as_vectors
+
+
+@dataclass(frozen=True)
+class PoseTargets:
+    """Targets of several links for a batch of problems.
+
+    Attributes:
+        links: Link indices. Shape (n_links,).
+        pos: Target positions. Shape (B, n_links, 3).
+        rot: Target rotations (identity where unused). Shape (B, n_links, 3, 3).
+        rot_mode: ROT_NONE, ROT_AXIS or ROT_FULL per link. Shape (n_links,).
+        local_points: Point on each link, link frame [m]. Shape (n_links, 3).
+        pos_mask: Base-frame position axes to match. Shape (3,).
+        rot_axis: Link axis to align when rot_mode is ROT_AXIS (0, 1 or 2).
+        batch_shape: Leading shape of the user's input: () for one problem, (n,) for n.
+    """
+
+    links: np.ndarray
+    pos: np.ndarray
+    rot: np.ndarray
+    rot_mode: np.ndarray
+    local_points: np.ndarray
+    pos_mask: np.ndarray
+    rot_axis: int
+    batch_shape: tuple[int, ...]
+
+    @property
+    def batch(self) -> int:
+        return self.pos.shape[0]
+
+    @classmethod
+    def build(cls, model: RobotModel, links: Sequence, poss: Sequence, quats: Sequence, local_points=None,
+              pos_mask=(True, True, True), rot_mask=(True, True, True), batch_hint: tuple[int, ...] = ()) -> PoseTargets:
+        """Validate and broadcast user targets. ``batch_hint`` is the batch shape of ``init_qpos``."""
+        if not (len(links) == len(poss) == len(quats)):
+            raise InputError(f"links, poss and quats must have the same length, got {len(links)}, {len(poss)}, {len(quats)}")
+        if len(links) == 0:
+            raise InputError("at least one link target is needed")
+        if local_points is not None and len(local_points) != len(links):
+            raise InputError(f"local_points needs one entry per link ({len(links)}), got {len(local_points)}")
+        pos_mask, rot_mask = as_mask(pos_mask, "pos_mask"), as_mask(rot_mask, "rot_mask")
+        idx = np.array([model.link_index(l) for l in links], dtype=np.int64)
+        pos = [as_vectors(p, f"poss[{i}]", 3) for i, p in enumerate(poss)]
+        quat = [None if q is None else as_quaternions(q, f"quats[{i}]") for i, q in enumerate(quats)]
+        shapes = [p.shape[:-1] for p in pos] + [q.shape[:-1] for q in quat if q is not None] + [batch_hint]
+        try:
+            batch_shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise InputError(f"batch shapes of targets and init_qpos do not match: {shapes}") from None
+        if len(batch_shape) > 1:
+            raise InputError(f"targets may have at most one batch dimension, got batch shape {batch_shape}")
+        n = int(np.prod(batch_shape))
+        n_rot = int(rot_mask.sum())
+        mode = np.array([ROT_NONE if (q is None or n_rot == 0) else ROT_AXIS if n_rot == 1 else ROT_FULL for q in quat],
+                        dtype=np.int64)
+        rot = np.array([np.broadcast_to(np.eye(3) if q is None else quat_to_matrix(q), batch_shape + (3, 3)).reshape(n, 3, 3)
+                        for q in quat]).swapaxes(0, 1)
+        pos_b = np.array([np.broadcast_to(p, batch_shape + (3,)).reshape(n, 3) for p in pos]).swapaxes(0, 1)
+        if not pos_mask.any() and (mode == ROT_NONE).all():
+            raise InputError("nothing to solve: pos_mask is all False and no orientation is constrained")
+        lp = np.zeros((len(links), 3)) if local_points is None else np.array(
+            [np.zeros(3) if p is None else as_vectors(p, f"local_points[{i}]", 3) for i, p in enumerate(local_points)])
+        if lp.shape != (len(links), 3):
+            raise InputError(f"each local point must have shape (3,), got {lp.shape}")
+        axis = int(np.argmax(rot_mask)) if n_rot == 1 else 2
+        return cls(idx, np.ascontiguousarray(pos_b), np.ascontiguousarray(rot), mode, lp, pos_mask, axis, batch_shape)
+
+    @property
+    def task_tables(self) -> tuple:
+        """(links, local_points, rot_mode, rot_axis, pos_mask): the arrays the IK kernels take."""
+        return self.links, self.local_points, self.rot_mode, self.rot_axis, self.pos_mask
