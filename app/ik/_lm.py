@@ -218,7 +218,7 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
 
 @njit(cache=True, parallel=True)
 def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts):
-    """:func:`solve_one` for every problem. q_init (B, n), starts (B, S, n), targets (B, T, ...).
+    """:func:`solve_one` for every problem. q_init (B, n), starts (B or 1, S, n), targets (B, T, ...).
 
     Returns (q (B, n), iterations (B,), restarts (B,)).
     """
@@ -227,7 +227,7 @@ def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, 
     iters = np.zeros(B, dtype=np.int64)
     restarts = np.zeros(B, dtype=np.int64)
     for b in prange(B):
-        iters[b], restarts[b] = solve_one(q_init[b], starts[b], model, kin, tgt_pos[b], tgt_rot[b], task, free,
+        iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b], tgt_rot[b], task, free,
                                           q_lo, q_hi, step_scale, fopts, iopts, q_out[b])
     return q_out, iters, restarts
 

@@ -13,6 +13,7 @@ that failed. The best configuration seen is returned; converged problems stop up
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 
@@ -94,15 +95,29 @@ class IKResult:
                         r(self.iters), r(self.restarts), batch_shape)
 
 
+@functools.lru_cache(maxsize=64)
+def _random_table(seed: int, count: int, lo: tuple[float, ...], hi: tuple[float, ...]) -> np.ndarray:
+    """``count`` configurations uniform in [lo, hi] from a generator seeded with ``seed``. Read-only."""
+    table = np.random.default_rng(seed).uniform(lo, hi, (count, len(lo)))
+    table.setflags(write=False)
+    return table
+
+
 def restart_points(model: RobotModel, free: np.ndarray, options: IKOptions, seeds: np.ndarray | None,
                    batch: int) -> np.ndarray:
-    """Seeds first, then random configurations within the limits; NaN marks held DOFs. Shape (B, S, n)."""
+    """Seeds first, then random configurations within the limits (+-pi where unlimited); NaN marks
+    held DOFs. Every problem gets the same random sequence, so a batch answers like single calls.
+    Shape (B, S, n), or (1, S, n) when it is the same for every problem."""
     lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
     hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
-    table = np.random.default_rng(options.seed).uniform(lo, hi, (options.max_restarts, model.n_dofs))
-    table = np.broadcast_to(table, (batch,) + table.shape)
+    table = _random_table(options.seed, options.max_restarts, tuple(lo), tuple(hi))
     if seeds is not None:
-        table = np.concatenate([np.broadcast_to(seeds, (batch,) + seeds.shape[-2:]), table], axis=1)
+        seeds = np.asarray(seeds, dtype=float)
+        lead = seeds.shape[0] if seeds.ndim == 3 else 1
+        table = np.concatenate([np.broadcast_to(seeds, (lead,) + seeds.shape[-2:]),
+                                np.broadcast_to(table, (lead,) + table.shape)], axis=1)
+    else:
+        table = table[None]
     return np.ascontiguousarray(np.where(free, table, np.nan))
 
 
