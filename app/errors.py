@@ -69,3 +69,15 @@ class ConfigError(AppError):
 
 class SolverError(AppError):
     """A numerical solver failed in a way the caller must handle (not mere non-convergence)."""
+
+
+class NotApplicableError(AppError):
+    """A closed-form solver does not apply to this robot or link.
+
+    Attributes:
+        reason: Which structural condition failed, with the measured deviation.
+    """
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(f"closed-form IK not applicable: {reason}")

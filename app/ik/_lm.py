@@ -216,8 +216,7 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
         attempt += 1
 
 
-@njit(cache=True, parallel=True)
-def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts):
+def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts):
     """:func:`solve_one` for every problem. q_init (B, n), starts (B or 1, S, n), targets (B, T, ...).
 
     Returns (q (B, n), iterations (B,), restarts (B,)).
@@ -230,6 +229,18 @@ def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, 
         iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b], tgt_rot[b], task, free,
                                           q_lo, q_hi, step_scale, fopts, iopts, q_out[b])
     return q_out, iters, restarts
+
+
+# Threads pay off from a few problems on; a thread-pool wake-up costs more than one small solve.
+solve_batch_parallel = njit(cache=True, parallel=True)(_solve_batch)
+solve_batch_serial = njit(cache=True)(_solve_batch)
+PARALLEL_MIN_BATCH = 8
+
+
+def solve_batch(q_init, *args):
+    """:func:`_solve_batch` on threads for batches of at least PARALLEL_MIN_BATCH problems."""
+    kernel = solve_batch_parallel if q_init.shape[0] >= PARALLEL_MIN_BATCH else solve_batch_serial
+    return kernel(q_init, *args)
 
 
 @njit(cache=True)

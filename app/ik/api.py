@@ -13,8 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.errors import InputError
+from app.ik._lm import ROT_FULL
+from app.ik.analytic import certified_arm, ranked_solutions
 from app.ik.solver import IKOptions, IKResult, solve_ik
 from app.ik.targets import PoseTargets
+from app.kinematics.rotations import matrix_to_quat
 from app.kinematics.model import LinkRef, RobotModel
 
 _OPTION_NAMES = set(IKOptions.__dataclass_fields__)
@@ -43,6 +46,27 @@ def initial_configs(model: RobotModel, init_qpos: object, batch_shape: tuple[int
     return model.clip(q0)
 
 
+def _closed_form_seeds(model: RobotModel, targets: PoseTargets, q0: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(start, seeds) from the closed form when it applies, else (q0, None). q0 (B, n_dofs)."""
+    if len(targets.links) != 1 or targets.rot_mode[0] != ROT_FULL or not targets.pos_mask.all():
+        return q0, None
+    arm = certified_arm(model, int(targets.links[0]))
+    if arm is None or not _same_rest(q0, arm):
+        return q0, None
+    R = targets.rot[:, 0]
+    quat = matrix_to_quat(R)
+    ranked, valid = ranked_solutions(model, arm.tool, targets.pos[:, 0], quat, q0,
+                                     local_point=targets.local_points[0], arm=arm)
+    start = np.where(valid[:, :1], ranked[:, 0], q0)
+    return np.ascontiguousarray(start), ranked[:, 1:]
+
+
+def _same_rest(q0: np.ndarray, arm) -> bool:
+    """Whether every row of q0 (B, n_dofs) has the same non-arm DOFs (one tool transform for all)."""
+    rest = np.delete(q0, arm.dof_idx, axis=1)
+    return bool((rest == rest[:1]).all())
+
+
 def _options(kwargs: dict) -> IKOptions:
     unknown = set(kwargs) - _OPTION_NAMES
     if unknown:
@@ -54,7 +78,8 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
                                  *, local_points: Sequence | None = None, init_qpos: object = None,
                                  pos_mask=(True, True, True), rot_mask=(True, True, True),
                                  dofs_idx: Sequence[int] | None = None, return_error: bool = False,
-                                 return_info: bool = False, seeds: np.ndarray | None = None, **options):
+                                 return_info: bool = False, seeds: np.ndarray | None = None,
+                                 analytic_seed: bool = True, **options):
     """One configuration that brings every link to its target. See :func:`inverse_kinematics`.
 
     Args:
@@ -62,6 +87,10 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
         poss: Target positions [m], each (3,) or (n, 3); None entries constrain no position.
         quats: Target (w, x, y, z) quaternions, each (4,) or (n, 4); None entries (or ``quats=None``)
             constrain no orientation for that link.
+        seeds: Starting points tried after ``init_qpos``, before random restarts. Shape ([n,] k, n_dofs).
+        analytic_seed: Where the closed form applies (one link, full pose, no masks, no
+            ``dofs_idx``; see :mod:`app.ik.analytic`), start from the valid branch nearest to
+            ``init_qpos`` and try the others next; the numeric solver polishes.
     Returns:
         q of shape ([n,] n_dofs); with ``return_error`` also err ([n,] n_links, 6); with
         ``return_info`` an :class:`IKResult` instead.
@@ -78,8 +107,10 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
         poss, pos_mask = [np.zeros(3)] * len(links), (False, False, False)
     hint = () if init_qpos is None else np.shape(init_qpos)[:-1]
     targets = PoseTargets.build(model, links, poss, quats, local_points, pos_mask, rot_mask, hint)
-    result = solve_ik(model, targets, initial_configs(model, init_qpos, targets.batch_shape),
-                      free_dofs(model, dofs_idx), _options(options), seeds).reshaped(targets.batch_shape)
+    q0, free, opts = initial_configs(model, init_qpos, targets.batch_shape), free_dofs(model, dofs_idx), _options(options)
+    if seeds is None and analytic_seed and dofs_idx is None:
+        q0, seeds = _closed_form_seeds(model, targets, q0)
+    result = solve_ik(model, targets, q0, free, opts, seeds).reshaped(targets.batch_shape)
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q

@@ -1,0 +1,146 @@
+"""Compiled closed-form solutions (see :mod:`app.ik.analytic` for the method and notation).
+
+Scalar code per target: the numpy version of the same steps cost 78 ms for 4096 targets
+(8 branches each, ~32 k small 3x3 products); this kernel is the only implementation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from app.kinematics._kernels import rotate_about
+
+
+@njit(cache=True)
+def two_link_one(l1, l2, x, y, out):
+    """Both elbow branches of a planar two-link arm into out (2, 2) = [branch, (t1, t2)].
+
+    Branch 0 has t2 >= 0. Returns False outside the annulus |l1 - l2| <= r <= l1 + l2 (then the
+    closest stretched or folded pose is written). Never NaN: atan2(0, 0) = 0 at the base.
+    """
+    c2 = (x * x + y * y - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)
+    reachable = abs(c2) <= 1.0 + 1e-12
+    t2 = np.arccos(min(1.0, max(-1.0, c2)))
+    bearing = np.arctan2(y, x)
+    for b in range(2):
+        t = t2 if b == 0 else -t2
+        out[b, 0] = bearing - np.arctan2(l2 * np.sin(t), l1 + l2 * np.cos(t))
+        out[b, 1] = t
+    return reachable
+
+
+@njit(cache=True)
+def two_link_batch(l1, l2, x, y):
+    """x, y (N,) -> (theta (N, 2, 2), reachable (N,))."""
+    n = x.shape[0]
+    theta = np.empty((n, 2, 2))
+    ok = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        ok[i] = two_link_one(l1, l2, x[i], y[i], theta[i])
+    return theta, ok
+
+
+@njit(cache=True)
+def _wrap(q, lo, hi):
+    """q shifted by a multiple of 2 pi into [lo, hi] if possible; (value, ok)."""
+    for shift in (0.0, -2.0 * np.pi, 2.0 * np.pi):
+        v = q + shift
+        if lo - 1e-12 <= v <= hi + 1e-12:
+            return min(max(v, lo), hi), True
+    return min(max(q, lo), hi), False
+
+
+@njit(cache=True)
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def _cross_dot(a, b, c):
+    """(a x b) . c"""
+    return (a[1] * b[2] - a[2] * b[1]) * c[0] + (a[2] * b[0] - a[0] * b[2]) * c[1] + (a[0] * b[1] - a[1] * b[0]) * c[2]
+
+
+@njit(cache=True)
+def _wrist(phi, H, w4, w5, v, y, out):
+    """Joints 4, 5 from exp(w4 q4) exp(w5 q5) = Ry(phi) H, with H = Rz(q0)^T G; into out (2,).
+
+    v and y (3,) are scratch buffers.
+    """
+    c, s = np.cos(phi), np.sin(phi)
+    for r in range(3):  # v = Ry(phi) H w5
+        y[r] = H[r, 0] * w5[0] + H[r, 1] * w5[1] + H[r, 2] * w5[2]
+    v[0], v[1], v[2] = c * y[0] + s * y[2], y[1], -s * y[0] + c * y[2]
+    sin4, cos4 = _cross_dot(w5, v, w4), _dot(v, w5)
+    out[0] = np.arctan2(sin4, cos4)
+    norm = np.hypot(sin4, cos4)
+    sin4, cos4 = (sin4 / norm, cos4 / norm) if norm > 0.0 else (0.0, 1.0)
+    for r in range(3):  # v = Ry(phi) H w4, then y = Rot(w4, -q4) v by Rodrigues
+        y[r] = H[r, 0] * w4[0] + H[r, 1] * w4[1] + H[r, 2] * w4[2]
+    v[0], v[1], v[2] = c * y[0] + s * y[2], y[1], -s * y[0] + c * y[2]
+    d = _dot(w4, v)
+    x0, x1, x2 = w4[1] * v[2] - w4[2] * v[1], w4[2] * v[0] - w4[0] * v[2], w4[0] * v[1] - w4[1] * v[0]
+    y[0] = v[0] * cos4 - x0 * sin4 + w4[0] * d * (1.0 - cos4)
+    y[1] = v[1] * cos4 - x1 * sin4 + w4[1] * d * (1.0 - cos4)
+    y[2] = v[2] * cos4 - x2 * sin4 + w4[2] * d * (1.0 - cos4)
+    out[1] = np.arctan2(_cross_dot(w4, y, w5), _dot(y, w4))
+
+
+@njit(cache=True)
+def solve_batch(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi):
+    """Eight branches per target.
+
+    Args:
+        p_C, R_C: Targets in frame C. Shapes (N, 3), (N, 3, 3).
+        W_tool, u_tool: Wrist centre and joint-5 axis in the tool frame. Shapes (3,).
+        R_t0: Tool rotation at q = 0 in C. Shape (3, 3).
+        plane: (P1x, P1z, l1, l2, g1, g2, W3x, W3z, a4x, a4z).
+        w4, w5: Joint 4, 5 axes at q = 0 in C. signs: joints 1-3 about +-y. lo, hi: limits (6,).
+    Returns:
+        q (N, 8, 6) and valid (N, 8); branch = 4 shoulder + 2 flip + elbow.
+    """
+    P1x, P1z, l1, l2, g1, g2, W3x, W3z, a4x, a4z = plane
+    N = p_C.shape[0]
+    q = np.empty((N, 8, 6))
+    valid = np.empty((N, 8), dtype=np.bool_)
+    theta, W, u = np.empty((2, 2)), np.empty(3), np.empty(3)
+    G, H, v, y, q45 = np.empty((3, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(2)
+    for n in range(N):
+        Rn = R_C[n]
+        for r in range(3):
+            W[r] = p_C[n, r] + Rn[r, 0] * W_tool[0] + Rn[r, 1] * W_tool[1] + Rn[r, 2] * W_tool[2]
+            u[r] = Rn[r, 0] * u_tool[0] + Rn[r, 1] * u_tool[1] + Rn[r, 2] * u_tool[2]
+            for c in range(3):
+                G[r, c] = Rn[r, 0] * R_t0[c, 0] + Rn[r, 1] * R_t0[c, 1] + Rn[r, 2] * R_t0[c, 2]
+        base, r = np.arctan2(W[1], W[0]), np.hypot(W[0], W[1])
+        for sh in range(2):
+            q0 = base + np.pi * sh
+            rho = r if sh == 0 else -r
+            c0, s0 = np.cos(q0), np.sin(q0)
+            for j in range(3):  # H = Rz(q0)^T G
+                H[0, j], H[1, j], H[2, j] = c0 * G[0, j] + s0 * G[1, j], -s0 * G[0, j] + c0 * G[1, j], G[2, j]
+            ux = c0 * u[0] + s0 * u[1]
+            norm = np.hypot(ux, u[2])
+            zx, zz = (u[2] / norm, -ux / norm) if norm > 1e-12 else (a4x, a4z)  # else: axis 5 normal to the plane
+            for fl in range(2):
+                if fl == 1:
+                    zx, zz = -zx, -zz
+                phi = np.arctan2(a4x * zz - a4z * zx, a4x * zx + a4z * zz)
+                c, s = np.cos(phi), np.sin(phi)
+                Dx = rho - (c * W3x - s * W3z) - P1x
+                Dz = W[2] - (s * W3x + c * W3z) - P1z
+                reachable = two_link_one(l1, l2, Dx, Dz, theta)
+                _wrist(phi, H, w4, w5, v, y, q45)  # the same for both elbows: it sees only phi
+                for el in range(2):
+                    k = 4 * sh + 2 * fl + el
+                    b1, b2 = theta[el, 0] - g1, theta[el, 1] + g1 - g2
+                    out = q[n, k]
+                    out[0], out[1], out[2], out[3] = q0, -signs[0] * b1, -signs[1] * b2, -signs[2] * (phi - b1 - b2)
+                    out[4], out[5] = q45[0], q45[1]
+                    ok = reachable
+                    for j in range(6):
+                        out[j], inside = _wrap(out[j], lo[j], hi[j])
+                        ok = ok and inside
+                    valid[n, k] = ok
+    return q, valid
