@@ -6,7 +6,8 @@ Targets: random joint configurations uniform within the limits, FK gives a reach
 6-D target; every query starts from the mid-point of the limits. Success: the returned q is
 within the limits and its FK is within 1e-5 m and 1e-5 rad (also shown: our defaults,
 1e-4 m / 1e-3 rad). Times per target: one call per target (mean / median / p99) and the
-same targets in batches of 1024. PyBullet: calculateInverseKinematics, one call per target,
+same targets in batches of 1024; for the WidowX AI also without closed-form seeding, and the
+closed form alone (all branches) at batch 1 and 4096. PyBullet: calculateInverseKinematics, one call per target,
 100 iterations, joints reset to the same mid-point first.
 """
 
@@ -22,6 +23,7 @@ import pybullet as pb
 import pybullet_data
 
 from app import RobotModel
+from app.ik.analytic import analytic_ik, certify
 from app.kinematics.rotations import quat_conjugate, quat_log, quat_multiply, wxyz_to_xyzw
 from app.sim.loader import load_urdf
 
@@ -102,12 +104,29 @@ def bench_robot(name: str, n: int, client: int, extra_rows=None) -> None:
     log.info(row("ours, batches of 1024", success(model, link, q, pos, quat, STRICT),
                  success(model, link, q, pos, quat, default), batch_t))
     for label, solve in (extra_rows or {}).items():
-        q, t = timed_singles(lambda i: solve(model, link, pos[i], quat[i]), n)
+        q, t = timed_singles(lambda i: solve(model, link, pos[i], quat[i]), n)  # noqa: B023
         log.info(row(label, success(model, link, q, pos, quat, STRICT), success(model, link, q, pos, quat, default), t))
     body = load_urdf(client, str(path))
     q, t = pybullet_ik(client, body, model, link, pos, quat)
     log.info(row("pybullet IK (100 it)", success(model, link, q, pos, quat, STRICT),
                  success(model, link, q, pos, quat, default), t))
+
+
+def bench_analytic(n: int) -> None:
+    """All closed-form branches per target at batch 1 and batch 4096 (WidowX AI)."""
+    model = RobotModel.from_urdf(str(ROBOTS["widowx"][0]))
+    arm = certify(model, "ee_gripper_link")
+    q = np.random.default_rng(2).uniform(model.q_lower, model.q_upper, (4096, model.n_dofs))
+    pos, quat = (a[:, 0] for a in model.forward_kinematics(q, ["ee_gripper_link"]))
+    analytic_ik(model, "ee_gripper_link", pos[:2], quat[:2], arm=arm)
+    single = timed_singles(lambda i: analytic_ik(model, "ee_gripper_link", pos[i], quat[i], arm=arm)[0], 500)[1]
+    batch = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        analytic_ik(model, "ee_gripper_link", pos, quat, arm=arm)
+        batch.append(time.perf_counter() - t0)
+    log.info("widowx closed form, all 8 branches: batch 1 median %.1f us/target; batch 4096 median %.2f ms "
+             "(%.2f us/target)", np.median(single) * 1e6, np.median(batch) * 1e3, np.median(batch) / 4096 * 1e6)
 
 
 def bench_fingertips(n: int) -> None:
@@ -132,7 +151,12 @@ def main() -> None:
     logging.getLogger("app").setLevel(logging.ERROR)  # failures are counted here, not logged per call
     client = pb.connect(pb.DIRECT)
     for name in args.robots:
-        bench_robot(name, args.n, client)
+        extra = {}
+        if name == "widowx":
+            extra["ours, no analytic seed"] = lambda model, link, p, q: model.inverse_kinematics(
+                link, p, q, analytic_seed=False, **STRICT)
+        bench_robot(name, args.n, client, extra)
+    bench_analytic(args.n)
     bench_fingertips(args.n)
     pb.disconnect(client)
 
