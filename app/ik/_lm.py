@@ -255,3 +255,17 @@ def residual_batch(q, model, kin, tgt_pos, tgt_rot, task):
         frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
         residual_one(R, p, kin, tgt_pos[b], tgt_rot[b], task, err[b], J, False)
     return err
+
+
+@njit(cache=True)
+def residual_jacobian_batch(q, model, kin, tgt_pos, tgt_rot, task):
+    """Masked residuals and their Jacobians. q (B, n) -> err (B, T, 6), J (B, 6 T, n)."""
+    parent, R_origin, p_origin, link_dof, axis, revolute = model
+    B, T, L = q.shape[0], tgt_pos.shape[1], parent.shape[0]
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    err = np.empty((B, T, 6))
+    J = np.empty((B, 6 * T, q.shape[1]))
+    for b in range(B):
+        frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+        residual_one(R, p, kin, tgt_pos[b], tgt_rot[b], task, err[b], J[b], True)
+    return err, J

@@ -1,0 +1,78 @@
+"""Velocity-level limits as inequality rows lo <= G qdot <= hi (mink's compute_inequalities)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.ik.qp import INF, Inequalities
+from app.kinematics.model import RobotModel
+
+
+class JointLimits:
+    """Velocity bounds intersected with a one-tick lookahead on the position limits.
+
+    (q_min - q)/h <= qdot <= (q_max - q)/h and |qdot| <= velocity_scale * v_max, in one box row
+    per DOF. A DOF already past a limit (physics slack) is asked to come back no faster than
+    its velocity bound allows: the box never becomes empty.
+
+    Args:
+        model: The robot.
+        velocity_scale: Fraction of the URDF velocity limits to allow.
+    """
+
+    def __init__(self, model: RobotModel, velocity_scale: float = 1.0):
+        self.v_max = np.minimum(model.v_max * velocity_scale, INF)
+        self.q_min, self.q_max = model.q_lower, model.q_upper
+
+    def __repr__(self) -> str:
+        return f"JointLimits(v_max={np.round(self.v_max, 3).tolist()})"
+
+    def compute_inequalities(self, q: np.ndarray, dt: float) -> Inequalities:
+        """Rows for one environment. q (n_dofs,), dt [s]."""
+        lo = np.maximum(-self.v_max, (self.q_min - q) / dt)
+        hi = np.minimum(self.v_max, (self.q_max - q) / dt)
+        lo, hi = np.minimum(lo, self.v_max), np.maximum(hi, -self.v_max)
+        lo = np.minimum(lo, hi)
+        return Inequalities(np.eye(len(q)), np.maximum(lo, -INF), np.minimum(hi, INF))
+
+
+@dataclass(frozen=True)
+class DistanceRow:
+    """One pair of bodies closer than the detection distance.
+
+    Attributes:
+        distance: Signed distance d [m] (negative in penetration).
+        normal: Unit vector from body B to body A, world frame. Shape (3,).
+        J_a, J_b: Linear Jacobians of the witness points on A and B (zeros for a static body).
+            Shape (3, n_dofs), world frame.
+        label: Which pair, for telemetry.
+    """
+
+    distance: float
+    normal: np.ndarray
+    J_a: np.ndarray
+    J_b: np.ndarray
+    label: str = ""
+
+
+class CollisionLimit:
+    """n^T (J_a - J_b) qdot >= -gamma (d - d_safe) / h for every close pair.
+
+    Args:
+        d_safe: Margin to keep [m]. gamma: Fraction of the remaining margin that may close per tick.
+    """
+
+    def __init__(self, d_safe: float = 0.01, gamma: float = 0.5):
+        self.d_safe, self.gamma = float(d_safe), float(gamma)
+
+    def __repr__(self) -> str:
+        return f"CollisionLimit(d_safe={self.d_safe}, gamma={self.gamma})"
+
+    def compute_inequalities(self, rows: list[DistanceRow], dt: float) -> Inequalities:
+        if not rows:
+            return Inequalities(np.zeros((0, 0)), np.zeros(0), np.zeros(0))
+        G = np.array([r.normal @ (r.J_a - r.J_b) for r in rows])
+        lo = np.array([-self.gamma * (r.distance - self.d_safe) / dt for r in rows])
+        return Inequalities(G, lo, np.full(len(rows), INF))

@@ -1,0 +1,78 @@
+"""Velocity-level tasks: a link frame to track, and a posture to prefer.
+
+Each task has ``compute_error`` and ``compute_jacobian`` (mink's split); the QP builder turns
+them into weighted rows J qdot = s V with V = gain * error + feed-forward.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.ik._lm import residual_jacobian_batch
+from app.ik.qp import TaskTerm
+from app.ik.targets import PoseTargets
+from app.kinematics.model import LinkRef, RobotModel
+from app.validation import as_vectors
+
+
+class FrameTask:
+    """Track a pose of a link (or a point on it) with the IK masks, for a batch of environments.
+
+    Args:
+        model: The robot.
+        link: Link name.
+        gain: Proportional gain [1/s] from pose error to desired twist.
+        pos_mask, rot_mask: As in pose IK (base-frame position axes; link axes to align).
+        local_point: Point in the link frame [m]. Shape (3,).
+        char_length: Rotation rows are weighted by this length [m] against position rows.
+        weight: Overall weight of the task.
+    """
+
+    def __init__(self, model: RobotModel, link: LinkRef, gain: float = 10.0, pos_mask=(True, True, True),
+                 rot_mask=(True, True, True), local_point=None, char_length: float = 0.1, weight: float = 1.0):
+        self.model, self.link = model, link
+        self.gain, self.char_length, self.weight = float(gain), float(char_length), float(weight)
+        self.pos_mask, self.rot_mask, self.local_point = pos_mask, rot_mask, local_point
+        self._targets: PoseTargets | None = None
+        self._feedforward: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return (f"FrameTask(link={self.link!r}, gain={self.gain}, weight={self.weight}, "
+                f"pos_mask={tuple(self.pos_mask)}, rot_mask={tuple(self.rot_mask)})")
+
+    def set_target(self, pos: object, quat: object | None, twist: object | None = None) -> None:
+        """Targets in the base frame: pos (B, 3) [m], quat (B, 4) wxyz or None; twist (B, 6) feed-forward."""
+        pos = as_vectors(pos, "pos", 3)
+        lp = None if self.local_point is None else [self.local_point]
+        self._targets = PoseTargets.build(self.model, [self.link], [pos], [quat], lp, self.pos_mask, self.rot_mask)
+        self._feedforward = None if twist is None else as_vectors(twist, "twist", 6).reshape(-1, 6)
+
+    @property
+    def targets(self) -> PoseTargets:
+        if self._targets is None:
+            raise RuntimeError("FrameTask.set_target must be called before the task is used")
+        return self._targets
+
+    def compute_error_and_jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masked error (target minus current) (B, 6) and Jacobian (B, 6, n_dofs) at q (B, n_dofs)."""
+        t = self.targets
+        err, J = residual_jacobian_batch(np.ascontiguousarray(q, dtype=float), self.model.fk_tables,
+                                         self.model.jacobian_tables, t.pos, t.rot, t.task_tables)
+        return err[:, 0], J
+
+    def compute_error(self, q: np.ndarray) -> np.ndarray:
+        """Position error [m] then rotation-vector error [rad], masked. Shape (B, 6)."""
+        return self.compute_error_and_jacobian(q)[0]
+
+    def compute_jacobian(self, q: np.ndarray) -> np.ndarray:
+        """Jacobian of the tracked (masked) quantities. Shape (B, 6, n_dofs)."""
+        return self.compute_error_and_jacobian(q)[1]
+
+    def terms(self, q: np.ndarray) -> list[TaskTerm]:
+        """One weighted task term per environment: V = gain * error + feed-forward."""
+        err, J = self.compute_error_and_jacobian(q)
+        V = self.gain * err
+        if self._feedforward is not None:
+            V = V + self._feedforward * np.concatenate([self.targets.pos_mask, np.ones(3)])
+        w = self.weight * np.array([1.0, 1.0, 1.0] + [self.char_length] * 3)
+        return [TaskTerm(J[b], V[b], w) for b in range(len(q))]

@@ -1,0 +1,147 @@
+"""A PyBullet world with one or many environments laid on a grid (Genesis-style API).
+
+Add robots and boxes, then ``build(n_envs, env_spacing)`` creates one copy of everything per
+environment. ``n_envs=None`` means one environment and unbatched shapes on the robots.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet as pb
+
+from app.errors import AppError, InputError
+from app.kinematics.rotations import wxyz_to_xyzw
+from app.sim.markers import FrameMarker
+from app.sim.robot import Robot
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BoxSpec:
+    """A static box: size (3,) [m], centre pos (3,) and quat (wxyz) relative to each env origin."""
+
+    name: str
+    size: tuple[float, float, float]
+    pos: tuple[float, float, float]
+    quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    rgba: tuple[float, float, float, float] = (0.6, 0.6, 0.6, 1.0)
+    collision: bool = True
+
+
+def display_available() -> bool:
+    """Whether an X display is set (PyBullet's GUI kills the process without one)."""
+    return bool(os.environ.get("DISPLAY"))
+
+
+class Scene:
+    """PyBullet client, environments on a grid, robots, static boxes and target-frame markers.
+
+    Args:
+        gui: Open PyBullet's window (needs DISPLAY; raises AppError otherwise).
+        dt: Physics time step [s].
+        gravity: World gravity [m/s^2]. Shape (3,).
+    """
+
+    def __init__(self, gui: bool = False, dt: float = 1.0 / 240.0, gravity: Sequence[float] = (0.0, 0.0, -9.81)):
+        if not dt > 0:
+            raise InputError(f"dt must be > 0, got {dt}")
+        if gui and not display_available():
+            raise AppError("--gui needs a display: DISPLAY is not set (use xvfb-run, or run without --gui)")
+        self.gui, self.dt = gui, float(dt)
+        self.client = pb.connect(pb.GUI if gui else pb.DIRECT)
+        if gui:
+            pb.configureDebugVisualizer(pb.COV_ENABLE_GUI, 0, physicsClientId=self.client)
+        pb.setGravity(*gravity, physicsClientId=self.client)
+        pb.setTimeStep(self.dt, physicsClientId=self.client)
+        self.robots: list[Robot] = []
+        self.boxes: list[BoxSpec] = []
+        self.box_ids: dict[str, list[int]] = {}
+        self.markers: list[FrameMarker] = []
+        self.n_envs: int | None = None
+        self.env_origins = np.zeros((1, 3))
+        self.built = False
+        self.t = 0.0
+
+    def add_robot(self, urdf: str, base_pos=(0.0, 0.0, 0.0), base_quat=(1.0, 0.0, 0.0, 0.0),
+                  package_dirs: Sequence[str] | None = None) -> Robot:
+        """Declare a fixed-base robot; bodies are created by :meth:`build`. Pose relative to each env origin."""
+        self._check_not_built()
+        robot = Robot(self, str(urdf), base_pos, base_quat, package_dirs)
+        self.robots.append(robot)
+        return robot
+
+    def add_box(self, box: BoxSpec) -> None:
+        """Declare a static box (table, obstacle)."""
+        self._check_not_built()
+        self.boxes.append(box)
+
+    def build(self, n_envs: int | None = None, env_spacing: Sequence[float] = (1.0, 1.0)) -> None:
+        """Create every body once per environment, on a near-square grid centred on the origin."""
+        self._check_not_built()
+        if n_envs is not None and (not isinstance(n_envs, (int, np.integer)) or n_envs < 1):
+            raise InputError(f"n_envs must be an integer >= 1 or None, got {n_envs!r}")
+        self.n_envs = n_envs
+        self.env_origins = grid_origins(1 if n_envs is None else int(n_envs), env_spacing)
+        for box in self.boxes:
+            self.box_ids[box.name] = [self._create_box(box, origin) for origin in self.env_origins]
+        for robot in self.robots:
+            robot.build(self.env_origins)
+        self.built = True
+
+    def _create_box(self, box: BoxSpec, origin: np.ndarray) -> int:
+        half = [s / 2 for s in box.size]
+        vis = pb.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=box.rgba, physicsClientId=self.client)
+        col = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=half, physicsClientId=self.client) \
+            if box.collision else -1
+        return pb.createMultiBody(0, col, vis, (origin + np.array(box.pos)).tolist(),
+                                  wxyz_to_xyzw(np.array(box.quat)).tolist(), physicsClientId=self.client)
+
+    def _check_not_built(self) -> None:
+        if self.built:
+            raise AppError("the scene is already built; add entities before scene.build()")
+
+    def step(self) -> None:
+        """Advance the physics by dt."""
+        pb.stepSimulation(physicsClientId=self.client)
+        self.t += self.dt
+
+    def draw_debug_frame(self, pos, quat, axis_length: float = 0.1, radius: float = 0.004) -> FrameMarker:
+        """A frame marker at a world pose (quat wxyz), visible in GUI and in rendered video."""
+        marker = FrameMarker(self.client, pos, quat, axis_length, radius)
+        self.markers.append(marker)
+        return marker
+
+    def update_debug_objects(self) -> None:
+        """Apply the poses queued on every marker."""
+        for marker in self.markers:
+            marker.apply()
+
+    def close(self) -> None:
+        if self.client is not None and pb.isConnected(self.client):
+            pb.disconnect(self.client)
+        self.client = None
+
+    def __enter__(self) -> Scene:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def grid_origins(n: int, spacing: Sequence[float]) -> np.ndarray:
+    """Origins of n environments on a near-square grid centred on (0, 0). Shape (n, 3)."""
+    spacing = np.asarray(spacing, dtype=float)
+    if spacing.shape != (2,) or not np.all(np.isfinite(spacing)):
+        raise InputError(f"env_spacing must be (dx, dy) in metres, got {spacing.tolist()}")
+    cols = int(np.ceil(np.sqrt(n)))
+    rows = int(np.ceil(n / cols))
+    i = np.arange(n)
+    x = (i % cols - (cols - 1) / 2) * spacing[0]
+    y = ((rows - 1) / 2 - i // cols) * spacing[1]
+    return np.stack([x, y, np.zeros(n)], axis=1)
