@@ -64,7 +64,7 @@ class CollisionLimit:
         d_safe: Margin to keep [m]. gamma: Fraction of the remaining margin that may close per tick.
     """
 
-    def __init__(self, d_safe: float = 0.01, gamma: float = 0.5):
+    def __init__(self, d_safe: float = 0.01, gamma: float = 0.05):
         self.d_safe, self.gamma = float(d_safe), float(gamma)
 
     def __repr__(self) -> str:

@@ -4,7 +4,11 @@ Decision variable x = [qdot (n_dofs), s]: joint velocities [rad/s or m/s] and a 
 s in [0, 1]. The tasks ask J qdot = s V_des, so that an infeasible twist is scaled down along
 its own direction instead of being bent by the constraints; (1 - s)^2 is penalised lightly.
 
-    minimise   1/2 |W (J qdot - s V)|^2 + rho/2 (1 - s)^2 + eps/2 |qdot - qdot_posture|^2 + mu/2 |qdot|^2
+    minimise   1/2 |W (J qdot - s V)|^2 + rho |W V|^2 / 2 (1 - s)^2 + eps/2 |qdot - qdot_posture|^2 + mu/2 |qdot|^2
+
+rho is relative to the task's own size |W V|^2 (floored at scale_floor^2), so that giving up
+speed costs the same whatever the twist's magnitude; it is small against the task term
+(direction kept, to O(rho)) yet large against eps and mu (the posture never wins over progress).
     subject to lo <= G qdot <= hi   (velocity and position limits, collision rows)
                0 <= s <= 1
 
@@ -67,15 +71,17 @@ class Inequalities:
 
 
 def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, posture: np.ndarray | None = None,
-             posture_weight: float = 1e-3, damping: float = 1e-6, scale_weight: float = 1e-3,
-             n_rows: int | None = None) -> QP:
+             posture_weight: float = 1e-4, damping: float = 1e-6, scale_weight: float = 1e-2,
+             scale_floor: float = 0.1, n_rows: int | None = None) -> QP:
     """Assemble the tick's QP (see the module docstring). Pure numpy, no solver.
 
     Args:
         tasks: Weighted task rows, stacked.
         limits: Inequality rows on qdot, stacked; padded with free rows up to ``n_rows``.
         posture: Preferred joint velocity qdot_posture (n_dofs,); None for zero.
-        posture_weight: eps. damping: mu. scale_weight: rho.
+        posture_weight: eps. damping: mu. scale_weight: rho, relative to |W V|^2 + scale_floor^2.
+        scale_floor: Speed [m/s] below which giving up speed is priced as at this speed, so the
+            posture term cannot stall a nearly converged task.
         n_rows: Total constraint rows besides the bound on s (fixed size for a warm workspace).
     Returns:
         QP over x = [qdot, s], n_x = n_dofs + 1, with n_rows + 1 constraint rows.
@@ -91,8 +97,9 @@ def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, 
     P[:n_dofs, :n_dofs] += (posture_weight + damping) * np.eye(n_dofs)
     if posture is not None:
         c[:n_dofs] -= posture_weight * posture
-    P[n_dofs, n_dofs] += scale_weight
-    c[n_dofs] -= scale_weight
+    rho = scale_weight * (sum(float(np.sum((t.V * t.weights) ** 2)) for t in tasks) + scale_floor**2)
+    P[n_dofs, n_dofs] += rho
+    c[n_dofs] -= rho
     G = np.vstack([lim.G for lim in limits]) if limits else np.zeros((0, n_dofs))
     lo = np.concatenate([lim.lo for lim in limits]) if limits else np.zeros(0)
     hi = np.concatenate([lim.hi for lim in limits]) if limits else np.zeros(0)

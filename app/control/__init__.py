@@ -1,0 +1,1 @@
+"""Controllers that turn targets into joint commands each tick, and their telemetry."""

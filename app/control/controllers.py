@@ -1,0 +1,136 @@
+"""Controllers: each tick, measure, decide joint commands, send them to the motors.
+
+``QPController``: pose error -> desired twist (gain + feed-forward) -> QP with joint limits and
+collision margins -> qdot; q_cmd = q + h qdot sent with setJointMotorControlArray (position
+mode, velocity feed-forward, URDF efforts). A QP that OSQP does not report solved commands a
+safe stop (hold the measured q, zero velocity) and is reported.
+
+``PoseIKController``: one batched pose-IK call for every environment per tick, the result sent
+to the motors (or set directly in kinematic mode), as in Genesis' batched IK example.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.control.telemetry import StallDetector, TelemetryLog
+from app.ik.limits import CollisionLimit, JointLimits
+from app.ik.qp import QPSolver, build_qp
+from app.ik.tasks import FrameTask
+from app.sim.collision import CollisionPairs, distance_rows
+from app.sim.robot import Robot
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class QPControllerConfig:
+    """Settings of the QP controller.
+
+    Attributes:
+        dt: Control tick h [s] (a multiple of the physics step).
+        gain: Pose error -> twist gain [1/s].
+        velocity_scale: Fraction of the URDF velocity limits allowed.
+        d_safe: Collision margin [m]; gamma: its convergence fraction per tick.
+        posture_weight: Weight eps of the posture term (towards mid-range).
+        posture_gain: Gain [1/s] of the posture velocity towards the mid-point of the limits.
+        stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
+    """
+
+    dt: float = 1.0 / 240.0
+    gain: float = 10.0
+    velocity_scale: float = 1.0
+    d_safe: float = 0.01
+    gamma: float = 0.05
+    posture_weight: float = 1e-4
+    posture_gain: float = 1.0
+    stall_window: int = 120
+    stall_tol: float = 1e-3
+
+
+class QPController:
+    """Constrained differential IK for every environment of one robot.
+
+    Args:
+        robot: The built robot.
+        task: The frame task to track (targets set in the base frame each tick).
+        config: Controller settings.
+        collisions: Pairs to keep apart (static boxes, self pairs); None for no collision rows.
+    """
+
+    def __init__(self, robot: Robot, task: FrameTask, config: QPControllerConfig,
+                 collisions: CollisionPairs | None = None):
+        self.robot, self.task, self.config = robot, task, config
+        self.collisions = collisions
+        self.joint_limits = JointLimits(robot.model, config.velocity_scale)
+        self.collision_limit = CollisionLimit(config.d_safe, config.gamma)
+        n = robot.n_dofs
+        self.n_rows = n + (collisions.max_rows if collisions else 0)
+        self.solvers = [QPSolver(n + 1, self.n_rows + 1) for _ in range(robot.n_envs)]
+        self.stalls = StallDetector(robot.n_envs, config.stall_window, config.stall_tol)
+        self.telemetry = TelemetryLog()
+        self.last_qdot = np.zeros((robot.n_envs, n))
+        self._failing: list[str | None] = [None] * robot.n_envs  # logged once per failure episode
+
+    def __repr__(self) -> str:
+        return f"QPController({self.task!r}, {self.joint_limits!r}, {self.collision_limit!r})"
+
+    def step(self, t: float, target_pos: np.ndarray, target_quat: np.ndarray | None,
+             target_twist: np.ndarray | None = None) -> np.ndarray:
+        """One tick for every environment. World-frame targets (n_envs, 3), (n_envs, 4), twist (n_envs, 6).
+
+        Returns the commanded joint velocities (n_envs, n_dofs).
+        """
+        robot, cfg = self.robot, self.config
+        q, _ = robot._read_states()
+        pos_b, quat_b = robot.to_base(target_pos, target_quat)
+        twist_b = None if target_twist is None else np.concatenate(
+            [target_twist[:, :3] @ robot.R_world_base, target_twist[:, 3:] @ robot.R_world_base], axis=1)
+        self.task.set_target(pos_b, quat_b, twist_b)
+        terms = self.task.terms(q)
+        err = self.task.compute_error(q)
+        q_cmd, qdot = q.copy(), np.zeros_like(q)
+        ok, scale, n_active, dmin, names = (np.zeros(len(q), bool), np.zeros(len(q)), np.zeros(len(q), int),
+                                            np.full(len(q), np.inf), [])
+        for env in range(robot.n_envs):
+            sol, rows, qp = self._solve_env(env, q[env], terms[env])
+            ok[env], scale[env] = sol.solved, sol.scale
+            dmin[env] = min((r.distance for r in rows), default=np.inf)
+            active = self._active(qp, sol) if sol.solved else []
+            n_active[env] = len(active)
+            names.append([r.label for i, r in enumerate(rows) if f"row{self.robot.n_dofs + i}" in active])
+            if sol.solved:
+                qdot[env] = sol.qdot
+                q_cmd[env] = q[env] + cfg.dt * sol.qdot
+            elif self._failing[env] is None:
+                log.warning("env %d: QP %s at t=%.3f s; commanding a safe stop", env, sol.status, t)
+            self._failing[env] = None if sol.solved else sol.status
+        robot.control_dofs_position(robot._unbatch(q_cmd), robot._unbatch(qdot))
+        pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
+        stalled = self.stalls.update(pos_err, target_pos)
+        self.telemetry.record(t, pos_err, rot_err, ok, scale, n_active, dmin, stalled, names)
+        self.last_qdot = qdot
+        return qdot
+
+    def _solve_env(self, env: int, q: np.ndarray, term):
+        cfg = self.config
+        limits = [self.joint_limits.compute_inequalities(q, cfg.dt)]
+        rows = []
+        if self.collisions is not None:
+            rows = distance_rows(self.robot, self.collisions, q, env, self.robot.scene.box_ids)
+            if rows:
+                limits.append(self.collision_limit.compute_inequalities(rows, cfg.dt))
+        posture = cfg.posture_gain * (self.robot.model.mid_config() - q)
+        qp = build_qp([term], limits, self.robot.n_dofs, posture=posture, posture_weight=cfg.posture_weight,
+                      n_rows=self.n_rows)
+        return self.solvers[env].solve(qp), rows, qp
+
+    @staticmethod
+    def _active(qp, sol, tol: float = 1e-6) -> list[str]:
+        """Names ('row<i>') of constraint rows at a bound."""
+        Ax = qp.A[:, :-1] @ sol.qdot + qp.A[:, -1] * sol.scale
+        at = (np.abs(Ax - qp.l) < tol) | (np.abs(Ax - qp.u) < tol)
+        return [f"row{i}" for i in np.flatnonzero(at[:-1])]

@@ -1,0 +1,71 @@
+"""Per-step, per-environment telemetry: tracking errors, QP status, active constraints, stalls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class StallDetector:
+    """Flags environments whose static target is not being reached and whose error stopped falling.
+
+    A stall: the target moved less than ``static_tol`` [m] over the window, the error is above
+    ``err_tol`` [m], and it fell by less than ``progress`` (fraction) over ``window`` steps.
+
+    Args:
+        n_envs: Number of environments. window: Steps looked back.
+    """
+
+    def __init__(self, n_envs: int, window: int = 120, err_tol: float = 1e-3, progress: float = 0.05,
+                 static_tol: float = 1e-4):
+        self.window, self.err_tol, self.progress, self.static_tol = window, err_tol, progress, static_tol
+        self._err = np.full((window, n_envs), np.nan)
+        self._target = np.full((window, n_envs, 3), np.nan)
+        self._k = 0
+
+    def update(self, err: np.ndarray, target_pos: np.ndarray) -> np.ndarray:
+        """Record one step: err (n_envs,) [m], target_pos (n_envs, 3). Returns stalled (n_envs,)."""
+        i = self._k % self.window
+        oldest = (self._k + 1) % self.window
+        self._err[i], self._target[i] = err, target_pos
+        self._k += 1
+        if self._k < self.window:
+            return np.zeros(len(err), dtype=bool)
+        static = np.linalg.norm(self._target[i] - self._target[oldest], axis=-1) <= self.static_tol
+        no_progress = err > (1.0 - self.progress) * self._err[oldest]
+        return static & (err > self.err_tol) & no_progress
+
+
+@dataclass
+class TelemetryLog:
+    """Everything recorded during a run; arrays grow one row per control tick.
+
+    Attributes (per tick, per environment): t [s], pos_err [m], rot_err [rad], qp_ok, scale (task
+    speed scale s of the QP), n_active (constraints at their bound), min_distance [m] to obstacles
+    (inf if none watched), stalled.
+    """
+
+    t: list[float] = field(default_factory=list)
+    pos_err: list[np.ndarray] = field(default_factory=list)
+    rot_err: list[np.ndarray] = field(default_factory=list)
+    qp_ok: list[np.ndarray] = field(default_factory=list)
+    scale: list[np.ndarray] = field(default_factory=list)
+    n_active: list[np.ndarray] = field(default_factory=list)
+    min_distance: list[np.ndarray] = field(default_factory=list)
+    stalled: list[np.ndarray] = field(default_factory=list)
+    active_names: list[list[list[str]]] = field(default_factory=list)
+
+    def record(self, t: float, pos_err, rot_err, qp_ok, scale, n_active, min_distance, stalled, active_names) -> None:
+        self.t.append(t)
+        for name, value in (("pos_err", pos_err), ("rot_err", rot_err), ("qp_ok", qp_ok), ("scale", scale),
+                            ("n_active", n_active), ("min_distance", min_distance), ("stalled", stalled)):
+            getattr(self, name).append(np.asarray(value).copy())
+        self.active_names.append(active_names)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Stacked arrays of shape (n_ticks, n_envs) (t: (n_ticks,))."""
+        out = {"t": np.array(self.t)}
+        for name in ("pos_err", "rot_err", "qp_ok", "scale", "n_active", "min_distance", "stalled"):
+            out[name] = np.array(getattr(self, name))
+        return out
