@@ -4,11 +4,14 @@ Decision variable x = [qdot (n_dofs), s]: joint velocities [rad/s or m/s] and a 
 s in [0, 1]. The tasks ask J qdot = s V_des, so that an infeasible twist is scaled down along
 its own direction instead of being bent by the constraints; (1 - s)^2 is penalised lightly.
 
-    minimise   1/2 |W (J qdot - s V)|^2 + rho |W V|^2 / 2 (1 - s)^2 + eps/2 |qdot - qdot_posture|^2 + mu/2 |qdot|^2
+    minimise   1/2 |W (J qdot - s V)|^2 + rho/2 (1 - s)^2 + eps/2 |N (qdot - qdot_posture)|^2 + mu/2 |qdot|^2
 
-rho is relative to the task's own size |W V|^2 (floored at scale_floor^2), so that giving up
-speed costs the same whatever the twist's magnitude; it is small against the task term
-(direction kept, to O(rho)) yet large against eps and mu (the posture never wins over progress).
+N = I - J_w^+ J_w projects onto the tasks' nullspace: the posture acts only where the tasks do
+not look, so it cannot trade task speed for posture. rho = scale_weight (|W V|^2 + scale_floor^2)
+is relative to the task's own size, so that giving up speed costs the same whatever the twist's
+magnitude; it is small against the task term (direction kept to O(scale_weight)) and large
+against mu. The solver's last variable is s * sqrt(|W V|^2 + scale_floor^2), which keeps the
+problem well scaled for OSQP's tolerances.
     subject to lo <= G qdot <= hi   (velocity and position limits, collision rows)
                0 <= s <= 1
 
@@ -39,6 +42,7 @@ class QP:
         c: Shape (n_x,).
         A: Shape (n_rows, n_x).
         l, u: Shape (n_rows,); +-INF where unbounded.
+        s_unit: The last variable is s * s_unit (s is the task speed scale).
     """
 
     P: np.ndarray
@@ -46,6 +50,7 @@ class QP:
     A: np.ndarray
     l: np.ndarray
     u: np.ndarray
+    s_unit: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -70,8 +75,17 @@ class Inequalities:
     hi: np.ndarray
 
 
+def nullspace_projector(J: np.ndarray, damping: float = 1e-4) -> np.ndarray:
+    """I - J^+ J with a damped pseudo-inverse. J (m, n) -> (n, n)."""
+    n = J.shape[1]
+    if J.shape[0] == 0:
+        return np.eye(n)
+    pinv = J.T @ np.linalg.solve(J @ J.T + damping**2 * np.eye(J.shape[0]), np.eye(J.shape[0]))
+    return np.eye(n) - pinv @ J
+
+
 def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, posture: np.ndarray | None = None,
-             posture_weight: float = 1e-4, damping: float = 1e-6, scale_weight: float = 1e-2,
+             posture_weight: float = 1e-2, damping: float = 1e-9, scale_weight: float = 1e-4,
              scale_floor: float = 0.1, n_rows: int | None = None) -> QP:
     """Assemble the tick's QP (see the module docstring). Pure numpy, no solver.
 
@@ -89,17 +103,18 @@ def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, 
     n_x = n_dofs + 1
     P = np.zeros((n_x, n_x))
     c = np.zeros(n_x)
+    v2 = sum(float(np.sum((t.V * t.weights) ** 2)) for t in tasks)
+    v_unit = np.sqrt(v2 + scale_floor**2)  # the solver's variable is s * v_unit: well scaled for OSQP
     for t in tasks:
-        Jw = t.J * t.weights[:, None]
-        Vw = t.V * t.weights
-        M = np.hstack([Jw, -Vw[:, None]])  # residual M x = Jw qdot - s Vw
-        P += M.T @ M
-    P[:n_dofs, :n_dofs] += (posture_weight + damping) * np.eye(n_dofs)
+        M = np.hstack([t.J * t.weights[:, None], -(t.V * t.weights / v_unit)[:, None]])
+        P += M.T @ M  # residual M x = W J qdot - s W V
+    N = nullspace_projector(np.vstack([t.J * t.weights[:, None] for t in tasks]) if tasks else np.zeros((0, n_dofs)))
+    NtN = N.T @ N
+    P[:n_dofs, :n_dofs] += posture_weight * NtN + damping * np.eye(n_dofs)
     if posture is not None:
-        c[:n_dofs] -= posture_weight * posture
-    rho = scale_weight * (sum(float(np.sum((t.V * t.weights) ** 2)) for t in tasks) + scale_floor**2)
-    P[n_dofs, n_dofs] += rho
-    c[n_dofs] -= rho
+        c[:n_dofs] -= posture_weight * NtN @ posture
+    P[n_dofs, n_dofs] += scale_weight
+    c[n_dofs] -= scale_weight * v_unit
     G = np.vstack([lim.G for lim in limits]) if limits else np.zeros((0, n_dofs))
     lo = np.concatenate([lim.lo for lim in limits]) if limits else np.zeros(0)
     hi = np.concatenate([lim.hi for lim in limits]) if limits else np.zeros(0)
@@ -112,8 +127,8 @@ def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, 
     l = np.full(n_rows + 1, -INF)
     u = np.full(n_rows + 1, INF)
     l[:len(G)], u[:len(G)] = np.maximum(lo, -INF), np.minimum(hi, INF)
-    l[n_rows], u[n_rows] = 0.0, 1.0
-    return QP(P, c, A, l, u)
+    l[n_rows], u[n_rows] = 0.0, v_unit
+    return QP(P, c, A, l, u, v_unit)
 
 
 @dataclass(frozen=True)
@@ -159,4 +174,5 @@ class QPSolver:
         solved = res.info.status_val == osqp.SolverStatus.OSQP_SOLVED and np.all(np.isfinite(res.x))
         if not solved:
             return QPSolution(np.zeros(self.n_x - 1), 0.0, False, str(res.info.status), int(res.info.iter))
-        return QPSolution(res.x[:-1].copy(), float(res.x[-1]), True, str(res.info.status), int(res.info.iter))
+        return QPSolution(res.x[:-1].copy(), float(res.x[-1]) / qp.s_unit, True, str(res.info.status),
+                          int(res.info.iter))
