@@ -11,30 +11,38 @@ from app.kinematics.model import RobotModel
 
 
 class JointLimits:
-    """Velocity bounds intersected with a one-tick lookahead on the position limits.
+    """Velocity bounds intersected with a one-tick lookahead on the position limits, and an
+    acceleration window around the measured velocity.
 
     (q_min - q)/h <= qdot <= (q_max - q)/h and |qdot| <= velocity_scale * v_max, in one box row
     per DOF. A DOF already past a limit (physics slack) is asked to come back no faster than
-    its velocity bound allows: the box never becomes empty.
+    its velocity bound allows: the box never becomes empty. If ``accel_max`` is given, qdot
+    stays within qdot_measured +- accel_max h, clamped into that box (position and velocity
+    limits win over the acceleration window).
 
     Args:
         model: The robot.
         velocity_scale: Fraction of the URDF velocity limits to allow.
+        accel_max: Joint acceleration bound [rad/s^2 or m/s^2], scalar or (n_dofs,); None for none.
     """
 
-    def __init__(self, model: RobotModel, velocity_scale: float = 1.0):
+    def __init__(self, model: RobotModel, velocity_scale: float = 1.0, accel_max: float | None = None):
         self.v_max = np.minimum(model.v_max * velocity_scale, INF)
         self.q_min, self.q_max = model.q_lower, model.q_upper
+        self.accel_max = accel_max
 
     def __repr__(self) -> str:
-        return f"JointLimits(v_max={np.round(self.v_max, 3).tolist()})"
+        return f"JointLimits(v_max={np.round(self.v_max, 3).tolist()}, accel_max={self.accel_max})"
 
-    def compute_inequalities(self, q: np.ndarray, dt: float) -> Inequalities:
-        """Rows for one environment. q (n_dofs,), dt [s]."""
+    def compute_inequalities(self, q: np.ndarray, dt: float, qdot: np.ndarray | None = None) -> Inequalities:
+        """Rows for one environment. q (n_dofs,), dt [s], qdot (n_dofs,) measured velocity."""
         lo = np.maximum(-self.v_max, (self.q_min - q) / dt)
         hi = np.minimum(self.v_max, (self.q_max - q) / dt)
         lo, hi = np.minimum(lo, self.v_max), np.maximum(hi, -self.v_max)
         lo = np.minimum(lo, hi)
+        if self.accel_max is not None and qdot is not None:
+            step = self.accel_max * dt
+            lo, hi = np.clip(qdot - step, lo, hi), np.clip(qdot + step, lo, hi)
         return Inequalities(np.eye(len(q)), np.maximum(lo, -INF), np.minimum(hi, INF))
 
 

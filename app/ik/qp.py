@@ -85,7 +85,7 @@ def nullspace_projector(J: np.ndarray, damping: float = 1e-4) -> np.ndarray:
 
 
 def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, posture: np.ndarray | None = None,
-             posture_weight: float = 1e-2, damping: float = 1e-9, scale_weight: float = 1e-4,
+             posture_weight: float = 1e-3, damping: float = 1e-9, scale_weight: float = 1e-4,
              scale_floor: float = 0.1, n_rows: int | None = None) -> QP:
     """Assemble the tick's QP (see the module docstring). Pure numpy, no solver.
 
@@ -170,7 +170,7 @@ class QPSolver:
             raise InputError(f"QP of shape P{qp.P.shape}, A{qp.A.shape} does not fit this workspace "
                              f"({self.n_x} variables, {self.n_rows} rows)")
         self._solver.update(Px=qp.P[self._triu], Ax=qp.A[self._a_idx], q=qp.c, l=qp.l, u=qp.u)
-        res = self._solver.solve()
+        res = self._solver.solve(raise_error=False)
         solved = res.info.status_val == osqp.SolverStatus.OSQP_SOLVED and np.all(np.isfinite(res.x))
         if not solved:
             return QPSolution(np.zeros(self.n_x - 1), 0.0, False, str(res.info.status), int(res.info.iter))

@@ -71,9 +71,17 @@ def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, env: int,
     return [row for _, row in found[:pairs.max_rows]]
 
 
-def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: float = 1.0) -> float:
-    """Smallest signed distance [m] between the robot of ``env`` and the given bodies (inf if none within)."""
+def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: float = 1.0,
+                 movable_only: bool = False) -> float:
+    """Smallest signed distance [m] between the robot of ``env`` and the given bodies (inf if none within).
+
+    ``movable_only`` ignores links no joint moves (a base standing on the table touches it).
+    """
     client = robot.scene.client
+    body = robot.bodies[env]
+    movable = robot.model.jacobian_tables[3].any(axis=1)
+    pb_to_model = {pb_idx: robot.model.link_index(name) for name, pb_idx in body.link_index.items()}
     d = [pt[8] for bid in box_ids
-         for pt in pb.getClosestPoints(robot.bodies[env].body_id, bid, max_distance, physicsClientId=client)]
+         for pt in pb.getClosestPoints(body.body_id, bid, max_distance, physicsClientId=client)
+         if not movable_only or movable[pb_to_model[pt[3]]]]
     return min(d) if d else float("inf")

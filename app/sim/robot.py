@@ -43,7 +43,7 @@ class Robot:
         self.R_world_base = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
         self.base_quat = matrix_to_quat(self.R_world_base)
         self.bodies: list[LoadedBody] = []
-        self.position_gain = 1.0  # PyBullet motor kp: 1 tracks a 240 Hz command within ~0.1 mrad
+        self.position_gain = 0.1  # PyBullet motor kp for absolute position targets
         self.env_origins = np.zeros((1, 3))
 
     # ------------------------------------------------------------------ building and names
@@ -120,13 +120,18 @@ class Robot:
 
     set_dofs_position = set_qpos
 
-    def control_dofs_position(self, q: object, qdot: object | None = None) -> None:
+    def control_dofs_position(self, q: object, qdot: object | None = None, position_gain: float | None = None,
+                              velocity_gain: float = 1.0) -> None:
         """Position targets for the motors (setJointMotorControlArray), forces capped at the URDF efforts.
+
+        PyBullet's motor asks for the joint velocity kp (q_target - q)/dt + v + kd (v_target - v).
 
         Args:
             q: Target positions. Shape ([n_envs,] n_dofs).
             qdot: Target velocities (feed-forward). Shape ([n_envs,] n_dofs); zeros if None.
+            position_gain: kp; default ``self.position_gain``. velocity_gain: kd.
         """
+        kp = self.position_gain if position_gain is None else position_gain
         self._require_built()
         q_b = self._batched_q(q, "q")
         v_b = np.zeros_like(q_b) if qdot is None else self._batched_q(qdot, "qdot")
@@ -134,8 +139,9 @@ class Robot:
         for body, q_env, v_env in zip(self.bodies, q_b, v_b):
             pb.setJointMotorControlArray(body.body_id, self._joints, pb.POSITION_CONTROL,
                                          targetPositions=q_env.tolist(), targetVelocities=v_env.tolist(),
-                                         forces=forces, positionGains=[self.position_gain] * len(forces),
-                                         velocityGains=[1.0] * len(forces), physicsClientId=self.scene.client)
+                                         forces=forces, positionGains=[kp] * len(forces),
+                                         velocityGains=[velocity_gain] * len(forces),
+                                         physicsClientId=self.scene.client)
 
     # ------------------------------------------------------------------ frames
     def base_frames(self) -> tuple[np.ndarray, np.ndarray]:

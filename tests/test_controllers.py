@@ -1,0 +1,129 @@
+"""The QP controller in PyBullet DIRECT: limits, table margin, reaching, posture, stalls, QP failure."""
+
+import logging
+
+import numpy as np
+import pytest
+
+from app.control.controllers import QPController, QPControllerConfig
+from app.ik.qp import QPSolution
+from app.ik.tasks import FrameTask
+from app.sim.collision import CollisionPairs, min_distance
+from app.sim.scene import BoxSpec, Scene
+from tests.conftest import WIDOWX_URDF
+
+EE = "ee_gripper_link"
+# Measured slack of PyBullet's position motors behind a QP command that stops exactly at a limit:
+# the controller never commands past a limit, the physics overshoots by at most this much.
+LIMIT_SLACK = 0.01  # [rad] (measured 0.005)
+VELOCITY_SLACK = 0.01  # fraction of the velocity bound (measured 7e-5)
+
+
+def _scene(n_envs=None, table=False):
+    scene = Scene()
+    robot = scene.add_robot(str(WIDOWX_URDF))
+    if table:
+        scene.add_box(BoxSpec("table", (0.8, 0.8, 0.04), (0.3, 0.0, -0.0205)))
+    scene.build(n_envs=n_envs)
+    return scene, robot
+
+
+def _run(scene, controller, target_pos, target_quat, seconds):
+    qs, vs = [], []
+    for _ in range(int(round(seconds / scene.dt))):
+        controller.step(scene.t, target_pos, target_quat)
+        scene.step()
+        q, v = controller.robot._read_states()
+        qs.append(q)
+        vs.append(v)
+    return np.array(qs), np.array(vs)
+
+
+def test_targets_beyond_limits_never_cross_joint_or_velocity_limits():
+    scene, robot = _scene(n_envs=3)
+    model = robot.model
+    task = FrameTask(model, EE, gain=20.0)
+    ctrl = QPController(robot, task, QPControllerConfig(dt=scene.dt))
+    far = scene.env_origins + np.array([[0.0, 0.0, 1.5], [-0.6, 0.0, 0.1], [0.1, 0.9, -0.4]])
+    qs, vs = _run(scene, ctrl, far, np.tile([0.0, 1.0, 0.0, 0.0], (3, 1)), 5.0)
+    assert np.all(qs >= model.q_lower - LIMIT_SLACK) and np.all(qs <= model.q_upper + LIMIT_SLACK)
+    assert np.all(np.abs(ctrl.telemetry.arrays()["qp_ok"]))
+    cmd = np.array([np.abs(q) for q in [ctrl.last_qdot]])
+    assert np.all(cmd <= model.v_max + 1e-6)
+    assert np.all(np.abs(vs) <= model.v_max * (1 + VELOCITY_SLACK))
+    scene.close()
+
+
+def test_table_margin_holds_while_target_is_inside_the_table():
+    scene, robot = _scene(table=True)
+    task = FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False))
+    cfg = QPControllerConfig(dt=scene.dt, d_safe=0.01)
+    ctrl = QPController(robot, task, cfg, CollisionPairs(obstacles=("table",)))
+    target = np.array([[0.35, 0.05, -0.05]])  # 5 cm inside the table
+    dists = []
+    for _ in range(int(3.0 / scene.dt)):
+        ctrl.step(scene.t, target, None)
+        scene.step()
+        dists.append(min_distance(robot, scene.box_ids["table"], 0, movable_only=True))
+    assert min(dists) >= cfg.d_safe - 1e-3
+    assert dists[-1] < cfg.d_safe + 2e-3  # it does press down to the margin
+    scene.close()
+
+
+def test_reachable_static_target_is_reached():
+    scene, robot = _scene()
+    pos, quat = robot.model.forward_kinematics(np.array([0.4, 1.2, 0.9, -0.3, 0.3, 0.5, 0.02, 0.02]), [EE])
+    ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0), QPControllerConfig(dt=scene.dt))
+    _run(scene, ctrl, pos, quat, 3.0)  # (1, 3) and (1, 4): one environment
+    tel = ctrl.telemetry.arrays()
+    assert tel["pos_err"][-1, 0] <= 1e-3 and tel["rot_err"][-1, 0] <= 1e-2
+    assert not tel["stalled"].any()
+    scene.close()
+
+
+def test_posture_changes_while_end_effector_stays_put():
+    scene, robot = _scene()
+    model = robot.model
+    q0 = np.array([1.0, 1.9, 1.5, -0.9, 0.8, 0.5, 0.02, 0.02])  # far from mid-range
+    robot.set_qpos(q0)
+    pos, _ = model.forward_kinematics(q0, [EE])
+    task = FrameTask(model, EE, gain=10.0, rot_mask=(False, False, False))  # 3-D task: a 5-D nullspace
+    ctrl = QPController(robot, task, QPControllerConfig(dt=scene.dt, posture_gain=2.0))
+    ee = []
+    for _ in range(240):
+        ctrl.step(scene.t, pos, None)
+        scene.step()
+        ee.append(model.forward_kinematics(robot.get_qpos(), [EE])[0][0])
+    drift = np.linalg.norm(np.diff(np.array(ee), axis=0), axis=1)
+    assert drift.max() < 1e-4
+    assert np.linalg.norm(robot.get_qpos() - q0) > 0.05  # the posture moved
+    scene.close()
+
+
+def test_stall_fires_on_unreachable_target_and_not_on_reachable():
+    scene, robot = _scene(n_envs=2)
+    ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False)),
+                        QPControllerConfig(dt=scene.dt, stall_window=120))
+    targets = scene.env_origins + np.array([[1.5, 0.0, 0.3], [0.3, 0.1, 0.25]])
+    _run(scene, ctrl, targets, None, 3.0)
+    stalled = ctrl.telemetry.arrays()["stalled"]
+    assert stalled[-1, 0] and not stalled[:, 1].any()
+    scene.close()
+
+
+def test_qp_failure_commands_safe_stop_and_is_reported(monkeypatch, caplog):
+    scene, robot = _scene()
+    ctrl = QPController(robot, FrameTask(robot.model, EE), QPControllerConfig(dt=scene.dt))
+    failed = QPSolution(np.zeros(robot.n_dofs), 0.0, False, "primal infeasible", 10)
+    monkeypatch.setattr(ctrl.solvers[0], "solve", lambda qp: failed)
+    q_before = robot.get_qpos()
+    sent = {}
+    monkeypatch.setattr(robot, "control_dofs_position", lambda q, qdot=None, **kw: sent.update(q=q, qdot=qdot))
+    with caplog.at_level(logging.WARNING):
+        for _ in range(5):
+            ctrl.step(scene.t, np.array([[0.3, 0.0, 0.2]]), None)
+    np.testing.assert_array_equal(sent["q"], q_before)
+    np.testing.assert_array_equal(sent["qdot"], np.zeros(robot.n_dofs))
+    assert caplog.text.count("primal infeasible") == 1  # once per failure episode
+    assert not ctrl.telemetry.arrays()["qp_ok"].any()
+    scene.close()
