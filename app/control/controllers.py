@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.limits import CollisionLimit, JointLimits
 from app.ik.qp import QPSolver, build_qp
@@ -125,6 +126,11 @@ class QPController:
         self.last_qdot = qdot
         return qdot
 
+    def track(self, t: float, targets: Targets) -> None:
+        """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""
+        twist = np.concatenate([targets.vel[:, 0], np.zeros_like(targets.vel[:, 0])], axis=1)
+        self.step(t, targets.pos[:, 0], targets.quat[:, 0] if self.task.rot_mask != (False,) * 3 else None, twist)
+
     def _solve_env(self, env: int, q: np.ndarray, v: np.ndarray, term):
         cfg = self.config
         limits = [self.joint_limits.compute_inequalities(q, cfg.dt, v)]
@@ -144,3 +150,71 @@ class QPController:
         Ax = qp.A[:, :-1] @ sol.qdot + qp.A[:, -1] * sol.scale
         at = (np.abs(Ax - qp.l) < tol) | (np.abs(Ax - qp.u) < tol)
         return [f"row{i}" for i in np.flatnonzero(at[:-1])]
+
+
+class PoseIKController:
+    """One batched pose-IK call for every environment per tick (Genesis' batched IK example).
+
+    Args:
+        robot: The built robot.
+        links: Link names: one (pose IK) or several (multi-link IK, one target each).
+        pos_mask, rot_mask: IK masks. mode: 'control' (motors) or 'kinematic' (set the state).
+        dt: Control tick [s]. ik_options: IKOptions fields (tolerances, iterations, restarts).
+    """
+
+    def __init__(self, robot: Robot, links: list[str], pos_mask=(True, True, True), rot_mask=(True, True, True),
+                 mode: str = "control", dt: float = 1.0 / 240.0, stall_window: int = 120, **ik_options):
+        self.robot, self.links, self.mode, self.dt = robot, list(links), mode, dt
+        self.masks = dict(pos_mask=tuple(pos_mask), rot_mask=tuple(rot_mask))
+        self.ik_options = ik_options
+        self.stalls = StallDetector(robot.n_envs, stall_window)
+        self.telemetry = TelemetryLog()
+        self._q_prev: np.ndarray | None = None
+
+    def track(self, t: float, targets: Targets) -> None:
+        robot = self.robot
+        q_now = robot._read_states()[0]
+        pos, quat = robot._unbatch(targets.pos), robot._unbatch(targets.quat)
+        kwargs = dict(init_qpos=robot._unbatch(q_now), return_info=True, **self.masks, **self.ik_options)
+        if len(self.links) == 1:
+            info = robot.inverse_kinematics(self.links[0], pos[..., 0, :], quat[..., 0, :], **kwargs)
+        else:
+            info = robot.inverse_kinematics_multilink(self.links, [pos[..., i, :] for i in range(len(self.links))],
+                                                      [quat[..., i, :] for i in range(len(self.links))], **kwargs)
+        q = info.q.reshape(robot.n_envs, robot.n_dofs)
+        if self.mode == "kinematic":
+            robot.set_qpos(robot._unbatch(q))
+        else:
+            qdot = np.zeros_like(q) if self._q_prev is None else (q - self._q_prev) / self.dt
+            robot.control_dofs_position(robot._unbatch(q), robot._unbatch(qdot))
+        self._q_prev = q
+        self._record(t, targets, np.atleast_1d(info.converged))
+
+    def _record(self, t: float, targets: Targets, converged: np.ndarray) -> None:
+        """Tracking errors of the measured state (not of the IK answer) against the targets."""
+        robot = self.robot
+        q = robot._read_states()[0]
+        idx = [robot.model.link_index(l) for l in self.links]
+        pos, quat = robot.forward_kinematics(robot._unbatch(q), idx)
+        pos, quat = pos.reshape(robot.n_envs, len(idx), 3), quat.reshape(robot.n_envs, len(idx), 4)
+        mask = np.array(self.masks["pos_mask"])
+        pos_err = np.linalg.norm((pos - targets.pos) * mask, axis=-1).max(axis=1)
+        rot_err = _masked_rotation_error(quat, targets.quat, self.masks["rot_mask"]).max(axis=1)
+        stalled = self.stalls.update(pos_err, targets.pos[:, 0])
+        n = robot.n_envs
+        self.telemetry.record(t, pos_err, rot_err, converged, np.ones(n), np.zeros(n, int), np.full(n, np.inf),
+                              stalled, [[] for _ in range(n)])
+
+
+def _masked_rotation_error(quat: np.ndarray, quat_target: np.ndarray, rot_mask) -> np.ndarray:
+    """Angle [rad] between orientations, or between the single masked axis when one is selected."""
+    from app.kinematics.rotations import quat_conjugate, quat_log, quat_multiply, quat_to_matrix
+
+    n_true = int(np.sum(rot_mask))
+    if n_true == 0:
+        return np.zeros(quat.shape[:-1])
+    if n_true == 1:
+        k = int(np.argmax(rot_mask))
+        a, b = quat_to_matrix(quat)[..., :, k], quat_to_matrix(quat_target)[..., :, k]
+        return np.arccos(np.clip(np.sum(a * b, axis=-1), -1.0, 1.0))
+    return np.linalg.norm(quat_log(quat_multiply(quat_target, quat_conjugate(quat))), axis=-1)

@@ -1,0 +1,95 @@
+"""Target generators built from a run config: where each environment's targets are at time t.
+
+Each returns world-frame targets for every environment: positions (n_envs, n_targets, 3),
+quaternions (n_envs, n_targets, 4) (w, x, y, z) and linear velocities (n_envs, n_targets, 3)
+for the controllers' feed-forward.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.config.schema import TaskSection
+from app.kinematics.rotations import quat_normalize
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Targets at one instant. pos (n_envs, k, 3) [m], quat (n_envs, k, 4), vel (n_envs, k, 3) [m/s]."""
+
+    pos: np.ndarray
+    quat: np.ndarray
+    vel: np.ndarray
+
+
+class TargetGenerator:
+    """Targets of a :class:`TaskSection` for environments whose origins are ``env_origins`` (n_envs, 3).
+
+    Args:
+        task: The task section. env_origins: World origins of the environments.
+        base_pos: Robot base position relative to each env origin (the task's centre is relative to it).
+        seed: Seeds the per-environment angular speeds.
+    """
+
+    def __init__(self, task: TaskSection, env_origins: np.ndarray, base_pos: np.ndarray, seed: int):
+        self.task = task
+        self.origins = env_origins + base_pos
+        n = len(env_origins)
+        lo, hi = task.angular_speed_range
+        self.omega = np.random.default_rng(seed).uniform(lo, hi, n)
+        self.quat = quat_normalize(np.array(task.quat))
+        self.n_targets = 2 if task.type == "fingertips" else 1
+        if task.type == "path":
+            pts = np.array(task.waypoints)
+            seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+            self._path = (pts, np.concatenate([[0.0], np.cumsum(seg)]))
+
+    def __call__(self, t: float) -> Targets:
+        kind = self.task.type
+        if kind == "path":
+            pos, vel = self._on_path(t)
+        else:
+            pos, vel = self._circle(t) if kind in ("circle", "fingertips") else self._static()
+        pos, vel = self.origins + pos, vel
+        n = len(pos)
+        if kind == "fingertips":
+            pos, vel = self._fingertips(t, pos, vel)
+        else:
+            pos, vel = pos[:, None], vel[:, None]
+        quat = np.broadcast_to(self.quat, (n, self.n_targets, 4)).copy()
+        return Targets(pos, quat, vel)
+
+    def _static(self):
+        n = len(self.origins)
+        return np.broadcast_to(np.array(self.task.center), (n, 3)), np.zeros((n, 3))
+
+    def _circle(self, t: float):
+        c, r, w = np.array(self.task.center), self.task.radius, self.omega
+        a = w * t
+        pos = c + r * np.stack([np.cos(a), np.sin(a), np.zeros_like(a)], axis=1)
+        vel = r * w[:, None] * np.stack([-np.sin(a), np.cos(a), np.zeros_like(a)], axis=1)
+        return pos, vel
+
+    def _fingertips(self, t: float, centre: np.ndarray, vel: np.ndarray):
+        """Left and right targets on the line of the target frame's y axis, ``gap`` apart."""
+        from app.kinematics.rotations import quat_to_matrix
+
+        y_axis = quat_to_matrix(self.quat)[:, 1]
+        half = 0.5 * (self.task.gap + self.task.gap_amplitude * np.sin(2.0 * t))
+        dhalf = 0.5 * self.task.gap_amplitude * 2.0 * np.cos(2.0 * t)
+        pos = np.stack([centre + half * y_axis, centre - half * y_axis], axis=1)
+        v = np.stack([vel + dhalf * y_axis, vel - dhalf * y_axis], axis=1)
+        return pos, v
+
+    def _on_path(self, t: float):
+        pts, arc = self._path
+        total = arc[-1]
+        s = (self.task.speed * t) % total if total > 0 else 0.0
+        i = int(np.clip(np.searchsorted(arc, s, side="right") - 1, 0, len(pts) - 2))
+        seg = pts[i + 1] - pts[i]
+        length = max(arc[i + 1] - arc[i], 1e-12)
+        pos = pts[i] + seg * (s - arc[i]) / length
+        n = len(self.origins)
+        return np.broadcast_to(pos, (n, 3)), np.broadcast_to(seg / length * self.task.speed, (n, 3))

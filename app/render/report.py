@@ -1,0 +1,69 @@
+"""The JSON report of a run and the tracking-error plot."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+def write_json_atomic(path: Path, data: dict) -> Path:
+    """Write JSON to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".json", prefix=f".{path.stem}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, allow_nan=False, default=_jsonable)
+        os.replace(tmp, path)
+        os.chmod(path, 0o644)  # mkstemp made it private
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return np.where(np.isfinite(value), value, None).tolist() if value.dtype.kind == "f" else value.tolist()
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def finite_or_none(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
+def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, title: str) -> Path:
+    """PNG of position and rotation tracking error over time, one line per environment."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    axes[0].plot(t, pos_err * 1e3, lw=0.8)
+    axes[0].set_ylabel("position error [mm]")
+    axes[1].plot(t, np.degrees(rot_err), lw=0.8)
+    axes[1].set_ylabel("rotation error [deg]")
+    axes[1].set_xlabel("time [s]")
+    for ax in axes:
+        ax.set_yscale("symlog", linthresh=1e-2)
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"{title}: tracking error ({pos_err.shape[1]} env{'s' if pos_err.shape[1] > 1 else ''})")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".png", prefix=f".{path.stem}.", dir=path.parent)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=100)
+        os.replace(tmp, path)
+        os.chmod(path, 0o644)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path

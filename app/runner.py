@@ -1,0 +1,156 @@
+"""One run, as the seed's example loop reads: build the scene, then per tick targets -> solve ->
+command -> step -> record; then write the video, the report and the plot."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from app.config.schema import RunConfig
+from app.control.controllers import PoseIKController, QPController, QPControllerConfig
+from app.control.tasks import TargetGenerator
+from app.ik.tasks import FrameTask
+from app.render.camera import Camera, framing_camera
+from app.render.report import finite_or_none, plot_tracking, write_json_atomic
+from app.render.video import Progress, write_mp4
+from app.sim.build import build_scene
+from app.sim.collision import CollisionPairs
+from app.sim.robot import Robot
+from app.sim.scene import Scene
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunResult:
+    """What a run produced: final state, telemetry, output paths and timings [s]."""
+
+    q_final: np.ndarray
+    ee_pos: np.ndarray
+    ee_quat: np.ndarray
+    targets_pos: np.ndarray
+    targets_quat: np.ndarray
+    telemetry: dict
+    outputs: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+
+def make_controller(run: RunConfig, robot: Robot, scene: Scene, dt: float):
+    """The configured controller for ``robot`` ticking every ``dt`` seconds."""
+    c, t = run.controller, run.task
+    links = list(t.links) if t.type == "fingertips" else [run.scene_config.robot.ee_link]
+    if c.type == "ik":
+        return PoseIKController(robot, links, t.pos_mask, t.rot_mask, c.mode, dt, pos_tol=c.pos_tol,
+                                rot_tol=c.rot_tol, max_iters=c.max_iters, max_restarts=c.max_restarts, seed=run.seed)
+    task = FrameTask(robot.model, links[0], c.gain, t.pos_mask, t.rot_mask)
+    names = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
+    pairs = CollisionPairs(names, c.self_pairs, c.detection_distance) if names or c.self_pairs else None
+    cfg = QPControllerConfig(dt=dt, gain=c.gain, velocity_scale=c.velocity_scale, accel_max=c.accel_max,
+                             d_safe=c.d_safe, gamma=c.gamma)
+    return QPController(robot, task, cfg, pairs)
+
+
+def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_tick=None) -> tuple:
+    """The control loop; returns (controller, generator, frames, timings). ``on_tick(k)`` may pause (GUI)."""
+    physics_hz = run.scene_config.physics_hz
+    every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
+    controller = make_controller(run, robot, scene, every / physics_hz)
+    targets = TargetGenerator(run.task, scene.env_origins, np.array(run.scene_config.robot.base_pos), run.seed)
+    first = targets(0.0)
+    markers = [[scene.draw_debug_frame(first.pos[e, k], first.quat[e, k], axis_length=0.08)
+                for k in range(targets.n_targets)] for e in range(len(scene.env_origins))]
+    camera = _camera(run, scene) if record_video else None
+    n_steps = int(round(run.duration * physics_hz))
+    frame_every = physics_hz / run.video.fps
+    frames, timings = [], dict(control=0.0, physics=0.0, render=0.0)
+    progress = Progress("simulating", n_steps) if n_steps * robot.n_envs > 20000 else None
+    for k in range(n_steps):
+        t = k / physics_hz
+        tg = targets(t)
+        t0 = time.perf_counter()
+        if k % every == 0:
+            controller.track(t, tg)
+        t1 = time.perf_counter()
+        for e, row in enumerate(markers):
+            for i, marker in enumerate(row):
+                marker.set_pose(tg.pos[e, i], tg.quat[e, i])
+        scene.update_debug_objects()
+        scene.step()
+        t2 = time.perf_counter()
+        if camera is not None and k >= len(frames) * frame_every - 1e-9:
+            frames.append(camera.frame())
+        timings["control"] += t1 - t0
+        timings["physics"] += t2 - t1
+        timings["render"] += time.perf_counter() - t2
+        if on_tick is not None:
+            on_tick(k)
+        if progress and k % 50 == 0:
+            progress.update(k)
+    if progress:
+        progress.update(n_steps)
+    return controller, targets, frames, timings
+
+
+def _camera(run: RunConfig, scene: Scene) -> Camera:
+    section = framing_camera(run.scene_config.camera, scene.env_origins)
+    return Camera(scene.client, section, run.video.width, run.video.height)
+
+
+def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False, on_tick=None) -> RunResult:
+    """Run ``run`` and write its outputs into ``out_dir``."""
+    t_start = time.perf_counter()
+    scene, robot = build_scene(run, gui)
+    try:
+        record = video and run.video.enabled
+        controller, targets, frames, timings = simulate(run, scene, robot, record, on_tick)
+        result = _final_state(run, scene, robot, controller, targets)
+    finally:
+        scene.close()
+    if record and frames:
+        t0 = time.perf_counter()
+        result.outputs["video"] = str(write_mp4(out_dir / run.video.filename, frames, run.video.fps, len(frames)))
+        timings["encode"] = time.perf_counter() - t0
+    timings["total"] = time.perf_counter() - t_start
+    result.timings = timings
+    if run.report.enabled:
+        result.outputs["report"] = str(write_json_atomic(out_dir / run.report.filename, report_dict(run, result)))
+        if run.report.plot:
+            tel = result.telemetry
+            result.outputs["plot"] = str(plot_tracking(out_dir / run.report.plot_filename, tel["t"], tel["pos_err"],
+                                                       tel["rot_err"], run.name))
+    return result
+
+
+def _final_state(run, scene, robot, controller, targets) -> RunResult:
+    q = robot._read_states()[0]
+    links = list(run.task.links) if run.task.type == "fingertips" else [run.scene_config.robot.ee_link]
+    pos, quat = robot.forward_kinematics(robot._unbatch(q), [robot.model.link_index(l) for l in links])
+    tg = targets(scene.t)
+    n = robot.n_envs
+    return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,
+                     controller.telemetry.arrays())
+
+
+def report_dict(run: RunConfig, result: RunResult) -> dict:
+    """Per environment: final joints, link poses, targets, errors, flags, margins; plus timings."""
+    tel = result.telemetry
+    envs = []
+    for e in range(len(result.q_final)):
+        envs.append({
+            "env": e,
+            "q_final": result.q_final[e],
+            "links_pos": result.ee_pos[e], "links_quat_wxyz": result.ee_quat[e],
+            "target_pos": result.targets_pos[e], "target_quat_wxyz": result.targets_quat[e],
+            "pos_err_final_m": float(tel["pos_err"][-1, e]), "rot_err_final_rad": float(tel["rot_err"][-1, e]),
+            "pos_err_max_after_1s_m": float(np.max(tel["pos_err"][tel["t"] >= min(1.0, tel["t"][-1]), e])),
+            "solver_ok_fraction": float(np.mean(tel["qp_ok"][:, e])),
+            "stalled_final": bool(tel["stalled"][-1, e]), "stalled_ever": bool(tel["stalled"][:, e].any()),
+            "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
+        })
+    return {"config": run.name, "controller": run.controller.type, "task": run.task.type,
+            "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
+            "timings_s": {k: round(v, 4) for k, v in result.timings.items()}, "environments": envs}
