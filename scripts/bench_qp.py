@@ -58,13 +58,14 @@ def bench_tick(ticks: int) -> None:
     task.set_target(pos[:, 0], quat[:, 0])
     terms = task.terms(qs)
     rows = [collision_rows(model, q, rng) for q in qs[:50]]
-    solver = QPSolver(model.n_dofs + 1, model.n_dofs + 11)
+    solver = QPSolver(model.n_dofs, model.n_dofs + 10)
     build_t, qp_t, fresh_t, dls_t = [], [], [], []
     for i, q in enumerate(qs):
         t0 = time.perf_counter()
         ineq = [limits.compute_inequalities(q, DT, np.zeros(model.n_dofs)),
                 coll.compute_inequalities(rows[i % 50], DT)]
-        qp = build_qp([terms[i]], ineq, model.n_dofs, posture=model.mid_config() - q, n_rows=model.n_dofs + 10)
+        qp = build_qp([terms[i]], ineq, model.n_dofs, box=ineq[0], posture=model.mid_config() - q,
+                      n_rows=model.n_dofs + 10)
         t1 = time.perf_counter()
         solver.solve(qp)
         t2 = time.perf_counter()

@@ -15,8 +15,8 @@ from tests.conftest import WIDOWX_URDF
 EE = "ee_gripper_link"
 # Measured slack of PyBullet's position motors behind a QP command that stops exactly at a limit:
 # the controller never commands past a limit, the physics overshoots by at most this much.
-LIMIT_SLACK = 0.01  # [rad] (measured 0.005)
-VELOCITY_SLACK = 0.01  # fraction of the velocity bound (measured 7e-5)
+LIMIT_SLACK = 0.005  # [rad] (measured 0.0003 with the braking bound of JointLimits)
+VELOCITY_SLACK = 0.01  # fraction of the velocity bound (measured 0.004)
 
 
 def _scene(n_envs=None, table=False):

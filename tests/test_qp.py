@@ -4,29 +4,33 @@ import numpy as np
 import pytest
 
 from app import InputError
-from app.ik.qp import INF, QP, Inequalities, QPSolver, TaskTerm, build_qp
+from app.ik.qp import INF, QP, Inequalities, QPSolver, TaskTerm, build_qp, feasible_scale
 
 
 def test_build_qp_matrices_match_the_written_cost():
     rng = np.random.default_rng(0)
-    J, V, w = rng.normal(size=(6, 4)), rng.normal(size=6), np.array([1, 1, 1, 0.1, 0.1, 0.1])
+    J, V, w = rng.normal(size=(3, 4)), rng.normal(size=3), np.array([1.0, 1.0, 0.1])  # a 1-D nullspace
     lim = Inequalities(np.eye(4), -np.ones(4), np.ones(4))
-    J = J[:3]  # 3 rows, 4 DOFs: a one-dimensional nullspace for the posture
-    V, w = V[:3], w[:3]
-    qp = build_qp([TaskTerm(J, V, w)], [lim], 4, posture=np.ones(4), posture_weight=1e-3, damping=0.0,
-                  scale_weight=1e-2, scale_floor=0.0, n_rows=6)
-    x, s = rng.normal(size=4), 0.7
-    z = np.append(x, s * qp.s_unit)
-    rho = 1e-2 * np.sum((V * w) ** 2)
+    qp = build_qp([TaskTerm(J, V, w)], [lim], 4, posture=np.ones(4), posture_weight=1e-3, damping=0.0, n_rows=6)
+    x = rng.normal(size=4)
     null = np.linalg.svd(J * w[:, None])[2][-1]  # unit vector spanning the nullspace
-    posture = 0.5e-3 * (null @ (x - 1)) ** 2
-    cost = 0.5 * np.sum((w * (J @ x - s * V)) ** 2) + 0.5 * rho * (1 - s) ** 2 + posture
-    const = 0.5 * rho + 0.5e-3 * (null @ np.ones(4)) ** 2  # terms without x or s
-    np.testing.assert_allclose(0.5 * z @ qp.P @ z + qp.c @ z + const, cost, rtol=1e-6)
-    assert qp.A.shape == (7, 5) and np.allclose(qp.P, qp.P.T)
-    np.testing.assert_array_equal(qp.A[:4, :4], np.eye(4))
-    assert (qp.l[4:6] == -INF).all() and (qp.u[4:6] == INF).all()  # padding rows are free
-    assert (qp.l[6], qp.u[6], qp.A[6, 4]) == (0.0, qp.s_unit, 1.0)  # 0 <= s <= 1
+    cost = 0.5 * np.sum((w * (J @ x - V)) ** 2) + 0.5e-3 * (null @ (x - 1)) ** 2
+    const = 0.5 * np.sum((w * V) ** 2) + 0.5e-3 * (null @ np.ones(4)) ** 2  # terms without x
+    np.testing.assert_allclose(0.5 * x @ qp.P @ x + qp.c @ x + const, cost, rtol=1e-6)
+    assert qp.A.shape == (6, 4) and np.allclose(qp.P, qp.P.T) and qp.scale == 1.0
+    np.testing.assert_array_equal(qp.A[:4], np.eye(4))
+    assert (qp.l[4:] == -INF).all() and (qp.u[4:] == INF).all()  # padding rows are free
+
+
+def test_feasible_scale_fits_the_least_squares_velocity_into_the_box():
+    J, V = np.eye(2), np.array([4.0, -1.0])
+    assert feasible_scale(J, V, -np.ones(2), np.ones(2)) == pytest.approx(0.25, rel=1e-5)
+    assert feasible_scale(J, np.array([0.5, 0.5]), -np.ones(2), np.ones(2)) == 1.0
+    # y is pinned (it may not move in -y): the scale comes from the motion that remains possible
+    assert feasible_scale(J, V, np.array([-1.0, 0.0]), np.ones(2)) == pytest.approx(0.25, rel=1e-5)
+    # a redundant joint takes over from one pinned at its limit
+    J2 = np.array([[1.0, 1.0]])
+    assert feasible_scale(J2, np.array([-0.5]), np.array([0.0, -1.0]), np.ones(2)) == 1.0
 
 
 def test_too_many_rows_is_an_error():
@@ -43,8 +47,8 @@ def test_infeasible_twist_is_scaled_along_its_own_direction():
     """Pure velocity bounds: the end-effector velocity keeps the desired direction, its speed shrinks."""
     J, V = _planar_arm_jacobian(), np.array([3.0, 1.0])
     lim = Inequalities(np.eye(3), -np.ones(3), np.ones(3))
-    qp = build_qp([TaskTerm(J, V, np.ones(2))], [lim], 3, n_rows=3)
-    sol = QPSolver(4, 4).solve(qp)
+    qp = build_qp([TaskTerm(J, V, np.ones(2))], [lim], 3, box=lim, n_rows=3)
+    sol = QPSolver(3, 3).solve(qp)
     assert sol.solved and 0.0 < sol.scale < 0.9
     v = J @ sol.qdot
     angle = np.arccos(v @ V / np.linalg.norm(v) / np.linalg.norm(V))
@@ -58,20 +62,21 @@ def test_infeasible_twist_is_scaled_along_its_own_direction():
 
 def test_feasible_twist_is_tracked_exactly():
     J, V = _planar_arm_jacobian(), np.array([0.05, 0.02])
-    qp = build_qp([TaskTerm(J, V, np.ones(2))], [Inequalities(np.eye(3), -np.ones(3), np.ones(3))], 3, n_rows=3)
-    sol = QPSolver(4, 4).solve(qp)
-    assert sol.solved and sol.scale > 0.99
+    lim = Inequalities(np.eye(3), -np.ones(3), np.ones(3))
+    qp = build_qp([TaskTerm(J, V, np.ones(2))], [lim], 3, box=lim, n_rows=3)
+    sol = QPSolver(3, 3).solve(qp)
+    assert sol.solved and sol.scale == 1.0
     np.testing.assert_allclose(J @ sol.qdot, V * sol.scale, atol=1e-5)
 
 
 def test_warm_workspace_matches_fresh_solves_across_updates():
     rng = np.random.default_rng(1)
-    warm = QPSolver(5, 5)
+    warm = QPSolver(4, 4)
     for _ in range(5):
         J, V = rng.normal(size=(3, 4)), rng.normal(size=3)
         lim = Inequalities(np.eye(4), -rng.uniform(0.5, 2, 4), rng.uniform(0.5, 2, 4))
         qp = build_qp([TaskTerm(J, V, np.ones(3))], [lim], 4, n_rows=4)
-        a, b = warm.solve(qp), QPSolver(5, 5).solve(qp)
+        a, b = warm.solve(qp), QPSolver(4, 4).solve(qp)
         assert a.solved and b.solved
         np.testing.assert_allclose(a.qdot, b.qdot, atol=1e-4)
 
@@ -83,7 +88,7 @@ def test_infeasible_qp_reports_failure_and_returns_zeros_not_nan():
     qp = QP(np.eye(3), np.zeros(3), A, np.array([1.0, -INF, 0.0]), np.array([INF, -1.0, 1.0]))  # x0 >= 1 and x0 <= -1
     sol = QPSolver(3, 3).solve(qp)
     assert not sol.solved and "infeasible" in sol.status
-    np.testing.assert_array_equal(sol.qdot, np.zeros(2))
+    np.testing.assert_array_equal(sol.qdot, np.zeros(3))
 
 
 def test_wrong_size_qp_is_refused():

@@ -77,7 +77,7 @@ class QPController:
         self.collision_limit = CollisionLimit(config.d_safe, config.gamma)
         n = robot.n_dofs
         self.n_rows = n + (collisions.max_rows if collisions else 0)
-        self.solvers = [QPSolver(n + 1, self.n_rows + 1) for _ in range(robot.n_envs)]
+        self.solvers = [QPSolver(n, self.n_rows) for _ in range(robot.n_envs)]
         self.stalls = StallDetector(robot.n_envs, config.stall_window, config.stall_tol)
         self.telemetry = TelemetryLog()
         self.last_qdot = np.zeros((robot.n_envs, n))
@@ -133,23 +133,24 @@ class QPController:
 
     def _solve_env(self, env: int, q: np.ndarray, v: np.ndarray, term):
         cfg = self.config
-        limits = [self.joint_limits.compute_inequalities(q, cfg.dt, v)]
+        box = self.joint_limits.compute_inequalities(q, cfg.dt, v)
+        limits = [box]
         rows = []
         if self.collisions is not None:
             rows = distance_rows(self.robot, self.collisions, q, env, self.robot.scene.box_ids)
             if rows:
                 limits.append(self.collision_limit.compute_inequalities(rows, cfg.dt))
         posture = cfg.posture_gain * (self.robot.model.mid_config() - q)
-        qp = build_qp([term], limits, self.robot.n_dofs, posture=posture, posture_weight=cfg.posture_weight,
-                      n_rows=self.n_rows)
+        qp = build_qp([term], limits, self.robot.n_dofs, box=box, posture=posture,
+                      posture_weight=cfg.posture_weight, n_rows=self.n_rows)
         return self.solvers[env].solve(qp), rows, qp
 
     @staticmethod
     def _active(qp, sol, tol: float = 1e-6) -> list[str]:
         """Names ('row<i>') of constraint rows at a bound."""
-        Ax = qp.A[:, :-1] @ sol.qdot + qp.A[:, -1] * sol.scale
+        Ax = qp.A @ sol.qdot
         at = (np.abs(Ax - qp.l) < tol) | (np.abs(Ax - qp.u) < tol)
-        return [f"row{i}" for i in np.flatnonzero(at[:-1])]
+        return [f"row{i}" for i in np.flatnonzero(at)]
 
 
 class PoseIKController:

@@ -18,7 +18,8 @@ class JointLimits:
     per DOF. A DOF already past a limit (physics slack) is asked to come back no faster than
     its velocity bound allows: the box never becomes empty. If ``accel_max`` is given, qdot
     stays within qdot_measured +- accel_max h, clamped into that box (position and velocity
-    limits win over the acceleration window).
+    limits win over the acceleration window), and |qdot| <= sqrt(2 accel_max d) at a distance d
+    from a limit, so that the joint can still brake before it.
 
     Args:
         model: The robot.
@@ -38,6 +39,10 @@ class JointLimits:
         """Rows for one environment. q (n_dofs,), dt [s], qdot (n_dofs,) measured velocity."""
         lo = np.maximum(-self.v_max, (self.q_min - q) / dt)
         hi = np.minimum(self.v_max, (self.q_max - q) / dt)
+        if self.accel_max is not None:  # no faster than what can still brake before the limit
+            with np.errstate(invalid="ignore"):
+                lo = np.maximum(lo, -np.sqrt(2.0 * self.accel_max * np.maximum(q - self.q_min, 0.0)))
+                hi = np.minimum(hi, np.sqrt(2.0 * self.accel_max * np.maximum(self.q_max - q, 0.0)))
         lo, hi = np.minimum(lo, self.v_max), np.maximum(hi, -self.v_max)
         lo = np.minimum(lo, hi)
         if self.accel_max is not None and qdot is not None:

@@ -1,19 +1,17 @@
 """Velocity QP of one control tick: build it as plain matrices, solve it with warm OSQP workspaces.
 
-Decision variable x = [qdot (n_dofs), s]: joint velocities [rad/s or m/s] and a task speed scale
-s in [0, 1]. The tasks ask J qdot = s V_des, so that an infeasible twist is scaled down along
-its own direction instead of being bent by the constraints; (1 - s)^2 is penalised lightly.
+Decision variable: joint velocities qdot (n_dofs) [rad/s or m/s].
 
-    minimise   1/2 |W (J qdot - s V)|^2 + rho/2 (1 - s)^2 + eps/2 |N (qdot - qdot_posture)|^2 + mu/2 |qdot|^2
-
-N = I - J_w^+ J_w projects onto the tasks' nullspace: the posture acts only where the tasks do
-not look, so it cannot trade task speed for posture. rho = scale_weight (|W V|^2 + scale_floor^2)
-is relative to the task's own size, so that giving up speed costs the same whatever the twist's
-magnitude; it is small against the task term (direction kept to O(scale_weight)) and large
-against mu. The solver's last variable is s * sqrt(|W V|^2 + scale_floor^2), which keeps the
-problem well scaled for OSQP's tolerances.
+    minimise   1/2 |W (J qdot - a V)|^2 + eps/2 |N (qdot - qdot_posture)|^2 + mu/2 |qdot|^2
     subject to lo <= G qdot <= hi   (velocity and position limits, collision rows)
-               0 <= s <= 1
+
+a in [0, 1] scales the desired twist V down to what the joint box allows along the damped
+least-squares direction J^+ V, before the solve: an infeasible twist keeps its direction and loses
+speed (exactly, when only the box binds), and where collision rows bind the least-squares cost
+lets the motion slide along the obstacle instead of stopping. (A speed-scale variable inside the
+QP, tried first, preserved the direction too but preferred to stop dead at any obstacle.)
+N = I - J_w^+ J_w projects onto the tasks' nullspace: the posture acts only where the tasks do not
+look.
 
 :func:`build_qp` returns the matrices; :class:`QPSolver` keeps one OSQP workspace whose sparsity
 pattern is fixed at construction (dense P upper triangle, dense constraint block of a fixed
@@ -42,7 +40,7 @@ class QP:
         c: Shape (n_x,).
         A: Shape (n_rows, n_x).
         l, u: Shape (n_rows,); +-INF where unbounded.
-        s_unit: The last variable is s * s_unit (s is the task speed scale).
+        scale: The factor a applied to the tasks' twist.
     """
 
     P: np.ndarray
@@ -50,7 +48,7 @@ class QP:
     A: np.ndarray
     l: np.ndarray
     u: np.ndarray
-    s_unit: float = 1.0
+    scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -84,56 +82,71 @@ def nullspace_projector(J: np.ndarray, damping: float = 1e-4) -> np.ndarray:
     return np.eye(n) - pinv @ J
 
 
-def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, posture: np.ndarray | None = None,
-             posture_weight: float = 1e-3, damping: float = 1e-9, scale_weight: float = 1e-4,
-             scale_floor: float = 0.1, n_rows: int | None = None) -> QP:
+def feasible_scale(J_w: np.ndarray, V_w: np.ndarray, lo: np.ndarray, hi: np.ndarray, damping: float = 1e-3,
+                   pinned_ratio: float = 0.05) -> float:
+    """Largest a in [0, 1] with a qdot* inside the box [lo, hi], qdot* = J_w^+ V_w.
+
+    A joint that the box holds to less than ``pinned_ratio`` of the speed qdot* asks of it (one at
+    a position limit) is dropped and qdot* recomputed without it, so that the other joints carry the
+    motion instead of the whole task stopping. J_w (m, n), V_w (m,), lo/hi (n,).
+    """
+    if J_w.shape[0] == 0:
+        return 1.0
+    free = np.ones(J_w.shape[1], dtype=bool)
+    for _ in range(J_w.shape[1]):
+        Jf = J_w * free
+        qdot = Jf.T @ np.linalg.solve(Jf @ Jf.T + damping**2 * np.eye(J_w.shape[0]), V_w)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(qdot > 0, hi / qdot, np.where(qdot < 0, lo / qdot, np.inf))
+        ratio = np.where(free & ~np.isnan(ratio), ratio, np.inf)
+        pinned = ratio < pinned_ratio
+        if not pinned.any():
+            break
+        free &= ~pinned
+    return float(np.clip(np.min(ratio, initial=1.0), 0.0, 1.0))
+
+
+def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, box: Inequalities | None = None,
+             posture: np.ndarray | None = None, posture_weight: float = 1e-3, damping: float = 1e-9,
+             n_rows: int | None = None) -> QP:
     """Assemble the tick's QP (see the module docstring). Pure numpy, no solver.
 
     Args:
         tasks: Weighted task rows, stacked.
         limits: Inequality rows on qdot, stacked; padded with free rows up to ``n_rows``.
+        box: Joint velocity box (G = I) used to scale the tasks' twist; None for no scaling.
         posture: Preferred joint velocity qdot_posture (n_dofs,); None for zero.
-        posture_weight: eps. damping: mu. scale_weight: rho, relative to |W V|^2 + scale_floor^2.
-        scale_floor: Speed [m/s] below which giving up speed is priced as at this speed, so the
-            posture term cannot stall a nearly converged task.
-        n_rows: Total constraint rows besides the bound on s (fixed size for a warm workspace).
+        posture_weight: eps. damping: mu.
+        n_rows: Total constraint rows (fixed size for a warm workspace).
     Returns:
-        QP over x = [qdot, s], n_x = n_dofs + 1, with n_rows + 1 constraint rows.
+        QP over qdot, with the applied twist scale a in ``QP.scale``.
     """
-    n_x = n_dofs + 1
-    P = np.zeros((n_x, n_x))
-    c = np.zeros(n_x)
-    v2 = sum(float(np.sum((t.V * t.weights) ** 2)) for t in tasks)
-    v_unit = np.sqrt(v2 + scale_floor**2)  # the solver's variable is s * v_unit: well scaled for OSQP
-    for t in tasks:
-        M = np.hstack([t.J * t.weights[:, None], -(t.V * t.weights / v_unit)[:, None]])
-        P += M.T @ M  # residual M x = W J qdot - s W V
-    N = nullspace_projector(np.vstack([t.J * t.weights[:, None] for t in tasks]) if tasks else np.zeros((0, n_dofs)))
+    J_w = np.vstack([t.J * t.weights[:, None] for t in tasks]) if tasks else np.zeros((0, n_dofs))
+    V_w = np.concatenate([t.V * t.weights for t in tasks]) if tasks else np.zeros(0)
+    scale = 1.0 if box is None else feasible_scale(J_w, V_w, box.lo, box.hi)
+    N = nullspace_projector(J_w)
     NtN = N.T @ N
-    P[:n_dofs, :n_dofs] += posture_weight * NtN + damping * np.eye(n_dofs)
+    P = J_w.T @ J_w + posture_weight * NtN + damping * np.eye(n_dofs)
+    c = -J_w.T @ (scale * V_w)
     if posture is not None:
-        c[:n_dofs] -= posture_weight * NtN @ posture
-    P[n_dofs, n_dofs] += scale_weight
-    c[n_dofs] -= scale_weight * v_unit
+        c -= posture_weight * NtN @ posture
     G = np.vstack([lim.G for lim in limits]) if limits else np.zeros((0, n_dofs))
     lo = np.concatenate([lim.lo for lim in limits]) if limits else np.zeros(0)
     hi = np.concatenate([lim.hi for lim in limits]) if limits else np.zeros(0)
     n_rows = len(G) if n_rows is None else n_rows
     if len(G) > n_rows:
         raise InputError(f"{len(G)} constraint rows exceed the QP's fixed size of {n_rows}")
-    A = np.zeros((n_rows + 1, n_x))
-    A[:len(G), :n_dofs] = G
-    A[n_rows, n_dofs] = 1.0
-    l = np.full(n_rows + 1, -INF)
-    u = np.full(n_rows + 1, INF)
+    A = np.zeros((n_rows, n_dofs))
+    A[:len(G)] = G
+    l = np.full(n_rows, -INF)
+    u = np.full(n_rows, INF)
     l[:len(G)], u[:len(G)] = np.maximum(lo, -INF), np.minimum(hi, INF)
-    l[n_rows], u[n_rows] = 0.0, v_unit
-    return QP(P, c, A, l, u, v_unit)
+    return QP(P, c, A, l, u, scale)
 
 
 @dataclass(frozen=True)
 class QPSolution:
-    """x = [qdot, s] if solved; ``status`` is OSQP's status text; ``solved`` is True only for 'solved'."""
+    """qdot if solved (zeros otherwise); ``scale`` is the twist scale; ``solved`` is True only for 'solved'."""
 
     qdot: np.ndarray
     scale: float
@@ -173,6 +186,5 @@ class QPSolver:
         res = self._solver.solve(raise_error=False)
         solved = res.info.status_val == osqp.SolverStatus.OSQP_SOLVED and np.all(np.isfinite(res.x))
         if not solved:
-            return QPSolution(np.zeros(self.n_x - 1), 0.0, False, str(res.info.status), int(res.info.iter))
-        return QPSolution(res.x[:-1].copy(), float(res.x[-1]) / qp.s_unit, True, str(res.info.status),
-                          int(res.info.iter))
+            return QPSolution(np.zeros(self.n_x), 0.0, False, str(res.info.status), int(res.info.iter))
+        return QPSolution(res.x.copy(), qp.scale, True, str(res.info.status), int(res.info.iter))
