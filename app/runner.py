@@ -54,8 +54,12 @@ def make_controller(run: RunConfig, robot: Robot, scene: Scene, dt: float):
     return QPController(robot, task, cfg, pairs)
 
 
-def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_tick=None) -> tuple:
-    """The control loop; returns (controller, generator, frames, timings). ``on_tick(k)`` may pause (GUI)."""
+def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_tick=None, target_hook=None) -> tuple:
+    """The control loop; returns (controller, generator, frames, timings).
+
+    ``on_tick(k)`` runs after each physics step (the GUI paces and pauses there);
+    ``target_hook(t, targets)`` may change the targets (the GUI's sliders).
+    """
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     controller = make_controller(run, robot, scene, every / physics_hz)
@@ -70,7 +74,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
     progress = Progress("simulating", n_steps) if n_steps * robot.n_envs > 20000 else None
     for k in range(n_steps):
         t = k / physics_hz
-        tg = targets(t)
+        tg = targets(t) if target_hook is None else target_hook(t, targets(t))
         t0 = time.perf_counter()
         if k % every == 0:
             controller.track(t, tg)

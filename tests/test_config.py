@@ -1,0 +1,70 @@
+"""Config loading: shipped configs validate; every bad input is a specific ConfigError."""
+
+from pathlib import Path
+
+import pytest
+
+from app import ConfigError
+from app.config.loader import load_run_config
+from tests.conftest import ROOT
+
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_shipped_configs_load(path):
+    run = load_run_config(path)
+    assert run.name == path.stem and Path(run.scene_config.robot.urdf).is_file()
+
+
+def _write(tmp_path, text, name="run.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+SCENE = f"scene: {ROOT / 'scenes' / 'table.yaml'}\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("n_env: 4\n", r"unknown key 'n_env'; did you mean 'n_envs'\?"),
+    ("task:\n  radius: 0.1\n  centre: [0, 0, 0]\n", r"task: unknown key 'centre'; did you mean 'center'\?"),
+    ("n_envs: four\n", r"n_envs: expected an integer, got 'four'"),
+    ("task:\n  center: [0.3, 0.1]\n", r"task.center: expected a list of 3 values"),
+    ("duration: true\n", r"duration: expected a number"),
+    ("n_envs: 0\n", r"n_envs: must be >= 1"),
+    ("duration: -1\n", r"duration: must be > 0"),
+    ("controller:\n  type: mpc\n", r"'mpc' is not one of \['ik', 'qp'\]"),
+    ("video:\n  width: 641\n", r"video.width: must be an even number"),
+    ("task:\n  type: fingertips\n  links: [left_fingertip, thumb]\n", r"unknown link 'thumb'; valid link names"),
+    ("scene_overrides:\n  robot:\n    ee_link: hand\n", r"unknown link 'hand'; valid link names: \[.*ee_gripper_link"),
+    ("scene_overrides:\n  physics_hz: 0\n", r"physics_hz: must be > 0"),
+])
+def test_bad_values_are_config_errors(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load_run_config(_write(tmp_path, SCENE + text))
+
+
+def test_yaml_syntax_error_names_line_and_column(tmp_path):
+    with pytest.raises(ConfigError, match=r"run.yaml:3:11: YAML syntax error: mapping values are not allowed"):
+        load_run_config(_write(tmp_path, SCENE + "n_envs: 2\nduration: : 3\n"))
+
+
+def test_missing_files_are_named(tmp_path):
+    with pytest.raises(ConfigError, match="nope.yaml: file not found"):
+        load_run_config(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="no_scene.yaml: file not found"):
+        load_run_config(_write(tmp_path, "scene: no_scene.yaml\n"))
+    with pytest.raises(ConfigError, match="robot.urdf: file not found"):
+        load_run_config(_write(tmp_path, SCENE + "scene_overrides:\n  robot:\n    urdf: missing.urdf\n"))
+
+
+def test_scene_overrides_merge_into_the_scene(tmp_path):
+    run = load_run_config(_write(tmp_path, SCENE + "scene_overrides:\n  table:\n    size: [1.0, 1.0, 0.02]\n"))
+    assert run.scene_config.table.size == (1.0, 1.0, 0.02)
+    assert run.scene_config.table.name == "table"  # the rest of the section is kept
+
+
+def test_cli_overrides_replace_run_fields():
+    run = load_run_config(ROOT / "configs" / "single_ik.yaml", duration=0.25, seed=7)
+    assert (run.duration, run.seed) == (0.25, 7)
