@@ -1,0 +1,69 @@
+"""The CLI and a whole run: outputs written, user errors exit 2 with one line and no files."""
+
+import json
+import os
+import subprocess
+import sys
+
+import imageio.v2 as imageio
+import numpy as np
+import pytest
+
+from app.run import main
+from tests.conftest import ROOT
+
+
+def _cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "app.run", *args], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_short_run_writes_video_report_and_plot(tmp_path):
+    out = tmp_path / "out"
+    assert main([str(ROOT / "configs" / "single_ik.yaml"), "--duration", "0.6", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png", "video.mp4"]
+    report = json.loads((out / "report.json").read_text())
+    env = report["environments"][0]
+    assert report["n_envs"] == 1 and len(env["q_final"]) == 8
+    assert {"pos_err_final_m", "rot_err_final_rad", "stalled_final", "min_obstacle_distance_m"} <= set(env)
+    assert set(report["timings_s"]) >= {"control", "physics", "render", "encode", "total"}
+    reader = imageio.get_reader(out / "video.mp4")
+    frames = [f for f in reader]  # list() would ask len(), which the ffmpeg reader reports as inf
+    assert len(frames) == 18 and frames[0].shape == (360, 480, 3)  # 0.6 s at 30 fps, the scene camera size
+
+
+def test_report_errors_agree_with_fk_of_final_joints(tmp_path):
+    from app import RobotModel
+
+    out = tmp_path / "out"
+    assert main([str(ROOT / "configs" / "single_ik.yaml"), "--duration", "1.0", "--no-video", "--out", str(out)]) == 0
+    env = json.loads((out / "report.json").read_text())["environments"][0]
+    model = RobotModel.from_urdf(str(ROOT / "assets" / "urdf" / "widowx_ai.urdf"))
+    pos, _ = model.forward_kinematics(np.array(env["q_final"]), ["ee_gripper_link"])
+    np.testing.assert_allclose(pos[0], env["links_pos"][0], atol=1e-9)
+    assert env["pos_err_final_m"] < 2e-3
+
+
+def test_help_explains_every_option():
+    out = _cli("--help").stdout
+    for option in ("--gui", "--no-video", "--out", "--duration", "--seed"):
+        assert option in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["configs/missing.yaml"], "missing.yaml: file not found"),
+    (["configs/single_ik.yaml", "--duration", "-1"], "duration: must be > 0"),
+])
+def test_user_errors_exit_2_with_one_line_and_write_nothing(tmp_path, args, message):
+    out = tmp_path / "never"
+    res = _cli(*args, "--out", str(out))
+    assert res.returncode == 2
+    lines = [l for l in res.stderr.splitlines() if l.strip() and not l.startswith("pybullet build time")]
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in res.stderr
+    assert not out.exists()
+
+
+def test_gui_without_display_exits_2(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    res = _cli("configs/single_ik.yaml", "--gui", env=env)
+    assert res.returncode == 2 and "needs a display" in res.stderr
