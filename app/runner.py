@@ -111,7 +111,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False
     try:
         record = video and run.video.enabled
         controller, targets, frames, timings = simulate(run, scene, robot, record, on_tick)
-        result = _final_state(run, scene, robot, controller, targets)
+        result = final_state(run, scene, robot, controller, targets)
     finally:
         scene.close()
     if record and frames:
@@ -129,7 +129,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False
     return result
 
 
-def _final_state(run, scene, robot, controller, targets) -> RunResult:
+def final_state(run, scene, robot, controller, targets) -> RunResult:
     q = robot._read_states()[0]
     links = list(run.task.links) if run.task.type == "fingertips" else [run.scene_config.robot.ee_link]
     pos, quat = robot.forward_kinematics(robot._unbatch(q), [robot.model.link_index(l) for l in links])

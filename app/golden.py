@@ -1,0 +1,43 @@
+"""Final poses of short headless runs of the shipped configs, for regression tests.
+
+``scripts/regen_golden.py`` writes them into ``tests/golden/``; ``tests/test_golden.py``
+compares a fresh run with them. A changed result fails CI until it is reviewed and regenerated.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from app.config.loader import load_run_config
+from app.runner import final_state, simulate
+from app.sim.build import build_scene
+
+GOLDEN_DURATION = 0.5  # [s] simulated per config
+GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministic on one machine
+
+
+def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
+    """Final joints and link positions/quaternions of a headless run (no video, no files)."""
+    run = load_run_config(config, duration=duration)
+    scene, robot = build_scene(run)
+    try:
+        controller, targets, _, _ = simulate(run, scene, robot, record_video=False)
+        result = final_state(run, scene, robot, controller, targets)
+    finally:
+        scene.close()
+    return {"config": run.name, "duration_s": duration, "q_final": result.q_final.tolist(),
+            "links_pos": result.ee_pos.tolist(), "links_quat_wxyz": result.ee_quat.tolist()}
+
+
+def compare(actual: dict, golden: dict, tol: float = GOLDEN_TOLERANCE) -> list[str]:
+    """Differences beyond ``tol``, as readable lines (empty when they agree)."""
+    problems = []
+    for key in ("q_final", "links_pos", "links_quat_wxyz"):
+        a, g = np.array(actual[key]), np.array(golden[key])
+        if a.shape != g.shape:
+            problems.append(f"{key}: shape {a.shape} != golden {g.shape}")
+        elif not np.allclose(a, g, atol=tol, rtol=0):
+            problems.append(f"{key}: max difference {np.abs(a - g).max():.3g} > {tol:g}")
+    return problems

@@ -1,0 +1,26 @@
+"""Regression: the final poses of short runs of every shipped config equal the committed goldens
+(tolerance app.golden.GOLDEN_TOLERANCE). Regenerate deliberately with scripts/regen_golden.py."""
+
+import json
+
+import pytest
+
+from app.golden import compare, final_poses
+from tests.conftest import ROOT
+
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
+def test_final_poses_match_golden(config):
+    golden_path = ROOT / "tests" / "golden" / f"{config.stem}.json"
+    assert golden_path.is_file(), f"no golden for {config.name}: run scripts/regen_golden.py after review"
+    problems = compare(final_poses(config), json.loads(golden_path.read_text()))
+    assert not problems, f"{config.name} changed: {problems}; review, then python scripts/regen_golden.py"
+
+
+def test_compare_flags_a_changed_joint():
+    golden = {"q_final": [[0.0, 1.0]], "links_pos": [[[0.0, 0.0, 0.0]]], "links_quat_wxyz": [[[1.0, 0, 0, 0]]]}
+    changed = {**golden, "q_final": [[0.0, 1.0 + 1e-4]]}
+    assert compare(golden, golden) == []
+    assert "q_final" in compare(changed, golden)[0]
