@@ -62,10 +62,9 @@ def bench_tick(ticks: int) -> None:
     build_t, qp_t, fresh_t, dls_t = [], [], [], []
     for i, q in enumerate(qs):
         t0 = time.perf_counter()
-        ineq = [limits.compute_inequalities(q, DT, np.zeros(model.n_dofs)),
-                coll.compute_inequalities(rows[i % 50], DT)]
-        qp = build_qp([terms[i]], ineq, model.n_dofs, box=ineq[0], posture=model.mid_config() - q,
-                      n_rows=model.n_dofs + 10)
+        box = limits.compute_inequalities(q, DT, np.zeros(model.n_dofs))
+        qp = build_qp([terms[i]], model.n_dofs, box=box, limits=[coll.compute_inequalities(rows[i % 50], DT)],
+                      posture=model.mid_config() - q, n_rows=model.n_dofs + 10)
         t1 = time.perf_counter()
         solver.solve(qp)
         t2 = time.perf_counter()

@@ -19,7 +19,7 @@ import numpy as np
 from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.limits import CollisionLimit, JointLimits
-from app.ik.qp import QPSolver, build_qp
+from app.ik.qp import QPSolver, build_qp_batch
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, distance_rows
 from app.sim.robot import Robot
@@ -98,18 +98,21 @@ class QPController:
         twist_b = None if target_twist is None else np.concatenate(
             [target_twist[:, :3] @ robot.R_world_base, target_twist[:, 3:] @ robot.R_world_base], axis=1)
         self.task.set_target(pos_b, quat_b, twist_b)
-        terms = self.task.terms(q)
-        err = self.task.compute_error(q)
+        err, J, V = self.task.velocity_rows(q)
+        w = self.task.row_weights()
+        box = self.joint_limits.compute_inequalities(q, cfg.dt, v)
+        rows, row_data = self._collision_rows(q)
+        posture = cfg.posture_gain * (robot.model.mid_config() - q)
+        qps = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=row_data, posture=posture,
+                             posture_weight=cfg.posture_weight, n_rows=self.n_rows)
         q_cmd, qdot = q.copy(), np.zeros_like(q)
-        ok, scale, n_active, dmin, names = (np.zeros(len(q), bool), np.zeros(len(q)), np.zeros(len(q), int),
-                                            np.full(len(q), np.inf), [])
-        for env in range(robot.n_envs):
-            sol, rows, qp = self._solve_env(env, q[env], v[env], terms[env])
+        ok, scale, n_active, names = np.zeros(len(q), bool), np.zeros(len(q)), np.zeros(len(q), int), []
+        for env, qp in enumerate(qps):
+            sol = self.solvers[env].solve(qp)
             ok[env], scale[env] = sol.solved, sol.scale
-            dmin[env] = min((r.distance for r in rows), default=np.inf)
             active = self._active(qp, sol) if sol.solved else []
             n_active[env] = len(active)
-            names.append([r.label for i, r in enumerate(rows) if f"row{self.robot.n_dofs + i}" in active])
+            names.append([r.label for i, r in enumerate(rows[env]) if f"row{robot.n_dofs + i}" in active])
             if sol.solved:
                 qdot[env] = sol.qdot
                 q_cmd[env] = q[env] + cfg.dt * sol.qdot
@@ -120,30 +123,33 @@ class QPController:
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.control_dofs_position(robot._unbatch(q_cmd), robot._unbatch(qdot), position_gain=0.0)
+        dmin = np.array([min((r.distance for r in env_rows), default=np.inf) for env_rows in rows])
         pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
         stalled = self.stalls.update(pos_err, target_pos)
         self.telemetry.record(t, pos_err, rot_err, ok, scale, n_active, dmin, stalled, names)
         self.last_qdot = qdot
         return qdot
 
+    def _collision_rows(self, q: np.ndarray):
+        """Distance rows per environment and their stacked (G, lo, hi, count) for the QP, or ([], None)."""
+        n_envs, n = q.shape
+        if self.collisions is None:
+            return [[] for _ in range(n_envs)], None
+        rows = [distance_rows(self.robot, self.collisions, q[env], env, self.robot.scene.box_ids)
+                for env in range(n_envs)]
+        K = self.collisions.max_rows
+        G, lo, hi = np.zeros((n_envs, K, n)), np.zeros((n_envs, K)), np.zeros((n_envs, K))
+        count = np.array([len(r) for r in rows])
+        for env, env_rows in enumerate(rows):
+            if env_rows:
+                ineq = self.collision_limit.compute_inequalities(env_rows, self.config.dt)
+                G[env, :len(env_rows)], lo[env, :len(env_rows)], hi[env, :len(env_rows)] = ineq.G, ineq.lo, ineq.hi
+        return rows, (G, lo, hi, count)
+
     def track(self, t: float, targets: Targets) -> None:
         """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""
         twist = np.concatenate([targets.vel[:, 0], np.zeros_like(targets.vel[:, 0])], axis=1)
         self.step(t, targets.pos[:, 0], targets.quat[:, 0] if self.task.rot_mask != (False,) * 3 else None, twist)
-
-    def _solve_env(self, env: int, q: np.ndarray, v: np.ndarray, term):
-        cfg = self.config
-        box = self.joint_limits.compute_inequalities(q, cfg.dt, v)
-        limits = [box]
-        rows = []
-        if self.collisions is not None:
-            rows = distance_rows(self.robot, self.collisions, q, env, self.robot.scene.box_ids)
-            if rows:
-                limits.append(self.collision_limit.compute_inequalities(rows, cfg.dt))
-        posture = cfg.posture_gain * (self.robot.model.mid_config() - q)
-        qp = build_qp([term], limits, self.robot.n_dofs, box=box, posture=posture,
-                      posture_weight=cfg.posture_weight, n_rows=self.n_rows)
-        return self.solvers[env].solve(qp), rows, qp
 
     @staticmethod
     def _active(qp, sol, tol: float = 1e-6) -> list[str]:

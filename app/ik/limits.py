@@ -36,7 +36,7 @@ class JointLimits:
         return f"JointLimits(v_max={np.round(self.v_max, 3).tolist()}, accel_max={self.accel_max})"
 
     def compute_inequalities(self, q: np.ndarray, dt: float, qdot: np.ndarray | None = None) -> Inequalities:
-        """Rows for one environment. q (n_dofs,), dt [s], qdot (n_dofs,) measured velocity."""
+        """Box rows: q ([B,] n_dofs), dt [s], qdot ([B,] n_dofs) measured velocity; lo, hi ([B,] n_dofs)."""
         lo = np.maximum(-self.v_max, (self.q_min - q) / dt)
         hi = np.minimum(self.v_max, (self.q_max - q) / dt)
         if self.accel_max is not None:  # no faster than what can still brake before the limit
@@ -48,7 +48,7 @@ class JointLimits:
         if self.accel_max is not None and qdot is not None:
             step = self.accel_max * dt
             lo, hi = np.clip(qdot - step, lo, hi), np.clip(qdot + step, lo, hi)
-        return Inequalities(np.eye(len(q)), np.maximum(lo, -INF), np.minimum(hi, INF))
+        return Inequalities(np.eye(q.shape[-1]), np.maximum(lo, -INF), np.minimum(hi, INF))
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,9 @@ import osqp
 from scipy import sparse
 
 from app.errors import InputError
+from app.ik._qp_kernel import OSQP_INF, assemble_batch, feasible_scale_one, nullspace_projector_one
 
-INF = 1e20  # OSQP's infinity
+INF = OSQP_INF  # OSQP's infinity
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,9 @@ class Inequalities:
 
 def nullspace_projector(J: np.ndarray, damping: float = 1e-4) -> np.ndarray:
     """I - J^+ J with a damped pseudo-inverse. J (m, n) -> (n, n)."""
-    n = J.shape[1]
-    if J.shape[0] == 0:
-        return np.eye(n)
-    pinv = J.T @ np.linalg.solve(J @ J.T + damping**2 * np.eye(J.shape[0]), np.eye(J.shape[0]))
-    return np.eye(n) - pinv @ J
+    N = np.empty((J.shape[1], J.shape[1]))
+    nullspace_projector_one(np.ascontiguousarray(J, dtype=float), damping, N)
+    return N
 
 
 def feasible_scale(J_w: np.ndarray, V_w: np.ndarray, lo: np.ndarray, hi: np.ndarray, damping: float = 1e-3,
@@ -90,58 +89,67 @@ def feasible_scale(J_w: np.ndarray, V_w: np.ndarray, lo: np.ndarray, hi: np.ndar
     a position limit) is dropped and qdot* recomputed without it, so that the other joints carry the
     motion instead of the whole task stopping. J_w (m, n), V_w (m,), lo/hi (n,).
     """
-    if J_w.shape[0] == 0:
-        return 1.0
-    free = np.ones(J_w.shape[1], dtype=bool)
-    for _ in range(J_w.shape[1]):
-        Jf = J_w * free
-        qdot = Jf.T @ np.linalg.solve(Jf @ Jf.T + damping**2 * np.eye(J_w.shape[0]), V_w)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(qdot > 0, hi / qdot, np.where(qdot < 0, lo / qdot, np.inf))
-        ratio = np.where(free & ~np.isnan(ratio), ratio, np.inf)
-        pinned = ratio < pinned_ratio
-        if not pinned.any():
-            break
-        free &= ~pinned
-    return float(np.clip(np.min(ratio, initial=1.0), 0.0, 1.0))
+    f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+    return float(feasible_scale_one(f(J_w), f(V_w), f(lo), f(hi), damping, pinned_ratio))
 
 
-def build_qp(tasks: list[TaskTerm], limits: list[Inequalities], n_dofs: int, *, box: Inequalities | None = None,
-             posture: np.ndarray | None = None, posture_weight: float = 1e-3, damping: float = 1e-9,
-             n_rows: int | None = None) -> QP:
-    """Assemble the tick's QP (see the module docstring). Pure numpy, no solver.
+def build_qp_batch(J: np.ndarray, V: np.ndarray, box_lo: np.ndarray, box_hi: np.ndarray, *,
+                   rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+                   posture: np.ndarray | None = None, posture_weight: float = 1e-3, damping: float = 1e-9,
+                   scale_box: bool = True, n_rows: int | None = None) -> list[QP]:
+    """The tick's QP of every environment (see the module docstring). No solver involved.
+
+    Args:
+        J, V: Weighted task rows, stacked. Shapes (B, m, n), (B, m).
+        box_lo, box_hi: Joint velocity box, the first n constraint rows. Shape (B, n).
+        rows: Further rows (G (B, K, n), lo (B, K), hi (B, K), count (B,)), e.g. collisions.
+        posture: Preferred joint velocity qdot_posture (B, n); None for zero.
+        posture_weight: eps. damping: mu. scale_box: scale V into the box first.
+        n_rows: Total constraint rows (box + further rows, padded); fixed for a warm workspace.
+    """
+    f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+    B, _, n = J.shape
+    K = (0 if rows is None else rows[0].shape[1]) if n_rows is None else n_rows - n
+    G, g_lo, g_hi, count = np.zeros((B, K, n)), np.zeros((B, K)), np.zeros((B, K)), np.zeros(B, dtype=np.int64)
+    if rows is not None:
+        k = rows[0].shape[1]
+        if k > K:
+            raise InputError(f"{n + k} constraint rows exceed the QP's fixed size of {n + K}")
+        G[:, :k], g_lo[:, :k], g_hi[:, :k], count[:] = rows[0], rows[1], rows[2], rows[3]
+    post = np.zeros((B, n)) if posture is None else posture
+    P, c, A, l, u, scale = assemble_batch(f(J), f(V), f(box_lo), f(box_hi), G, g_lo, g_hi, count, f(post),
+                                          posture_weight, damping, scale_box)
+    return [QP(P[b], c[b], A[b], l[b], u[b], float(scale[b])) for b in range(B)]
+
+
+def build_qp(tasks: list[TaskTerm], n_dofs: int, *, box: Inequalities | None = None,
+             limits: list[Inequalities] = (), posture: np.ndarray | None = None, posture_weight: float = 1e-3,
+             damping: float = 1e-9, n_rows: int | None = None) -> QP:
+    """One environment's QP from task terms, a joint box and further inequality rows.
 
     Args:
         tasks: Weighted task rows, stacked.
-        limits: Inequality rows on qdot, stacked; padded with free rows up to ``n_rows``.
-        box: Joint velocity box (G = I) used to scale the tasks' twist; None for no scaling.
+        n_dofs: Number of joint velocities.
+        box: Joint velocity box (G = I): the first n_dofs constraint rows, and what the twist is
+            scaled into; None for an unbounded box and no scaling.
+        limits: Further inequality rows (collisions), padded with free rows up to ``n_rows``.
         posture: Preferred joint velocity qdot_posture (n_dofs,); None for zero.
-        posture_weight: eps. damping: mu.
         n_rows: Total constraint rows (fixed size for a warm workspace).
     Returns:
         QP over qdot, with the applied twist scale a in ``QP.scale``.
     """
-    J_w = np.vstack([t.J * t.weights[:, None] for t in tasks]) if tasks else np.zeros((0, n_dofs))
-    V_w = np.concatenate([t.V * t.weights for t in tasks]) if tasks else np.zeros(0)
-    scale = 1.0 if box is None else feasible_scale(J_w, V_w, box.lo, box.hi)
-    N = nullspace_projector(J_w)
-    NtN = N.T @ N
-    P = J_w.T @ J_w + posture_weight * NtN + damping * np.eye(n_dofs)
-    c = -J_w.T @ (scale * V_w)
-    if posture is not None:
-        c -= posture_weight * NtN @ posture
-    G = np.vstack([lim.G for lim in limits]) if limits else np.zeros((0, n_dofs))
-    lo = np.concatenate([lim.lo for lim in limits]) if limits else np.zeros(0)
-    hi = np.concatenate([lim.hi for lim in limits]) if limits else np.zeros(0)
-    n_rows = len(G) if n_rows is None else n_rows
-    if len(G) > n_rows:
-        raise InputError(f"{len(G)} constraint rows exceed the QP's fixed size of {n_rows}")
-    A = np.zeros((n_rows, n_dofs))
-    A[:len(G)] = G
-    l = np.full(n_rows, -INF)
-    u = np.full(n_rows, INF)
-    l[:len(G)], u[:len(G)] = np.maximum(lo, -INF), np.minimum(hi, INF)
-    return QP(P, c, A, l, u, scale)
+    J = np.vstack([t.J * t.weights[:, None] for t in tasks]) if tasks else np.zeros((0, n_dofs))
+    V = np.concatenate([t.V * t.weights for t in tasks]) if tasks else np.zeros(0)
+    lo = np.full(n_dofs, -INF) if box is None else box.lo
+    hi = np.full(n_dofs, INF) if box is None else box.hi
+    rows = None
+    if limits:
+        G = np.vstack([lim.G for lim in limits])
+        rows = (G[None], np.concatenate([lim.lo for lim in limits])[None],
+                np.concatenate([lim.hi for lim in limits])[None], np.array([len(G)]))
+    return build_qp_batch(J[None], V[None], lo[None], hi[None], rows=rows,
+                          posture=None if posture is None else posture[None], posture_weight=posture_weight,
+                          damping=damping, scale_box=box is not None, n_rows=n_rows)[0]
 
 
 @dataclass(frozen=True)
@@ -182,9 +190,19 @@ class QPSolver:
         if qp.P.shape != (self.n_x, self.n_x) or qp.A.shape != (self.n_rows, self.n_x):
             raise InputError(f"QP of shape P{qp.P.shape}, A{qp.A.shape} does not fit this workspace "
                              f"({self.n_x} variables, {self.n_rows} rows)")
-        self._solver.update(Px=qp.P[self._triu], Ax=qp.A[self._a_idx], q=qp.c, l=qp.l, u=qp.u)
-        res = self._solver.solve(raise_error=False)
-        solved = res.info.status_val == osqp.SolverStatus.OSQP_SOLVED and np.all(np.isfinite(res.x))
+        Px, Ax = qp.P[self._triu], qp.A[self._a_idx]
+        ext = getattr(self._solver, "_solver", None)
+        if ext is not None and hasattr(ext, "update_data_vec"):
+            # osqp's compiled workspace directly: the Python wrapper's update() costs ~90 us a tick
+            ext.update_data_vec(q=qp.c, l=qp.l, u=qp.u)
+            ext.update_data_mat(P_x=Px, P_i=None, A_x=Ax, A_i=None)
+            ext.solve()
+            info, x = ext.info, ext.solution.x
+        else:  # pragma: no cover - other osqp versions
+            self._solver.update(Px=Px, Ax=Ax, q=qp.c, l=qp.l, u=qp.u)
+            res = self._solver.solve(raise_error=False)
+            info, x = res.info, res.x
+        solved = info.status_val == osqp.SolverStatus.OSQP_SOLVED and np.all(np.isfinite(x))
         if not solved:
-            return QPSolution(np.zeros(self.n_x), 0.0, False, str(res.info.status), int(res.info.iter))
-        return QPSolution(res.x.copy(), qp.scale, True, str(res.info.status), int(res.info.iter))
+            return QPSolution(np.zeros(self.n_x), 0.0, False, str(info.status), int(info.iter))
+        return QPSolution(np.array(x, dtype=float), qp.scale, True, str(info.status), int(info.iter))

@@ -68,11 +68,19 @@ class FrameTask:
         """Jacobian of the tracked (masked) quantities. Shape (B, 6, n_dofs)."""
         return self.compute_error_and_jacobian(q)[1]
 
-    def terms(self, q: np.ndarray) -> list[TaskTerm]:
-        """One weighted task term per environment: V = gain * error + feed-forward."""
+    def row_weights(self) -> np.ndarray:
+        """Weights of the six rows: ``weight``, times ``char_length`` on the rotation rows. Shape (6,)."""
+        return self.weight * np.array([1.0, 1.0, 1.0] + [self.char_length] * 3)
+
+    def velocity_rows(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(error (B, 6), J (B, 6, n_dofs), V (B, 6)) with V = gain * error + feed-forward (unweighted)."""
         err, J = self.compute_error_and_jacobian(q)
         V = self.gain * err
         if self._feedforward is not None:
             V = V + self._feedforward * np.concatenate([self.targets.pos_mask, np.ones(3)])
-        w = self.weight * np.array([1.0, 1.0, 1.0] + [self.char_length] * 3)
-        return [TaskTerm(J[b], V[b], w) for b in range(len(q))]
+        return err, J, V
+
+    def terms(self, q: np.ndarray) -> list[TaskTerm]:
+        """One weighted task term per environment: V = gain * error + feed-forward."""
+        _, J, V = self.velocity_rows(q)
+        return [TaskTerm(J[b], V[b], self.row_weights()) for b in range(len(q))]

@@ -184,3 +184,14 @@ def quat_log_batch(quat):
     for i in range(quat.shape[0]):
         quat_log_one(quat[i], out[i])
     return out
+
+
+@njit(cache=True)
+def point_jacobians_kernel(R, p, links, local_points, dof_link, axis, revolute, ancestor):
+    """Jacobians of several points of one configuration. R (L, 3, 3), p (L, 3), links (K,),
+    local_points (K, 3) in their link frames -> (K, 6, n_dofs)."""
+    K = links.shape[0]
+    J = np.empty((K, 6, axis.shape[0]))
+    for k in range(K):
+        jacobian_one(R, p, links[k], local_points[k], dof_link, axis, revolute, ancestor[links[k]], J[k])
+    return J

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.errors import InputError, UnknownNameError
-from app.kinematics._kernels import jacobian_kernel, link_frames_kernel
+from app.kinematics._kernels import jacobian_kernel, link_frames_kernel, point_jacobians_kernel
 from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
 from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
 from app.validation import as_float_array, as_vectors, check_finite
@@ -184,6 +184,21 @@ class RobotModel:
         lp = np.ascontiguousarray(np.broadcast_to(lp, batch + (3,)), dtype=float).reshape(-1, 3)
         J = jacobian_kernel(R2, p2, link, lp, self._dof_link, self._axis, self._revolute, self._ancestor[link])
         return J.reshape(batch + (6, self.n_dofs))
+
+    def point_jacobians(self, R: np.ndarray, p: np.ndarray, links: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """Jacobians of base-frame points attached to links, for one configuration's frames.
+
+        Args:
+            R, p: Link frames (see :meth:`link_frames`). Shapes (n_links, 3, 3), (n_links, 3).
+            links: Link index of each point. Shape (K,).
+            points: The points in the base frame [m]. Shape (K, 3).
+        Returns:
+            Shape (K, 6, n_dofs).
+        """
+        links = np.asarray(links, dtype=np.int64)
+        local = np.einsum("kji,kj->ki", R[links], points - p[links])  # R^T (x - p)
+        return point_jacobians_kernel(R, p, links, np.ascontiguousarray(local), self._dof_link, self._axis,
+                                      self._revolute, self._ancestor)
 
     def get_jacobian(self, q: object, link: LinkRef, local_point: object | None = None) -> np.ndarray:
         """Geometric Jacobian of a point on a link.

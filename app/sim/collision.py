@@ -34,41 +34,50 @@ class CollisionPairs:
     max_rows: int = 10
 
 
-def _point_jacobian(robot: Robot, q: np.ndarray, link: int, point_world: np.ndarray, env: int) -> np.ndarray:
-    """Linear Jacobian (3, n_dofs), world frame, of a world point rigidly attached to a model link."""
-    R_wb, origins = robot.base_frames()
-    R, p = robot.model.link_frames(q)
-    local = R[link].T @ (R_wb.T @ (point_world - origins[env]) - p[link])
-    J = robot.model.jacobian_from_frames(R, p, link, local)
-    return R_wb @ J[:3]
-
-
 def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, env: int,
                   box_ids: dict[str, list[int]]) -> list[DistanceRow]:
     """Rows for environment ``env`` at joint positions q (n_dofs,), closest first, at most max_rows."""
     client = robot.scene.client
     body = robot.bodies[env]
-    pb_to_model = {pb_idx: robot.model.link_index(name) for name, pb_idx in body.link_index.items()}
+    to_model = robot.pb_to_model_link
     movable = robot.model.jacobian_tables[3].any(axis=1)  # links some DOF moves
-    found: list[tuple[float, DistanceRow]] = []
+    found = []  # (distance, normal, (link_a, point_a), (link_b, point_b) or None, label)
     for name in pairs.obstacles:
         for pt in pb.getClosestPoints(body.body_id, box_ids[name][env], pairs.detection_distance,
                                       physicsClientId=client):
-            link = pb_to_model[pt[3]]
-            if not movable[link]:  # the base resting on the table: no motion can change it
-                continue
-            J_a = _point_jacobian(robot, q, link, np.array(pt[5]), env)
-            found.append((pt[8], DistanceRow(pt[8], np.array(pt[7]), J_a, np.zeros_like(J_a),
-                                             f"{robot.model.link_names[link]}|{name}")))
+            link = to_model[pt[3]]
+            if movable[link]:  # a base standing on the table: no motion can change that distance
+                found.append((pt[8], pt[7], (link, pt[5]), None, f"{robot.model.link_names[link]}|{name}"))
     for a, b in pairs.self_pairs:
         ia, ib = body.link_index[a], body.link_index[b]
         for pt in pb.getClosestPoints(body.body_id, body.body_id, pairs.detection_distance, ia, ib,
                                       physicsClientId=client):
-            J_a = _point_jacobian(robot, q, pb_to_model[ia], np.array(pt[5]), env)
-            J_b = _point_jacobian(robot, q, pb_to_model[ib], np.array(pt[6]), env)
-            found.append((pt[8], DistanceRow(pt[8], np.array(pt[7]), J_a, J_b, f"{a}|{b}")))
+            found.append((pt[8], pt[7], (to_model[ia], pt[5]), (to_model[ib], pt[6]), f"{a}|{b}"))
     found.sort(key=lambda item: item[0])
-    return [row for _, row in found[:pairs.max_rows]]
+    found = found[:pairs.max_rows]
+    if not found:
+        return []
+    J = _witness_jacobians(robot, q, env, found)
+    rows = []
+    for i, (d, normal, _, other, label) in enumerate(found):
+        J_b = J[len(found) + i] if other is not None else np.zeros_like(J[i])
+        rows.append(DistanceRow(d, np.array(normal), J[i], J_b, label))
+    return rows
+
+
+def _witness_jacobians(robot: Robot, q: np.ndarray, env: int, found: list) -> np.ndarray:
+    """Linear world-frame Jacobians (3, n_dofs) of the witness points on A, then on B (zeros if static)."""
+    R_wb, origins = robot.base_frames()
+    R, p = robot.model.link_frames(q)
+    links, points = [], []
+    for side in (2, 3):
+        for item in found:
+            link, point = item[side] if item[side] is not None else (0, origins[env])
+            links.append(link)
+            points.append(point)
+    base_points = (np.array(points) - origins[env]) @ R_wb
+    J = robot.model.point_jacobians(R, p, np.array(links), base_points)[:, :3]
+    return np.einsum("ij,kjn->kin", R_wb, J)
 
 
 def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: float = 1.0,
@@ -80,8 +89,7 @@ def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: f
     client = robot.scene.client
     body = robot.bodies[env]
     movable = robot.model.jacobian_tables[3].any(axis=1)
-    pb_to_model = {pb_idx: robot.model.link_index(name) for name, pb_idx in body.link_index.items()}
     d = [pt[8] for bid in box_ids
          for pt in pb.getClosestPoints(body.body_id, bid, max_distance, physicsClientId=client)
-         if not movable_only or movable[pb_to_model[pt[3]]]]
+         if not movable_only or movable[robot.pb_to_model_link[pt[3]]]]
     return min(d) if d else float("inf")

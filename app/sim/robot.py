@@ -53,6 +53,8 @@ class Robot:
         self.bodies = [load_urdf(self.scene.client, self.urdf, self.package_dirs, origin + self.base_pos,
                                  self.base_quat) for origin in env_origins]
         self._joints = [self.bodies[0].joint_index[n] for n in self.model.dof_names]
+        self.pb_to_model_link = {pb_idx: self.model.link_index(name)  # PyBullet link index -> model link
+                                 for name, pb_idx in self.bodies[0].link_index.items()}
         self.set_qpos(np.broadcast_to(self.model.mid_config(), self._batch_shape() + (self.n_dofs,)))
 
     @property

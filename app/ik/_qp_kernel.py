@@ -1,0 +1,131 @@
+"""Compiled assembly of the tick's QP for a batch of environments (see :mod:`app.ik.qp`).
+
+At 9 variables numpy's per-call overhead (~2 us per small operation here) made building one
+QP cost ~300 us; this kernel is the only implementation of the assembly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from app.ik._lm import solve_spd
+
+OSQP_INF = 1e30
+
+
+@njit(cache=True)
+def _damped_pinv_apply(J, v, free, damping, out):
+    """out = J_f^T (J_f J_f^T + damping^2 I)^-1 v with J_f = J restricted to ``free`` columns."""
+    m, n = J.shape
+    A = np.empty((m, m))
+    for i in range(m):
+        for j in range(m):
+            s = 0.0
+            for k in range(n):
+                if free[k]:
+                    s += J[i, k] * J[j, k]
+            A[i, j] = s
+        A[i, i] += damping * damping
+    y = np.empty(m)
+    solve_spd(A, v.copy(), y)
+    for k in range(n):
+        s = 0.0
+        if free[k]:
+            for i in range(m):
+                s += J[i, k] * y[i]
+        out[k] = s
+
+
+@njit(cache=True)
+def feasible_scale_one(J, V, lo, hi, damping, pinned_ratio):
+    """Largest a in [0, 1] with a J^+ V in [lo, hi], pinned joints dropped (see qp.feasible_scale)."""
+    n = J.shape[1]
+    if J.shape[0] == 0:
+        return 1.0
+    free = np.ones(n, dtype=np.bool_)
+    qdot = np.empty(n)
+    best = 1.0
+    for _ in range(n):
+        _damped_pinv_apply(J, V, free, damping, qdot)
+        best, any_pinned = 1.0, False
+        for k in range(n):
+            if not free[k] or qdot[k] == 0.0:
+                continue
+            r = hi[k] / qdot[k] if qdot[k] > 0 else lo[k] / qdot[k]
+            if r < pinned_ratio:
+                free[k] = False
+                any_pinned = True
+            elif r < best:
+                best = r
+        if not any_pinned:
+            break
+    return min(max(best, 0.0), 1.0)
+
+
+@njit(cache=True)
+def nullspace_projector_one(J, damping, N):
+    """N = I - J^+ J (damped pseudo-inverse) into N (n, n)."""
+    m, n = J.shape
+    free = np.ones(n, dtype=np.bool_)
+    col = np.empty(n)
+    e = np.zeros(m)
+    for r in range(n):
+        for c in range(n):
+            N[r, c] = 1.0 if r == c else 0.0
+    if m == 0:
+        return
+    for c in range(n):  # column c of J^+ J = J^+ (J e_c)
+        for i in range(m):
+            e[i] = J[i, c]
+        _damped_pinv_apply(J, e, free, damping, col)
+        for r in range(n):
+            N[r, c] -= col[r]
+
+
+@njit(cache=True)
+def assemble_batch(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_weight, damping, scale_box):
+    """QP data of every environment.
+
+    Args:
+        J, V: Weighted task rows. Shapes (B, m, n), (B, m).
+        box_lo, box_hi: Joint velocity box (identity rows, first n constraint rows). Shape (B, n).
+        G, g_lo, g_hi: Further rows (collisions), padded. Shapes (B, K, n), (B, K), (B, K).
+        n_g: Rows of G in use per environment. Shape (B,).
+        posture: Preferred joint velocities. Shape (B, n).
+        scale_box: Whether to scale V into the box (see qp.feasible_scale).
+    Returns:
+        P (B, n, n), c (B, n), A (B, n + K, n), l, u (B, n + K), scale (B,).
+    """
+    B, m, n = J.shape
+    K = G.shape[1]
+    P = np.empty((B, n, n))
+    c = np.empty((B, n))
+    A = np.zeros((B, n + K, n))
+    l = np.full((B, n + K), -OSQP_INF)
+    u = np.full((B, n + K), OSQP_INF)
+    scale = np.ones(B)
+    N = np.empty((n, n))
+    for b in range(B):
+        if scale_box:
+            scale[b] = feasible_scale_one(J[b], V[b], box_lo[b], box_hi[b], 1e-3, 0.05)
+        nullspace_projector_one(J[b], 1e-4, N)
+        NtN = N.T @ N
+        for r in range(n):
+            s_c = 0.0
+            for i in range(m):
+                s_c -= J[b, i, r] * V[b, i] * scale[b]
+            for k in range(n):
+                s_c -= posture_weight * NtN[r, k] * posture[b, k]
+            c[b, r] = s_c
+            for col in range(n):
+                s = 0.0
+                for i in range(m):
+                    s += J[b, i, r] * J[b, i, col]
+                P[b, r, col] = s + posture_weight * NtN[r, col] + (damping if r == col else 0.0)
+            A[b, r, r] = 1.0
+            l[b, r], u[b, r] = max(box_lo[b, r], -OSQP_INF), min(box_hi[b, r], OSQP_INF)
+        for k in range(n_g[b]):
+            A[b, n + k, :] = G[b, k]
+            l[b, n + k], u[b, n + k] = max(g_lo[b, k], -OSQP_INF), min(g_hi[b, k], OSQP_INF)
+    return P, c, A, l, u, scale
