@@ -130,9 +130,9 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False
 
 
 def final_state(run, scene, robot, controller, targets) -> RunResult:
-    q = robot._read_states()[0]
+    q = robot.read_states()[0]
     links = list(run.task.links) if run.task.type == "fingertips" else [run.scene_config.robot.ee_link]
-    pos, quat = robot.forward_kinematics(robot._unbatch(q), [robot.model.link_index(l) for l in links])
+    pos, quat = robot.forward_kinematics(robot.unbatch(q), [robot.model.link_index(l) for l in links])
     tg = targets(scene.t)
     n = robot.n_envs
     return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,

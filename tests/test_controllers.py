@@ -33,7 +33,7 @@ def _run(scene, controller, target_pos, target_quat, seconds):
     for _ in range(int(round(seconds / scene.dt))):
         controller.step(scene.t, target_pos, target_quat)
         scene.step()
-        q, v = controller.robot._read_states()
+        q, v = controller.robot.read_states()
         qs.append(q)
         vs.append(v)
     return np.array(qs), np.array(vs)

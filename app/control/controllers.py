@@ -93,7 +93,7 @@ class QPController:
         Returns the commanded joint velocities (n_envs, n_dofs).
         """
         robot, cfg = self.robot, self.config
-        q, v = robot._read_states()
+        q, v = robot.read_states()
         pos_b, quat_b = robot.to_base(target_pos, target_quat)
         twist_b = None if target_twist is None else np.concatenate(
             [target_twist[:, :3] @ robot.R_world_base, target_twist[:, 3:] @ robot.R_world_base], axis=1)
@@ -122,7 +122,7 @@ class QPController:
         # q_cmd is integrated from the measured q, so a position gain would only add kp * qdot to the
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
-        robot.control_dofs_position(robot._unbatch(q_cmd), robot._unbatch(qdot), position_gain=0.0)
+        robot.control_dofs_position(robot.unbatch(q_cmd), robot.unbatch(qdot), position_gain=0.0)
         dmin = np.array([min((r.distance for r in env_rows), default=np.inf) for env_rows in rows])
         pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
         stalled = self.stalls.update(pos_err, target_pos)
@@ -180,9 +180,9 @@ class PoseIKController:
 
     def track(self, t: float, targets: Targets) -> None:
         robot = self.robot
-        q_now = robot._read_states()[0]
-        pos, quat = robot._unbatch(targets.pos), robot._unbatch(targets.quat)
-        kwargs = dict(init_qpos=robot._unbatch(q_now), return_info=True, **self.masks, **self.ik_options)
+        q_now = robot.read_states()[0]
+        pos, quat = robot.unbatch(targets.pos), robot.unbatch(targets.quat)
+        kwargs = dict(init_qpos=robot.unbatch(q_now), return_info=True, **self.masks, **self.ik_options)
         if len(self.links) == 1:
             info = robot.inverse_kinematics(self.links[0], pos[..., 0, :], quat[..., 0, :], **kwargs)
         else:
@@ -190,19 +190,19 @@ class PoseIKController:
                                                       [quat[..., i, :] for i in range(len(self.links))], **kwargs)
         q = info.q.reshape(robot.n_envs, robot.n_dofs)
         if self.mode == "kinematic":
-            robot.set_qpos(robot._unbatch(q))
+            robot.set_qpos(robot.unbatch(q))
         else:
             qdot = np.zeros_like(q) if self._q_prev is None else (q - self._q_prev) / self.dt
-            robot.control_dofs_position(robot._unbatch(q), robot._unbatch(qdot))
+            robot.control_dofs_position(robot.unbatch(q), robot.unbatch(qdot))
         self._q_prev = q
         self._record(t, targets, np.atleast_1d(info.converged))
 
     def _record(self, t: float, targets: Targets, converged: np.ndarray) -> None:
         """Tracking errors of the measured state (not of the IK answer) against the targets."""
         robot = self.robot
-        q = robot._read_states()[0]
+        q = robot.read_states()[0]
         idx = [robot.model.link_index(l) for l in self.links]
-        pos, quat = robot.forward_kinematics(robot._unbatch(q), idx)
+        pos, quat = robot.forward_kinematics(robot.unbatch(q), idx)
         pos, quat = pos.reshape(robot.n_envs, len(idx), 3), quat.reshape(robot.n_envs, len(idx), 4)
         mask = np.array(self.masks["pos_mask"])
         pos_err = np.linalg.norm((pos - targets.pos) * mask, axis=-1).max(axis=1)

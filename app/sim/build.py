@@ -25,7 +25,7 @@ def build_scene(run: RunConfig, gui: bool = False) -> tuple[Scene, Robot]:
         scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing)
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
-            robot.set_qpos(robot._unbatch(q0))
+            robot.set_qpos(robot.unbatch(q0))
     except BaseException:
         scene.close()
         raise

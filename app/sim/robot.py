@@ -94,19 +94,21 @@ class Robot:
             raise InputError(f"{name} must have shape {expected}, got {q.shape}")
         return q.reshape(self.n_envs, self.n_dofs)
 
-    def _unbatch(self, arr: np.ndarray) -> np.ndarray:
+    def unbatch(self, arr: np.ndarray) -> np.ndarray:
+        """Drop the leading environment axis of ``arr`` (n_envs, ...) when the scene is unbatched."""
         return arr if self.batched else arr[0]
 
     # ------------------------------------------------------------------ state and motors
     def get_qpos(self) -> np.ndarray:
         """Joint positions. Shape ([n_envs,] n_dofs)."""
-        return self._unbatch(self._read_states()[0])
+        return self.unbatch(self.read_states()[0])
 
     def get_dofs_velocity(self) -> np.ndarray:
         """Joint velocities. Shape ([n_envs,] n_dofs)."""
-        return self._unbatch(self._read_states()[1])
+        return self.unbatch(self.read_states()[1])
 
-    def _read_states(self) -> tuple[np.ndarray, np.ndarray]:
+    def read_states(self) -> tuple[np.ndarray, np.ndarray]:
+        """Joint positions and velocities, always batched. Shapes (n_envs, n_dofs) each."""
         self._require_built()
         states = [pb.getJointStates(b.body_id, self._joints, physicsClientId=self.scene.client) for b in self.bodies]
         q = np.array([[s[0] for s in env] for env in states])
@@ -180,10 +182,10 @@ class Robot:
     def get_jacobian(self, link: Link | str, local_point: object | None = None) -> np.ndarray:
         """World-frame geometric Jacobian at the current state. Shape ([n_envs,] 6, n_dofs)."""
         name = link.name if isinstance(link, Link) else link
-        J = self.model.get_jacobian(self._read_states()[0], name, local_point)
+        J = self.model.get_jacobian(self.read_states()[0], name, local_point)
         R = self.R_world_base
         J = np.concatenate([R @ J[:, :3], R @ J[:, 3:]], axis=1)
-        return self._unbatch(J)
+        return self.unbatch(J)
 
     # ------------------------------------------------------------------ inverse kinematics
     def inverse_kinematics(self, link: Link | str, pos: object = None, quat: object = None, **kwargs):
@@ -209,8 +211,8 @@ class Robot:
             q = None if q is None else np.broadcast_to(as_quaternions(q, f"quats[{i}]"), shape + (4,))
             p_b, q_b = self.to_base(np.zeros((self.n_envs, 3)) if p is None else p.reshape(-1, 3),
                                     None if q is None else q.reshape(-1, 4))
-            poss_b.append(None if p is None else self._unbatch(p_b))
-            quats_b.append(None if q_b is None else self._unbatch(q_b))
+            poss_b.append(None if p is None else self.unbatch(p_b))
+            quats_b.append(None if q_b is None else self.unbatch(q_b))
         kwargs.setdefault("init_qpos", self.get_qpos())
         if _single:
             return self.model.inverse_kinematics(names[0], poss_b[0], quats_b[0], **kwargs)
