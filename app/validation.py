@@ -51,6 +51,6 @@ def as_quaternions(value: object, name: str) -> np.ndarray:
 def as_mask(value: Sequence[bool], name: str) -> np.ndarray:
     """A boolean mask of length 3."""
     arr = np.asarray(value)
-    if arr.shape != (3,) or not (arr.dtype == bool or np.isin(arr, (0, 1)).all()):
+    if arr.shape != (3,) or not (arr.dtype == bool or ((arr == 0) | (arr == 1)).all()):
         raise InputError(f"{name} must be 3 booleans (x, y, z), got {value!r}")
     return arr.astype(bool)

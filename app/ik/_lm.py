@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from app.ik._analytic_kernel import branches_one
 from app.kinematics._kernels import frames_one, jacobian_one, so3_log_one
 
 ROT_NONE, ROT_AXIS, ROT_FULL = 0, 1, 2
@@ -158,12 +159,61 @@ def _limited_step(J, e, lam2, free, q, q_lo, q_hi, step_scale, step_limit, dq):
 
 
 @njit(cache=True)
-def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts, q_out):
+def analytic_seeds(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi, seeds):
+    """Valid closed-form branches as full configurations, nearest to q_init first; returns their count.
+
+    Args:
+        arm: (R_base_C (3, 3), o_base_C (3,), dofs (6,), tool link, local point (3,), wrist centre W0 (3,),
+            w4 (3,), w5 (3,), plane (10,), signs (3,)) from :func:`app.ik.analytic.kernel_arm`.
+        seeds: Output. Shape (8, n). The non-arm DOFs (fingers) are q_init's: they fix the tool.
+    """
+    R_bc, o_bc, dofs, tool, lp, W0, w4, w5, plane, signs = arm
+    parent, R_origin, p_origin, link_dof, axis, revolute = model
+    L = parent.shape[0]
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    q0 = q_init.copy()
+    for j in range(6):
+        q0[dofs[j]] = 0.0
+    frames_one(q0, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+    R_t0 = R_bc.T @ R[tool]
+    p_t0 = R_bc.T @ (p[tool] + R[tool] @ lp - o_bc)
+    W_tool, u_tool = R_t0.T @ (W0 - p_t0), R_t0.T @ w5
+    lo, hi = np.empty(6), np.empty(6)
+    for j in range(6):
+        lo[j], hi[j] = q_lo[dofs[j]], q_hi[dofs[j]]
+    q_arm, valid = np.empty((8, 6)), np.empty(8, dtype=np.bool_)
+    branches_one(R_bc.T @ (tgt_pos - o_bc), R_bc.T @ tgt_rot, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi,
+                 q_arm, valid)
+    dist = np.full(8, np.inf)
+    for k in range(8):
+        if valid[k]:
+            d = 0.0
+            for j in range(6):
+                d += (q_arm[k, j] - q_init[dofs[j]]) ** 2
+            dist[k] = d
+    order = np.argsort(dist)
+    count = 0
+    for k in order:
+        if valid[k]:
+            seeds[count] = q_init
+            for j in range(6):
+                seeds[count, dofs[j]] = q_arm[k, j]
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts, arm,
+              use_arm, q_out):
     """Levenberg-Marquardt with restarts for one problem; returns (iterations, restarts).
+
+    Attempts start, in order, from the valid closed-form branches nearest to q_init (if
+    ``use_arm``), q_init, then ``starts``.
 
     Args:
         q_init: First guess, within limits. Shape (n,).
         starts: Restart points in order; NaN entries take ``q_init``'s value. Shape (S, n).
+        arm: Closed-form parameters (see :func:`analytic_seeds`); used when ``use_arm``.
         model: (parent, R_origin, p_origin, link_dof, axis, revolute) for :func:`frames_one`.
         fopts: (pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol).
         iopts: (max_iters per attempt, stall_window).
@@ -180,6 +230,10 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
     w = np.array([1.0, 1.0, 1.0, char_length, char_length, char_length])
     best, total, attempt = np.inf, 0, 0
     q_out[:] = q_init
+    seeds = np.empty((8, n))
+    n_seeds = analytic_seeds(q_init, tgt_pos[0], tgt_rot[0], model, arm, q_lo, q_hi, seeds) if use_arm else 0
+    if n_seeds:
+        q[:] = seeds[0]
     while True:
         acc_score, attempt_best, stall, mu = np.inf, np.inf, 0, 1.0
         for _ in range(max_iters):
@@ -209,14 +263,21 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
             lam2 = mu * (damping + np.sum(e_acc * e_acc))
             _limited_step(J_acc, e_acc, lam2, free, q_acc, q_lo, q_hi, step_scale, step_limit, dq)
             q[:] = np.minimum(np.maximum(q_acc + dq, q_lo), q_hi)
-        if attempt >= starts.shape[0]:
-            return total, attempt
-        for i in range(n):
-            q[i] = q_init[i] if np.isnan(starts[attempt, i]) else min(max(starts[attempt, i], q_lo[i]), q_hi[i])
         attempt += 1
+        if attempt < n_seeds:
+            q[:] = seeds[attempt]
+        elif attempt == n_seeds:
+            q[:] = q_init
+        elif attempt - n_seeds - 1 < starts.shape[0]:
+            k = attempt - n_seeds - 1
+            for i in range(n):
+                q[i] = q_init[i] if np.isnan(starts[k, i]) else min(max(starts[k, i], q_lo[i]), q_hi[i])
+        else:
+            return total, attempt - 1
 
 
-def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts):
+def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
+                 arm, use_arm):
     """:func:`solve_one` for every problem. q_init (B, n), starts (B or 1, S, n), targets (B, T, ...).
 
     Returns (q (B, n), iterations (B,), restarts (B,)).
@@ -226,8 +287,8 @@ def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo,
     iters = np.zeros(B, dtype=np.int64)
     restarts = np.zeros(B, dtype=np.int64)
     for b in prange(B):
-        iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b], tgt_rot[b], task, free,
-                                          q_lo, q_hi, step_scale, fopts, iopts, q_out[b])
+        iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b], tgt_rot[b],
+                                          task, free, q_lo, q_hi, step_scale, fopts, iopts, arm, use_arm, q_out[b])
     return q_out, iters, restarts
 
 

@@ -174,8 +174,7 @@ def analytic_ik(model: RobotModel, link: LinkRef, pos: object, quat: object, *, 
     p_C = ((pos - arm.o_base_C) @ arm.R_base_C).reshape(-1, 3)
     n = max(len(R_C), len(p_C))
     R_C, p_C = np.broadcast_to(R_C, (n, 3, 3)), np.broadcast_to(p_C, (n, 3))
-    plane = np.array([*arm.P1, np.linalg.norm(arm.L1), np.linalg.norm(arm.L2), np.arctan2(arm.L1[1], arm.L1[0]),
-                      np.arctan2(arm.L2[1], arm.L2[0]), *arm.W3, *arm.a4])
+    plane = kernel_arm(arm, lp)[8]
     q, valid = solve_batch(np.ascontiguousarray(p_C), np.ascontiguousarray(R_C), R_t0.T @ (arm.W0 - p_t0),
                            R_t0.T @ arm.w5, R_t0, plane, arm.w4, arm.w5, arm.signs,
                            model.q_lower[arm.dof_idx], model.q_upper[arm.dof_idx])
@@ -218,3 +217,23 @@ def nearest_solution(model: RobotModel, link: LinkRef, pos: object, quat: object
     """The valid closed-form solution nearest to ``q_ref``: (q (..., n_dofs), found (...))."""
     q, valid = ranked_solutions(model, link, pos, quat, q_ref, **kwargs)
     return q[..., 0, :], valid[..., 0]
+
+
+def kernel_arm(arm: WristPartitionedArm, local_point: np.ndarray) -> tuple:
+    """The certificate as the tuple the compiled IK loop takes (see app.ik._lm.analytic_seeds)."""
+    return _kernel_arm(arm, tuple(np.asarray(local_point, dtype=float)))
+
+
+@functools.lru_cache(maxsize=64)
+def _kernel_arm(arm: WristPartitionedArm, local_point: tuple[float, float, float]) -> tuple:
+    plane = np.array([*arm.P1, np.linalg.norm(arm.L1), np.linalg.norm(arm.L2), np.arctan2(arm.L1[1], arm.L1[0]),
+                      np.arctan2(arm.L2[1], arm.L2[0]), *arm.W3, *arm.a4])
+    return (arm.R_base_C, arm.o_base_C, arm.dof_idx.astype(np.int64), int(arm.tool),
+            np.asarray(local_point, dtype=float), arm.W0, arm.w4, arm.w5, plane, arm.signs.astype(float))
+
+
+@functools.lru_cache(maxsize=1)
+def no_arm() -> tuple:
+    """A placeholder of the same types as :func:`kernel_arm`, for problems without a closed form."""
+    z3 = np.zeros(3)
+    return (np.eye(3), z3, np.zeros(6, dtype=np.int64), 0, z3, z3, z3, z3, np.zeros(10), np.ones(3))

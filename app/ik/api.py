@@ -14,10 +14,9 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._lm import ROT_FULL
-from app.ik.analytic import certified_arm, ranked_solutions
+from app.ik.analytic import certified_arm, kernel_arm
 from app.ik.solver import IKOptions, IKResult, solve_ik
 from app.ik.targets import PoseTargets
-from app.kinematics.rotations import matrix_to_quat
 from app.kinematics.model import LinkRef, RobotModel
 
 _OPTION_NAMES = set(IKOptions.__dataclass_fields__)
@@ -46,25 +45,12 @@ def initial_configs(model: RobotModel, init_qpos: object, batch_shape: tuple[int
     return model.clip(q0)
 
 
-def _closed_form_seeds(model: RobotModel, targets: PoseTargets, q0: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """(start, seeds) from the closed form when it applies, else (q0, None). q0 (B, n_dofs)."""
+def _closed_form(model: RobotModel, targets: PoseTargets) -> tuple | None:
+    """The compiled loop's closed-form parameters when they apply: one link, full pose, no position mask."""
     if len(targets.links) != 1 or targets.rot_mode[0] != ROT_FULL or not targets.pos_mask.all():
-        return q0, None
+        return None
     arm = certified_arm(model, int(targets.links[0]))
-    if arm is None or not _same_rest(q0, arm):
-        return q0, None
-    R = targets.rot[:, 0]
-    quat = matrix_to_quat(R)
-    ranked, valid = ranked_solutions(model, arm.tool, targets.pos[:, 0], quat, q0,
-                                     local_point=targets.local_points[0], arm=arm)
-    start = np.where(valid[:, :1], ranked[:, 0], q0)
-    return np.ascontiguousarray(start), ranked[:, 1:]
-
-
-def _same_rest(q0: np.ndarray, arm) -> bool:
-    """Whether every row of q0 (B, n_dofs) has the same non-arm DOFs (one tool transform for all)."""
-    rest = np.delete(q0, arm.dof_idx, axis=1)
-    return bool((rest == rest[:1]).all())
+    return None if arm is None else kernel_arm(arm, targets.local_points[0])
 
 
 def _options(kwargs: dict) -> IKOptions:
@@ -108,9 +94,8 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
     hint = () if init_qpos is None else np.shape(init_qpos)[:-1]
     targets = PoseTargets.build(model, links, poss, quats, local_points, pos_mask, rot_mask, hint)
     q0, free, opts = initial_configs(model, init_qpos, targets.batch_shape), free_dofs(model, dofs_idx), _options(options)
-    if seeds is None and analytic_seed and dofs_idx is None:
-        q0, seeds = _closed_form_seeds(model, targets, q0)
-    result = solve_ik(model, targets, q0, free, opts, seeds).reshaped(targets.batch_shape)
+    arm = _closed_form(model, targets) if analytic_seed and dofs_idx is None else None
+    result = solve_ik(model, targets, q0, free, opts, seeds, arm).reshaped(targets.batch_shape)
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q

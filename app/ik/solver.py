@@ -21,6 +21,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._lm import residual_batch, solve_batch
+from app.ik.analytic import no_arm
 from app.ik.targets import PoseTargets
 from app.kinematics.model import RobotModel
 
@@ -122,7 +123,7 @@ def restart_points(model: RobotModel, free: np.ndarray, options: IKOptions, seed
 
 
 def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: np.ndarray,
-             options: IKOptions, seeds: np.ndarray | None = None) -> IKResult:
+             options: IKOptions, seeds: np.ndarray | None = None, arm: tuple | None = None) -> IKResult:
     """Solve a batch of pose-IK problems.
 
     Args:
@@ -131,8 +132,10 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
         q_init: First guess, within the limits. Shape (B, n_dofs).
         free: DOFs the solver may move; the others stay at ``q_init``. Shape (n_dofs,), bool.
         options: Solver settings.
-        seeds: Extra starting points tried, in order, before the random restarts (for example
-            closed-form solutions). Shape (B, n_seeds, n_dofs) or (n_seeds, n_dofs).
+        seeds: Extra starting points tried, in order, before the random restarts.
+            Shape (B, n_seeds, n_dofs) or (n_seeds, n_dofs).
+        arm: Closed-form parameters (app.ik.analytic.kernel_arm) for a one-link full-pose task:
+            every problem first starts from its valid branches, nearest to its q_init first.
     Returns:
         IKResult of batch B, with convergence and errors computed from FK of the returned ``q``.
     """
@@ -144,7 +147,8 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
     iopts = np.array([options.max_iters, options.stall_window], dtype=np.int64)
     q, iters, restarts = solve_batch(q_init, starts, model.fk_tables, model.jacobian_tables, targets.pos,
                                      targets.rot, targets.task_tables, np.ascontiguousarray(free, dtype=bool),
-                                     model.q_lower, model.q_upper, step_scale, fopts, iopts)
+                                     model.q_lower, model.q_upper, step_scale, fopts, iopts,
+                                     no_arm() if arm is None else arm, arm is not None)
     return evaluate(model, targets, q, options, iters, restarts)
 
 

@@ -46,6 +46,9 @@ class RobotModel:
         self.q_upper = self._frozen([j.upper for j in dofs])
         self.v_max = self._frozen([j.velocity for j in dofs])
         self.effort_max = self._frozen([j.effort for j in dofs])
+        lo = np.where(np.isfinite(self.q_lower), self.q_lower, -np.pi)
+        hi = np.where(np.isfinite(self.q_upper), self.q_upper, np.pi)
+        self._mid = self._frozen(0.5 * (lo + hi))
         self.mimic = {j.name: (j.mimic.joint, j.mimic.multiplier, j.mimic.offset) for j in dofs if j.mimic}
         self._build_tables(spec)
         for arr in (self._parent, self._R_origin, self._p_origin, self._link_dof, self._dof_link, self._axis,
@@ -234,7 +237,5 @@ class RobotModel:
         return np.clip(q, self.q_lower, self.q_upper)
 
     def mid_config(self) -> np.ndarray:
-        """Mid-point of the joint limits (0 for unlimited joints). Shape (n_dofs,)."""
-        lo = np.where(np.isfinite(self.q_lower), self.q_lower, -np.pi)
-        hi = np.where(np.isfinite(self.q_upper), self.q_upper, np.pi)
-        return 0.5 * (lo + hi)
+        """Mid-point of the joint limits (0 for unlimited joints). Shape (n_dofs,); a fresh copy."""
+        return self._mid.copy()
