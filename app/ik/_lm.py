@@ -305,28 +305,15 @@ def solve_batch(q_init, *args):
 
 
 @njit(cache=True)
-def residual_batch(q, model, kin, tgt_pos, tgt_rot, task):
-    """Unweighted masked residuals of a batch. q (B, n) -> (B, T, 6)."""
+def residual_batch(q, model, kin, tgt_pos, tgt_rot, task, with_jacobian):
+    """Masked residuals (and their Jacobians) of a batch. q (B, n) -> err (B, T, 6), J (B, 6 T, n)
+    (J is an empty (B, 0, n) array when ``with_jacobian`` is False)."""
     parent, R_origin, p_origin, link_dof, axis, revolute = model
     B, T, L = q.shape[0], tgt_pos.shape[1], parent.shape[0]
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     err = np.empty((B, T, 6))
-    J = np.empty((1, 1))
+    J = np.empty((B, 6 * T if with_jacobian else 0, q.shape[1]))
     for b in range(B):
         frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
-        residual_one(R, p, kin, tgt_pos[b], tgt_rot[b], task, err[b], J, False)
-    return err
-
-
-@njit(cache=True)
-def residual_jacobian_batch(q, model, kin, tgt_pos, tgt_rot, task):
-    """Masked residuals and their Jacobians. q (B, n) -> err (B, T, 6), J (B, 6 T, n)."""
-    parent, R_origin, p_origin, link_dof, axis, revolute = model
-    B, T, L = q.shape[0], tgt_pos.shape[1], parent.shape[0]
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    err = np.empty((B, T, 6))
-    J = np.empty((B, 6 * T, q.shape[1]))
-    for b in range(B):
-        frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
-        residual_one(R, p, kin, tgt_pos[b], tgt_rot[b], task, err[b], J[b], True)
+        residual_one(R, p, kin, tgt_pos[b], tgt_rot[b], task, err[b], J[b], with_jacobian)
     return err, J

@@ -155,7 +155,8 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
 def evaluate(model: RobotModel, targets: PoseTargets, q: np.ndarray, options: IKOptions,
              iters: np.ndarray | None = None, restarts: np.ndarray | None = None) -> IKResult:
     """Errors and convergence of configurations ``q`` (B, n_dofs) from FK; warns when any failed."""
-    err = residual_batch(q, model.fk_tables, model.jacobian_tables, targets.pos, targets.rot, targets.task_tables)
+    err, _ = residual_batch(q, model.fk_tables, model.jacobian_tables, targets.pos, targets.rot, targets.task_tables,
+                            False)
     pos_err = np.linalg.norm(err[..., :3], axis=-1)
     rot_err = np.linalg.norm(err[..., 3:], axis=-1)
     ok = np.all((pos_err <= options.pos_tol) & (rot_err <= options.rot_tol), axis=-1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.ik._lm import residual_jacobian_batch
+from app.ik._lm import residual_batch
 from app.ik.qp import TaskTerm
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel
@@ -56,8 +56,8 @@ class FrameTask:
     def compute_error_and_jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Masked error (target minus current) (B, 6) and Jacobian (B, 6, n_dofs) at q (B, n_dofs)."""
         t = self.targets
-        err, J = residual_jacobian_batch(np.ascontiguousarray(q, dtype=float), self.model.fk_tables,
-                                         self.model.jacobian_tables, t.pos, t.rot, t.task_tables)
+        err, J = residual_batch(np.ascontiguousarray(q, dtype=float), self.model.fk_tables,
+                                self.model.jacobian_tables, t.pos, t.rot, t.task_tables, True)
         return err[:, 0], J
 
     def compute_error(self, q: np.ndarray) -> np.ndarray:
