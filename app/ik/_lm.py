@@ -3,17 +3,17 @@
 Everything a single iteration does (FK, masked residual, Jacobian, damped solve, trust
 region, limit handling, step acceptance, stall detection and restarts) runs here without
 returning to Python: one numpy-level iteration cost ~400 us on this machine against ~3 us
-compiled. The batch loop is ``prange``: problems are independent, so the result does not
-depend on the thread count, and a batch gives exactly the per-problem answers.
+compiled. The batch is split over threads (app.threads): problems are independent, so the
+result does not depend on the thread count, and a batch gives exactly the per-problem answers.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from app.ik._analytic_kernel import branches_one
 from app.kinematics._kernels import frames_one, jacobian_one, so3_log_one
+from app.threads import chunked
 
 ROT_NONE, ROT_AXIS, ROT_FULL = 0, 1, 2
 
@@ -159,61 +159,16 @@ def _limited_step(J, e, lam2, free, q, q_lo, q_hi, step_scale, step_limit, dq):
 
 
 @njit(cache=True)
-def analytic_seeds(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi, seeds):
-    """Valid closed-form branches as full configurations, nearest to q_init first; returns their count.
-
-    Args:
-        arm: (R_base_C (3, 3), o_base_C (3,), dofs (6,), tool link, local point (3,), wrist centre W0 (3,),
-            w4 (3,), w5 (3,), plane (10,), signs (3,)) from :func:`app.ik.analytic.kernel_arm`.
-        seeds: Output. Shape (8, n). The non-arm DOFs (fingers) are q_init's: they fix the tool.
-    """
-    R_bc, o_bc, dofs, tool, lp, W0, w4, w5, plane, signs = arm
-    parent, R_origin, p_origin, link_dof, axis, revolute = model
-    L = parent.shape[0]
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    q0 = q_init.copy()
-    for j in range(6):
-        q0[dofs[j]] = 0.0
-    frames_one(q0, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
-    R_t0 = R_bc.T @ R[tool]
-    p_t0 = R_bc.T @ (p[tool] + R[tool] @ lp - o_bc)
-    W_tool, u_tool = R_t0.T @ (W0 - p_t0), R_t0.T @ w5
-    lo, hi = np.empty(6), np.empty(6)
-    for j in range(6):
-        lo[j], hi[j] = q_lo[dofs[j]], q_hi[dofs[j]]
-    q_arm, valid = np.empty((8, 6)), np.empty(8, dtype=np.bool_)
-    branches_one(R_bc.T @ (tgt_pos - o_bc), R_bc.T @ tgt_rot, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi,
-                 q_arm, valid)
-    dist = np.full(8, np.inf)
-    for k in range(8):
-        if valid[k]:
-            d = 0.0
-            for j in range(6):
-                d += (q_arm[k, j] - q_init[dofs[j]]) ** 2
-            dist[k] = d
-    order = np.argsort(dist)
-    count = 0
-    for k in order:
-        if valid[k]:
-            seeds[count] = q_init
-            for j in range(6):
-                seeds[count, dofs[j]] = q_arm[k, j]
-            count += 1
-    return count
-
-
-@njit(cache=True)
-def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts, arm,
-              use_arm, q_out):
+def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts, seeds,
+              n_seeds, q_out):
     """Levenberg-Marquardt with restarts for one problem; returns (iterations, restarts).
 
-    Attempts start, in order, from the valid closed-form branches nearest to q_init (if
-    ``use_arm``), q_init, then ``starts``.
+    Attempts start, in order, from ``seeds[:n_seeds]`` (closed-form branches), q_init, then ``starts``.
 
     Args:
         q_init: First guess, within limits. Shape (n,).
         starts: Restart points in order; NaN entries take ``q_init``'s value. Shape (S, n).
-        arm: Closed-form parameters (see :func:`analytic_seeds`); used when ``use_arm``.
+        seeds, n_seeds: Starting points tried first. Shape (k, n).
         model: (parent, R_origin, p_origin, link_dof, axis, revolute) for :func:`frames_one`.
         fopts: (pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol).
         iopts: (max_iters per attempt, stall_window).
@@ -230,8 +185,6 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
     w = np.array([1.0, 1.0, 1.0, char_length, char_length, char_length])
     best, total, attempt = np.inf, 0, 0
     q_out[:] = q_init
-    seeds = np.empty((8, n))
-    n_seeds = analytic_seeds(q_init, tgt_pos[0], tgt_rot[0], model, arm, q_lo, q_hi, seeds) if use_arm else 0
     if n_seeds:
         q[:] = seeds[0]
     while True:
@@ -277,8 +230,9 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
 
 
 def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
-                 arm, use_arm):
-    """:func:`solve_one` for every problem. q_init (B, n), starts (B or 1, S, n), targets (B, T, ...).
+                 seeds, n_seeds):
+    """:func:`solve_one` for every problem. q_init (B, n), starts (B or 1, S, n), targets (B, T, ...),
+    seeds (B or 1, k, n) with n_seeds (B or 1,).
 
     Returns (q (B, n), iterations (B,), restarts (B,)).
     """
@@ -286,22 +240,24 @@ def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo,
     q_out = np.empty_like(q_init)
     iters = np.zeros(B, dtype=np.int64)
     restarts = np.zeros(B, dtype=np.int64)
-    for b in prange(B):
+    for b in range(B):
         iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b], tgt_rot[b],
-                                          task, free, q_lo, q_hi, step_scale, fopts, iopts, arm, use_arm, q_out[b])
+                                          task, free, q_lo, q_hi, step_scale, fopts, iopts,
+                                          seeds[b % seeds.shape[0]], n_seeds[b % n_seeds.shape[0]], q_out[b])
     return q_out, iters, restarts
 
 
-# Threads pay off from a few problems on; a thread-pool wake-up costs more than one small solve.
-solve_batch_parallel = njit(cache=True, parallel=True)(_solve_batch)
-solve_batch_serial = njit(cache=True)(_solve_batch)
-PARALLEL_MIN_BATCH = 8
+solve_batch_kernel = njit(cache=True, nogil=True)(_solve_batch)
 
 
-def solve_batch(q_init, *args):
-    """:func:`_solve_batch` on threads for batches of at least PARALLEL_MIN_BATCH problems."""
-    kernel = solve_batch_parallel if q_init.shape[0] >= PARALLEL_MIN_BATCH else solve_batch_serial
-    return kernel(q_init, *args)
+def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
+                seeds, n_seeds):
+    """:func:`_solve_batch` split over threads (app.threads); the arguments are those of ``_solve_batch``."""
+    def kernel(q_init, starts, tgt_pos, tgt_rot, seeds, n_seeds):
+        return solve_batch_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi,
+                                  step_scale, fopts, iopts, seeds, n_seeds)
+
+    return chunked(kernel, q_init.shape[0], (q_init, starts, tgt_pos, tgt_rot, seeds, n_seeds), ())
 
 
 @njit(cache=True)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InputError, NotApplicableError
-from app.ik._analytic_kernel import solve_batch, two_link_batch
+from app.ik._analytic_kernel import branches_batch, two_link_batch
+from app.threads import chunked
 from app.kinematics.model import LinkRef, RobotModel
 from app.kinematics.rotations import quat_to_matrix
 from app.validation import as_float_array, as_quaternions, as_vectors, check_finite
@@ -175,9 +176,9 @@ def analytic_ik(model: RobotModel, link: LinkRef, pos: object, quat: object, *, 
     n = max(len(R_C), len(p_C))
     R_C, p_C = np.broadcast_to(R_C, (n, 3, 3)), np.broadcast_to(p_C, (n, 3))
     plane = kernel_arm(arm, lp)[8]
-    q, valid = solve_batch(np.ascontiguousarray(p_C), np.ascontiguousarray(R_C), R_t0.T @ (arm.W0 - p_t0),
-                           R_t0.T @ arm.w5, R_t0, plane, arm.w4, arm.w5, arm.signs,
-                           model.q_lower[arm.dof_idx], model.q_upper[arm.dof_idx])
+    shared = (R_t0.T @ (arm.W0 - p_t0), R_t0.T @ arm.w5, R_t0, plane, arm.w4, arm.w5, arm.signs,
+              model.q_lower[arm.dof_idx], model.q_upper[arm.dof_idx])
+    q, valid = chunked(branches_batch, len(p_C), (np.ascontiguousarray(p_C), np.ascontiguousarray(R_C)), shared)
     batch = np.broadcast_shapes(pos.shape[:-1], quat.shape[:-1])
     return q.reshape(batch + (N_BRANCHES, 6)), valid.reshape(batch + (N_BRANCHES,))
 
@@ -230,10 +231,3 @@ def _kernel_arm(arm: WristPartitionedArm, local_point: tuple[float, float, float
                       np.arctan2(arm.L2[1], arm.L2[0]), *arm.W3, *arm.a4])
     return (arm.R_base_C, arm.o_base_C, arm.dof_idx.astype(np.int64), int(arm.tool),
             np.asarray(local_point, dtype=float), arm.W0, arm.w4, arm.w5, plane, arm.signs.astype(float))
-
-
-@functools.lru_cache(maxsize=1)
-def no_arm() -> tuple:
-    """A placeholder of the same types as :func:`kernel_arm`, for problems without a closed form."""
-    z3 = np.zeros(3)
-    return (np.eye(3), z3, np.zeros(6, dtype=np.int64), 0, z3, z3, z3, z3, np.zeros(10), np.ones(3))

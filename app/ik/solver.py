@@ -21,7 +21,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._lm import residual_batch, solve_batch
-from app.ik.analytic import no_arm
+from app.ik._analytic_kernel import seeds_batch
 from app.ik.targets import PoseTargets
 from app.kinematics.model import RobotModel
 
@@ -145,10 +145,14 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
     fopts = np.array([options.pos_tol, options.rot_tol, options.char_length, options.damping,
                       options.step_limit, options.stall_rtol])
     iopts = np.array([options.max_iters, options.stall_window], dtype=np.int64)
+    if arm is None:
+        first, n_first = np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64)
+    else:
+        first, n_first = seeds_batch(q_init, targets.pos, targets.rot, model.fk_tables, arm, model.q_lower,
+                                     model.q_upper)
     q, iters, restarts = solve_batch(q_init, starts, model.fk_tables, model.jacobian_tables, targets.pos,
                                      targets.rot, targets.task_tables, np.ascontiguousarray(free, dtype=bool),
-                                     model.q_lower, model.q_upper, step_scale, fopts, iopts,
-                                     no_arm() if arm is None else arm, arm is not None)
+                                     model.q_lower, model.q_upper, step_scale, fopts, iopts, first, n_first)
     return evaluate(model, targets, q, options, iters, restarts)
 
 

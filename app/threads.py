@@ -1,0 +1,53 @@
+"""Run a compiled, GIL-free batch kernel over chunks of a batch on a few threads.
+
+Numba's ``parallel=True`` compiles a second copy of every kernel (measured: +24 s on the first
+run of the main job); kernels compiled with ``nogil=True`` and split over threads here give the
+same speed-up on this 2-core machine at no extra compile time. Results do not depend on the
+number of threads: every problem is solved independently.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+MIN_CHUNK = 4  # problems per thread below which a single call is faster
+_pool: ThreadPoolExecutor | None = None
+
+
+def n_threads() -> int:
+    """Threads to use: APP_THREADS if set, else the CPUs this process may run on."""
+    env = os.environ.get("APP_THREADS")
+    if env:
+        return max(1, int(env))
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=n_threads(), thread_name_prefix="app-kernel")
+    return _pool
+
+
+def chunked(kernel: Callable, batch: int, per_problem: Sequence[np.ndarray], shared: Sequence) -> tuple:
+    """``kernel(*per_problem_slices, *shared)`` over contiguous chunks; outputs concatenated on axis 0.
+
+    Args:
+        kernel: A nogil compiled function returning a tuple of arrays with the batch on axis 0.
+        batch: Batch size B. per_problem: Arrays of leading size B (or 1: broadcast, not sliced).
+        shared: Arguments passed unchanged.
+    """
+    threads = min(n_threads(), batch // MIN_CHUNK)
+    if threads <= 1:
+        return kernel(*per_problem, *shared)
+    bounds = np.linspace(0, batch, threads + 1).astype(int)
+
+    def run(a: int, b: int):
+        return kernel(*[x if x.shape[0] == 1 else x[a:b] for x in per_problem], *shared)
+
+    parts = list(_executor().map(run, bounds[:-1], bounds[1:]))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
