@@ -3,7 +3,6 @@
 import logging
 
 import numpy as np
-import pytest
 
 from app.control.controllers import QPController, QPControllerConfig
 from app.ik.qp import QPSolution

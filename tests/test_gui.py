@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import imageio.v2 as imageio
-import numpy as np
 import pytest
 
 from tests.conftest import ROOT

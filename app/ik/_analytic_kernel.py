@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.kinematics._kernels import frames_one, rotate_about
+from app.kinematics._kernels import frames_one
 
 
 @njit(cache=True)
@@ -150,6 +150,25 @@ def branches_batch(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi)
 
 
 @njit(cache=True)
+def tool_frame(q_ref, model, arm):
+    """Tool rotation at q_arm = 0 and the tool-frame wrist centre and joint-5 axis, all in frame C.
+
+    The non-arm DOFs (fingers) are q_ref's. Returns (R_t0 (3, 3), W_tool (3,), u_tool (3,)).
+    """
+    R_bc, o_bc, dofs, tool, lp, W0, w4, w5, plane, signs = arm
+    parent, R_origin, p_origin, link_dof, axis, revolute = model
+    L = parent.shape[0]
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    q0 = q_ref.copy()
+    for j in range(6):
+        q0[dofs[j]] = 0.0
+    frames_one(q0, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+    R_t0 = R_bc.T @ R[tool]
+    p_t0 = R_bc.T @ (p[tool] + R[tool] @ lp - o_bc)
+    return R_t0, R_t0.T @ (W0 - p_t0), R_t0.T @ w5
+
+
+@njit(cache=True)
 def analytic_seeds(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi, seeds):
     """Valid closed-form branches as full configurations, nearest to q_init first; returns their count.
 
@@ -159,16 +178,7 @@ def analytic_seeds(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi, seeds):
         seeds: Output. Shape (8, n). The non-arm DOFs (fingers) are q_init's: they fix the tool.
     """
     R_bc, o_bc, dofs, tool, lp, W0, w4, w5, plane, signs = arm
-    parent, R_origin, p_origin, link_dof, axis, revolute = model
-    L = parent.shape[0]
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    q0 = q_init.copy()
-    for j in range(6):
-        q0[dofs[j]] = 0.0
-    frames_one(q0, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
-    R_t0 = R_bc.T @ R[tool]
-    p_t0 = R_bc.T @ (p[tool] + R[tool] @ lp - o_bc)
-    W_tool, u_tool = R_t0.T @ (W0 - p_t0), R_t0.T @ w5
+    R_t0, W_tool, u_tool = tool_frame(q_init, model, arm)
     lo, hi = np.empty(6), np.empty(6)
     for j in range(6):
         lo[j], hi[j] = q_lo[dofs[j]], q_hi[dofs[j]]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InputError, NotApplicableError
-from app.ik._analytic_kernel import branches_batch, two_link_batch
+from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
 from app.threads import chunked
 from app.kinematics.model import LinkRef, RobotModel
 from app.kinematics.rotations import quat_to_matrix
@@ -137,15 +137,6 @@ def certify(model: RobotModel, link: LinkRef) -> WristPartitionedArm:
                                P[3] - P[2], to_C(w[4])[[0, 2]], to_C(w[4]), to_C(w[5]), to_C(W0 - o), tool)
 
 
-def _tool_at_zero(model: RobotModel, arm: WristPartitionedArm, local_point: np.ndarray, q_rest: np.ndarray):
-    """Tool rotation (3, 3) and point (3,) at q_arm = 0, in frame C."""
-    q = q_rest.copy()
-    q[arm.dof_idx] = 0.0
-    R, p = model.link_frames(q)
-    R_t, p_t = R[arm.tool], p[arm.tool] + R[arm.tool] @ local_point
-    return arm.R_base_C.T @ R_t, arm.R_base_C.T @ (p_t - arm.o_base_C)
-
-
 def analytic_ik(model: RobotModel, link: LinkRef, pos: object, quat: object, *, local_point: object = None,
                 q_rest: object = None, arm: WristPartitionedArm | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every closed-form solution for a link rigidly attached after joint 5.
@@ -169,14 +160,13 @@ def analytic_ik(model: RobotModel, link: LinkRef, pos: object, quat: object, *, 
     pos, quat = as_vectors(pos, "pos", 3), as_quaternions(quat, "quat")
     lp = np.zeros(3) if local_point is None else as_vectors(local_point, "local_point", 3)
     rest = model.mid_config() if q_rest is None else model.check_q(q_rest, "q_rest")
-    R_t0, p_t0 = _tool_at_zero(model, arm, lp, rest)
-    batch = pos.shape[:-1]
+    karm = kernel_arm(arm, lp)
+    R_t0, W_tool, u_tool = tool_frame(rest, model.fk_tables, karm)
     R_C = (arm.R_base_C.T @ quat_to_matrix(quat)).reshape(-1, 3, 3)
     p_C = ((pos - arm.o_base_C) @ arm.R_base_C).reshape(-1, 3)
     n = max(len(R_C), len(p_C))
     R_C, p_C = np.broadcast_to(R_C, (n, 3, 3)), np.broadcast_to(p_C, (n, 3))
-    plane = kernel_arm(arm, lp)[8]
-    shared = (R_t0.T @ (arm.W0 - p_t0), R_t0.T @ arm.w5, R_t0, plane, arm.w4, arm.w5, arm.signs,
+    shared = (W_tool, u_tool, R_t0, karm[8], arm.w4, arm.w5, arm.signs,
               model.q_lower[arm.dof_idx], model.q_upper[arm.dof_idx])
     q, valid = chunked(branches_batch, len(p_C), (np.ascontiguousarray(p_C), np.ascontiguousarray(R_C)), shared)
     batch = np.broadcast_shapes(pos.shape[:-1], quat.shape[:-1])
