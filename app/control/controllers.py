@@ -105,20 +105,8 @@ class QPController:
         posture = cfg.posture_gain * (robot.model.mid_config() - q)
         qps = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=row_data, posture=posture,
                              posture_weight=cfg.posture_weight, n_rows=self.n_rows)
-        q_cmd, qdot = q.copy(), np.zeros_like(q)
-        ok, scale, n_active, names = np.zeros(len(q), bool), np.zeros(len(q)), np.zeros(len(q), int), []
-        for env, qp in enumerate(qps):
-            sol = self.solvers[env].solve(qp)
-            ok[env], scale[env] = sol.solved, sol.scale
-            active = self._active(qp, sol) if sol.solved else []
-            n_active[env] = len(active)
-            names.append([r.label for i, r in enumerate(rows[env]) if f"row{robot.n_dofs + i}" in active])
-            if sol.solved:
-                qdot[env] = sol.qdot
-                q_cmd[env] = q[env] + cfg.dt * sol.qdot
-            elif self._failing[env] is None:
-                log.warning("env %d: QP %s at t=%.3f s; commanding a safe stop", env, sol.status, t)
-            self._failing[env] = None if sol.solved else sol.status
+        qdot, ok, scale, n_active, names = self._solve_all(t, qps, rows)
+        q_cmd = q + cfg.dt * qdot  # a failed QP leaves qdot = 0: hold the measured q (safe stop)
         # q_cmd is integrated from the measured q, so a position gain would only add kp * qdot to the
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
@@ -129,6 +117,24 @@ class QPController:
         self.telemetry.record(t, pos_err, rot_err, ok, scale, n_active, dmin, stalled, names)
         self.last_qdot = qdot
         return qdot
+
+    def _solve_all(self, t: float, qps: list, rows: list) -> tuple:
+        """Warm solve per environment -> (qdot (n_envs, n), solved, scale, n_active, active row labels)."""
+        n_envs, n = len(qps), self.robot.n_dofs
+        qdot, ok, scale, n_active, names = (np.zeros((n_envs, n)), np.zeros(n_envs, bool), np.zeros(n_envs),
+                                            np.zeros(n_envs, int), [])
+        for env, qp in enumerate(qps):
+            sol = self.solvers[env].solve(qp)
+            ok[env], scale[env] = sol.solved, sol.scale
+            active = self._active(qp, sol) if sol.solved else []
+            n_active[env] = len(active)
+            names.append([r.label for i, r in enumerate(rows[env]) if f"row{n + i}" in active])
+            if sol.solved:
+                qdot[env] = sol.qdot
+            elif self._failing[env] is None:
+                log.warning("env %d: QP %s at t=%.3f s; commanding a safe stop", env, sol.status, t)
+            self._failing[env] = None if sol.solved else sol.status
+        return qdot, ok, scale, n_active, names
 
     def _collision_rows(self, q: np.ndarray):
         """Distance rows per environment and their stacked (G, lo, hi, count) for the QP, or ([], None)."""
