@@ -23,7 +23,7 @@ from scipy import sparse
 from app import RobotModel
 from app.control.controllers import QPController, QPControllerConfig
 from app.ik.diffik import diff_ik
-from app.ik.limits import CollisionLimit, DistanceRow, JointLimits
+from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
 from app.ik.qp import QPSolver, build_qp_batch
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs
@@ -35,14 +35,13 @@ EE = "ee_gripper_link"
 DT = 1.0 / 240.0
 
 
-def collision_rows(model: RobotModel, q: np.ndarray, rng: np.random.Generator, n: int = 10) -> list[DistanceRow]:
-    rows = []
-    for k in range(n):
-        link = model.link_names[2 + k % (model.n_links - 2)]
-        J = model.get_jacobian(q, link, rng.normal(scale=0.02, size=3))[:3]
-        normal = rng.normal(size=3)
-        rows.append(DistanceRow(rng.uniform(0.02, 0.1), normal / np.linalg.norm(normal), J, np.zeros_like(J), link))
-    return rows
+def collision_rows(model: RobotModel, q: np.ndarray, rng: np.random.Generator, n: int = 10) -> DistanceRows:
+    """n synthetic rows: random normals at random points of the arm's links."""
+    links = [model.link_names[2 + k % (model.n_links - 2)] for k in range(n)]
+    J = np.array([model.get_jacobian(q, link, rng.normal(scale=0.02, size=3))[:3] for link in links])
+    normal = rng.normal(size=(n, 3))
+    return DistanceRows(rng.uniform(0.02, 0.1, n), normal / np.linalg.norm(normal, axis=1, keepdims=True), J,
+                        np.zeros_like(J), tuple(links))
 
 
 def percentiles(times: list[float]) -> str:

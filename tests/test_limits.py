@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from app.ik.limits import CollisionLimit, DistanceRow, JointLimits
+from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
 
 
 def test_joint_limit_box_is_lookahead_intersected_with_velocity(widowx):
@@ -27,9 +27,12 @@ def test_box_is_never_empty_past_a_limit(widowx):
 
 
 def test_collision_row_bounds_approach_speed():
-    J_a = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.5]])
-    row = DistanceRow(0.05, np.array([0.0, 0.0, 1.0]), J_a, np.zeros((3, 2)), "tip|table")
-    ineq = CollisionLimit(d_safe=0.01, gamma=0.5).compute_inequalities([row], dt=0.01)
-    np.testing.assert_allclose(ineq.G, [[1.0, 0.5]])
-    np.testing.assert_allclose(ineq.lo, [-0.5 * 0.04 / 0.01])
-    assert CollisionLimit().compute_inequalities([], 0.01).G.shape[0] == 0
+    J_a = np.array([[[0.0, 0.0], [0.0, 0.0], [1.0, 0.5]], [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]])
+    J_b = np.array([np.zeros((3, 2)), [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]])
+    J_b[1, 0, 1] = 2.0  # pair 2: body B moves too (self-collision)
+    rows = DistanceRows(np.array([0.05, 0.02]), np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]), J_a, J_b,
+                        ("tip|table", "a|b"))
+    ineq = CollisionLimit(d_safe=0.01, gamma=0.5).compute_inequalities(rows, dt=0.01)
+    np.testing.assert_allclose(ineq.G, [[1.0, 0.5], [1.0, -2.0]])
+    np.testing.assert_allclose(ineq.lo, [-0.5 * 0.04 / 0.01, -0.5 * 0.01 / 0.01])
+    assert CollisionLimit().compute_inequalities(DistanceRows.empty(2), 0.01).G.shape == (0, 2)

@@ -18,7 +18,7 @@ import numpy as np
 
 from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
-from app.ik.limits import CollisionLimit, JointLimits
+from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
 from app.ik.qp import QPSolver, build_qp_batch
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, distance_rows
@@ -111,7 +111,7 @@ class QPController:
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.control_dofs_position(robot.unbatch(q_cmd), robot.unbatch(qdot), position_gain=0.0)
-        dmin = np.array([min((r.distance for r in env_rows), default=np.inf) for env_rows in rows])
+        dmin = np.array([r.distance.min(initial=np.inf) for r in rows])
         pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
         stalled = self.stalls.update(pos_err, target_pos)
         self.telemetry.record(t, pos_err, rot_err, ok, scale, n_active, dmin, stalled, names)
@@ -128,7 +128,7 @@ class QPController:
             ok[env], scale[env] = sol.solved, sol.scale
             active = self._active(qp, sol) if sol.solved else []
             n_active[env] = len(active)
-            names.append([r.label for i, r in enumerate(rows[env]) if f"row{n + i}" in active])
+            names.append([label for i, label in enumerate(rows[env].labels) if f"row{n + i}" in active])
             if sol.solved:
                 qdot[env] = sol.qdot
             elif self._failing[env] is None:
@@ -137,25 +137,19 @@ class QPController:
         return qdot, ok, scale, n_active, names
 
     def _collision_rows(self, q: np.ndarray):
-        """Distance rows per environment and their stacked (G, lo, hi, count) for the QP, or ([], None)."""
+        """Distance rows per environment and their stacked (G, lo, hi, count) for the QP, or (empty, None)."""
         n_envs, n = q.shape
         if self.collisions is None:
-            return [[] for _ in range(n_envs)], None
+            return [DistanceRows.empty(n) for _ in range(n_envs)], None
         rows = [distance_rows(self.robot, self.collisions, q[env], env, self.robot.scene.box_ids)
                 for env in range(n_envs)]
         K = self.collisions.max_rows
         G, lo, hi = np.zeros((n_envs, K, n)), np.zeros((n_envs, K)), np.zeros((n_envs, K))
-        count = np.array([len(r) for r in rows])
         for env, env_rows in enumerate(rows):
-            if env_rows:
-                ineq = self.collision_limit.compute_inequalities(env_rows, self.config.dt)
-                G[env, :len(env_rows)], lo[env, :len(env_rows)], hi[env, :len(env_rows)] = ineq.G, ineq.lo, ineq.hi
-        return rows, (G, lo, hi, count)
-
-    def track(self, t: float, targets: Targets) -> None:
-        """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""
-        twist = np.concatenate([targets.vel[:, 0], np.zeros_like(targets.vel[:, 0])], axis=1)
-        self.step(t, targets.pos[:, 0], targets.quat[:, 0] if self.task.rot_mask != (False,) * 3 else None, twist)
+            ineq = self.collision_limit.compute_inequalities(env_rows, self.config.dt)
+            k = len(env_rows)
+            G[env, :k], lo[env, :k], hi[env, :k] = ineq.G, ineq.lo, ineq.hi
+        return rows, (G, lo, hi, np.array([len(r) for r in rows]))
 
     @staticmethod
     def _active(qp, sol, tol: float = 1e-6) -> list[str]:

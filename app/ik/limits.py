@@ -52,22 +52,29 @@ class JointLimits:
 
 
 @dataclass(frozen=True)
-class DistanceRow:
-    """One pair of bodies closer than the detection distance.
+class DistanceRows:
+    """Pairs of bodies closer than the detection distance, K of them.
 
     Attributes:
-        distance: Signed distance d [m] (negative in penetration).
-        normal: Unit vector from body B to body A, world frame. Shape (3,).
-        J_a, J_b: Linear Jacobians of the witness points on A and B (zeros for a static body).
-            Shape (3, n_dofs), world frame.
-        label: Which pair, for telemetry.
+        distance: Signed distances d [m] (negative in penetration). Shape (K,).
+        normal: Unit vectors from body B to body A, world frame. Shape (K, 3).
+        J_a, J_b: Linear Jacobians of the witness points on A and B (zeros for a static body),
+            world frame. Shape (K, 3, n_dofs).
+        labels: Which pair each row is, for telemetry. Length K.
     """
 
-    distance: float
+    distance: np.ndarray
     normal: np.ndarray
     J_a: np.ndarray
     J_b: np.ndarray
-    label: str = ""
+    labels: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.distance)
+
+    @classmethod
+    def empty(cls, n_dofs: int) -> DistanceRows:
+        return cls(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, n_dofs)), np.zeros((0, 3, n_dofs)))
 
 
 class CollisionLimit:
@@ -83,9 +90,8 @@ class CollisionLimit:
     def __repr__(self) -> str:
         return f"CollisionLimit(d_safe={self.d_safe}, gamma={self.gamma})"
 
-    def compute_inequalities(self, rows: list[DistanceRow], dt: float) -> Inequalities:
-        if not rows:
-            return Inequalities(np.zeros((0, 0)), np.zeros(0), np.zeros(0))
-        G = np.array([r.normal @ (r.J_a - r.J_b) for r in rows])
-        lo = np.array([-self.gamma * (r.distance - self.d_safe) / dt for r in rows])
+    def compute_inequalities(self, rows: DistanceRows, dt: float) -> Inequalities:
+        """Rows G (K, n_dofs), lo (K,), hi = +inf (K,)."""
+        G = np.einsum("ki,kin->kn", rows.normal, rows.J_a - rows.J_b)
+        lo = -self.gamma * (rows.distance - self.d_safe) / dt
         return Inequalities(G, lo, np.full(len(rows), INF))

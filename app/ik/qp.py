@@ -181,19 +181,24 @@ class QPSolver:
         self._a_order = np.lexsort((rows.ravel(), cols.ravel()))
         self._a_idx = (rows.ravel()[self._a_order], cols.ravel()[self._a_order])
         A0 = sparse.csc_matrix((np.ones(n_rows * n_x), self._a_idx), shape=(n_rows, n_x))
+        self._p_flat = np.ravel_multi_index(self._triu, (n_x, n_x))  # CSC data order in the flat arrays
+        self._a_flat = np.ravel_multi_index(self._a_idx, (n_rows, n_x))
         self._solver = osqp.OSQP()
         self._solver.setup(P=P0, q=np.zeros(n_x), A=A0, l=-np.ones(n_rows), u=np.ones(n_rows), verbose=False,
                            warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=max_iter)
+        ext = getattr(self._solver, "_solver", None)
+        # osqp's compiled workspace, updated directly: the Python wrapper's update() costs ~90 us a tick
+        self._ext = ext if ext is not None and hasattr(ext, "update_data_vec") else None
+        self._solved = osqp.SolverStatus.OSQP_SOLVED
 
     def solve(self, qp: QP) -> QPSolution:
         """Update the workspace with ``qp``'s data and solve. Never returns NaN: a failure gives zeros."""
         if qp.P.shape != (self.n_x, self.n_x) or qp.A.shape != (self.n_rows, self.n_x):
             raise InputError(f"QP of shape P{qp.P.shape}, A{qp.A.shape} does not fit this workspace "
                              f"({self.n_x} variables, {self.n_rows} rows)")
-        Px, Ax = qp.P[self._triu], qp.A[self._a_idx]
-        ext = getattr(self._solver, "_solver", None)
-        if ext is not None and hasattr(ext, "update_data_vec"):
-            # osqp's compiled workspace directly: the Python wrapper's update() costs ~90 us a tick
+        Px, Ax = qp.P.take(self._p_flat), qp.A.take(self._a_flat)
+        ext = self._ext
+        if ext is not None:
             ext.update_data_vec(q=qp.c, l=qp.l, u=qp.u)
             ext.update_data_mat(P_x=Px, P_i=None, A_x=Ax, A_i=None)
             ext.solve()
@@ -202,7 +207,8 @@ class QPSolver:
             self._solver.update(Px=Px, Ax=Ax, q=qp.c, l=qp.l, u=qp.u)
             res = self._solver.solve(raise_error=False)
             info, x = res.info, res.x
-        solved = info.status_val == osqp.SolverStatus.OSQP_SOLVED and np.all(np.isfinite(x))
+        x = np.array(x, dtype=float)
+        solved = info.status_val == self._solved and np.isfinite(x).all()
         if not solved:
             return QPSolution(np.zeros(self.n_x), 0.0, False, str(info.status), int(info.iter))
-        return QPSolution(np.array(x, dtype=float), qp.scale, True, str(info.status), int(info.iter))
+        return QPSolution(x, qp.scale, True, "solved", int(info.iter))

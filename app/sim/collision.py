@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as pb
 
-from app.ik.limits import DistanceRow
+from app.ik.limits import DistanceRows
 from app.sim.robot import Robot
 
 
@@ -35,7 +35,7 @@ class CollisionPairs:
 
 
 def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, env: int,
-                  box_ids: dict[str, list[int]]) -> list[DistanceRow]:
+                  box_ids: dict[str, list[int]]) -> DistanceRows:
     """Rows for environment ``env`` at joint positions q (n_dofs,), closest first, at most max_rows."""
     client = robot.scene.client
     body = robot.bodies[env]
@@ -56,13 +56,13 @@ def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, env: int,
     found.sort(key=lambda item: item[0])
     found = found[:pairs.max_rows]
     if not found:
-        return []
+        return DistanceRows.empty(robot.n_dofs)
     J = _witness_jacobians(robot, q, env, found)
-    rows = []
-    for i, (d, normal, _, other, label) in enumerate(found):
-        J_b = J[len(found) + i] if other is not None else np.zeros_like(J[i])
-        rows.append(DistanceRow(d, np.array(normal), J[i], J_b, label))
-    return rows
+    K = len(found)
+    static_b = np.array([item[3] is None for item in found])
+    J_b = np.where(static_b[:, None, None], 0.0, J[K:])
+    return DistanceRows(np.array([item[0] for item in found]), np.array([item[1] for item in found]), J[:K], J_b,
+                        tuple(item[4] for item in found))
 
 
 def _witness_jacobians(robot: Robot, q: np.ndarray, env: int, found: list) -> np.ndarray:
