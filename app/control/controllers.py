@@ -118,6 +118,12 @@ class QPController:
         self.last_qdot = qdot
         return qdot
 
+    def track(self, t: float, targets: Targets) -> None:
+        """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""
+        twist = np.concatenate([targets.vel[:, 0], np.zeros_like(targets.vel[:, 0])], axis=1)
+        orientation = any(self.task.rot_mask)
+        self.step(t, targets.pos[:, 0], targets.quat[:, 0] if orientation else None, twist)
+
     def _solve_all(self, t: float, qps: list, rows: list) -> tuple:
         """Warm solve per environment -> (qdot (n_envs, n), solved, scale, n_active, active row labels)."""
         n_envs, n = len(qps), self.robot.n_dofs
