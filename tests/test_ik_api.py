@@ -186,3 +186,10 @@ def test_multilink_length_mismatch_and_unknown_link(widowx):
         widowx.inverse_kinematics_multilink(["left_fingertip", "right_fingertip"], [[0.3, 0, 0.2]], None)
     with pytest.raises(UnknownNameError, match="valid link names"):
         widowx.inverse_kinematics("hand", [0.3, 0, 0.2])
+
+
+def test_batch_of_three_targets_is_not_mistaken_for_a_matrix(widowx):
+    pos, quat = _fk_targets(widowx, EE, 3, seed=19)  # pos has shape (3, 3)
+    info = widowx.inverse_kinematics(EE, pos, quat, return_info=True)
+    assert info.q.shape == (3, 8) and info.converged.all()
+    np.testing.assert_allclose(widowx.forward_kinematics(info.q, [EE])[0][:, 0], pos, atol=1e-4)

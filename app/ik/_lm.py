@@ -160,7 +160,7 @@ def _limited_step(J, e, lam2, free, q, q_lo, q_hi, step_scale, step_limit, dq):
 
 @njit(cache=True)
 def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts, seeds,
-              n_seeds, q_out):
+              n_seeds, q_out, err_out):
     """Levenberg-Marquardt with restarts for one problem; returns (iterations, restarts).
 
     Attempts start, in order, from ``seeds[:n_seeds]`` (closed-form branches), q_init, then ``starts``.
@@ -169,11 +169,11 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
         q_init: First guess, within limits. Shape (n,).
         starts: Restart points in order; NaN entries take ``q_init``'s value. Shape (S, n).
         seeds, n_seeds: Starting points tried first. Shape (k, n).
+        q_out, err_out: Outputs: the best configuration seen (n,) and its residual from FK (T, 6).
         model: (parent, R_origin, p_origin, link_dof, axis, revolute) for :func:`frames_one`.
         fopts: (pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol).
         iopts: (max_iters per attempt, stall_window).
-        q_out: Output: the best configuration seen. Shape (n,).
-    """
+        """
     pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol = fopts
     max_iters, stall_window = iopts[0], iopts[1]
     parent, R_origin, p_origin, link_dof, axis, revolute = model
@@ -187,7 +187,8 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
     q_out[:] = q_init
     if n_seeds:
         q[:] = seeds[0]
-    while True:
+    converged = False
+    while not converged:
         acc_score, attempt_best, stall, mu = np.inf, np.inf, 0, 1.0
         for _ in range(max_iters):
             frames_one(q, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
@@ -198,7 +199,8 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
                 best = score
                 q_out[:] = q
             if ok:
-                return total, attempt
+                converged = True
+                break
             if score < acc_score:  # accept the step, relax the damping
                 acc_score, mu = score, max(mu * 0.3, 1e-3)
                 q_acc[:] = q
@@ -216,17 +218,20 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
             lam2 = mu * (damping + np.sum(e_acc * e_acc))
             _limited_step(J_acc, e_acc, lam2, free, q_acc, q_lo, q_hi, step_scale, step_limit, dq)
             q[:] = np.minimum(np.maximum(q_acc + dq, q_lo), q_hi)
+        if converged or attempt + 1 >= n_seeds + 1 + starts.shape[0]:
+            break
         attempt += 1
         if attempt < n_seeds:
             q[:] = seeds[attempt]
         elif attempt == n_seeds:
             q[:] = q_init
-        elif attempt - n_seeds - 1 < starts.shape[0]:
+        else:
             k = attempt - n_seeds - 1
             for i in range(n):
                 q[i] = q_init[i] if np.isnan(starts[k, i]) else min(max(starts[k, i], q_lo[i]), q_hi[i])
-        else:
-            return total, attempt - 1
+    frames_one(q_out, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)  # the reported residual is
+    residual_one(R, p, kin, tgt_pos, tgt_rot, task, err_out, J, False)            # FK of the returned q
+    return total, attempt
 
 
 def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
@@ -234,17 +239,19 @@ def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo,
     """:func:`solve_one` for every problem. q_init (B, n), starts (B or 1, S, n), targets (B, T, ...),
     seeds (B or 1, k, n) with n_seeds (B or 1,).
 
-    Returns (q (B, n), iterations (B,), restarts (B,)).
+    Returns (q (B, n), residual of q from FK (B, T, 6), iterations (B,), restarts (B,)).
     """
     B = q_init.shape[0]
     q_out = np.empty_like(q_init)
+    err = np.empty((B, tgt_pos.shape[1], 6))
     iters = np.zeros(B, dtype=np.int64)
     restarts = np.zeros(B, dtype=np.int64)
     for b in range(B):
         iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b], tgt_rot[b],
                                           task, free, q_lo, q_hi, step_scale, fopts, iopts,
-                                          seeds[b % seeds.shape[0]], n_seeds[b % n_seeds.shape[0]], q_out[b])
-    return q_out, iters, restarts
+                                          seeds[b % seeds.shape[0]], n_seeds[b % n_seeds.shape[0]], q_out[b],
+                                          err[b])
+    return q_out, err, iters, restarts
 
 
 solve_batch_kernel = njit(cache=True, nogil=True)(_solve_batch)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.errors import InputError
-from app.ik._lm import residual_batch, solve_batch
+from app.ik._lm import solve_batch
 from app.ik._analytic_kernel import seeds_batch
 from app.ik.targets import PoseTargets
 from app.kinematics.model import RobotModel
@@ -97,9 +97,13 @@ class IKResult:
 
 
 @functools.lru_cache(maxsize=64)
-def _random_table(seed: int, count: int, lo: tuple[float, ...], hi: tuple[float, ...]) -> np.ndarray:
-    """``count`` configurations uniform in [lo, hi] from a generator seeded with ``seed``. Read-only."""
-    table = np.random.default_rng(seed).uniform(lo, hi, (count, len(lo)))
+def _random_starts(model: RobotModel, seed: int, count: int, free: tuple[bool, ...]) -> np.ndarray:
+    """``count`` configurations uniform within the limits (+-pi where unlimited) from a generator seeded
+    with ``seed``; NaN on held DOFs. Shape (1, count, n_dofs), read-only."""
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    table = np.random.default_rng(seed).uniform(lo, hi, (count, model.n_dofs))
+    table = np.ascontiguousarray(np.where(np.array(free), table, np.nan)[None])
     table.setflags(write=False)
     return table
 
@@ -109,16 +113,13 @@ def restart_points(model: RobotModel, free: np.ndarray, options: IKOptions, seed
     """Seeds first, then random configurations within the limits (+-pi where unlimited); NaN marks
     held DOFs. Every problem gets the same random sequence, so a batch answers like single calls.
     Shape (B, S, n), or (1, S, n) when it is the same for every problem."""
-    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
-    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
-    table = _random_table(options.seed, options.max_restarts, tuple(lo), tuple(hi))
-    if seeds is not None:
-        seeds = np.asarray(seeds, dtype=float)
-        lead = seeds.shape[0] if seeds.ndim == 3 else 1
-        table = np.concatenate([np.broadcast_to(seeds, (lead,) + seeds.shape[-2:]),
-                                np.broadcast_to(table, (lead,) + table.shape)], axis=1)
-    else:
-        table = table[None]
+    if seeds is None:
+        return _random_starts(model, options.seed, options.max_restarts, tuple(free.tolist()))
+    table = _random_starts(model, options.seed, options.max_restarts, (True,) * model.n_dofs)[0]
+    seeds = np.asarray(seeds, dtype=float)
+    lead = seeds.shape[0] if seeds.ndim == 3 else 1
+    table = np.concatenate([np.broadcast_to(seeds, (lead,) + seeds.shape[-2:]),
+                            np.broadcast_to(table, (lead,) + table.shape)], axis=1)
     return np.ascontiguousarray(np.where(free, table, np.nan))
 
 
@@ -141,33 +142,37 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
     """
     q_init = np.ascontiguousarray(q_init, dtype=float)
     starts = restart_points(model, free, options, seeds, q_init.shape[0])
-    step_scale = np.where(model.revolute, 1.0, options.prismatic_step)
-    fopts = np.array([options.pos_tol, options.rot_tol, options.char_length, options.damping,
-                      options.step_limit, options.stall_rtol])
-    iopts = np.array([options.max_iters, options.stall_window], dtype=np.int64)
+    step_scale, fopts, iopts = _kernel_options(model, options)
     if arm is None:
         first, n_first = np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64)
     else:
         first, n_first = seeds_batch(q_init, targets.pos, targets.rot, model.fk_tables, arm, model.q_lower,
                                      model.q_upper)
-    q, iters, restarts = solve_batch(q_init, starts, model.fk_tables, model.jacobian_tables, targets.pos,
-                                     targets.rot, targets.task_tables, np.ascontiguousarray(free, dtype=bool),
-                                     model.q_lower, model.q_upper, step_scale, fopts, iopts, first, n_first)
-    return evaluate(model, targets, q, options, iters, restarts)
+    q, err, iters, restarts = solve_batch(q_init, starts, model.fk_tables, model.jacobian_tables, targets.pos,
+                                          targets.rot, targets.task_tables, np.ascontiguousarray(free, dtype=bool),
+                                          model.q_lower, model.q_upper, step_scale, fopts, iopts, first, n_first)
+    return result_of(q, err, options, iters, restarts, targets.batch_shape)
 
 
-def evaluate(model: RobotModel, targets: PoseTargets, q: np.ndarray, options: IKOptions,
-             iters: np.ndarray | None = None, restarts: np.ndarray | None = None) -> IKResult:
-    """Errors and convergence of configurations ``q`` (B, n_dofs) from FK; warns when any failed."""
-    err, _ = residual_batch(q, model.fk_tables, model.jacobian_tables, targets.pos, targets.rot, targets.task_tables,
-                            False)
-    pos_err = np.linalg.norm(err[..., :3], axis=-1)
-    rot_err = np.linalg.norm(err[..., 3:], axis=-1)
+@functools.lru_cache(maxsize=32)
+def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(step_scale (n_dofs,), float options (6,), int options (2,)) as the compiled loop takes them."""
+    step_scale = np.where(model.revolute, 1.0, options.prismatic_step)
+    fopts = np.array([options.pos_tol, options.rot_tol, options.char_length, options.damping,
+                      options.step_limit, options.stall_rtol])
+    iopts = np.array([options.max_iters, options.stall_window], dtype=np.int64)
+    for arr in (step_scale, fopts, iopts):
+        arr.setflags(write=False)
+    return step_scale, fopts, iopts
+
+
+def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,
+              batch_shape: tuple[int, ...]) -> IKResult:
+    """IKResult from configurations q (B, n_dofs) and their FK residuals err (B, n_links, 6); warns on failures."""
+    pos_err = np.sqrt(np.einsum("blk,blk->bl", err[..., :3], err[..., :3]))
+    rot_err = np.sqrt(np.einsum("blk,blk->bl", err[..., 3:], err[..., 3:]))
     ok = np.all((pos_err <= options.pos_tol) & (rot_err <= options.rot_tol), axis=-1)
-    failed = int((~ok).sum())
-    if failed:
+    if not ok.all():
         log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
-                    failed, ok.size, options.pos_tol, options.rot_tol)
-    zeros = np.zeros(len(q), dtype=np.int64)
-    return IKResult(q, ok, pos_err, rot_err, err, zeros if iters is None else iters,
-                    zeros if restarts is None else restarts, (len(q),))
+                    int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)
+    return IKResult(q, ok, pos_err, rot_err, err, iters, restarts, batch_shape)

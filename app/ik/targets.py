@@ -8,6 +8,7 @@ two or three True fix the whole orientation, none ignores orientation.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,14 @@ from app.ik._lm import ROT_AXIS, ROT_FULL, ROT_NONE
 from app.kinematics.model import RobotModel
 from app.kinematics.rotations import quat_to_matrix
 from app.validation import as_mask, as_quaternions, as_vectors
+
+
+def _rows(arr: np.ndarray, tail_ndim: int, batch_shape: tuple[int, ...], n: int) -> np.ndarray:
+    """``arr`` of shape (..., *tail) (``tail_ndim`` trailing axes) broadcast to batch_shape, as (n, *tail)."""
+    tail = arr.shape[arr.ndim - tail_ndim:]
+    if arr.shape[:arr.ndim - tail_ndim] != batch_shape:
+        arr = np.broadcast_to(arr, batch_shape + tail)
+    return arr.reshape((n,) + tail)
 
 
 @dataclass(frozen=True)
@@ -69,13 +78,12 @@ class PoseTargets:
             raise InputError(f"batch shapes of targets and init_qpos do not match: {shapes}") from None
         if len(batch_shape) > 1:
             raise InputError(f"targets may have at most one batch dimension, got batch shape {batch_shape}")
-        n = int(np.prod(batch_shape))
+        n = math.prod(batch_shape)
         n_rot = int(rot_mask.sum())
         mode = np.array([ROT_NONE if (q is None or n_rot == 0) else ROT_AXIS if n_rot == 1 else ROT_FULL for q in quat],
                         dtype=np.int64)
-        rot = np.array([np.broadcast_to(np.eye(3) if q is None else quat_to_matrix(q), batch_shape + (3, 3)).reshape(n, 3, 3)
-                        for q in quat]).swapaxes(0, 1)
-        pos_b = np.array([np.broadcast_to(p, batch_shape + (3,)).reshape(n, 3) for p in pos]).swapaxes(0, 1)
+        rot = np.stack([_rows(np.eye(3) if q is None else quat_to_matrix(q), 2, batch_shape, n) for q in quat], axis=1)
+        pos_b = np.stack([_rows(p, 1, batch_shape, n) for p in pos], axis=1)
         if not pos_mask.any() and (mode == ROT_NONE).all():
             raise InputError("nothing to solve: pos_mask is all False and no orientation is constrained")
         lp = np.zeros((len(links), 3)) if local_points is None else np.array(

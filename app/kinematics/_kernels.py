@@ -195,3 +195,22 @@ def point_jacobians_kernel(R, p, links, local_points, dof_link, axis, revolute, 
     for k in range(K):
         jacobian_one(R, p, links[k], local_points[k], dof_link, axis, revolute, ancestor[links[k]], J[k])
     return J
+
+
+@njit(cache=True)
+def quat_to_matrix_batch(quat):
+    """(N, 4) (w, x, y, z), normalised here -> (N, 3, 3) rotation matrices."""
+    out = np.empty((quat.shape[0], 3, 3))
+    for i in range(quat.shape[0]):
+        w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
+        s = 1.0 / (w * w + x * x + y * y + z * z)
+        out[i, 0, 0] = 1 - 2 * s * (y * y + z * z)
+        out[i, 0, 1] = 2 * s * (x * y - w * z)
+        out[i, 0, 2] = 2 * s * (x * z + w * y)
+        out[i, 1, 0] = 2 * s * (x * y + w * z)
+        out[i, 1, 1] = 1 - 2 * s * (x * x + z * z)
+        out[i, 1, 2] = 2 * s * (y * z - w * x)
+        out[i, 2, 0] = 2 * s * (x * z - w * y)
+        out[i, 2, 1] = 2 * s * (y * z + w * x)
+        out[i, 2, 2] = 1 - 2 * s * (x * x + y * y)
+    return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.kinematics._kernels import matrix_to_quat_batch, quat_log_batch
+from app.kinematics._kernels import matrix_to_quat_batch, quat_log_batch, quat_to_matrix_batch
 
 _SMALL = 1e-6
 
@@ -33,21 +33,9 @@ def quat_normalize(quat: np.ndarray) -> np.ndarray:
 
 
 def quat_to_matrix(quat: np.ndarray) -> np.ndarray:
-    """Rotation matrices of (w, x, y, z) quaternions. Shape (..., 4) -> (..., 3, 3)."""
+    """Rotation matrices of (w, x, y, z) quaternions (normalised first). Shape (..., 4) -> (..., 3, 3)."""
     q = np.asarray(quat, dtype=float)
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    out = np.empty(q.shape[:-1] + (3, 3))
-    out[..., 0, 0] = 1 - 2 * (y * y + z * z)
-    out[..., 0, 1] = 2 * (x * y - w * z)
-    out[..., 0, 2] = 2 * (x * z + w * y)
-    out[..., 1, 0] = 2 * (x * y + w * z)
-    out[..., 1, 1] = 1 - 2 * (x * x + z * z)
-    out[..., 1, 2] = 2 * (y * z - w * x)
-    out[..., 2, 0] = 2 * (x * z - w * y)
-    out[..., 2, 1] = 2 * (y * z + w * x)
-    out[..., 2, 2] = 1 - 2 * (x * x + y * y)
-    return out
+    return quat_to_matrix_batch(np.ascontiguousarray(q.reshape(-1, 4))).reshape(q.shape[:-1] + (3, 3))
 
 
 def matrix_to_quat(rot: np.ndarray) -> np.ndarray:
