@@ -193,3 +193,17 @@ def test_batch_of_three_targets_is_not_mistaken_for_a_matrix(widowx):
     info = widowx.inverse_kinematics(EE, pos, quat, return_info=True)
     assert info.q.shape == (3, 8) and info.converged.all()
     np.testing.assert_allclose(widowx.forward_kinematics(info.q, [EE])[0][:, 0], pos, atol=1e-4)
+
+
+def test_result_does_not_depend_on_thread_count(widowx, monkeypatch):
+    import app.threads as threads
+
+    pos, quat = _fk_targets(widowx, EE, 40, seed=20)
+    results = []
+    for n in ("1", "2", "3"):
+        monkeypatch.setenv("APP_THREADS", n)
+        monkeypatch.setattr(threads, "_pool", None)  # a pool of the new size
+        results.append(widowx.inverse_kinematics(EE, pos, quat, rot_mask=(False, False, True), return_info=True))
+    for other in results[1:]:
+        np.testing.assert_array_equal(other.q, results[0].q)
+        np.testing.assert_array_equal(other.iters, results[0].iters)
