@@ -207,3 +207,10 @@ def test_result_does_not_depend_on_thread_count(widowx, monkeypatch):
     for other in results[1:]:
         np.testing.assert_array_equal(other.q, results[0].q)
         np.testing.assert_array_equal(other.iters, results[0].iters)
+
+
+@pytest.mark.parametrize("pos", [[1e6, -1e6, 1e6], [0.0, 0.0, 0.05725]])  # absurdly far; on joint 0's axis
+def test_degenerate_targets_give_finite_answers_within_limits(widowx, pos):
+    info = widowx.inverse_kinematics(EE, pos, [0, 1, 0, 0], return_info=True, max_restarts=3)
+    assert np.isfinite(info.q).all() and np.isfinite(info.err).all()
+    _assert_within_limits(widowx, info.q)
