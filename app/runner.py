@@ -112,6 +112,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False
         record = video and run.video.enabled
         controller, targets, frames, timings = simulate(run, scene, robot, record, on_tick)
         result = final_state(run, scene, robot, controller, targets)
+        model = robot.model
     finally:
         scene.close()
     if record and frames:
@@ -121,7 +122,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False
     timings["total"] = time.perf_counter() - t_start
     result.timings = timings
     if run.report.enabled:
-        result.outputs["report"] = str(write_json_atomic(out_dir / run.report.filename, report_dict(run, result)))
+        result.outputs["report"] = str(write_json_atomic(out_dir / run.report.filename, report_dict(run, result, model)))
         if run.report.plot:
             tel = result.telemetry
             result.outputs["plot"] = str(plot_tracking(out_dir / run.report.plot_filename, tel["t"], tel["pos_err"],
@@ -139,9 +140,13 @@ def final_state(run, scene, robot, controller, targets) -> RunResult:
                      controller.telemetry.arrays())
 
 
-def report_dict(run: RunConfig, result: RunResult) -> dict:
+REACHED_POS, REACHED_ROT = 1e-3, 1e-2  # [m], [rad]: the report's "reached_final" tolerance
+
+
+def report_dict(run: RunConfig, result: RunResult, model) -> dict:
     """Per environment: final joints, link poses, targets, errors, flags, margins; plus timings."""
     tel = result.telemetry
+    margin = np.minimum(result.q_final - model.q_lower, model.q_upper - result.q_final).min(axis=1)
     envs = []
     for e in range(len(result.q_final)):
         envs.append({
@@ -151,10 +156,13 @@ def report_dict(run: RunConfig, result: RunResult) -> dict:
             "target_pos": result.targets_pos[e], "target_quat_wxyz": result.targets_quat[e],
             "pos_err_final_m": float(tel["pos_err"][-1, e]), "rot_err_final_rad": float(tel["rot_err"][-1, e]),
             "pos_err_max_after_1s_m": float(np.max(tel["pos_err"][tel["t"] >= min(1.0, tel["t"][-1]), e])),
-            "solver_ok_fraction": float(np.mean(tel["qp_ok"][:, e])),
+            "solver_ok_fraction": float(np.mean(tel["qp_ok"][:, e])), "solver_ok_final": bool(tel["qp_ok"][-1, e]),
+            "reached_final": bool(tel["pos_err"][-1, e] <= REACHED_POS and tel["rot_err"][-1, e] <= REACHED_ROT),
+            "joint_limit_margin_min": float(margin[e]),
             "stalled_final": bool(tel["stalled"][-1, e]), "stalled_ever": bool(tel["stalled"][:, e].any()),
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
         })
     return {"config": run.name, "controller": run.controller.type, "task": run.task.type,
             "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
+            "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
             "timings_s": {k: round(v, 4) for k, v in result.timings.items()}, "environments": envs}

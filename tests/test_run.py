@@ -25,7 +25,9 @@ def test_short_run_writes_video_report_and_plot(tmp_path):
     report = json.loads((out / "report.json").read_text())
     env = report["environments"][0]
     assert report["n_envs"] == 1 and len(env["q_final"]) == 8
-    assert {"pos_err_final_m", "rot_err_final_rad", "stalled_final", "min_obstacle_distance_m"} <= set(env)
+    assert {"pos_err_final_m", "rot_err_final_rad", "stalled_final", "min_obstacle_distance_m", "reached_final",
+            "solver_ok_final", "joint_limit_margin_min"} <= set(env)
+    assert env["joint_limit_margin_min"] >= -1e-3
     assert set(report["timings_s"]) >= {"control", "physics", "render", "encode", "total"}
     reader = imageio.get_reader(out / "video.mp4")
     frames = [f for f in reader]  # list() would ask len(), which the ffmpeg reader reports as inf
@@ -41,7 +43,8 @@ def test_report_errors_agree_with_fk_of_final_joints(tmp_path):
     model = RobotModel.from_urdf(str(ROOT / "assets" / "urdf" / "widowx_ai.urdf"))
     pos, _ = model.forward_kinematics(np.array(env["q_final"]), ["ee_gripper_link"])
     np.testing.assert_allclose(pos[0], env["links_pos"][0], atol=1e-9)
-    assert env["pos_err_final_m"] < 2e-3
+    assert env["pos_err_final_m"] < 2e-3 and env["reached_final"] == (env["pos_err_final_m"] <= 1e-3
+                                                                   and env["rot_err_final_rad"] <= 1e-2)
 
 
 def test_help_explains_every_option():
