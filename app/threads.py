@@ -41,7 +41,7 @@ def chunked(kernel: Callable, batch: int, per_problem: Sequence[np.ndarray], sha
         batch: Batch size B. per_problem: Arrays of leading size B (or 1: broadcast, not sliced).
         shared: Arguments passed unchanged.
     """
-    threads = min(n_threads(), batch // MIN_CHUNK)
+    threads = min(n_threads(), batch // MIN_CHUNK) if batch >= 2 * MIN_CHUNK else 1
     if threads <= 1:
         return kernel(*per_problem, *shared)
     bounds = np.linspace(0, batch, threads + 1).astype(int)

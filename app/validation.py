@@ -42,7 +42,7 @@ def as_vectors(value: object, name: str, size: int) -> np.ndarray:
 def as_quaternions(value: object, name: str) -> np.ndarray:
     """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
     quat = as_vectors(value, name, 4)
-    norm = np.linalg.norm(quat, axis=-1, keepdims=True)
+    norm = np.sqrt((quat * quat).sum(axis=-1, keepdims=True))
     if (norm < 1e-9).any():
         raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
     return quat / norm

@@ -6,7 +6,8 @@ Targets: random joint configurations uniform within the limits, FK gives a reach
 6-D target; every query starts from the mid-point of the limits. Success: the returned q is
 within the limits and its FK is within 1e-5 m and 1e-5 rad (also shown: our defaults,
 1e-4 m / 1e-3 rad). Times per target: one call per target (mean / median / p99) and the
-same targets in batches of 1024; for the WidowX AI also without closed-form seeding, and the
+same targets in batches of 1024, and through a prepared PoseIK solver reused across calls (a control
+loop's usage); for the WidowX AI also without closed-form seeding, and the
 closed form alone (all branches) at batch 1 and 4096. PyBullet: calculateInverseKinematics, one call per target,
 100 iterations, joints reset to the same mid-point first.
 """
@@ -24,6 +25,8 @@ import pybullet_data
 
 from app import RobotModel
 from app.ik.analytic import analytic_ik, certify
+from app.ik.prepared import PoseIK
+from app.ik.solver import IKOptions
 from app.kinematics.rotations import quat_conjugate, quat_log, quat_multiply, wxyz_to_xyzw
 from app.sim.loader import load_urdf
 
@@ -113,6 +116,19 @@ def bench_robot(name: str, n: int, client: int, extra_rows=None) -> None:
                  success(model, link, q, pos, quat, default), t))
 
 
+def prepared_solver():
+    """A solve function that builds one PoseIK per robot and reuses it (a control loop's usage)."""
+    cache = {}
+
+    def solve(model, link, pos, quat):
+        if model not in cache:
+            cache[model] = PoseIK(model, link, options=IKOptions(**STRICT))
+            cache[model].solve(pos, quat)
+        return cache[model].solve(pos, quat).q
+
+    return solve
+
+
 def bench_analytic(n: int) -> None:
     """All closed-form branches per target at batch 1 and batch 4096 (WidowX AI)."""
     model = RobotModel.from_urdf(str(ROBOTS["widowx"][0]))
@@ -153,7 +169,7 @@ def main() -> None:
     logging.getLogger("app").setLevel(logging.ERROR)  # failures are counted here, not logged per call
     client = pb.connect(pb.DIRECT)
     for name in args.robots:
-        extra = {}
+        extra = {"ours, prepared PoseIK": prepared_solver()}
         if name == "widowx":
             extra["ours, no analytic seed"] = lambda model, link, p, q: model.inverse_kinematics(
                 link, p, q, analytic_seed=False, **STRICT)

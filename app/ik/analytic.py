@@ -23,6 +23,7 @@ import numpy as np
 
 from app.errors import InputError, NotApplicableError
 from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
+from app.ik._lm import ROT_FULL
 from app.threads import chunked
 from app.kinematics.model import LinkRef, RobotModel
 from app.kinematics.rotations import quat_to_matrix
@@ -221,3 +222,12 @@ def _kernel_arm(arm: WristPartitionedArm, local_point: tuple[float, float, float
                       np.arctan2(arm.L2[1], arm.L2[0]), *arm.W3, *arm.a4])
     return (arm.R_base_C, arm.o_base_C, arm.dof_idx.astype(np.int64), int(arm.tool),
             np.asarray(local_point, dtype=float), arm.W0, arm.w4, arm.w5, plane, arm.signs.astype(float))
+
+
+def closed_form(model: RobotModel, targets) -> tuple | None:
+    """The compiled IK loop's closed-form parameters when they apply to ``targets`` (a PoseTargets):
+    one link, full orientation, every position axis; else None."""
+    if len(targets.links) != 1 or targets.rot_mode[0] != ROT_FULL or not targets.pos_mask.all():
+        return None
+    arm = certified_arm(model, int(targets.links[0]))
+    return None if arm is None else kernel_arm(arm, targets.local_points[0])

@@ -8,16 +8,18 @@ clipped into them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 from app.errors import InputError
-from app.ik._lm import ROT_FULL
-from app.ik.analytic import certified_arm, kernel_arm
+from app.ik.analytic import closed_form
 from app.ik.solver import IKOptions, IKResult, solve_ik
+from app.ik.prepared import PoseIK
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel
+from app.validation import as_mask, as_vectors
 
 _OPTION_NAMES = set(IKOptions.__dataclass_fields__)
 
@@ -43,14 +45,6 @@ def initial_configs(model: RobotModel, init_qpos: object, batch_shape: tuple[int
         raise InputError(f"init_qpos must have shape (n_dofs,) or (n, n_dofs), got {q0.shape}")
     q0 = np.broadcast_to(q0, batch_shape + (model.n_dofs,)).reshape(-1, model.n_dofs)
     return model.clip(q0)
-
-
-def _closed_form(model: RobotModel, targets: PoseTargets) -> tuple | None:
-    """The compiled loop's closed-form parameters when they apply: one link, full pose, no position mask."""
-    if len(targets.links) != 1 or targets.rot_mode[0] != ROT_FULL or not targets.pos_mask.all():
-        return None
-    arm = certified_arm(model, int(targets.links[0]))
-    return None if arm is None else kernel_arm(arm, targets.local_points[0])
 
 
 def _options(kwargs: dict) -> IKOptions:
@@ -94,7 +88,7 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
     hint = () if init_qpos is None else np.shape(init_qpos)[:-1]
     targets = PoseTargets.build(model, links, poss, quats, local_points, pos_mask, rot_mask, hint)
     q0, free, opts = initial_configs(model, init_qpos, targets.batch_shape), free_dofs(model, dofs_idx), _options(options)
-    arm = _closed_form(model, targets) if analytic_seed and dofs_idx is None else None
+    arm = closed_form(model, targets) if analytic_seed and dofs_idx is None else None
     result = solve_ik(model, targets, q0, free, opts, seeds, arm).reshaped(targets.batch_shape)
     if return_info:
         return result
@@ -119,11 +113,35 @@ def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, qua
         q of shape ([n,] n_dofs); with ``return_error`` ``(q, err)``, err ([n,] 6) = position error
         [m] then rotation-vector error [rad]; with ``return_info`` an :class:`IKResult`.
     """
-    result = inverse_kinematics_multilink(model, [link], [pos], [quat],
-                                          local_points=None if local_point is None else [local_point],
-                                          return_info=True, **kwargs)
-    result = IKResult(result.q, result.converged, result.pos_err[..., 0], result.rot_err[..., 0],
-                      result.err[..., 0, :], result.iters, result.restarts, result.batch_shape)
+    simple = pos is not None and not ({"dofs_idx", "seeds"} & set(kwargs)) and all(
+        k in ("init_qpos", "pos_mask", "rot_mask", "analytic_seed") or k in _OPTION_NAMES for k in kwargs)
+    if simple:
+        solver = prepared(model, link, pos=pos, quat=quat, local_point=local_point, **kwargs)
+        result = solver.solve(pos, quat, kwargs.get("init_qpos"))
+    else:
+        result = inverse_kinematics_multilink(model, [link], [pos], [quat],
+                                              local_points=None if local_point is None else [local_point],
+                                              return_info=True, **kwargs)
+        result = IKResult(result.q, result.converged, result.pos_err[..., 0], result.rot_err[..., 0],
+                          result.err[..., 0, :], result.iters, result.restarts, result.batch_shape)
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q
+
+
+def prepared(model: RobotModel, link: LinkRef, *, pos: object, quat: object, local_point: object = None,
+             init_qpos: object = None, pos_mask=(True, True, True), rot_mask=(True, True, True),
+             analytic_seed: bool = True, **options) -> PoseIK:
+    """A cached :class:`PoseIK` for these arguments (``quat=None`` means position only)."""
+    del pos, init_qpos  # per-call data
+    lp = None if local_point is None else tuple(as_vectors(local_point, "local_point", 3).tolist())
+    rot = tuple(as_mask(rot_mask, "rot_mask").tolist())
+    rot = (False, False, False) if quat is None else rot
+    return _prepared(model, link, lp, tuple(as_mask(pos_mask, "pos_mask").tolist()), rot, bool(analytic_seed),
+                     _options(options))
+
+
+@functools.lru_cache(maxsize=16)
+def _prepared(model, link, local_point, pos_mask, rot_mask, analytic_seed, options) -> PoseIK:
+    return PoseIK(model, link, local_point=local_point, pos_mask=pos_mask, rot_mask=rot_mask,
+                  analytic_seed=analytic_seed, options=options)

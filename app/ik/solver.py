@@ -168,10 +168,12 @@ def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, 
 
 def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,
               batch_shape: tuple[int, ...]) -> IKResult:
-    """IKResult from configurations q (B, n_dofs) and their FK residuals err (B, n_links, 6); warns on failures."""
-    pos_err = np.sqrt(np.einsum("blk,blk->bl", err[..., :3], err[..., :3]))
-    rot_err = np.sqrt(np.einsum("blk,blk->bl", err[..., 3:], err[..., 3:]))
-    ok = np.all((pos_err <= options.pos_tol) & (rot_err <= options.rot_tol), axis=-1)
+    """IKResult from configurations q (B, n_dofs) and their FK residuals err (B, [n_links,] 6); warns on
+    failures. Without the link axis in ``err``, pos_err and rot_err are (B,)."""
+    sq = err * err
+    pos_err, rot_err = np.sqrt(sq[..., :3].sum(-1)), np.sqrt(sq[..., 3:].sum(-1))
+    ok = (pos_err <= options.pos_tol) & (rot_err <= options.rot_tol)
+    ok = ok.all(axis=-1) if ok.ndim > 1 else ok
     if not ok.all():
         log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
                     int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)

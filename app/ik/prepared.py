@@ -1,0 +1,92 @@
+"""A one-link pose-IK problem prepared once and solved many times (a control loop's IK).
+
+Everything that does not change between calls (the masked task, the closed-form certificate,
+the restart table, the solver options) is computed at construction; :meth:`PoseIK.solve` only
+checks the target and runs the compiled loop. ``model.inverse_kinematics`` keeps a few of these
+for recent argument combinations, so repeated calls take the same short path.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from app.errors import InputError
+from app.ik._analytic_kernel import seeds_batch
+from app.ik._lm import ROT_NONE, solve_batch
+from app.ik.analytic import closed_form
+from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of
+from app.ik.targets import PoseTargets
+from app.kinematics.model import LinkRef, RobotModel
+from app.kinematics.rotations import quat_to_matrix
+from app.validation import as_quaternions, as_vectors
+
+
+class PoseIK:
+    """Pose IK for one link (or a point on it) with fixed masks and options.
+
+    Args:
+        model: The robot. link: Link name (or index).
+        local_point: Point in the link frame [m] to place at the target. Shape (3,).
+        pos_mask, rot_mask: As in :func:`app.ik.api.inverse_kinematics`.
+        analytic_seed: Start from closed-form branches where they apply.
+        options: :class:`~app.ik.solver.IKOptions` fields.
+    """
+
+    def __init__(self, model: RobotModel, link: LinkRef, *, local_point=None, pos_mask=(True, True, True),
+                 rot_mask=(True, True, True), analytic_seed: bool = True, options: IKOptions | None = None):
+        self.model, self.options = model, options or IKOptions()
+        lp = None if local_point is None else [local_point]
+        self._template = PoseTargets.build(model, [link], [np.zeros(3)], [np.array([1.0, 0.0, 0.0, 0.0])], lp,
+                                           pos_mask, rot_mask)
+        self.uses_orientation = self._template.rot_mode[0] != ROT_NONE
+        self._free = np.ones(model.n_dofs, dtype=bool)
+        self._starts = restart_points(model, self._free, self.options, None, 1)
+        self._kernel_options = _kernel_options(model, self.options)
+        self._arm = closed_form(model, self._template) if analytic_seed else None
+        self._no_seeds = (np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
+
+    def solve(self, pos: object, quat: object = None, init_qpos: object = None) -> IKResult:
+        """Solve for targets pos ([n,] 3) [m] and quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
+
+        Returns an IKResult of batch shape () or (n,), per-link axes dropped (err ([n,] 6)).
+        """
+        model = self.model
+        p = as_vectors(pos, "pos", 3)
+        if quat is None and self.uses_orientation:
+            raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
+        rot = np.eye(3) if quat is None else quat_to_matrix(as_quaternions(quat, "quat"))
+        q0 = model.mid_config() if init_qpos is None else model.check_q(init_qpos, "init_qpos")
+        shapes = (p.shape[:-1], rot.shape[:-2], q0.shape[:-1])
+        batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else _broadcast(shapes)
+        n = math.prod(batch)
+        tgt_pos = np.ascontiguousarray(_rows(p, batch, n, (3,))[:, None])  # (n, 1 link, 3)
+        tgt_rot = np.ascontiguousarray(_rows(rot, batch, n, (3, 3))[:, None])
+        q0 = model.clip(_rows(q0, batch, n, (model.n_dofs,)))
+        t = self._template
+        task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
+        seeds = self._no_seeds if self._arm is None else seeds_batch(
+            q0, tgt_pos, tgt_rot, model.fk_tables, self._arm, model.q_lower, model.q_upper)
+        q, err, iters, restarts = solve_batch(q0, self._starts, model.fk_tables, model.jacobian_tables, tgt_pos,
+                                              tgt_rot, task, self._free, model.q_lower, model.q_upper,
+                                              *self._kernel_options, *seeds)
+        res = result_of(q, err[:, 0], self.options, iters, restarts, batch)  # one link: drop its axis
+        return res if batch else res.reshaped(())
+
+
+def _rows(arr: np.ndarray, batch: tuple[int, ...], n: int, trailing: tuple[int, ...]) -> np.ndarray:
+    """``arr`` of shape ([...,] *trailing) broadcast to batch + trailing, as (n, *trailing)."""
+    if arr.shape != batch + trailing:
+        arr = np.broadcast_to(arr, batch + trailing)
+    return arr.reshape((n,) + trailing)
+
+
+def _broadcast(shapes: tuple) -> tuple[int, ...]:
+    try:
+        batch = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise InputError(f"batch shapes of pos, quat and init_qpos do not match: {list(shapes)}") from None
+    if len(batch) > 1:
+        raise InputError(f"targets may have at most one batch dimension, got batch shape {batch}")
+    return batch

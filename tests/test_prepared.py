@@ -1,0 +1,45 @@
+"""PoseIK (the prepared one-link solver behind model.inverse_kinematics) equals the general path."""
+
+import numpy as np
+import pytest
+
+from app import InputError
+from app.ik.prepared import PoseIK
+from app.ik.solver import IKOptions
+from tests.conftest import random_configs
+
+EE = "ee_gripper_link"
+
+
+@pytest.mark.parametrize("masks", [dict(), dict(rot_mask=(False, False, True)), dict(pos_mask=(True, True, False))])
+def test_prepared_answers_equal_the_general_multilink_path(widowx, masks):
+    q_true = random_configs(widowx, 20, seed=50)
+    pos, quat = (a[:, 0] for a in widowx.forward_kinematics(q_true, [EE]))
+    init = random_configs(widowx, 20, seed=51)
+    fast = PoseIK(widowx, EE, **masks).solve(pos, quat, init)
+    general = widowx.inverse_kinematics_multilink([EE], [pos], [quat], init_qpos=init, return_info=True, **masks)
+    np.testing.assert_array_equal(fast.q, general.q)
+    np.testing.assert_array_equal(fast.err, general.err[:, 0])
+    np.testing.assert_array_equal(fast.iters, general.iters)
+
+
+def test_model_call_uses_and_reuses_the_prepared_solver(widowx):
+    from app.ik.api import _prepared
+
+    _prepared.cache_clear()
+    for _ in range(3):
+        widowx.inverse_kinematics(EE, [0.3, 0.0, 0.2], [0, 1, 0, 0], pos_tol=1e-5)
+    info = _prepared.cache_info()
+    assert info.misses == 1 and info.hits == 2
+
+
+def test_prepared_solver_checks_its_inputs(widowx):
+    solver = PoseIK(widowx, EE, options=IKOptions(max_restarts=2))
+    with pytest.raises(InputError, match="quat is required"):
+        solver.solve([0.3, 0.0, 0.2])
+    with pytest.raises(InputError, match="batch shapes"):
+        solver.solve(np.zeros((2, 3)), np.tile([1.0, 0, 0, 0], (3, 1)))
+    with pytest.raises(InputError, match="NaN"):
+        solver.solve([0.3, np.nan, 0.2], [1.0, 0, 0, 0])
+    result = PoseIK(widowx, EE, rot_mask=(False, False, False)).solve([0.3, 0.0, 0.2])
+    assert result.converged and result.q.shape == (8,)
