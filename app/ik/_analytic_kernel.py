@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from app.ik._lm import solve_one
 from app.kinematics._kernels import frames_one
+from app.threads import chunked
 
 
 @njit(cache=True)
@@ -203,12 +205,34 @@ def analytic_seeds(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi, seeds):
     return count
 
 
-@njit(cache=True)
-def seeds_batch(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi):
-    """:func:`analytic_seeds` for every problem: q_init (B, n), tgt (B, 1, ...) -> (seeds (B, 8, n), counts (B,))."""
+@njit(cache=True, nogil=True)
+def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts,
+                        iopts, arm):
+    """The compiled IK loop (app.ik._lm.solve_one) started from each problem's closed-form branches.
+
+    Same arguments and returns as app.ik._lm._solve_batch, with the closed-form parameters ``arm``
+    in place of precomputed seeds. A kernel of its own, so that problems without a closed form
+    never compile this code.
+    """
     B, n = q_init.shape
-    seeds = np.empty((B, 8, n))
-    counts = np.empty(B, dtype=np.int64)
+    q_out = np.empty_like(q_init)
+    err = np.empty((B, tgt_pos.shape[1], 6))
+    iters = np.zeros(B, dtype=np.int64)
+    restarts = np.zeros(B, dtype=np.int64)
+    seeds = np.empty((8, n))
     for b in range(B):
-        counts[b] = analytic_seeds(q_init[b], tgt_pos[b, 0], tgt_rot[b, 0], model, arm, q_lo, q_hi, seeds[b])
-    return seeds, counts
+        count = analytic_seeds(q_init[b], tgt_pos[b, 0], tgt_rot[b, 0], model, arm, q_lo, q_hi, seeds)
+        iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b],
+                                          tgt_rot[b], task, free, q_lo, q_hi, step_scale, fopts, iopts, seeds,
+                                          count, q_out[b], err[b])
+    return q_out, err, iters, restarts
+
+
+def solve_seeded(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
+                 arm):
+    """:func:`solve_seeded_kernel` split over threads (app.threads)."""
+    def kernel(q_init, starts, tgt_pos, tgt_rot):
+        return solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi,
+                                   step_scale, fopts, iopts, arm)
+
+    return chunked(kernel, q_init.shape[0], (q_init, starts, tgt_pos, tgt_rot), ())

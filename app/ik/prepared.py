@@ -13,10 +13,9 @@ import math
 import numpy as np
 
 from app.errors import InputError
-from app.ik._analytic_kernel import seeds_batch
-from app.ik._lm import ROT_NONE, solve_batch
+from app.ik._lm import ROT_NONE
 from app.ik.analytic import closed_form
-from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of
+from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of, run_kernel
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel
 from app.kinematics.rotations import quat_to_matrix
@@ -45,7 +44,6 @@ class PoseIK:
         self._starts = restart_points(model, self._free, self.options, None, 1)
         self._kernel_options = _kernel_options(model, self.options)
         self._arm = closed_form(model, self._template) if analytic_seed else None
-        self._no_seeds = (np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
 
     def solve(self, pos: object, quat: object = None, init_qpos: object = None) -> IKResult:
         """Solve for targets pos ([n,] 3) [m] and quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
@@ -66,11 +64,8 @@ class PoseIK:
         q0 = model.clip(_rows(q0, batch, n, (model.n_dofs,)))
         t = self._template
         task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
-        seeds = self._no_seeds if self._arm is None else seeds_batch(
-            q0, tgt_pos, tgt_rot, model.fk_tables, self._arm, model.q_lower, model.q_upper)
-        q, err, iters, restarts = solve_batch(q0, self._starts, model.fk_tables, model.jacobian_tables, tgt_pos,
-                                              tgt_rot, task, self._free, model.q_lower, model.q_upper,
-                                              *self._kernel_options, *seeds)
+        q, err, iters, restarts = run_kernel(model, q0, self._starts, tgt_pos, tgt_rot, task, self._free,
+                                             self._kernel_options, self._arm)
         res = result_of(q, err[:, 0], self.options, iters, restarts, batch)  # one link: drop its axis
         return res if batch else res.reshaped(())
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._lm import solve_batch
-from app.ik._analytic_kernel import seeds_batch
+from app.ik._analytic_kernel import solve_seeded
 from app.ik.targets import PoseTargets
 from app.kinematics.model import RobotModel
 
@@ -143,15 +143,18 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
     q_init = np.ascontiguousarray(q_init, dtype=float)
     starts = restart_points(model, free, options, seeds, q_init.shape[0])
     step_scale, fopts, iopts = _kernel_options(model, options)
-    if arm is None:
-        first, n_first = np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64)
-    else:
-        first, n_first = seeds_batch(q_init, targets.pos, targets.rot, model.fk_tables, arm, model.q_lower,
-                                     model.q_upper)
-    q, err, iters, restarts = solve_batch(q_init, starts, model.fk_tables, model.jacobian_tables, targets.pos,
-                                          targets.rot, targets.task_tables, np.ascontiguousarray(free, dtype=bool),
-                                          model.q_lower, model.q_upper, step_scale, fopts, iopts, first, n_first)
+    q, err, iters, restarts = run_kernel(model, q_init, starts, targets.pos, targets.rot, targets.task_tables,
+                                         np.ascontiguousarray(free, dtype=bool), (step_scale, fopts, iopts), arm)
     return result_of(q, err, options, iters, restarts, targets.batch_shape)
+
+
+def run_kernel(model: RobotModel, q_init, starts, tgt_pos, tgt_rot, task, free, kernel_options, arm):
+    """The compiled loop, seeded by the closed form when ``arm`` is given. Returns (q, err, iters, restarts)."""
+    args = (q_init, starts, model.fk_tables, model.jacobian_tables, tgt_pos, tgt_rot, task, free,
+            model.q_lower, model.q_upper, *kernel_options)
+    if arm is not None:
+        return solve_seeded(*args, arm)
+    return solve_batch(*args, np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
 
 
 @functools.lru_cache(maxsize=32)
