@@ -8,15 +8,13 @@ for recent argument combinations, so repeated calls take the same short path.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from app.errors import InputError
 from app.ik._lm import ROT_NONE
 from app.ik.analytic import closed_form
 from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of, run_kernel
-from app.ik.targets import PoseTargets
+from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import LinkRef, RobotModel
 from app.kinematics.rotations import quat_to_matrix
 from app.validation import as_quaternions, as_vectors
@@ -57,31 +55,13 @@ class PoseIK:
         rot = np.eye(3) if quat is None else quat_to_matrix(as_quaternions(quat, "quat"))
         q0 = model.mid_config() if init_qpos is None else model.check_q(init_qpos, "init_qpos")
         shapes = (p.shape[:-1], rot.shape[:-2], q0.shape[:-1])
-        batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else _broadcast(shapes)
-        n = math.prod(batch)
-        tgt_pos = np.ascontiguousarray(_rows(p, batch, n, (3,))[:, None])  # (n, 1 link, 3)
-        tgt_rot = np.ascontiguousarray(_rows(rot, batch, n, (3, 3))[:, None])
-        q0 = model.clip(_rows(q0, batch, n, (model.n_dofs,)))
+        batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else batch_shape_of(list(shapes))
+        tgt_pos = np.ascontiguousarray(as_rows(p, batch, (3,))[:, None])  # (n, 1 link, 3)
+        tgt_rot = np.ascontiguousarray(as_rows(rot, batch, (3, 3))[:, None])
+        q0 = model.clip(as_rows(q0, batch, (model.n_dofs,)))
         t = self._template
         task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
         q, err, iters, restarts = run_kernel(model, q0, self._starts, tgt_pos, tgt_rot, task, self._free,
                                              self._kernel_options, self._arm)
         res = result_of(q, err[:, 0], self.options, iters, restarts, batch)  # one link: drop its axis
         return res if batch else res.reshaped(())
-
-
-def _rows(arr: np.ndarray, batch: tuple[int, ...], n: int, trailing: tuple[int, ...]) -> np.ndarray:
-    """``arr`` of shape ([...,] *trailing) broadcast to batch + trailing, as (n, *trailing)."""
-    if arr.shape != batch + trailing:
-        arr = np.broadcast_to(arr, batch + trailing)
-    return arr.reshape((n,) + trailing)
-
-
-def _broadcast(shapes: tuple) -> tuple[int, ...]:
-    try:
-        batch = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise InputError(f"batch shapes of pos, quat and init_qpos do not match: {list(shapes)}") from None
-    if len(batch) > 1:
-        raise InputError(f"targets may have at most one batch dimension, got batch shape {batch}")
-    return batch

@@ -21,12 +21,22 @@ from app.kinematics.rotations import quat_to_matrix
 from app.validation import as_mask, as_quaternions, as_vectors
 
 
-def _rows(arr: np.ndarray, tail_ndim: int, batch_shape: tuple[int, ...], n: int) -> np.ndarray:
-    """``arr`` of shape (..., *tail) (``tail_ndim`` trailing axes) broadcast to batch_shape, as (n, *tail)."""
-    tail = arr.shape[arr.ndim - tail_ndim:]
-    if arr.shape[:arr.ndim - tail_ndim] != batch_shape:
-        arr = np.broadcast_to(arr, batch_shape + tail)
-    return arr.reshape((n,) + tail)
+def batch_shape_of(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The common batch shape of targets and start configurations: () or (n,), else InputError."""
+    try:
+        batch = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise InputError(f"batch shapes of targets and init_qpos do not match: {list(shapes)}") from None
+    if len(batch) > 1:
+        raise InputError(f"targets may have at most one batch dimension, got batch shape {batch}")
+    return batch
+
+
+def as_rows(arr: np.ndarray, batch: tuple[int, ...], trailing: tuple[int, ...]) -> np.ndarray:
+    """``arr`` of shape ([...,] *trailing) broadcast to ``batch``, as (prod(batch), *trailing)."""
+    if arr.shape != batch + trailing:
+        arr = np.broadcast_to(arr, batch + trailing)
+    return arr.reshape((math.prod(batch),) + trailing)
 
 
 @dataclass(frozen=True)
@@ -71,19 +81,14 @@ class PoseTargets:
         idx = np.array([model.link_index(l) for l in links], dtype=np.int64)
         pos = [as_vectors(p, f"poss[{i}]", 3) for i, p in enumerate(poss)]
         quat = [None if q is None else as_quaternions(q, f"quats[{i}]") for i, q in enumerate(quats)]
-        shapes = [p.shape[:-1] for p in pos] + [q.shape[:-1] for q in quat if q is not None] + [batch_hint]
-        try:
-            batch_shape = np.broadcast_shapes(*shapes)
-        except ValueError:
-            raise InputError(f"batch shapes of targets and init_qpos do not match: {shapes}") from None
-        if len(batch_shape) > 1:
-            raise InputError(f"targets may have at most one batch dimension, got batch shape {batch_shape}")
-        n = math.prod(batch_shape)
+        batch_shape = batch_shape_of([p.shape[:-1] for p in pos] + [q.shape[:-1] for q in quat if q is not None]
+                                     + [batch_hint])
         n_rot = int(rot_mask.sum())
         mode = np.array([ROT_NONE if (q is None or n_rot == 0) else ROT_AXIS if n_rot == 1 else ROT_FULL for q in quat],
                         dtype=np.int64)
-        rot = np.stack([_rows(np.eye(3) if q is None else quat_to_matrix(q), 2, batch_shape, n) for q in quat], axis=1)
-        pos_b = np.stack([_rows(p, 1, batch_shape, n) for p in pos], axis=1)
+        rot = np.stack([as_rows(np.eye(3) if q is None else quat_to_matrix(q), batch_shape, (3, 3)) for q in quat],
+                       axis=1)
+        pos_b = np.stack([as_rows(p, batch_shape, (3,)) for p in pos], axis=1)
         if not pos_mask.any() and (mode == ROT_NONE).all():
             raise InputError("nothing to solve: pos_mask is all False and no orientation is constrained")
         lp = np.zeros((len(links), 3)) if local_points is None else np.array(
