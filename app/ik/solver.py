@@ -72,9 +72,11 @@ class IKResult:
     Attributes:
         q: Best configuration found, within the joint limits. Shape (..., n_dofs).
         converged: FK of ``q`` meets both tolerances for every link. Shape (...).
-        pos_err: Position error norm per link [m]. Shape (..., n_links).
-        rot_err: Rotation error angle per link [rad] (masked). Shape (..., n_links).
-        err: Position error [m] then rotation-vector error [rad], masked parts zero. Shape (..., n_links, 6).
+        pos_err: Position error norm per link [m]. Shape (..., n_links); (...) from the one-link
+            ``inverse_kinematics``, which drops the link axis as its ``err`` does.
+        rot_err: Rotation error angle per link [rad] (masked). Shape as pos_err.
+        err: Position error [m] then rotation-vector error [rad], masked parts zero. Shape (..., n_links, 6),
+            or (..., 6) for one link.
         iters: Iterations used, all attempts together. Shape (...).
         restarts: Restarts used (seeds included). Shape (...).
     """
