@@ -132,16 +132,23 @@ def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, qua
 def prepared(model: RobotModel, link: LinkRef, *, pos: object, quat: object, local_point: object = None,
              init_qpos: object = None, pos_mask=(True, True, True), rot_mask=(True, True, True),
              analytic_seed: bool = True, **options) -> PoseIK:
-    """A cached :class:`PoseIK` for these arguments (``quat=None`` means position only)."""
+    """A cached :class:`PoseIK` for these arguments (``quat=None`` means position only).
+
+    The cache is keyed on the arguments as given; they are validated when a solver is built.
+    """
     del pos, init_qpos  # per-call data
     lp = None if local_point is None else tuple(as_vectors(local_point, "local_point", 3).tolist())
-    rot = tuple(as_mask(rot_mask, "rot_mask").tolist())
-    rot = (False, False, False) if quat is None else rot
-    return _prepared(model, link, lp, tuple(as_mask(pos_mask, "pos_mask").tolist()), rot, bool(analytic_seed),
-                     _options(options))
+    return _prepared(model, link, lp, _hashable(pos_mask), _hashable(rot_mask), quat is None, bool(analytic_seed),
+                     tuple(sorted(options.items())))
+
+
+def _hashable(mask) -> tuple:
+    return mask if isinstance(mask, tuple) else tuple(np.asarray(mask).tolist())
 
 
 @functools.lru_cache(maxsize=16)
-def _prepared(model, link, local_point, pos_mask, rot_mask, analytic_seed, options) -> PoseIK:
-    return PoseIK(model, link, local_point=local_point, pos_mask=pos_mask, rot_mask=rot_mask,
-                  analytic_seed=analytic_seed, options=options)
+def _prepared(model, link, local_point, pos_mask, rot_mask, position_only, analytic_seed, options) -> PoseIK:
+    mask = as_mask(rot_mask, "rot_mask")  # checked even when the call constrains no orientation
+    rot = (False, False, False) if position_only else tuple(mask.tolist())
+    return PoseIK(model, link, local_point=local_point, pos_mask=pos_mask, rot_mask=rot,
+                  analytic_seed=analytic_seed, options=_options(dict(options)))
