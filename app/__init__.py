@@ -4,7 +4,7 @@
 PyBullet on first use.
 """
 
-from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError, SolverError,
+from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError,
                         UnknownNameError, URDFError)
 from app.kinematics.model import RobotModel
 
@@ -17,7 +17,6 @@ __all__ = [
     "NotApplicableError",
     "RobotModel",
     "Scene",
-    "SolverError",
     "URDFError",
     "UnknownNameError",
 ]

@@ -67,10 +67,6 @@ class ConfigError(AppError):
     """A YAML scene or run config is invalid (syntax, unknown key, wrong type or value)."""
 
 
-class SolverError(AppError):
-    """A numerical solver failed in a way the caller must handle (not mere non-convergence)."""
-
-
 class NotApplicableError(AppError):
     """A closed-form solver does not apply to this robot or link.
 

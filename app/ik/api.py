@@ -15,7 +15,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik.analytic import closed_form
-from app.ik.solver import IKOptions, IKResult, solve_ik
+from app.ik.solver import IKOptions, solve_ik
 from app.ik.prepared import PoseIK
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel
@@ -113,7 +113,7 @@ def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, qua
         q of shape ([n,] n_dofs); with ``return_error`` ``(q, err)``, err ([n,] 6) = position error
         [m] then rotation-vector error [rad]; with ``return_info`` an :class:`IKResult`.
     """
-    simple = pos is not None and not ({"dofs_idx", "seeds"} & set(kwargs)) and all(
+    simple = pos is not None and all(  # dofs_idx, seeds and unknown keys take the general path
         k in ("init_qpos", "pos_mask", "rot_mask", "analytic_seed") or k in _OPTION_NAMES for k in kwargs)
     if simple:
         solver = prepared(model, link, pos=pos, quat=quat, local_point=local_point, **kwargs)
@@ -121,9 +121,7 @@ def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, qua
     else:
         result = inverse_kinematics_multilink(model, [link], [pos], [quat],
                                               local_points=None if local_point is None else [local_point],
-                                              return_info=True, **kwargs)
-        result = IKResult(result.q, result.converged, result.pos_err[..., 0], result.rot_err[..., 0],
-                          result.err[..., 0, :], result.iters, result.restarts, result.batch_shape)
+                                              return_info=True, **kwargs).one_link()
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q

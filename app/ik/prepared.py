@@ -63,5 +63,5 @@ class PoseIK:
         task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
         q, err, iters, restarts = run_kernel(model, q0, self._starts, tgt_pos, tgt_rot, task, self._free,
                                              self._kernel_options, self._arm)
-        res = result_of(q, err[:, 0], self.options, iters, restarts, batch)  # one link: drop its axis
+        res = result_of(q, err, self.options, iters, restarts, batch).one_link()
         return res if batch else res.reshaped(())

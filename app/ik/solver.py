@@ -90,6 +90,11 @@ class IKResult:
     restarts: np.ndarray
     batch_shape: tuple[int, ...] = field(default=(), repr=False)
 
+    def one_link(self) -> IKResult:
+        """The result of a one-link problem without its link axis (pos_err, rot_err (...), err (..., 6))."""
+        return IKResult(self.q, self.converged, self.pos_err[..., 0], self.rot_err[..., 0], self.err[..., 0, :],
+                        self.iters, self.restarts, self.batch_shape)
+
     def reshaped(self, batch_shape: tuple[int, ...]) -> IKResult:
         """The same result with leading dimension B replaced by ``batch_shape`` (``()`` drops it)."""
         def r(a: np.ndarray) -> np.ndarray:
@@ -144,9 +149,8 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
     """
     q_init = np.ascontiguousarray(q_init, dtype=float)
     starts = restart_points(model, free, options, seeds, q_init.shape[0])
-    step_scale, fopts, iopts = _kernel_options(model, options)
     q, err, iters, restarts = run_kernel(model, q_init, starts, targets.pos, targets.rot, targets.task_tables,
-                                         np.ascontiguousarray(free, dtype=bool), (step_scale, fopts, iopts), arm)
+                                         np.ascontiguousarray(free, dtype=bool), _kernel_options(model, options), arm)
     return result_of(q, err, options, iters, restarts, targets.batch_shape)
 
 
@@ -173,12 +177,11 @@ def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, 
 
 def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,
               batch_shape: tuple[int, ...]) -> IKResult:
-    """IKResult from configurations q (B, n_dofs) and their FK residuals err (B, [n_links,] 6); warns on
-    failures. Without the link axis in ``err``, pos_err and rot_err are (B,)."""
+    """IKResult from configurations q (B, n_dofs) and their FK residuals err (B, n_links, 6); warns on
+    failures."""
     sq = err * err
     pos_err, rot_err = np.sqrt(sq[..., :3].sum(-1)), np.sqrt(sq[..., 3:].sum(-1))
-    ok = (pos_err <= options.pos_tol) & (rot_err <= options.rot_tol)
-    ok = ok.all(axis=-1) if ok.ndim > 1 else ok
+    ok = ((pos_err <= options.pos_tol) & (rot_err <= options.rot_tol)).all(axis=-1)
     if not ok.all():
         log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
                     int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)

@@ -63,10 +63,6 @@ class PoseTargets:
     rot_axis: int
     batch_shape: tuple[int, ...]
 
-    @property
-    def batch(self) -> int:
-        return self.pos.shape[0]
-
     @classmethod
     def build(cls, model: RobotModel, links: Sequence, poss: Sequence, quats: Sequence, local_points=None,
               pos_mask=(True, True, True), rot_mask=(True, True, True), batch_hint: tuple[int, ...] = ()) -> PoseTargets:

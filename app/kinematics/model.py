@@ -97,6 +97,11 @@ class RobotModel:
         return self._dof_link, self._axis, self._revolute, self._ancestor
 
     @property
+    def movable_links(self) -> np.ndarray:
+        """True for links that some DOF moves (not the base nor links fixed to it). Shape (n_links,)."""
+        return self._ancestor.any(axis=1)
+
+    @property
     def revolute(self) -> np.ndarray:
         """True for revolute and continuous DOFs, False for prismatic ones. Shape (n_dofs,)."""
         return self._revolute

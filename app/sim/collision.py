@@ -40,7 +40,7 @@ def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, env: int,
     client = robot.scene.client
     body = robot.bodies[env]
     to_model = robot.pb_to_model_link
-    movable = robot.model.jacobian_tables[3].any(axis=1)  # links some DOF moves
+    movable = robot.model.movable_links
     found = []  # (distance, normal, (link_a, point_a), (link_b, point_b) or None, label)
     for name in pairs.obstacles:
         for pt in pb.getClosestPoints(body.body_id, box_ids[name][env], pairs.detection_distance,
@@ -88,7 +88,7 @@ def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: f
     """
     client = robot.scene.client
     body = robot.bodies[env]
-    movable = robot.model.jacobian_tables[3].any(axis=1)
+    movable = robot.model.movable_links
     d = [pt[8] for bid in box_ids
          for pt in pb.getClosestPoints(body.body_id, bid, max_distance, physicsClientId=client)
          if not movable_only or movable[robot.pb_to_model_link[pt[3]]]]
