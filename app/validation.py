@@ -24,6 +24,8 @@ def as_float_array(value: object, name: str) -> np.ndarray:
 
 def check_finite(arr: np.ndarray, name: str) -> np.ndarray:
     """Raise InputError naming the first bad entry if ``arr`` holds NaN or inf."""
+    if np.isfinite(arr).all():
+        return arr
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -39,13 +41,19 @@ def as_vectors(value: object, name: str, size: int) -> np.ndarray:
     return check_finite(arr, name)
 
 
+def check_quaternions(value: object, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Finite (w, x, y, z) quaternions of shape (..., 4) and their norms (...); zero norm is an error."""
+    quat = as_vectors(value, name, 4)
+    norm = np.sqrt((quat * quat).sum(axis=-1))
+    if norm.min() < 1e-9:
+        raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
+    return quat, norm
+
+
 def as_quaternions(value: object, name: str) -> np.ndarray:
     """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
-    quat = as_vectors(value, name, 4)
-    norm = np.sqrt((quat * quat).sum(axis=-1, keepdims=True))
-    if (norm < 1e-9).any():
-        raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
-    return quat / norm
+    quat, norm = check_quaternions(value, name)
+    return quat / norm[..., None]
 
 
 def as_mask(value: Sequence[bool], name: str) -> np.ndarray:

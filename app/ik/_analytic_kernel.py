@@ -23,12 +23,12 @@ def two_link_one(l1, l2, x, y, out):
     """
     c2 = (x * x + y * y - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)
     reachable = abs(c2) <= 1.0 + 1e-12
-    t2 = np.arccos(min(1.0, max(-1.0, c2)))
+    c2 = min(1.0, max(-1.0, c2))
+    t2 = np.arccos(c2)  # in [0, pi], so sin(t2) = sqrt(1 - c2^2) >= 0; branch 1 mirrors branch 0
     bearing = np.arctan2(y, x)
-    for b in range(2):
-        t = t2 if b == 0 else -t2
-        out[b, 0] = bearing - np.arctan2(l2 * np.sin(t), l1 + l2 * np.cos(t))
-        out[b, 1] = t
+    k = np.arctan2(l2 * np.sqrt(1.0 - c2 * c2), l1 + l2 * c2)
+    out[0, 0], out[0, 1] = bearing - k, t2
+    out[1, 0], out[1, 1] = bearing + k, -t2
     return reachable
 
 
@@ -65,12 +65,11 @@ def _cross_dot(a, b, c):
 
 
 @njit(cache=True)
-def _wrist(phi, H, w4, w5, v, y, out):
+def _wrist(c, s, H, w4, w5, v, y, out):
     """Joints 4, 5 from exp(w4 q4) exp(w5 q5) = Ry(phi) H, with H = Rz(q0)^T G; into out (2,).
 
-    v and y (3,) are scratch buffers.
+    c, s: cos and sin of phi. v and y (3,) are scratch buffers.
     """
-    c, s = np.cos(phi), np.sin(phi)
     for r in range(3):  # v = Ry(phi) H w5
         y[r] = H[r, 0] * w5[0] + H[r, 1] * w5[1] + H[r, 2] * w5[2]
     v[0], v[1], v[2] = c * y[0] + s * y[2], y[1], -s * y[0] + c * y[2]
@@ -97,7 +96,7 @@ def branches_one(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q
         p_C, R_C: Target point (3,) and rotation (3, 3) in frame C.
         W_tool, u_tool: Wrist centre and joint-5 axis in the tool frame. Shapes (3,).
         R_t0: Tool rotation at q = 0 in C. Shape (3, 3).
-        plane: (P1x, P1z, l1, l2, g1, g2, W3x, W3z, a4x, a4z).
+        plane: (P1x, P1z, l1, l2, g1, g2, W3x, W3z, a4x, a4z), (a4x, a4z) a unit vector.
         w4, w5: Joint 4, 5 axes at q = 0 in C. signs: joints 1-3 about +-y. lo, hi: limits (6,).
     """
     P1x, P1z, l1, l2, g1, g2, W3x, W3z, a4x, a4z = plane
@@ -106,27 +105,29 @@ def branches_one(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q
     for r in range(3):
         W[r] = p_C[r] + R_C[r, 0] * W_tool[0] + R_C[r, 1] * W_tool[1] + R_C[r, 2] * W_tool[2]
         u[r] = R_C[r, 0] * u_tool[0] + R_C[r, 1] * u_tool[1] + R_C[r, 2] * u_tool[2]
-        for c in range(3):
-            G[r, c] = R_C[r, 0] * R_t0[c, 0] + R_C[r, 1] * R_t0[c, 1] + R_C[r, 2] * R_t0[c, 2]
+        for j in range(3):
+            G[r, j] = R_C[r, 0] * R_t0[j, 0] + R_C[r, 1] * R_t0[j, 1] + R_C[r, 2] * R_t0[j, 2]
     base, r = np.arctan2(W[1], W[0]), np.hypot(W[0], W[1])
-    for sh in range(2):
+    c0, s0 = W[0] / r if r > 0.0 else 1.0, W[1] / r if r > 0.0 else 0.0  # cos and sin of base
+    for sh in range(2):  # the second shoulder turns the base by pi
         q0 = base + np.pi * sh
         rho = r if sh == 0 else -r
-        c0, s0 = np.cos(q0), np.sin(q0)
+        if sh == 1:
+            c0, s0 = -c0, -s0
         for j in range(3):  # H = Rz(q0)^T G
             H[0, j], H[1, j], H[2, j] = c0 * G[0, j] + s0 * G[1, j], -s0 * G[0, j] + c0 * G[1, j], G[2, j]
         ux = c0 * u[0] + s0 * u[1]
         norm = np.hypot(ux, u[2])
         zx, zz = (u[2] / norm, -ux / norm) if norm > 1e-12 else (a4x, a4z)  # else: axis 5 normal to the plane
-        for fl in range(2):
+        c, s = a4x * zx + a4z * zz, a4x * zz - a4z * zx  # cos and sin of phi, the angle from a4 to z
+        phi = np.arctan2(s, c)
+        for fl in range(2):  # the wrist flip reverses z: phi + pi
             if fl == 1:
-                zx, zz = -zx, -zz
-            phi = np.arctan2(a4x * zz - a4z * zx, a4x * zx + a4z * zz)
-            c, s = np.cos(phi), np.sin(phi)
+                c, s, phi = -c, -s, phi - np.pi if phi > 0.0 else phi + np.pi
             Dx = rho - (c * W3x - s * W3z) - P1x
             Dz = W[2] - (s * W3x + c * W3z) - P1z
             reachable = two_link_one(l1, l2, Dx, Dz, theta)
-            _wrist(phi, H, w4, w5, v, y, q45)  # the same for both elbows: it sees only phi
+            _wrist(c, s, H, w4, w5, v, y, q45)  # the same for both elbows: it sees only phi
             for el in range(2):
                 k = 4 * sh + 2 * fl + el
                 b1, b2 = theta[el, 0] - g1, theta[el, 1] + g1 - g2
@@ -152,6 +153,13 @@ def branches_batch(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi)
 
 
 @njit(cache=True)
+def _rotate_t(R, v, out):
+    """out = R^T v. R (3, 3), v and out (3,)."""
+    for r in range(3):
+        out[r] = R[0, r] * v[0] + R[1, r] * v[1] + R[2, r] * v[2]
+
+
+@njit(cache=True)
 def tool_frame(q_ref, model, arm):
     """Tool rotation at q_arm = 0 and the tool-frame wrist centre and joint-5 axis, all in frame C.
 
@@ -165,35 +173,49 @@ def tool_frame(q_ref, model, arm):
     for j in range(6):
         q0[dofs[j]] = 0.0
     frames_one(q0, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
-    R_t0 = R_bc.T @ R[tool]
-    p_t0 = R_bc.T @ (p[tool] + R[tool] @ lp - o_bc)
-    return R_t0, R_t0.T @ (W0 - p_t0), R_t0.T @ w5
+    Rt = R[tool]
+    R_t0, W_tool, u_tool, d = np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
+    for c in range(3):
+        _rotate_t(R_bc, Rt[:, c], R_t0[:, c])
+    for r in range(3):  # the tool point, relative to C's origin, in the base frame
+        d[r] = p[tool, r] + Rt[r, 0] * lp[0] + Rt[r, 1] * lp[1] + Rt[r, 2] * lp[2] - o_bc[r]
+    _rotate_t(R_bc, d, W_tool)  # the tool point in C
+    for r in range(3):
+        d[r] = W0[r] - W_tool[r]
+    _rotate_t(R_t0, d, W_tool)
+    _rotate_t(R_t0, w5, u_tool)
+    return R_t0, W_tool, u_tool
 
 
 @njit(cache=True)
-def analytic_seeds(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi, seeds):
+def analytic_seeds(q_init, tgt_pos, tgt_rot, tool, arm, q_lo, q_hi, seeds):
     """Valid closed-form branches as full configurations, nearest to q_init first; returns their count.
 
     Args:
+        tool: :func:`tool_frame` of q_init (it depends only on the non-arm DOFs).
         arm: (R_base_C (3, 3), o_base_C (3,), dofs (6,), tool link, local point (3,), wrist centre W0 (3,),
             w4 (3,), w5 (3,), plane (10,), signs (3,)) from :func:`app.ik.analytic.kernel_arm`.
         seeds: Output. Shape (8, n). The non-arm DOFs (fingers) are q_init's: they fix the tool.
     """
-    R_bc, o_bc, dofs, tool, lp, W0, w4, w5, plane, signs = arm
-    R_t0, W_tool, u_tool = tool_frame(q_init, model, arm)
-    lo, hi = np.empty(6), np.empty(6)
+    R_bc, o_bc, dofs, _, _, _, w4, w5, plane, signs = arm
+    R_t0, W_tool, u_tool = tool
+    lo, hi, p_C, d = np.empty(6), np.empty(6), np.empty(3), np.empty(3)
+    R_C = np.empty((3, 3))
     for j in range(6):
         lo[j], hi[j] = q_lo[dofs[j]], q_hi[dofs[j]]
+    for r in range(3):
+        d[r] = tgt_pos[r] - o_bc[r]
+    _rotate_t(R_bc, d, p_C)
+    for c in range(3):
+        _rotate_t(R_bc, tgt_rot[:, c], R_C[:, c])
     q_arm, valid = np.empty((8, 6)), np.empty(8, dtype=np.bool_)
-    branches_one(R_bc.T @ (tgt_pos - o_bc), R_bc.T @ tgt_rot, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi,
-                 q_arm, valid)
+    branches_one(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q_arm, valid)
     dist = np.full(8, np.inf)
     for k in range(8):
         if valid[k]:
-            d = 0.0
+            dist[k] = 0.0
             for j in range(6):
-                d += (q_arm[k, j] - q_init[dofs[j]]) ** 2
-            dist[k] = d
+                dist[k] += (q_arm[k, j] - q_init[dofs[j]]) ** 2
     order = np.argsort(dist)
     count = 0
     for k in order:
@@ -203,6 +225,15 @@ def analytic_seeds(q_init, tgt_pos, tgt_rot, model, arm, q_lo, q_hi, seeds):
                 seeds[count, dofs[j]] = q_arm[k, j]
             count += 1
     return count
+
+
+@njit(cache=True)
+def _other_dofs_differ(q, q_prev, arm_dof):
+    """Whether q and q_prev (n,) differ in a DOF outside the arm (``arm_dof`` (n,) False)."""
+    for i in range(q.shape[0]):
+        if not arm_dof[i] and q[i] != q_prev[i]:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -220,8 +251,13 @@ def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free
     iters = np.zeros(B, dtype=np.int64)
     restarts = np.zeros(B, dtype=np.int64)
     seeds = np.empty((8, n))
+    arm_dof = np.zeros(n, dtype=np.bool_)
+    arm_dof[arm[2]] = True
+    tool = tool_frame(q_init[0], model, arm)
     for b in range(B):
-        count = analytic_seeds(q_init[b], tgt_pos[b, 0], tgt_rot[b, 0], model, arm, q_lo, q_hi, seeds)
+        if b and _other_dofs_differ(q_init[b], q_init[b - 1], arm_dof):
+            tool = tool_frame(q_init[b], model, arm)
+        count = analytic_seeds(q_init[b], tgt_pos[b, 0], tgt_rot[b, 0], tool, arm, q_lo, q_hi, seeds)
         iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b],
                                           tgt_rot[b], task, free, q_lo, q_hi, step_scale, fopts, iopts, seeds,
                                           count, q_out[b], err[b])

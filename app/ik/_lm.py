@@ -19,21 +19,17 @@ ROT_NONE, ROT_AXIS, ROT_FULL = 0, 1, 2
 
 
 @njit(cache=True)
-def residual_one(R, p, kin, tgt_pos, tgt_rot, task, err, J, with_jacobian):
-    """Masked residual (target minus current) and its Jacobian for one configuration.
+def residual_one(R, p, tgt_pos, tgt_rot, task, err):
+    """Masked residual (target minus current) of one configuration.
 
     Args:
         R, p: Link frames. Shapes (L, 3, 3), (L, 3).
-        kin: (dof_link, axis, revolute, ancestor) of the model.
         tgt_pos, tgt_rot: Targets. Shapes (T, 3), (T, 3, 3).
         task: (links (T,), local_points (T, 3), rot_mode (T,), rot_axis, pos_mask (3,)).
         err: Output, unweighted: position [m] then rotation vector [rad]. Shape (T, 6).
-        J: Output if ``with_jacobian``: d(current)/dq rows, same layout. Shape (6 T, n_dofs).
     """
-    dof_link, axis, revolute, ancestor = kin
     links, local_points, rot_mode, rot_axis, pos_mask = task
     Rc_Rt = np.empty((3, 3))
-    Jl = np.empty((6, axis.shape[0]))
     for t in range(links.shape[0]):
         link = links[t]
         Rl = R[link]
@@ -58,16 +54,28 @@ def residual_one(R, p, kin, tgt_pos, tgt_rot, task, err, J, with_jacobian):
             else:  # antiparallel: turn by pi about another axis of the link, perpendicular to a
                 f = Rl[:, (rot_axis + 1) % 3]
                 err[t, 3], err[t, 4], err[t, 5] = angle * f[0], angle * f[1], angle * f[2]
-        if not with_jacobian:
-            continue
+
+
+@njit(cache=True)
+def task_jacobian_one(R, p, kin, task, J):
+    """d(current)/dq of :func:`residual_one`'s quantities, masked alike, into J (6 T, n_dofs).
+
+    kin: (dof_link, axis, revolute, ancestor) of the model; the other arguments as in residual_one.
+    """
+    dof_link, axis, revolute, ancestor = kin
+    links, local_points, rot_mode, rot_axis, pos_mask = task
+    Jl = np.empty((6, axis.shape[0]))
+    for t in range(links.shape[0]):
+        link = links[t]
         jacobian_one(R, p, link, local_points[t], dof_link, axis, revolute, ancestor[link], Jl)
         for r in range(3):
             if not pos_mask[r]:
                 Jl[r, :] = 0.0
+        mode = rot_mode[t]
         if mode == ROT_NONE:
             Jl[3:, :] = 0.0
         elif mode == ROT_AXIS:  # spin about the aligned axis does not change the error
-            a = Rl[:, rot_axis]
+            a = R[link][:, rot_axis]
             for k in range(Jl.shape[1]):
                 d = a[0] * Jl[3, k] + a[1] * Jl[4, k] + a[2] * Jl[5, k]
                 for r in range(3):
@@ -86,6 +94,21 @@ def score_of(err, char_length, pos_tol, rot_tol):
         if pe > pos_tol * pos_tol or re > rot_tol * rot_tol:
             ok = False
     return score, ok
+
+
+@njit(cache=True)
+def error_norms(err, pos_tol, rot_tol):
+    """Per-link error norms of residuals err (B, T, 6) and whether each problem meets both tolerances
+    on every link. Returns (pos_err (B, T) [m], rot_err (B, T) [rad], ok (B,))."""
+    B, T = err.shape[0], err.shape[1]
+    pos_err, rot_err, ok = np.empty((B, T)), np.empty((B, T)), np.ones(B, dtype=np.bool_)
+    for b in range(B):
+        for t in range(T):
+            e = err[b, t]
+            pos_err[b, t] = np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+            rot_err[b, t] = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+            ok[b] &= pos_err[b, t] <= pos_tol and rot_err[b, t] <= rot_tol
+    return pos_err, rot_err, ok
 
 
 @njit(cache=True)
@@ -192,18 +215,20 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
         acc_score, attempt_best, stall, mu = np.inf, np.inf, 0, 1.0
         for _ in range(max_iters):
             frames_one(q, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
-            residual_one(R, p, kin, tgt_pos, tgt_rot, task, err, J, True)
+            residual_one(R, p, tgt_pos, tgt_rot, task, err)
             score, ok = score_of(err, char_length, pos_tol, rot_tol)
             total += 1
-            if ok or score < best:
+            if ok or score < best:  # err_out is then FK's residual of the returned q
                 best = score
                 q_out[:] = q
+                err_out[:] = err
             if ok:
                 converged = True
                 break
-            if score < acc_score:  # accept the step, relax the damping
+            if score < acc_score:  # accept the step, relax the damping; only here is J needed
                 acc_score, mu = score, max(mu * 0.3, 1e-3)
                 q_acc[:] = q
+                task_jacobian_one(R, p, kin, task, J)
                 for r in range(6 * T):
                     e_acc[r] = err[r // 6, r % 6] * w[r % 6]
                     J_acc[r, :] = J[r, :] * w[r % 6]
@@ -217,7 +242,8 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
                     break
             lam2 = mu * (damping + np.sum(e_acc * e_acc))
             _limited_step(J_acc, e_acc, lam2, free, q_acc, q_lo, q_hi, step_scale, step_limit, dq)
-            q[:] = np.minimum(np.maximum(q_acc + dq, q_lo), q_hi)
+            for i in range(n):
+                q[i] = min(max(q_acc[i] + dq[i], q_lo[i]), q_hi[i])
         if converged or attempt + 1 >= n_seeds + 1 + starts.shape[0]:
             break
         attempt += 1
@@ -229,8 +255,9 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
             k = attempt - n_seeds - 1
             for i in range(n):
                 q[i] = q_init[i] if np.isnan(starts[k, i]) else min(max(starts[k, i], q_lo[i]), q_hi[i])
-    frames_one(q_out, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)  # the reported residual is
-    residual_one(R, p, kin, tgt_pos, tgt_rot, task, err_out, J, False)            # FK of the returned q
+    if best == np.inf:  # no finite score was seen: report q_out's own residual
+        frames_one(q_out, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+        residual_one(R, p, tgt_pos, tgt_rot, task, err_out)
     return total, attempt
 
 
@@ -278,5 +305,7 @@ def residual_batch(q, model, kin, tgt_pos, tgt_rot, task, with_jacobian):
     J = np.empty((B, 6 * T if with_jacobian else 0, q.shape[1]))
     for b in range(B):
         frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
-        residual_one(R, p, kin, tgt_pos[b], tgt_rot[b], task, err[b], J[b], with_jacobian)
+        residual_one(R, p, tgt_pos[b], tgt_rot[b], task, err[b])
+        if with_jacobian:
+            task_jacobian_one(R, p, kin, task, J[b])
     return err, J

@@ -219,7 +219,7 @@ def kernel_arm(arm: WristPartitionedArm, local_point: np.ndarray) -> tuple:
 @functools.lru_cache(maxsize=64)
 def _kernel_arm(arm: WristPartitionedArm, local_point: tuple[float, float, float]) -> tuple:
     plane = np.array([*arm.P1, np.linalg.norm(arm.L1), np.linalg.norm(arm.L2), np.arctan2(arm.L1[1], arm.L1[0]),
-                      np.arctan2(arm.L2[1], arm.L2[0]), *arm.W3, *arm.a4])
+                      np.arctan2(arm.L2[1], arm.L2[0]), *arm.W3, *arm.a4 / np.linalg.norm(arm.a4)])
     return (arm.R_base_C, arm.o_base_C, arm.dof_idx.astype(np.int64), int(arm.tool),
             np.asarray(local_point, dtype=float), arm.W0, arm.w4, arm.w5, plane, arm.signs.astype(float))
 

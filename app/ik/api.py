@@ -89,7 +89,7 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
     targets = PoseTargets.build(model, links, poss, quats, local_points, pos_mask, rot_mask, hint)
     q0, free, opts = initial_configs(model, init_qpos, targets.batch_shape), free_dofs(model, dofs_idx), _options(options)
     arm = closed_form(model, targets) if analytic_seed and dofs_idx is None else None
-    result = solve_ik(model, targets, q0, free, opts, seeds, arm).reshaped(targets.batch_shape)
+    result = solve_ik(model, targets, q0, free, opts, seeds, arm)
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q

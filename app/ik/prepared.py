@@ -17,7 +17,7 @@ from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, 
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import LinkRef, RobotModel
 from app.kinematics.rotations import quat_to_matrix
-from app.validation import as_quaternions, as_vectors
+from app.validation import as_vectors, check_quaternions
 
 
 class PoseIK:
@@ -42,6 +42,9 @@ class PoseIK:
         self._starts = restart_points(model, self._free, self.options, None, 1)
         self._kernel_options = _kernel_options(model, self.options)
         self._arm = closed_form(model, self._template) if analytic_seed else None
+        t = self._template
+        self._task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
+        self._identity, self._mid = np.eye(3), model.mid_config()
 
     def solve(self, pos: object, quat: object = None, init_qpos: object = None) -> IKResult:
         """Solve for targets pos ([n,] 3) [m] and quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
@@ -52,16 +55,14 @@ class PoseIK:
         p = as_vectors(pos, "pos", 3)
         if quat is None and self.uses_orientation:
             raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
-        rot = np.eye(3) if quat is None else quat_to_matrix(as_quaternions(quat, "quat"))
-        q0 = model.mid_config() if init_qpos is None else model.check_q(init_qpos, "init_qpos")
+        rot = self._identity if quat is None else quat_to_matrix(check_quaternions(quat, "quat")[0])  # normalises
+        q0 = self._mid if init_qpos is None else model.check_q(init_qpos, "init_qpos")
         shapes = (p.shape[:-1], rot.shape[:-2], q0.shape[:-1])
         batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else batch_shape_of(list(shapes))
-        tgt_pos = np.ascontiguousarray(as_rows(p, batch, (3,))[:, None])  # (n, 1 link, 3)
-        tgt_rot = np.ascontiguousarray(as_rows(rot, batch, (3, 3))[:, None])
+        tgt_pos = as_rows(p[..., None, :], batch, (1, 3))  # (n, 1 link, 3)
+        tgt_rot = as_rows(rot[..., None, :, :], batch, (1, 3, 3))
         q0 = model.clip(as_rows(q0, batch, (model.n_dofs,)))
-        t = self._template
-        task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
-        q, err, iters, restarts = run_kernel(model, q0, self._starts, tgt_pos, tgt_rot, task, self._free,
+        q, err, iters, restarts = run_kernel(model, q0, self._starts, np.ascontiguousarray(tgt_pos),
+                                             np.ascontiguousarray(tgt_rot), self._task, self._free,
                                              self._kernel_options, self._arm)
-        res = result_of(q, err, self.options, iters, restarts, batch).one_link()
-        return res if batch else res.reshaped(())
+        return result_of(q, err, self.options, iters, restarts, batch, one_link=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.errors import InputError
-from app.ik._lm import solve_batch
+from app.ik._lm import error_norms, solve_batch
 from app.ik._analytic_kernel import solve_seeded
 from app.ik.targets import PoseTargets
 from app.kinematics.model import RobotModel
@@ -97,6 +97,9 @@ class IKResult:
 
     def reshaped(self, batch_shape: tuple[int, ...]) -> IKResult:
         """The same result with leading dimension B replaced by ``batch_shape`` (``()`` drops it)."""
+        if batch_shape == self.batch_shape:
+            return self
+
         def r(a: np.ndarray) -> np.ndarray:
             return a.reshape(batch_shape + a.shape[1:])
         return IKResult(r(self.q), r(self.converged), r(self.pos_err), r(self.rot_err), r(self.err),
@@ -176,13 +179,13 @@ def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, 
 
 
 def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,
-              batch_shape: tuple[int, ...]) -> IKResult:
-    """IKResult from configurations q (B, n_dofs) and their FK residuals err (B, n_links, 6); warns on
-    failures."""
-    sq = err * err
-    pos_err, rot_err = np.sqrt(sq[..., :3].sum(-1)), np.sqrt(sq[..., 3:].sum(-1))
-    ok = ((pos_err <= options.pos_tol) & (rot_err <= options.rot_tol)).all(axis=-1)
+              batch_shape: tuple[int, ...], one_link: bool = False) -> IKResult:
+    """IKResult of batch shape ``batch_shape`` from configurations q (B, n_dofs) and their FK residuals
+    err (B, n_links, 6); ``one_link`` drops the link axis (see :meth:`IKResult.one_link`). Warns on failures."""
+    pos_err, rot_err, ok = error_norms(err, options.pos_tol, options.rot_tol)
     if not ok.all():
         log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
                     int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)
-    return IKResult(q, ok, pos_err, rot_err, err, iters, restarts, batch_shape)
+    if one_link:
+        pos_err, rot_err, err = pos_err[:, 0], rot_err[:, 0], err[:, 0]
+    return IKResult(q, ok, pos_err, rot_err, err, iters, restarts, (q.shape[0],)).reshaped(batch_shape)

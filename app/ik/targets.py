@@ -18,7 +18,7 @@ from app.errors import InputError
 from app.ik._lm import ROT_AXIS, ROT_FULL, ROT_NONE
 from app.kinematics.model import RobotModel
 from app.kinematics.rotations import quat_to_matrix
-from app.validation import as_mask, as_quaternions, as_vectors
+from app.validation import as_mask, as_vectors, check_quaternions
 
 
 def batch_shape_of(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -76,7 +76,7 @@ class PoseTargets:
         pos_mask, rot_mask = as_mask(pos_mask, "pos_mask"), as_mask(rot_mask, "rot_mask")
         idx = np.array([model.link_index(l) for l in links], dtype=np.int64)
         pos = [as_vectors(p, f"poss[{i}]", 3) for i, p in enumerate(poss)]
-        quat = [None if q is None else as_quaternions(q, f"quats[{i}]") for i, q in enumerate(quats)]
+        quat = [None if q is None else check_quaternions(q, f"quats[{i}]")[0] for i, q in enumerate(quats)]
         batch_shape = batch_shape_of([p.shape[:-1] for p in pos] + [q.shape[:-1] for q in quat if q is not None]
                                      + [batch_hint])
         n_rot = int(rot_mask.sum())

@@ -239,7 +239,7 @@ class RobotModel:
 
     def clip(self, q: np.ndarray) -> np.ndarray:
         """``q`` clipped into the joint limits. Shape (..., n_dofs)."""
-        return np.clip(q, self.q_lower, self.q_upper)
+        return np.minimum(np.maximum(q, self.q_lower), self.q_upper)  # np.clip costs 3x more on small arrays
 
     def mid_config(self) -> np.ndarray:
         """Mid-point of the joint limits (0 for unlimited joints). Shape (n_dofs,); a fresh copy."""
