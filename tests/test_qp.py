@@ -1,10 +1,12 @@
 """The velocity QP: matrices built without a solver, warm OSQP solves, scaling, failure path."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from app import InputError
-from app.ik.qp import INF, QP, Inequalities, QPSolver, TaskTerm, build_qp, feasible_scale
+from app.ik.qp import INF, QP, Inequalities, QPSolver, TaskTerm, build_qp, feasible_scale, padded_rows
 
 
 def test_build_qp_matrices_match_the_written_cost():
@@ -77,8 +79,8 @@ def test_warm_workspace_matches_fresh_solves_across_updates():
     for _ in range(5):
         J, V = rng.normal(size=(3, 4)), rng.normal(size=3)
         lim = Inequalities(np.eye(4), -rng.uniform(0.5, 2, 4), rng.uniform(0.5, 2, 4))
-        qp = build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, n_rows=4)
-        a, b = warm.solve(qp), QPSolver(4, 4).solve(qp)
+        qp = dataclasses.replace(build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, n_rows=4), x_free=None)
+        a, b = warm.solve(qp), QPSolver(4, 4).solve(qp)  # OSQP both times (no unconstrained shortcut)
         assert a.solved and b.solved
         cost = lambda x: 0.5 * x @ qp.P @ x + qp.c @ x  # noqa: E731
         np.testing.assert_allclose(cost(a.qdot), cost(b.qdot), rtol=1e-5, atol=1e-8)
@@ -98,3 +100,57 @@ def test_infeasible_qp_reports_failure_and_returns_zeros_not_nan():
 def test_wrong_size_qp_is_refused():
     with pytest.raises(InputError, match="does not fit"):
         QPSolver(4, 4).solve(QP(np.eye(3), np.zeros(3), np.zeros((4, 3)), np.zeros(4), np.zeros(4)))
+
+
+def _random_qp(rng, box_halfwidth):
+    J, V = rng.normal(size=(3, 4)), rng.normal(size=3)
+    lim = Inequalities(np.eye(4), -np.full(4, box_halfwidth), np.full(4, box_halfwidth))
+    row = Inequalities(rng.normal(size=(1, 4)), np.array([-1.0]), np.array([INF]))
+    return build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, limits=[row], posture=rng.normal(size=4), n_rows=6)
+
+
+def test_unconstrained_minimiser_is_reported_only_when_every_row_holds_and_equals_osqp():
+    rng = np.random.default_rng(3)
+    free, bound = 0, 0
+    for k in range(40):
+        qp = _random_qp(rng, box_halfwidth=10.0 if k % 2 else 0.05)
+        osqp_sol = QPSolver(4, 6, eps=1e-9).solve(dataclasses.replace(qp, x_free=None))
+        x = np.linalg.solve(qp.P, -qp.c)
+        feasible = np.all((qp.A @ x >= qp.l) & (qp.A @ x <= qp.u))
+        assert (qp.x_free is not None) == feasible
+        if feasible:
+            free += 1
+            np.testing.assert_allclose(qp.x_free, x, atol=1e-12)
+            np.testing.assert_allclose(qp.x_free, osqp_sol.qdot, atol=1e-5)
+            sol = QPSolver(4, 6).solve(qp)
+            assert sol.solved and sol.iterations == 0 and np.array_equal(sol.qdot, qp.x_free)
+        else:
+            bound += 1
+            sol = QPSolver(4, 6).solve(qp)
+            assert sol.solved and sol.iterations > 0
+            assert np.all(qp.A @ sol.qdot >= qp.l - 1e-5) and np.all(qp.A @ sol.qdot <= qp.u + 1e-5)
+    assert free >= 10 and bound >= 10  # both paths were exercised
+
+
+def test_osqp_after_unconstrained_ticks_matches_a_fresh_workspace():
+    rng = np.random.default_rng(4)
+    warm = QPSolver(4, 6)
+    for k in range(12):
+        qp = _random_qp(rng, box_halfwidth=10.0 if k % 3 else 0.05)
+        a = warm.solve(qp)
+        b = QPSolver(4, 6).solve(dataclasses.replace(qp, x_free=None))
+        assert a.solved and b.solved
+        np.testing.assert_allclose(a.qdot, b.qdot, atol=2e-3)
+
+
+def test_padded_rows_put_each_environment_rows_in_its_own_slots():
+    G = np.arange(12.0).reshape(4, 3)
+    rows = Inequalities(G, np.array([1.0, 2.0, 3.0, 4.0]), np.full(4, INF))
+    Gp, lo, hi, count = padded_rows(rows, np.array([0, 2, 2, 2]), 3, max_rows=3)
+    np.testing.assert_array_equal(count, [1, 0, 3])
+    np.testing.assert_array_equal(Gp[0, 0], G[0])
+    np.testing.assert_array_equal(Gp[2], G[1:])
+    np.testing.assert_array_equal(lo[2], [2.0, 3.0, 4.0])
+    assert not Gp[1].any() and not Gp[0, 1:].any()
+    with pytest.raises(InputError, match="exceed"):
+        padded_rows(rows, np.array([1, 1, 1, 1]), 3, max_rows=3)

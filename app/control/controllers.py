@@ -19,7 +19,7 @@ import numpy as np
 from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
-from app.ik.qp import QPSolver, build_qp_batch
+from app.ik.qp import QPBatch, QPSolver, build_qp_batch, padded_rows
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, distance_rows
 from app.sim.robot import Robot
@@ -105,16 +105,16 @@ class QPController:
         posture = cfg.posture_gain * (robot.model.mid_config() - q)
         qps = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=row_data, posture=posture,
                              posture_weight=cfg.posture_weight, n_rows=self.n_rows)
-        qdot, ok, scale, n_active, names = self._solve_all(t, qps, rows)
+        qdot, ok = self._solve_all(t, qps)
+        n_active, names, dmin = self._active(qps, qdot, ok, rows)
         q_cmd = q + cfg.dt * qdot  # a failed QP leaves qdot = 0: hold the measured q (safe stop)
         # q_cmd is integrated from the measured q, so a position gain would only add kp * qdot to the
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.control_dofs_position(robot.unbatch(q_cmd), robot.unbatch(qdot), position_gain=0.0)
-        dmin = np.array([r.distance.min(initial=np.inf) for r in rows])
         pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
         stalled = self.stalls.update(pos_err, target_pos)
-        self.telemetry.record(t, pos_err, rot_err, ok, scale, n_active, dmin, stalled, names)
+        self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names)
         self.last_qdot = qdot
         return qdot
 
@@ -124,45 +124,46 @@ class QPController:
         orientation = any(self.task.rot_mask)
         self.step(t, targets.pos[:, 0], targets.quat[:, 0] if orientation else None, twist)
 
-    def _solve_all(self, t: float, qps: list, rows: list) -> tuple:
-        """Warm solve per environment -> (qdot (n_envs, n), solved, scale, n_active, active row labels)."""
+    def _solve_all(self, t: float, qps: QPBatch) -> tuple[np.ndarray, np.ndarray]:
+        """Solve per environment -> (qdot (n_envs, n), solved (n_envs,)); a failure leaves qdot = 0."""
         n_envs, n = len(qps), self.robot.n_dofs
-        qdot, ok, scale, n_active, names = (np.zeros((n_envs, n)), np.zeros(n_envs, bool), np.zeros(n_envs),
-                                            np.zeros(n_envs, int), [])
-        for env, qp in enumerate(qps):
-            sol = self.solvers[env].solve(qp)
-            ok[env], scale[env] = sol.solved, sol.scale
-            active = self._active(qp, sol) if sol.solved else []
-            n_active[env] = len(active)
-            names.append([label for i, label in enumerate(rows[env].labels) if f"row{n + i}" in active])
+        qdot, ok = np.zeros((n_envs, n)), np.zeros(n_envs, bool)
+        for env in range(n_envs):
+            sol = self.solvers[env].solve(qps[env])
+            ok[env] = sol.solved
             if sol.solved:
                 qdot[env] = sol.qdot
             elif self._failing[env] is None:
                 log.warning("env %d: QP %s at t=%.3f s; commanding a safe stop", env, sol.status, t)
             self._failing[env] = None if sol.solved else sol.status
-        return qdot, ok, scale, n_active, names
+        return qdot, ok
 
-    def _collision_rows(self, q: np.ndarray):
-        """Distance rows per environment and their stacked (G, lo, hi, count) for the QP, or (empty, None)."""
+    def _collision_rows(self, q: np.ndarray) -> tuple[DistanceRows, tuple | None]:
+        """Distance rows of every environment and their padded (G, lo, hi, count) for the QP."""
         n_envs, n = q.shape
         if self.collisions is None:
-            return [DistanceRows.empty(n) for _ in range(n_envs)], None
-        rows = [distance_rows(self.robot, self.collisions, q[env], env, self.robot.scene.box_ids)
-                for env in range(n_envs)]
-        K = self.collisions.max_rows
-        G, lo, hi = np.zeros((n_envs, K, n)), np.zeros((n_envs, K)), np.zeros((n_envs, K))
-        for env, env_rows in enumerate(rows):
-            ineq = self.collision_limit.compute_inequalities(env_rows, self.config.dt)
-            k = len(env_rows)
-            G[env, :k], lo[env, :k], hi[env, :k] = ineq.G, ineq.lo, ineq.hi
-        return rows, (G, lo, hi, np.array([len(r) for r in rows]))
+            return DistanceRows.empty(n), None
+        rows = distance_rows(self.robot, self.collisions, q, self.robot.scene.box_ids)
+        ineq = self.collision_limit.compute_inequalities(rows, self.config.dt)
+        return rows, padded_rows(ineq, rows.env, n_envs, self.collisions.max_rows)
 
     @staticmethod
-    def _active(qp, sol, tol: float = 1e-6) -> list[str]:
-        """Names ('row<i>') of constraint rows at a bound."""
-        Ax = qp.A @ sol.qdot
-        at = (np.abs(Ax - qp.l) < tol) | (np.abs(Ax - qp.u) < tol)
-        return [f"row{i}" for i in np.flatnonzero(at)]
+    def _active(qps: QPBatch, qdot: np.ndarray, ok: np.ndarray, rows: DistanceRows,
+                tol: float = 1e-6) -> tuple[np.ndarray, list[list[str]], np.ndarray]:
+        """Constraint rows at a bound per solved environment: (count (n_envs,), collision-row labels, and
+        the smallest watched distance (n_envs,) [m], inf where none)."""
+        n_envs, n = qdot.shape
+        Ax = np.einsum("bmn,bn->bm", qps.A, qdot)
+        at = ((np.abs(Ax - qps.l) < tol) | (np.abs(Ax - qps.u) < tol)) & ok[:, None]
+        names: list[list[str]] = [[] for _ in range(n_envs)]
+        dmin = np.full(n_envs, np.inf)
+        if len(rows):
+            env = np.zeros(len(rows), dtype=int) if rows.env is None else rows.env
+            slot = np.arange(len(rows)) - np.searchsorted(env, env)  # row index within its environment
+            np.minimum.at(dmin, env, rows.distance)
+            for k in np.flatnonzero(at[env, n + slot]):
+                names[env[k]].append(rows.labels[k])
+        return at.sum(axis=1), names, dmin
 
 
 class PoseIKController:

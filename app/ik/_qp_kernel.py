@@ -84,6 +84,29 @@ def nullspace_projector_one(J, damping, N):
 
 
 @njit(cache=True)
+def free_minimiser_one(P, c, A, l, u, x):
+    """x = -P^-1 c, the unconstrained minimiser, into x (n,); returns whether it is the QP's solution:
+    finite, stationary to rounding (P positive definite) and within l <= A x <= u on every row."""
+    n, m = c.shape[0], A.shape[0]
+    L, rhs = P.copy(), -c
+    solve_spd(L, rhs, x)
+    for i in range(n):
+        r, mag = c[i], abs(c[i])
+        for k in range(n):
+            r += P[i, k] * x[k]
+            mag += abs(P[i, k] * x[k])
+        if not (abs(r) <= 1e-9 * mag):  # also False for NaN
+            return False
+    for i in range(m):
+        ax = 0.0
+        for k in range(n):
+            ax += A[i, k] * x[k]
+        if not (l[i] <= ax <= u[i]):
+            return False
+    return True
+
+
+@njit(cache=True)
 def assemble_batch(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_weight, damping, scale_box):
     """QP data of every environment.
 
@@ -95,7 +118,8 @@ def assemble_batch(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_we
         posture: Preferred joint velocities. Shape (B, n).
         scale_box: Whether to scale V into the box (see qp.feasible_scale).
     Returns:
-        P (B, n, n), c (B, n), A (B, n + K, n), l, u (B, n + K), scale (B,).
+        P (B, n, n), c (B, n), A (B, n + K, n), l, u (B, n + K), scale (B,), the unconstrained
+        minimiser x_free (B, n) and whether it is each QP's solution (B,) (see free_minimiser_one).
     """
     B, m, n = J.shape
     K = G.shape[1]
@@ -105,6 +129,7 @@ def assemble_batch(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_we
     l = np.full((B, n + K), -OSQP_INF)
     u = np.full((B, n + K), OSQP_INF)
     scale = np.ones(B)
+    x_free, free_ok = np.zeros((B, n)), np.zeros(B, dtype=np.bool_)
     N = np.empty((n, n))
     for b in range(B):
         if scale_box:
@@ -128,4 +153,5 @@ def assemble_batch(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_we
         for k in range(n_g[b]):
             A[b, n + k, :] = G[b, k]
             l[b, n + k], u[b, n + k] = max(g_lo[b, k], -OSQP_INF), min(g_hi[b, k], OSQP_INF)
-    return P, c, A, l, u, scale
+        free_ok[b] = free_minimiser_one(P[b], c[b], A[b], l[b], u[b], x_free[b])
+    return P, c, A, l, u, scale, x_free, free_ok

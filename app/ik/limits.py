@@ -61,6 +61,8 @@ class DistanceRows:
         J_a, J_b: Linear Jacobians of the witness points on A and B (zeros for a static body),
             world frame. Shape (K, 3, n_dofs).
         labels: Which pair each row is, for telemetry. Length K.
+        env: Environment of each row when the rows of several are stacked, grouped by environment.
+            Shape (K,); None for one environment's rows.
     """
 
     distance: np.ndarray
@@ -68,6 +70,7 @@ class DistanceRows:
     J_a: np.ndarray
     J_b: np.ndarray
     labels: tuple[str, ...] = ()
+    env: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.distance)

@@ -187,13 +187,20 @@ def quat_log_batch(quat):
 
 
 @njit(cache=True)
-def point_jacobians_kernel(R, p, links, local_points, dof_link, axis, revolute, ancestor):
-    """Jacobians of several points of one configuration. R (L, 3, 3), p (L, 3), links (K,),
-    local_points (K, 3) in their link frames -> (K, 6, n_dofs)."""
+def point_jacobians_kernel(R, p, configs, links, points, dof_link, axis, revolute, ancestor):
+    """Jacobians of base-frame points on links, each of its own configuration's frames.
+
+    R (B, L, 3, 3), p (B, L, 3); configs, links (K,); points (K, 3) in the base frame -> (K, 6, n_dofs).
+    """
     K = links.shape[0]
     J = np.empty((K, 6, axis.shape[0]))
+    local = np.empty(3)
     for k in range(K):
-        jacobian_one(R, p, links[k], local_points[k], dof_link, axis, revolute, ancestor[links[k]], J[k])
+        Rl, pl = R[configs[k], links[k]], p[configs[k], links[k]]
+        for c in range(3):  # R^T (x - p)
+            local[c] = Rl[0, c] * (points[k, 0] - pl[0]) + Rl[1, c] * (points[k, 1] - pl[1]) \
+                + Rl[2, c] * (points[k, 2] - pl[2])
+        jacobian_one(R[configs[k]], p[configs[k]], links[k], local, dof_link, axis, revolute, ancestor[links[k]], J[k])
     return J
 
 

@@ -193,19 +193,25 @@ class RobotModel:
         J = jacobian_kernel(R2, p2, link, lp, self._dof_link, self._axis, self._revolute, self._ancestor[link])
         return J.reshape(batch + (6, self.n_dofs))
 
-    def point_jacobians(self, R: np.ndarray, p: np.ndarray, links: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """Jacobians of base-frame points attached to links, for one configuration's frames.
+    def point_jacobians(self, R: np.ndarray, p: np.ndarray, links: np.ndarray, points: np.ndarray,
+                        configs: np.ndarray | None = None) -> np.ndarray:
+        """Jacobians of base-frame points attached to links (unchecked, for hot loops).
 
         Args:
-            R, p: Link frames (see :meth:`link_frames`). Shapes (n_links, 3, 3), (n_links, 3).
+            R, p: Link frames (see :meth:`link_frames`) of one configuration, shapes (n_links, 3, 3) and
+                (n_links, 3), or of B configurations, (B, n_links, 3, 3) and (B, n_links, 3).
             links: Link index of each point. Shape (K,).
             points: The points in the base frame [m]. Shape (K, 3).
+            configs: Which configuration each point belongs to (with B configurations). Shape (K,).
         Returns:
             Shape (K, 6, n_dofs).
         """
         links = np.asarray(links, dtype=np.int64)
-        local = np.einsum("kji,kj->ki", R[links], points - p[links])  # R^T (x - p)
-        return point_jacobians_kernel(R, p, links, np.ascontiguousarray(local), self._dof_link, self._axis,
+        if R.ndim == 3:
+            R, p = R[None], p[None]
+        configs = np.zeros(len(links), dtype=np.int64) if configs is None else np.asarray(configs, dtype=np.int64)
+        return point_jacobians_kernel(np.ascontiguousarray(R), np.ascontiguousarray(p), configs, links,
+                                      np.ascontiguousarray(points, dtype=float), self._dof_link, self._axis,
                                       self._revolute, self._ancestor)
 
     def get_jacobian(self, q: object, link: LinkRef, local_point: object | None = None) -> np.ndarray:

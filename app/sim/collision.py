@@ -34,49 +34,57 @@ class CollisionPairs:
     max_rows: int = 10
 
 
-def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, env: int,
-                  box_ids: dict[str, list[int]]) -> DistanceRows:
-    """Rows for environment ``env`` at joint positions q (n_dofs,), closest first, at most max_rows."""
-    client = robot.scene.client
-    body = robot.bodies[env]
-    to_model = robot.pb_to_model_link
-    movable = robot.model.movable_links
-    found = []  # (distance, normal, (link_a, point_a), (link_b, point_b) or None, label)
-    for name in pairs.obstacles:
-        for pt in pb.getClosestPoints(body.body_id, box_ids[name][env], pairs.detection_distance,
-                                      physicsClientId=client):
-            link = to_model[pt[3]]
-            if movable[link]:  # a base standing on the table: no motion can change that distance
-                found.append((pt[8], pt[7], (link, pt[5]), None, f"{robot.model.link_names[link]}|{name}"))
-    for a, b in pairs.self_pairs:
-        ia, ib = body.link_index[a], body.link_index[b]
-        for pt in pb.getClosestPoints(body.body_id, body.body_id, pairs.detection_distance, ia, ib,
-                                      physicsClientId=client):
-            found.append((pt[8], pt[7], (to_model[ia], pt[5]), (to_model[ib], pt[6]), f"{a}|{b}"))
-    found.sort(key=lambda item: item[0])
-    found = found[:pairs.max_rows]
+def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]]) -> DistanceRows:
+    """Rows of every environment at joint positions q (n_envs, n_dofs), grouped by environment
+    (``DistanceRows.env``), each environment's closest first and at most ``pairs.max_rows``."""
+    found = []  # (distance, env, normal, link_a, point_a, link_b or -1 for a static body, point_b, other)
+    for env in range(robot.n_envs):
+        env_found = _closest_points(robot, pairs, env, box_ids)
+        env_found.sort(key=lambda row: row[0])
+        found += env_found[:pairs.max_rows]
     if not found:
         return DistanceRows.empty(robot.n_dofs)
-    J = _witness_jacobians(robot, q, env, found)
-    K = len(found)
-    static_b = np.array([item[3] is None for item in found])
-    J_b = np.where(static_b[:, None, None], 0.0, J[K:])
-    return DistanceRows(np.array([item[0] for item in found]), np.array([item[1] for item in found]), J[:K], J_b,
-                        tuple(item[4] for item in found))
+    env, link_a, link_b = (np.array([row[k] for row in found], dtype=np.int64) for k in (1, 3, 5))
+    point_a, point_b, normal = (np.array([row[k] for row in found], dtype=float) for k in (4, 6, 2))
+    J_a = _witness_jacobians(robot, q, env, link_a, point_a)
+    J_b = np.zeros_like(J_a)
+    moving_b = link_b >= 0
+    if moving_b.any():
+        J_b[moving_b] = _witness_jacobians(robot, q, env[moving_b], link_b[moving_b], point_b[moving_b])
+    names = robot.model.link_names
+    labels = tuple(f"{names[row[3]]}|{row[7]}" for row in found)
+    return DistanceRows(np.array([row[0] for row in found]), normal, J_a, J_b, labels, env)
 
 
-def _witness_jacobians(robot: Robot, q: np.ndarray, env: int, found: list) -> np.ndarray:
-    """Linear world-frame Jacobians (3, n_dofs) of the witness points on A, then on B (zeros if static)."""
+def _closest_points(robot: Robot, pairs: CollisionPairs, env: int, box_ids: dict[str, list[int]]) -> list:
+    """PyBullet's closest points of one environment's watched pairs, as rows for :func:`distance_rows`.
+
+    A point of a link that no joint moves is dropped: a base standing on the table cannot change that
+    distance, and a row without a gradient would only make the QP infeasible.
+    """
+    client, body = robot.scene.client, robot.bodies[env]
+    to_model, movable = robot.pb_to_model_link, robot.model.movable_links
+    found = []
+    for name in pairs.obstacles:
+        found += [(pt[8], env, pt[7], to_model[pt[3]], pt[5], -1, pt[6], name)
+                  for pt in pb.getClosestPoints(body.body_id, box_ids[name][env], pairs.detection_distance,
+                                                physicsClientId=client) if movable[to_model[pt[3]]]]
+    for a, b in pairs.self_pairs:
+        ia, ib = body.link_index[a], body.link_index[b]
+        found += [(pt[8], env, pt[7], to_model[ia], pt[5], to_model[ib], pt[6], b)
+                  for pt in pb.getClosestPoints(body.body_id, body.body_id, pairs.detection_distance, ia, ib,
+                                                physicsClientId=client)]
+    return found
+
+
+def _witness_jacobians(robot: Robot, q: np.ndarray, env: np.ndarray, links: np.ndarray,
+                       points: np.ndarray) -> np.ndarray:
+    """Linear world-frame Jacobians of world points (K, 3) on links (K,) of environments env (K,), from
+    q (n_envs, n_dofs): one FK and one Jacobian call for all of them. Shape (K, 3, n_dofs)."""
     R_wb, origins = robot.base_frames()
     R, p = robot.model.link_frames(q)
-    links, points = [], []
-    for side in (2, 3):
-        for item in found:
-            link, point = item[side] if item[side] is not None else (0, origins[env])
-            links.append(link)
-            points.append(point)
-    base_points = (np.array(points) - origins[env]) @ R_wb
-    J = robot.model.point_jacobians(R, p, np.array(links), base_points)[:, :3]
+    base_points = (points - origins[env]) @ R_wb
+    J = robot.model.point_jacobians(R, p, links, base_points, env)[:, :3]
     return np.einsum("ij,kjn->kin", R_wb, J)
 
 
