@@ -97,15 +97,9 @@ class QPController:
         pos_b, quat_b = robot.to_base(target_pos, target_quat)
         twist_b = None if target_twist is None else np.concatenate(
             [target_twist[:, :3] @ robot.R_world_base, target_twist[:, 3:] @ robot.R_world_base], axis=1)
-        self.task.set_target(pos_b, quat_b, twist_b)
-        err, J, V = self.task.velocity_rows(q)
-        w = self.task.row_weights()
-        box = self.joint_limits.compute_inequalities(q, cfg.dt, v)
-        rows, row_data = self._collision_rows(q)
-        posture = cfg.posture_gain * (robot.model.mid_config() - q)
-        qps = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=row_data, posture=posture,
-                             posture_weight=cfg.posture_weight, n_rows=self.n_rows)
-        qdot, ok = self._solve_all(t, qps)
+        rows = self.distance_rows(q)
+        qps, err = self.build(q, v, (pos_b, quat_b, twist_b), rows)
+        qdot, ok = self.solve(t, qps)
         n_active, names, dmin = self._active(qps, qdot, ok, rows)
         q_cmd = q + cfg.dt * qdot  # a failed QP leaves qdot = 0: hold the measured q (safe stop)
         # q_cmd is integrated from the measured q, so a position gain would only add kp * qdot to the
@@ -118,13 +112,35 @@ class QPController:
         self.last_qdot = qdot
         return qdot
 
+    def build(self, q: np.ndarray, v: np.ndarray, targets: tuple, rows: DistanceRows) -> tuple[QPBatch, np.ndarray]:
+        """The tick's QP of every environment (no solver, no PyBullet) and the task error (n_envs, 6).
+
+        Args:
+            q, v: Measured joint positions and velocities. Shapes (n_envs, n_dofs).
+            targets: Base-frame (pos (n_envs, 3), quat (n_envs, 4) or None, twist (n_envs, 6) or None).
+            rows: Distance rows of every environment (:meth:`distance_rows`).
+        """
+        cfg = self.config
+        self.task.set_target(*targets)
+        err, J, V = self.task.velocity_rows(q)
+        w = self.task.row_weights()
+        box = self.joint_limits.compute_inequalities(q, cfg.dt, v)
+        row_data = None
+        if self.collisions is not None:
+            ineq = self.collision_limit.compute_inequalities(rows, cfg.dt)
+            row_data = padded_rows(ineq, rows.env, len(q), self.collisions.max_rows)
+        posture = cfg.posture_gain * (self.robot.model.mid_config() - q)
+        qps = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=row_data, posture=posture,
+                             posture_weight=cfg.posture_weight, n_rows=self.n_rows)
+        return qps, err
+
     def track(self, t: float, targets: Targets) -> None:
         """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""
         twist = np.concatenate([targets.vel[:, 0], np.zeros_like(targets.vel[:, 0])], axis=1)
         orientation = any(self.task.rot_mask)
         self.step(t, targets.pos[:, 0], targets.quat[:, 0] if orientation else None, twist)
 
-    def _solve_all(self, t: float, qps: QPBatch) -> tuple[np.ndarray, np.ndarray]:
+    def solve(self, t: float, qps: QPBatch) -> tuple[np.ndarray, np.ndarray]:
         """Solve per environment -> (qdot (n_envs, n), solved (n_envs,)); a failure leaves qdot = 0."""
         n_envs, n = len(qps), self.robot.n_dofs
         qdot, ok = np.zeros((n_envs, n)), np.zeros(n_envs, bool)
@@ -138,14 +154,11 @@ class QPController:
             self._failing[env] = None if sol.solved else sol.status
         return qdot, ok
 
-    def _collision_rows(self, q: np.ndarray) -> tuple[DistanceRows, tuple | None]:
-        """Distance rows of every environment and their padded (G, lo, hi, count) for the QP."""
-        n_envs, n = q.shape
+    def distance_rows(self, q: np.ndarray) -> DistanceRows:
+        """PyBullet's close pairs of every environment at q (n_envs, n_dofs), as rows (none if unwatched)."""
         if self.collisions is None:
-            return DistanceRows.empty(n), None
-        rows = distance_rows(self.robot, self.collisions, q, self.robot.scene.box_ids)
-        ineq = self.collision_limit.compute_inequalities(rows, self.config.dt)
-        return rows, padded_rows(ineq, rows.env, n_envs, self.collisions.max_rows)
+            return DistanceRows.empty(q.shape[1])
+        return distance_rows(self.robot, self.collisions, q, self.robot.scene.box_ids)
 
     @staticmethod
     def _active(qps: QPBatch, qdot: np.ndarray, ok: np.ndarray, rows: DistanceRows,

@@ -84,6 +84,27 @@ def nullspace_projector_one(J, damping, N):
 
 
 @njit(cache=True)
+def joint_box(q, qdot, dt, v_max, q_min, q_max, accel_max, use_accel, use_qdot):
+    """Box rows of app.ik.limits.JointLimits for q, qdot (B, n): (lo, hi) (B, n), within +-OSQP_INF."""
+    B, n = q.shape
+    lo, hi = np.empty((B, n)), np.empty((B, n))
+    for b in range(B):
+        for i in range(n):
+            l = max(-v_max[i], (q_min[i] - q[b, i]) / dt)
+            h = min(v_max[i], (q_max[i] - q[b, i]) / dt)
+            if use_accel:  # no faster than what can still brake before the limit
+                l = max(l, -np.sqrt(2.0 * accel_max[i] * max(q[b, i] - q_min[i], 0.0)))
+                h = min(h, np.sqrt(2.0 * accel_max[i] * max(q_max[i] - q[b, i], 0.0)))
+            l, h = min(l, v_max[i]), max(h, -v_max[i])  # past a limit: come back, no faster than v_max
+            l = min(l, h)
+            if use_accel and use_qdot:
+                step = accel_max[i] * dt
+                l, h = min(max(qdot[b, i] - step, l), h), min(max(qdot[b, i] + step, l), h)
+            lo[b, i], hi[b, i] = max(l, -OSQP_INF), min(h, OSQP_INF)
+    return lo, hi
+
+
+@njit(cache=True)
 def free_minimiser_one(P, c, A, l, u, x):
     """x = -P^-1 c, the unconstrained minimiser, into x (n,); returns whether it is the QP's solution:
     finite, stationary to rounding (P positive definite) and within l <= A x <= u on every row."""

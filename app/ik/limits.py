@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.ik._qp_kernel import joint_box
 from app.ik.qp import INF, Inequalities
 from app.kinematics.model import RobotModel
 
@@ -31,24 +32,20 @@ class JointLimits:
         self.v_max = np.minimum(model.v_max * velocity_scale, INF)
         self.q_min, self.q_max = model.q_lower, model.q_upper
         self.accel_max = accel_max
+        self._accel = np.broadcast_to(np.inf if accel_max is None else np.asarray(accel_max, dtype=float),
+                                      self.v_max.shape).copy()
 
     def __repr__(self) -> str:
         return f"JointLimits(v_max={np.round(self.v_max, 3).tolist()}, accel_max={self.accel_max})"
 
     def compute_inequalities(self, q: np.ndarray, dt: float, qdot: np.ndarray | None = None) -> Inequalities:
         """Box rows: q ([B,] n_dofs), dt [s], qdot ([B,] n_dofs) measured velocity; lo, hi ([B,] n_dofs)."""
-        lo = np.maximum(-self.v_max, (self.q_min - q) / dt)
-        hi = np.minimum(self.v_max, (self.q_max - q) / dt)
-        if self.accel_max is not None:  # no faster than what can still brake before the limit
-            with np.errstate(invalid="ignore"):
-                lo = np.maximum(lo, -np.sqrt(2.0 * self.accel_max * np.maximum(q - self.q_min, 0.0)))
-                hi = np.minimum(hi, np.sqrt(2.0 * self.accel_max * np.maximum(self.q_max - q, 0.0)))
-        lo, hi = np.minimum(lo, self.v_max), np.maximum(hi, -self.v_max)
-        lo = np.minimum(lo, hi)
-        if self.accel_max is not None and qdot is not None:
-            step = self.accel_max * dt
-            lo, hi = np.clip(qdot - step, lo, hi), np.clip(qdot + step, lo, hi)
-        return Inequalities(np.eye(q.shape[-1]), np.maximum(lo, -INF), np.minimum(hi, INF))
+        q = np.asarray(q, dtype=float)
+        q2 = np.ascontiguousarray(q.reshape(-1, q.shape[-1]))
+        v2 = q2 if qdot is None else np.ascontiguousarray(np.asarray(qdot, dtype=float).reshape(q2.shape))
+        lo, hi = joint_box(q2, v2, float(dt), self.v_max, self.q_min, self.q_max, self._accel,
+                           self.accel_max is not None, qdot is not None)
+        return Inequalities(np.eye(q.shape[-1]), lo.reshape(q.shape), hi.reshape(q.shape))
 
 
 @dataclass(frozen=True)

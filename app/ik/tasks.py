@@ -12,7 +12,9 @@ from app.ik._lm import residual_batch
 from app.ik.qp import TaskTerm
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel
-from app.validation import as_vectors
+from app.errors import InputError
+from app.kinematics.rotations import quat_to_matrix
+from app.validation import as_vectors, check_quaternions
 
 
 class FrameTask:
@@ -33,7 +35,12 @@ class FrameTask:
         self.model, self.link = model, link
         self.gain, self.char_length, self.weight = float(gain), float(char_length), float(weight)
         self.pos_mask, self.rot_mask, self.local_point = pos_mask, rot_mask, local_point
-        self._targets: PoseTargets | None = None
+        lp = None if local_point is None else [local_point]  # link, masks and point checked once, here
+        t = PoseTargets.build(model, [link], [np.zeros(3)], [np.array([1.0, 0.0, 0.0, 0.0])], lp, pos_mask, rot_mask)
+        self._tables = {True: t.task_tables, False: (t.links, t.local_points, np.zeros(1, dtype=np.int64),
+                                                       t.rot_axis, t.pos_mask)}  # with / without a quat
+        self._ff_mask = np.concatenate([t.pos_mask, np.ones(3)])
+        self._target: tuple | None = None  # (pos (B, 1, 3), rot (B, 1, 3, 3), task tables)
         self._feedforward: np.ndarray | None = None
 
     def __repr__(self) -> str:
@@ -42,22 +49,25 @@ class FrameTask:
 
     def set_target(self, pos: object, quat: object | None, twist: object | None = None) -> None:
         """Targets in the base frame: pos (B, 3) [m], quat (B, 4) wxyz or None; twist (B, 6) feed-forward."""
-        pos = as_vectors(pos, "pos", 3)
-        lp = None if self.local_point is None else [self.local_point]
-        self._targets = PoseTargets.build(self.model, [self.link], [pos], [quat], lp, self.pos_mask, self.rot_mask)
+        pos = as_vectors(pos, "pos", 3).reshape(-1, 3)
+        if quat is None:
+            rot = np.broadcast_to(np.eye(3), (len(pos), 1, 3, 3))
+        else:
+            rot = quat_to_matrix(check_quaternions(quat, "quat")[0]).reshape(-1, 1, 3, 3)
+            if len(rot) != len(pos):
+                raise InputError(f"pos and quat must have the same batch size, got {len(pos)} and {len(rot)}")
+        self._target = (np.ascontiguousarray(pos[:, None]), np.ascontiguousarray(rot), self._tables[quat is not None])
         self._feedforward = None if twist is None else as_vectors(twist, "twist", 6).reshape(-1, 6)
-
-    @property
-    def targets(self) -> PoseTargets:
-        if self._targets is None:
-            raise RuntimeError("FrameTask.set_target must be called before the task is used")
-        return self._targets
 
     def compute_error_and_jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Masked error (target minus current) (B, 6) and Jacobian (B, 6, n_dofs) at q (B, n_dofs)."""
-        t = self.targets
+        if self._target is None:
+            raise RuntimeError("FrameTask.set_target must be called before the task is used")
+        pos, rot, tables = self._target
+        if len(pos) != len(q):
+            raise InputError(f"the task has targets for {len(pos)} configurations, got {len(q)}")
         err, J = residual_batch(np.ascontiguousarray(q, dtype=float), self.model.fk_tables,
-                                self.model.jacobian_tables, t.pos, t.rot, t.task_tables, True)
+                                self.model.jacobian_tables, pos, rot, tables, True)
         return err[:, 0], J
 
     def compute_error(self, q: np.ndarray) -> np.ndarray:
@@ -77,7 +87,7 @@ class FrameTask:
         err, J = self.compute_error_and_jacobian(q)
         V = self.gain * err
         if self._feedforward is not None:
-            V = V + self._feedforward * np.concatenate([self.targets.pos_mask, np.ones(3)])
+            V = V + self._feedforward * self._ff_mask
         return err, J, V
 
     def terms(self, q: np.ndarray) -> list[TaskTerm]:
