@@ -143,3 +143,37 @@ def test_track_follows_a_target_generator_with_feed_forward():
         scene.step()
     assert np.all(ctrl.telemetry.arrays()["pos_err"][-240:] < 2e-3)  # the last second: within 2 mm on a moving target
     scene.close()
+
+
+def test_compiled_build_equals_the_qp_assembled_from_task_limits_and_rows():
+    """QPController.build (one compiled call) gives the QP that build_qp_batch makes from the pieces."""
+    from app.ik.qp import build_qp_batch, padded_rows
+
+    scene, robot = _scene(n_envs=3, table=True)
+    ctrl = QPController(robot, FrameTask(robot.model, EE, gain=7.0), QPControllerConfig(dt=scene.dt),
+                        CollisionPairs(obstacles=("table",), max_rows=6))
+    rng = np.random.default_rng(5)
+    q = robot.model.mid_config() + rng.normal(scale=0.3, size=(3, robot.n_dofs))
+    q[:, 1:3] += [0.6, 0.5]  # lean towards the table
+    robot.set_qpos(q)
+    v = rng.normal(scale=0.5, size=q.shape)
+    pos, quat = robot.model.forward_kinematics(q + 0.1, [EE])
+    targets = (pos[:, 0], quat[:, 0], rng.normal(scale=0.1, size=(3, 6)))
+    rows = ctrl.distance_rows(q)
+    assert len(rows) > 0
+    qps, err = ctrl.build(q, v, targets, rows)
+
+    task = FrameTask(robot.model, EE, gain=7.0)
+    task.set_target(*targets)
+    err_ref, J, V = task.velocity_rows(q)
+    w = task.row_weights()
+    box = ctrl.joint_limits.compute_inequalities(q, scene.dt, v)
+    ineq = ctrl.collision_limit.compute_inequalities(rows, scene.dt)
+    ref = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=padded_rows(ineq, rows.env, 3, 6),
+                         posture=ctrl.config.posture_gain * (robot.model.mid_config() - q),
+                         posture_weight=ctrl.config.posture_weight, n_rows=ctrl.n_rows)
+    np.testing.assert_allclose(err, err_ref, atol=1e-12)
+    for name in ("P", "c", "A", "l", "u", "scale", "x_free"):
+        np.testing.assert_allclose(getattr(qps, name), getattr(ref, name), rtol=1e-12, atol=1e-12, err_msg=name)
+    np.testing.assert_array_equal(qps.free, ref.free)
+    scene.close()

@@ -19,7 +19,8 @@ import numpy as np
 from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
-from app.ik.qp import QPBatch, QPSolver, build_qp_batch, padded_rows
+from app.ik._tick_kernel import build_tick
+from app.ik.qp import QPBatch, QPSolver
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, distance_rows
 from app.sim.robot import Robot
@@ -113,26 +114,22 @@ class QPController:
         return qdot
 
     def build(self, q: np.ndarray, v: np.ndarray, targets: tuple, rows: DistanceRows) -> tuple[QPBatch, np.ndarray]:
-        """The tick's QP of every environment (no solver, no PyBullet) and the task error (n_envs, 6).
+        """The tick's QP of every environment (no solver, no PyBullet) and the task error (n_envs, 6): the
+        task's rows, the joint box, the distance rows and the posture, assembled by build_qp_batch's
+        rules in one compiled call (app.ik._tick_kernel).
 
         Args:
             q, v: Measured joint positions and velocities. Shapes (n_envs, n_dofs).
             targets: Base-frame (pos (n_envs, 3), quat (n_envs, 4) or None, twist (n_envs, 6) or None).
             rows: Distance rows of every environment (:meth:`distance_rows`).
         """
-        cfg = self.config
+        cfg, model = self.config, self.robot.model
         self.task.set_target(*targets)
-        err, J, V = self.task.velocity_rows(q)
-        w = self.task.row_weights()
-        box = self.joint_limits.compute_inequalities(q, cfg.dt, v)
-        row_data = None
-        if self.collisions is not None:
-            ineq = self.collision_limit.compute_inequalities(rows, cfg.dt)
-            row_data = padded_rows(ineq, rows.env, len(q), self.collisions.max_rows)
-        posture = cfg.posture_gain * (self.robot.model.mid_config() - q)
-        qps = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=row_data, posture=posture,
-                             posture_weight=cfg.posture_weight, n_rows=self.n_rows)
-        return qps, err
+        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+        out = build_tick(f(q), f(v), model.fk_tables, model.jacobian_tables, self.task.kernel_args(len(q)),
+                         self.joint_limits.kernel_args(cfg.dt), self.collision_limit.kernel_args(rows),
+                         self.n_rows - model.n_dofs, (model.mid_config(), cfg.posture_gain, cfg.posture_weight, 1e-9))
+        return QPBatch(*out[:8]), out[8]
 
     def track(self, t: float, targets: Targets) -> None:
         """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""

@@ -84,24 +84,49 @@ def nullspace_projector_one(J, damping, N):
 
 
 @njit(cache=True)
+def joint_box_one(q, qdot, dt, v_max, q_min, q_max, accel_max, use_accel, use_qdot, lo, hi):
+    """Box rows of app.ik.limits.JointLimits for one configuration q, qdot (n,) into lo, hi (n,)."""
+    for i in range(q.shape[0]):
+        l = max(-v_max[i], (q_min[i] - q[i]) / dt)
+        h = min(v_max[i], (q_max[i] - q[i]) / dt)
+        if use_accel:  # no faster than what can still brake before the limit
+            l = max(l, -np.sqrt(2.0 * accel_max[i] * max(q[i] - q_min[i], 0.0)))
+            h = min(h, np.sqrt(2.0 * accel_max[i] * max(q_max[i] - q[i], 0.0)))
+        l, h = min(l, v_max[i]), max(h, -v_max[i])  # past a limit: come back, no faster than v_max
+        l = min(l, h)
+        if use_accel and use_qdot:
+            step = accel_max[i] * dt
+            l, h = min(max(qdot[i] - step, l), h), min(max(qdot[i] + step, l), h)
+        lo[i], hi[i] = max(l, -OSQP_INF), min(h, OSQP_INF)
+
+
+@njit(cache=True)
 def joint_box(q, qdot, dt, v_max, q_min, q_max, accel_max, use_accel, use_qdot):
-    """Box rows of app.ik.limits.JointLimits for q, qdot (B, n): (lo, hi) (B, n), within +-OSQP_INF."""
-    B, n = q.shape
-    lo, hi = np.empty((B, n)), np.empty((B, n))
-    for b in range(B):
-        for i in range(n):
-            l = max(-v_max[i], (q_min[i] - q[b, i]) / dt)
-            h = min(v_max[i], (q_max[i] - q[b, i]) / dt)
-            if use_accel:  # no faster than what can still brake before the limit
-                l = max(l, -np.sqrt(2.0 * accel_max[i] * max(q[b, i] - q_min[i], 0.0)))
-                h = min(h, np.sqrt(2.0 * accel_max[i] * max(q_max[i] - q[b, i], 0.0)))
-            l, h = min(l, v_max[i]), max(h, -v_max[i])  # past a limit: come back, no faster than v_max
-            l = min(l, h)
-            if use_accel and use_qdot:
-                step = accel_max[i] * dt
-                l, h = min(max(qdot[b, i] - step, l), h), min(max(qdot[b, i] + step, l), h)
-            lo[b, i], hi[b, i] = max(l, -OSQP_INF), min(h, OSQP_INF)
+    """:func:`joint_box_one` for q, qdot (B, n) -> (lo, hi) (B, n)."""
+    lo, hi = np.empty(q.shape), np.empty(q.shape)
+    for b in range(q.shape[0]):
+        joint_box_one(q[b], qdot[b], dt, v_max, q_min, q_max, accel_max, use_accel, use_qdot, lo[b], hi[b])
     return lo, hi
+
+
+@njit(cache=True)
+def distance_row_one(distance, normal, J_ab, d_safe, gamma, dt, G):
+    """One collision row n^T (J_a - J_b) qdot >= -gamma (d - d_safe) / h: G (n,) written, the bound returned.
+
+    normal (3,), J_ab = J_a - J_b (3, n)."""
+    for k in range(G.shape[0]):
+        G[k] = normal[0] * J_ab[0, k] + normal[1] * J_ab[1, k] + normal[2] * J_ab[2, k]
+    return -gamma * (distance - d_safe) / dt
+
+
+@njit(cache=True)
+def distance_rows_batch(distance, normal, J_ab, d_safe, gamma, dt):
+    """:func:`distance_row_one` for K pairs: (G (K, n), lo (K,))."""
+    K, n = distance.shape[0], J_ab.shape[2]
+    G, lo = np.empty((K, n)), np.empty(K)
+    for k in range(K):
+        lo[k] = distance_row_one(distance[k], normal[k], J_ab[k], d_safe, gamma, dt, G[k])
+    return G, lo
 
 
 @njit(cache=True)
@@ -128,6 +153,39 @@ def free_minimiser_one(P, c, A, l, u, x):
 
 
 @njit(cache=True)
+def assemble_one(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_weight, damping, scale_box,
+                 N, P, c, A, l, u):
+    """One environment's QP into P (n, n), c (n,), A (n + K, n), l, u (n + K,); returns the twist scale.
+
+    Arguments as one row of :func:`assemble_batch`'s; N (n, n) is scratch. A's unused rows must be zero.
+    """
+    m, n = J.shape
+    scale = feasible_scale_one(J, V, box_lo, box_hi, 1e-3, 0.05) if scale_box else 1.0
+    nullspace_projector_one(J, 1e-4, N)
+    for r in range(n):
+        s_c = 0.0
+        for i in range(m):
+            s_c -= J[i, r] * V[i] * scale
+        for col in range(n):
+            ntn, s = 0.0, 0.0
+            for k in range(n):
+                ntn += N[k, r] * N[k, col]
+            for i in range(m):
+                s += J[i, r] * J[i, col]
+            P[r, col] = s + posture_weight * ntn + (damping if r == col else 0.0)
+            s_c -= posture_weight * ntn * posture[col]
+        c[r] = s_c
+        A[r, r] = 1.0
+        l[r], u[r] = max(box_lo[r], -OSQP_INF), min(box_hi[r], OSQP_INF)
+    for k in range(n_g):
+        A[n + k, :] = G[k]
+        l[n + k], u[n + k] = max(g_lo[k], -OSQP_INF), min(g_hi[k], OSQP_INF)
+    for k in range(n + n_g, A.shape[0]):
+        l[k], u[k] = -OSQP_INF, OSQP_INF
+    return scale
+
+
+@njit(cache=True)
 def assemble_batch(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_weight, damping, scale_box):
     """QP data of every environment.
 
@@ -144,35 +202,12 @@ def assemble_batch(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_we
     """
     B, m, n = J.shape
     K = G.shape[1]
-    P = np.empty((B, n, n))
-    c = np.empty((B, n))
-    A = np.zeros((B, n + K, n))
-    l = np.full((B, n + K), -OSQP_INF)
-    u = np.full((B, n + K), OSQP_INF)
-    scale = np.ones(B)
+    P, c, A = np.empty((B, n, n)), np.empty((B, n)), np.zeros((B, n + K, n))
+    l, u, scale = np.empty((B, n + K)), np.empty((B, n + K)), np.ones(B)
     x_free, free_ok = np.zeros((B, n)), np.zeros(B, dtype=np.bool_)
     N = np.empty((n, n))
     for b in range(B):
-        if scale_box:
-            scale[b] = feasible_scale_one(J[b], V[b], box_lo[b], box_hi[b], 1e-3, 0.05)
-        nullspace_projector_one(J[b], 1e-4, N)
-        NtN = N.T @ N
-        for r in range(n):
-            s_c = 0.0
-            for i in range(m):
-                s_c -= J[b, i, r] * V[b, i] * scale[b]
-            for k in range(n):
-                s_c -= posture_weight * NtN[r, k] * posture[b, k]
-            c[b, r] = s_c
-            for col in range(n):
-                s = 0.0
-                for i in range(m):
-                    s += J[b, i, r] * J[b, i, col]
-                P[b, r, col] = s + posture_weight * NtN[r, col] + (damping if r == col else 0.0)
-            A[b, r, r] = 1.0
-            l[b, r], u[b, r] = max(box_lo[b, r], -OSQP_INF), min(box_hi[b, r], OSQP_INF)
-        for k in range(n_g[b]):
-            A[b, n + k, :] = G[b, k]
-            l[b, n + k], u[b, n + k] = max(g_lo[b, k], -OSQP_INF), min(g_hi[b, k], OSQP_INF)
+        scale[b] = assemble_one(J[b], V[b], box_lo[b], box_hi[b], G[b], g_lo[b], g_hi[b], n_g[b], posture[b],
+                                posture_weight, damping, scale_box, N, P[b], c[b], A[b], l[b], u[b])
         free_ok[b] = free_minimiser_one(P[b], c[b], A[b], l[b], u[b], x_free[b])
     return P, c, A, l, u, scale, x_free, free_ok

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.ik._qp_kernel import joint_box
+from app.ik._qp_kernel import distance_rows_batch, joint_box
 from app.ik.qp import INF, Inequalities
 from app.kinematics.model import RobotModel
 
@@ -38,13 +38,16 @@ class JointLimits:
     def __repr__(self) -> str:
         return f"JointLimits(v_max={np.round(self.v_max, 3).tolist()}, accel_max={self.accel_max})"
 
+    def kernel_args(self, dt: float) -> tuple:
+        """(dt, v_max, q_min, q_max, accel_max (n,), use_accel) as the compiled joint box takes them."""
+        return float(dt), self.v_max, self.q_min, self.q_max, self._accel, self.accel_max is not None
+
     def compute_inequalities(self, q: np.ndarray, dt: float, qdot: np.ndarray | None = None) -> Inequalities:
         """Box rows: q ([B,] n_dofs), dt [s], qdot ([B,] n_dofs) measured velocity; lo, hi ([B,] n_dofs)."""
         q = np.asarray(q, dtype=float)
         q2 = np.ascontiguousarray(q.reshape(-1, q.shape[-1]))
         v2 = q2 if qdot is None else np.ascontiguousarray(np.asarray(qdot, dtype=float).reshape(q2.shape))
-        lo, hi = joint_box(q2, v2, float(dt), self.v_max, self.q_min, self.q_max, self._accel,
-                           self.accel_max is not None, qdot is not None)
+        lo, hi = joint_box(q2, v2, *self.kernel_args(dt), qdot is not None)
         return Inequalities(np.eye(q.shape[-1]), lo.reshape(q.shape), hi.reshape(q.shape))
 
 
@@ -90,8 +93,14 @@ class CollisionLimit:
     def __repr__(self) -> str:
         return f"CollisionLimit(d_safe={self.d_safe}, gamma={self.gamma})"
 
+    def kernel_args(self, rows: DistanceRows) -> tuple:
+        """(distance, normal, J_a - J_b, env, d_safe, gamma) as the compiled distance rows take them."""
+        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+        env = np.zeros(len(rows), dtype=np.int64) if rows.env is None else rows.env.astype(np.int64)
+        return f(rows.distance), f(rows.normal), f(rows.J_a - rows.J_b), env, self.d_safe, self.gamma
+
     def compute_inequalities(self, rows: DistanceRows, dt: float) -> Inequalities:
         """Rows G (K, n_dofs), lo (K,), hi = +inf (K,)."""
-        G = np.einsum("ki,kin->kn", rows.normal, rows.J_a - rows.J_b)
-        lo = -self.gamma * (rows.distance - self.d_safe) / dt
+        distance, normal, J_ab, _, d_safe, gamma = self.kernel_args(rows)
+        G, lo = distance_rows_batch(distance, normal, J_ab, d_safe, gamma, float(dt))
         return Inequalities(G, lo, np.full(len(rows), INF))

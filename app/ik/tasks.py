@@ -40,6 +40,7 @@ class FrameTask:
         self._tables = {True: t.task_tables, False: (t.links, t.local_points, np.zeros(1, dtype=np.int64),
                                                        t.rot_axis, t.pos_mask)}  # with / without a quat
         self._ff_mask = np.concatenate([t.pos_mask, np.ones(3)])
+        self._w = self.weight * np.array([1.0, 1.0, 1.0] + [self.char_length] * 3)
         self._target: tuple | None = None  # (pos (B, 1, 3), rot (B, 1, 3, 3), task tables)
         self._feedforward: np.ndarray | None = None
 
@@ -70,6 +71,17 @@ class FrameTask:
                                 self.model.jacobian_tables, pos, rot, tables, True)
         return err[:, 0], J
 
+    def kernel_args(self, batch: int) -> tuple:
+        """The targets and gains as app.ik._tick_kernel.build_tick takes them, for ``batch`` configurations."""
+        if self._target is None:
+            raise RuntimeError("FrameTask.set_target must be called before the task is used")
+        pos, rot, tables = self._target
+        if len(pos) != batch:
+            raise InputError(f"the task has targets for {len(pos)} configurations, got {batch}")
+        ff = np.zeros((batch, 6)) if self._feedforward is None else np.ascontiguousarray(
+            np.broadcast_to(self._feedforward, (batch, 6)))
+        return pos, rot, tables, ff, self._ff_mask, self.gain, self._w
+
     def compute_error(self, q: np.ndarray) -> np.ndarray:
         """Position error [m] then rotation-vector error [rad], masked. Shape (B, 6)."""
         return self.compute_error_and_jacobian(q)[0]
@@ -80,7 +92,7 @@ class FrameTask:
 
     def row_weights(self) -> np.ndarray:
         """Weights of the six rows: ``weight``, times ``char_length`` on the rotation rows. Shape (6,)."""
-        return self.weight * np.array([1.0, 1.0, 1.0] + [self.char_length] * 3)
+        return self._w.copy()
 
     def velocity_rows(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(error (B, 6), J (B, 6, n_dofs), V (B, 6)) with V = gain * error + feed-forward (unweighted)."""
