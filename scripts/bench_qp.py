@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import osqp
+import pybullet as pb
 from scipy import sparse
 
 from app.control.controllers import QPController, QPControllerConfig
@@ -88,6 +89,28 @@ def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list
     return wall, t, ticks
 
 
+def pybullet_floor(n_envs: int, seconds: float) -> float:
+    """Real-time factor of the loop's PyBullet calls alone (read the joints, query the table distances,
+    command the motors, step), without any controller math: what no controller can beat."""
+    scene = Scene(dt=DT)
+    robot = scene.add_robot(str(URDF))
+    scene.add_box(BoxSpec("table", (0.8, 0.8, 0.04), (0.3, 0.0, -0.0205)))
+    scene.build(n_envs=n_envs, env_spacing=(1.2, 1.2))
+    pairs = CollisionPairs(obstacles=("table",))
+    q0 = robot.model.mid_config() + 0.3 * np.sin(np.arange(robot.n_dofs))
+    t0 = time.perf_counter()
+    for k in range(int(round(seconds / DT))):
+        q, _ = robot.read_states()
+        for env in range(n_envs):
+            pb.getClosestPoints(robot.bodies[env].body_id, scene.box_ids["table"][env], pairs.detection_distance,
+                                physicsClientId=scene.client)
+        robot.control_dofs_position(robot.unbatch(np.broadcast_to(q0, q.shape)), position_gain=0.3)
+        scene.step()
+    wall = time.perf_counter() - t0
+    scene.close()
+    return seconds / wall
+
+
 def report_tick(n_envs: int, t: dict, ticks: list) -> None:
     """Per-environment tick times from the loop, beside a fresh OSQP setup and plain DLS on the same ticks."""
     tick = np.array(t["build"]) + np.array(t["solve"])
@@ -136,6 +159,8 @@ def main() -> None:
         if n_envs <= 16:
             report_tick(n_envs, t, ticks)
         report_loop(n_envs, args.seconds, args.control_every, wall, t)
+        log.info("    PyBullet's calls alone, no controller math: %.2fx real time",
+                 pybullet_floor(n_envs, args.seconds))
 
 
 if __name__ == "__main__":
