@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.errors import InputError
+from app.kinematics._kernels import quat_to_matrix_batch
 
 
 def as_float_array(value: object, name: str) -> np.ndarray:
@@ -54,6 +55,16 @@ def as_quaternions(value: object, name: str) -> np.ndarray:
     """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
     quat, norm = check_quaternions(value, name)
     return quat / norm[..., None]
+
+
+def as_rotation_matrices(value: object, name: str) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) of finite (w, x, y, z) quaternions (..., 4), normalised first; zero norm
+    is an error. One compiled pass: the validation and the conversion of a pose target."""
+    quat = as_vectors(value, name, 4)
+    rot, smallest = quat_to_matrix_batch(np.ascontiguousarray(quat.reshape(-1, 4)))
+    if smallest < 1e-18:
+        raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
+    return rot.reshape(quat.shape[:-1] + (3, 3))
 
 
 def as_mask(value: Sequence[bool], name: str) -> np.ndarray:

@@ -16,8 +16,7 @@ from app.ik.analytic import closed_form
 from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of, run_kernel
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import LinkRef, RobotModel
-from app.kinematics.rotations import quat_to_matrix
-from app.validation import as_vectors, check_quaternions
+from app.validation import as_rotation_matrices, as_vectors
 
 
 class PoseIK:
@@ -55,7 +54,7 @@ class PoseIK:
         p = as_vectors(pos, "pos", 3)
         if quat is None and self.uses_orientation:
             raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
-        rot = self._identity if quat is None else quat_to_matrix(check_quaternions(quat, "quat")[0])  # normalises
+        rot = self._identity if quat is None else as_rotation_matrices(quat, "quat")
         q0 = self._mid if init_qpos is None else model.check_q(init_qpos, "init_qpos")
         shapes = (p.shape[:-1], rot.shape[:-2], q0.shape[:-1])
         batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else batch_shape_of(list(shapes))

@@ -188,4 +188,7 @@ def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndar
                     int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)
     if one_link:
         pos_err, rot_err, err = pos_err[:, 0], rot_err[:, 0], err[:, 0]
-    return IKResult(q, ok, pos_err, rot_err, err, iters, restarts, (q.shape[0],)).reshaped(batch_shape)
+    arrays = (q, ok, pos_err, rot_err, err, iters, restarts)
+    if batch_shape != (q.shape[0],):
+        arrays = tuple(a.reshape(batch_shape + a.shape[1:]) for a in arrays)
+    return IKResult(*arrays, batch_shape)

@@ -17,8 +17,7 @@ import numpy as np
 from app.errors import InputError
 from app.ik._lm import ROT_AXIS, ROT_FULL, ROT_NONE
 from app.kinematics.model import RobotModel
-from app.kinematics.rotations import quat_to_matrix
-from app.validation import as_mask, as_vectors, check_quaternions
+from app.validation import as_mask, as_rotation_matrices, as_vectors
 
 
 def batch_shape_of(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -76,13 +75,13 @@ class PoseTargets:
         pos_mask, rot_mask = as_mask(pos_mask, "pos_mask"), as_mask(rot_mask, "rot_mask")
         idx = np.array([model.link_index(l) for l in links], dtype=np.int64)
         pos = [as_vectors(p, f"poss[{i}]", 3) for i, p in enumerate(poss)]
-        quat = [None if q is None else check_quaternions(q, f"quats[{i}]")[0] for i, q in enumerate(quats)]
-        batch_shape = batch_shape_of([p.shape[:-1] for p in pos] + [q.shape[:-1] for q in quat if q is not None]
+        rots = [None if q is None else as_rotation_matrices(q, f"quats[{i}]") for i, q in enumerate(quats)]
+        batch_shape = batch_shape_of([p.shape[:-1] for p in pos] + [r.shape[:-2] for r in rots if r is not None]
                                      + [batch_hint])
         n_rot = int(rot_mask.sum())
-        mode = np.array([ROT_NONE if (q is None or n_rot == 0) else ROT_AXIS if n_rot == 1 else ROT_FULL for q in quat],
+        mode = np.array([ROT_NONE if (r is None or n_rot == 0) else ROT_AXIS if n_rot == 1 else ROT_FULL for r in rots],
                         dtype=np.int64)
-        rot = np.stack([as_rows(np.eye(3) if q is None else quat_to_matrix(q), batch_shape, (3, 3)) for q in quat],
+        rot = np.stack([as_rows(np.eye(3) if r is None else r, batch_shape, (3, 3)) for r in rots],
                        axis=1)
         pos_b = np.stack([as_rows(p, batch_shape, (3,)) for p in pos], axis=1)
         if not pos_mask.any() and (mode == ROT_NONE).all():

@@ -13,8 +13,7 @@ from app.ik.qp import TaskTerm
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel
 from app.errors import InputError
-from app.kinematics.rotations import quat_to_matrix
-from app.validation import as_vectors, check_quaternions
+from app.validation import as_rotation_matrices, as_vectors
 
 
 class FrameTask:
@@ -54,7 +53,7 @@ class FrameTask:
         if quat is None:
             rot = np.broadcast_to(np.eye(3), (len(pos), 1, 3, 3))
         else:
-            rot = quat_to_matrix(check_quaternions(quat, "quat")[0]).reshape(-1, 1, 3, 3)
+            rot = as_rotation_matrices(quat, "quat").reshape(-1, 1, 3, 3)
             if len(rot) != len(pos):
                 raise InputError(f"pos and quat must have the same batch size, got {len(pos)} and {len(rot)}")
         self._target = (np.ascontiguousarray(pos[:, None]), np.ascontiguousarray(rot), self._tables[quat is not None])

@@ -35,7 +35,7 @@ def quat_normalize(quat: np.ndarray) -> np.ndarray:
 def quat_to_matrix(quat: np.ndarray) -> np.ndarray:
     """Rotation matrices of (w, x, y, z) quaternions (normalised first). Shape (..., 4) -> (..., 3, 3)."""
     q = np.asarray(quat, dtype=float)
-    return quat_to_matrix_batch(np.ascontiguousarray(q.reshape(-1, 4))).reshape(q.shape[:-1] + (3, 3))
+    return quat_to_matrix_batch(np.ascontiguousarray(q.reshape(-1, 4)))[0].reshape(q.shape[:-1] + (3, 3))
 
 
 def matrix_to_quat(rot: np.ndarray) -> np.ndarray:
