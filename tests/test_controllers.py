@@ -6,6 +6,7 @@ import numpy as np
 
 from app.control.controllers import QPController, QPControllerConfig
 from app.ik.qp import QPSolution
+from app.kinematics.rotations import quat_to_matrix
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, min_distance
 from app.sim.scene import BoxSpec, Scene
@@ -158,13 +159,13 @@ def test_compiled_build_equals_the_qp_assembled_from_task_limits_and_rows():
     robot.set_qpos(q)
     v = rng.normal(scale=0.5, size=q.shape)
     pos, quat = robot.model.forward_kinematics(q + 0.1, [EE])
-    targets = (pos[:, 0], quat[:, 0], rng.normal(scale=0.1, size=(3, 6)))
+    twist = rng.normal(scale=0.1, size=(3, 6))
     rows = ctrl.distance_rows(q)
     assert len(rows) > 0
-    qps, err = ctrl.build(q, v, targets, rows)
+    qps, err = ctrl.build(q, v, (pos[:, 0], quat_to_matrix(quat[:, 0]), twist), rows)
 
     task = FrameTask(robot.model, EE, gain=7.0)
-    task.set_target(*targets)
+    task.set_target(pos[:, 0], quat[:, 0], twist)
     err_ref, J, V = task.velocity_rows(q)
     w = task.row_weights()
     box = ctrl.joint_limits.compute_inequalities(q, scene.dt, v)
@@ -176,4 +177,22 @@ def test_compiled_build_equals_the_qp_assembled_from_task_limits_and_rows():
     for name in ("P", "c", "A", "l", "u", "scale", "x_free"):
         np.testing.assert_allclose(getattr(qps, name), getattr(ref, name), rtol=1e-12, atol=1e-12, err_msg=name)
     np.testing.assert_array_equal(qps.free, ref.free)
+    scene.close()
+
+
+def test_bad_targets_are_refused_before_anything_is_commanded():
+    import pytest
+
+    from app import InputError
+
+    scene, robot = _scene(n_envs=2)
+    ctrl = QPController(robot, FrameTask(robot.model, EE), QPControllerConfig(dt=scene.dt))
+    good = np.array([[0.3, 0.0, 0.2], [0.3, 0.0, 0.2]]) + scene.env_origins
+    with pytest.raises(InputError, match="one row per environment"):
+        ctrl.step(0.0, good[:1], None)
+    with pytest.raises(InputError, match="zero quaternion"):
+        ctrl.step(0.0, good, np.zeros((2, 4)))
+    with pytest.raises(InputError, match="NaN"):
+        ctrl.step(0.0, good + [0.0, np.nan, 0.0], None)
+    assert ctrl.telemetry.t == []
     scene.close()

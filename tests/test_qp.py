@@ -154,3 +154,15 @@ def test_padded_rows_put_each_environment_rows_in_its_own_slots():
     assert not Gp[1].any() and not Gp[0, 1:].any()
     with pytest.raises(InputError, match="exceed"):
         padded_rows(rows, np.array([1, 1, 1, 1]), 3, max_rows=3)
+
+
+def test_nullspace_projector_equals_the_damped_pseudo_inverse_formula():
+    from app.ik.qp import nullspace_projector
+
+    rng = np.random.default_rng(6)
+    for m, n in ((6, 8), (3, 7), (2, 2)):
+        J = rng.normal(size=(m, n))
+        N = nullspace_projector(J, damping=1e-3)
+        expected = np.eye(n) - J.T @ np.linalg.solve(J @ J.T + 1e-6 * np.eye(m), J)
+        np.testing.assert_allclose(N, expected, atol=1e-10)
+        assert np.abs(J @ N).max() < 1e-5  # motions in N's range leave the task still (to the damping)

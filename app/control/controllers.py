@@ -18,12 +18,14 @@ import numpy as np
 
 from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
-from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
+from app.errors import InputError
 from app.ik._tick_kernel import build_tick
+from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
 from app.ik.qp import QPBatch, QPSolver
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, distance_rows
 from app.sim.robot import Robot
+from app.validation import as_rotation_matrices, as_vectors
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +97,9 @@ class QPController:
         """
         robot, cfg = self.robot, self.config
         q, v = robot.read_states()
-        pos_b, quat_b = robot.to_base(target_pos, target_quat)
-        twist_b = None if target_twist is None else np.concatenate(
-            [target_twist[:, :3] @ robot.R_world_base, target_twist[:, 3:] @ robot.R_world_base], axis=1)
+        targets = self._base_frame_targets(target_pos, target_quat, target_twist)
         rows = self.distance_rows(q)
-        qps, err = self.build(q, v, (pos_b, quat_b, twist_b), rows)
+        qps, err = self.build(q, v, targets, rows)
         qdot, ok = self.solve(t, qps)
         n_active, names, dmin = self._active(qps, qdot, ok, rows)
         q_cmd = q + cfg.dt * qdot  # a failed QP leaves qdot = 0: hold the measured q (safe stop)
@@ -113,6 +113,19 @@ class QPController:
         self.last_qdot = qdot
         return qdot
 
+    def _base_frame_targets(self, pos: object, quat: object | None, twist: object | None) -> tuple:
+        """World-frame targets, checked, as base-frame (pos (n_envs, 3), rotation matrices or None, twist)."""
+        n_envs = self.robot.n_envs
+        pos = as_vectors(pos, "target_pos", 3).reshape(-1, 3)
+        rot = None if quat is None else as_rotation_matrices(quat, "target_quat").reshape(-1, 3, 3)
+        twist = None if twist is None else as_vectors(twist, "target_twist", 6).reshape(-1, 6)
+        for name, arr in (("target_pos", pos), ("target_quat", rot), ("target_twist", twist)):
+            if arr is not None and len(arr) != n_envs:
+                raise InputError(f"{name} needs one row per environment ({n_envs}), got {len(arr)}")
+        R, origins = self.robot.base_frames()
+        return ((pos - origins) @ R, None if rot is None else np.matmul(R.T, rot),
+                None if twist is None else np.concatenate([twist[:, :3] @ R, twist[:, 3:] @ R], axis=1))
+
     def build(self, q: np.ndarray, v: np.ndarray, targets: tuple, rows: DistanceRows) -> tuple[QPBatch, np.ndarray]:
         """The tick's QP of every environment (no solver, no PyBullet) and the task error (n_envs, 6): the
         task's rows, the joint box, the distance rows and the posture, assembled by build_qp_batch's
@@ -120,11 +133,12 @@ class QPController:
 
         Args:
             q, v: Measured joint positions and velocities. Shapes (n_envs, n_dofs).
-            targets: Base-frame (pos (n_envs, 3), quat (n_envs, 4) or None, twist (n_envs, 6) or None).
+            targets: Checked base-frame (pos (n_envs, 3), rotation matrices (n_envs, 3, 3) or None,
+                twist (n_envs, 6) or None).
             rows: Distance rows of every environment (:meth:`distance_rows`).
         """
         cfg, model = self.config, self.robot.model
-        self.task.set_target(*targets)
+        self.task.set_target_frames(*targets)
         f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
         out = build_tick(f(q), f(v), model.fk_tables, model.jacobian_tables, self.task.kernel_args(len(q)),
                          self.joint_limits.kernel_args(cfg.dt), self.collision_limit.kernel_args(rows),

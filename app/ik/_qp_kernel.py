@@ -65,22 +65,37 @@ def feasible_scale_one(J, V, lo, hi, damping, pinned_ratio):
 
 @njit(cache=True)
 def nullspace_projector_one(J, damping, N):
-    """N = I - J^+ J (damped pseudo-inverse) into N (n, n)."""
+    """N = I - J^T (J J^T + damping^2 I)^-1 J (damped pseudo-inverse) into N (n, n); one Cholesky factor."""
     m, n = J.shape
-    free = np.ones(n, dtype=np.bool_)
-    col = np.empty(n)
-    e = np.zeros(m)
     for r in range(n):
         for c in range(n):
             N[r, c] = 1.0 if r == c else 0.0
     if m == 0:
         return
-    for c in range(n):  # column c of J^+ J = J^+ (J e_c)
+    L = np.empty((m, m))
+    for i in range(m):  # L L^T = J J^T + damping^2 I
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(n):
+                s += J[i, k] * J[j, k]
+            if i == j:
+                s += damping * damping
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            L[i, j] = np.sqrt(max(s, 1e-300)) if i == j else s / L[j, j]
+    Y = np.empty((m, n))  # Y = L^-1 J, so that J^T (J J^T + damping^2 I)^-1 J = Y^T Y
+    for c in range(n):
         for i in range(m):
-            e[i] = J[i, c]
-        _damped_pinv_apply(J, e, free, damping, col)
-        for r in range(n):
-            N[r, c] -= col[r]
+            s = J[i, c]
+            for k in range(i):
+                s -= L[i, k] * Y[k, c]
+            Y[i, c] = s / L[i, i]
+    for r in range(n):
+        for c in range(n):
+            s = 0.0
+            for i in range(m):
+                s += Y[i, r] * Y[i, c]
+            N[r, c] -= s
 
 
 @njit(cache=True)

@@ -49,15 +49,21 @@ class FrameTask:
 
     def set_target(self, pos: object, quat: object | None, twist: object | None = None) -> None:
         """Targets in the base frame: pos (B, 3) [m], quat (B, 4) wxyz or None; twist (B, 6) feed-forward."""
-        pos = as_vectors(pos, "pos", 3).reshape(-1, 3)
-        if quat is None:
-            rot = np.broadcast_to(np.eye(3), (len(pos), 1, 3, 3))
-        else:
-            rot = as_rotation_matrices(quat, "quat").reshape(-1, 1, 3, 3)
-            if len(rot) != len(pos):
-                raise InputError(f"pos and quat must have the same batch size, got {len(pos)} and {len(rot)}")
-        self._target = (np.ascontiguousarray(pos[:, None]), np.ascontiguousarray(rot), self._tables[quat is not None])
-        self._feedforward = None if twist is None else as_vectors(twist, "twist", 6).reshape(-1, 6)
+        self.set_target_frames(as_vectors(pos, "pos", 3).reshape(-1, 3),
+                               None if quat is None else as_rotation_matrices(quat, "quat").reshape(-1, 3, 3),
+                               None if twist is None else as_vectors(twist, "twist", 6).reshape(-1, 6))
+
+    def set_target_frames(self, pos: np.ndarray, rot: np.ndarray | None, twist: np.ndarray | None = None) -> None:
+        """:meth:`set_target` for checked arrays: pos (B, 3) [m], rotation matrices rot (B, 3, 3) or None,
+        twist (B, 6) or None, all finite, in the base frame."""
+        tables = self._tables[rot is not None]
+        if rot is None:
+            rot = np.broadcast_to(np.eye(3), (len(pos), 3, 3))
+        elif len(rot) != len(pos):
+            raise InputError(f"pos and quat must have the same batch size, got {len(pos)} and {len(rot)}")
+        self._target = (np.ascontiguousarray(pos[:, None], dtype=float), np.ascontiguousarray(rot[:, None], dtype=float),
+                        tables)
+        self._feedforward = twist
 
     def compute_error_and_jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Masked error (target minus current) (B, 6) and Jacobian (B, 6, n_dofs) at q (B, n_dofs)."""
