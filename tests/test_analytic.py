@@ -169,3 +169,14 @@ def test_analytic_seeding_polishes_in_one_iteration(widowx):
                                     analytic_seed=False)
     assert on.converged.all() and (on.iters == 1).all()
     assert off.iters.mean() > 5 * on.iters.mean()
+
+
+def test_one_orientation_broadcasts_against_a_batch_of_positions(widowx):
+    q = random_configs(widowx, 4, seed=9)
+    pos, quat = (a[:, 0] for a in widowx.forward_kinematics(q, ["ee_gripper_link"]))
+    q_all, valid = analytic_ik(widowx, "ee_gripper_link", pos, quat[0])
+    assert q_all.shape == (4, 8, 6) and valid.shape == (4, 8)
+    for i in range(4):
+        q_i, valid_i = analytic_ik(widowx, "ee_gripper_link", pos[i], quat[0])
+        np.testing.assert_array_equal(q_all[i], q_i)
+        np.testing.assert_array_equal(valid[i], valid_i)

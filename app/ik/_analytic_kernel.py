@@ -142,13 +142,20 @@ def branches_one(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q
 
 
 @njit(cache=True, nogil=True)
-def branches_batch(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi):
-    """:func:`branches_one` for N targets: p_C (N, 3), R_C (N, 3, 3) -> q (N, 8, 6), valid (N, 8)."""
-    N = p_C.shape[0]
+def branches_batch(pos, rot, arm, tool, lo, hi):
+    """:func:`branches_one` for N base-frame targets pos (N, 3), rot (N, 3, 3) -> q (N, 8, 6), valid (N, 8).
+
+    arm: :func:`app.ik.analytic.kernel_arm`'s tuple; tool: :func:`tool_frame`'s; lo, hi: the arm's limits (6,).
+    """
+    R_bc, o_bc, _, _, _, _, w4, w5, plane, signs = arm
+    R_t0, W_tool, u_tool = tool
+    N = pos.shape[0]
     q = np.empty((N, 8, 6))
     valid = np.empty((N, 8), dtype=np.bool_)
+    p_C, R_C = np.empty(3), np.empty((3, 3))
     for n in range(N):
-        branches_one(p_C[n], R_C[n], W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q[n], valid[n])
+        _to_frame_c(pos[n], rot[n], R_bc, o_bc, p_C, R_C)
+        branches_one(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q[n], valid[n])
     return q, valid
 
 
@@ -157,6 +164,17 @@ def _rotate_t(R, v, out):
     """out = R^T v. R (3, 3), v and out (3,)."""
     for r in range(3):
         out[r] = R[0, r] * v[0] + R[1, r] * v[1] + R[2, r] * v[2]
+
+
+@njit(cache=True)
+def _to_frame_c(tgt_pos, tgt_rot, R_bc, o_bc, p_C, R_C):
+    """A base-frame target (3,), (3, 3) expressed in frame C (origin o_bc, axes R_bc) into p_C, R_C."""
+    d = np.empty(3)
+    for r in range(3):
+        d[r] = tgt_pos[r] - o_bc[r]
+    _rotate_t(R_bc, d, p_C)
+    for c in range(3):
+        _rotate_t(R_bc, tgt_rot[:, c], R_C[:, c])
 
 
 @njit(cache=True)
@@ -199,15 +217,10 @@ def analytic_seeds(q_init, tgt_pos, tgt_rot, tool, arm, q_lo, q_hi, seeds):
     """
     R_bc, o_bc, dofs, _, _, _, w4, w5, plane, signs = arm
     R_t0, W_tool, u_tool = tool
-    lo, hi, p_C, d = np.empty(6), np.empty(6), np.empty(3), np.empty(3)
-    R_C = np.empty((3, 3))
+    lo, hi, p_C, R_C = np.empty(6), np.empty(6), np.empty(3), np.empty((3, 3))
     for j in range(6):
         lo[j], hi[j] = q_lo[dofs[j]], q_hi[dofs[j]]
-    for r in range(3):
-        d[r] = tgt_pos[r] - o_bc[r]
-    _rotate_t(R_bc, d, p_C)
-    for c in range(3):
-        _rotate_t(R_bc, tgt_rot[:, c], R_C[:, c])
+    _to_frame_c(tgt_pos, tgt_rot, R_bc, o_bc, p_C, R_C)
     q_arm, valid = np.empty((8, 6)), np.empty(8, dtype=np.bool_)
     branches_one(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q_arm, valid)
     dist = np.full(8, np.inf)

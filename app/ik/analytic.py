@@ -26,8 +26,7 @@ from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
 from app.ik._lm import ROT_FULL
 from app.threads import chunked
 from app.kinematics.model import LinkRef, RobotModel
-from app.kinematics.rotations import quat_to_matrix
-from app.validation import as_float_array, as_quaternions, as_vectors, check_finite
+from app.validation import as_float_array, as_rotation_matrices, as_vectors, check_finite
 
 CERT_TOL = 1e-9  # [m] and [rad]: how far the URDF's numbers may deviate from the ideal structure
 N_BRANCHES = 8
@@ -158,19 +157,17 @@ def analytic_ik(model: RobotModel, link: LinkRef, pos: object, quat: object, *, 
         NotApplicableError: the model's structure is not of this family (see :func:`certify`).
     """
     arm = certify(model, link) if arm is None else arm
-    pos, quat = as_vectors(pos, "pos", 3), as_quaternions(quat, "quat")
+    pos, rot = as_vectors(pos, "pos", 3), as_rotation_matrices(quat, "quat")
     lp = np.zeros(3) if local_point is None else as_vectors(local_point, "local_point", 3)
     rest = model.mid_config() if q_rest is None else model.check_q(q_rest, "q_rest")
     karm = kernel_arm(arm, lp)
-    R_t0, W_tool, u_tool = tool_frame(rest, model.fk_tables, karm)
-    R_C = (arm.R_base_C.T @ quat_to_matrix(quat)).reshape(-1, 3, 3)
-    p_C = ((pos - arm.o_base_C) @ arm.R_base_C).reshape(-1, 3)
-    n = max(len(R_C), len(p_C))
-    R_C, p_C = np.broadcast_to(R_C, (n, 3, 3)), np.broadcast_to(p_C, (n, 3))
-    shared = (W_tool, u_tool, R_t0, karm[8], arm.w4, arm.w5, arm.signs,
-              model.q_lower[arm.dof_idx], model.q_upper[arm.dof_idx])
-    q, valid = chunked(branches_batch, len(p_C), (np.ascontiguousarray(p_C), np.ascontiguousarray(R_C)), shared)
-    batch = np.broadcast_shapes(pos.shape[:-1], quat.shape[:-1])
+    batch = pos.shape[:-1]
+    if rot.shape[:-2] != batch:
+        batch = np.broadcast_shapes(batch, rot.shape[:-2])
+        pos, rot = np.broadcast_to(pos, batch + (3,)), np.broadcast_to(rot, batch + (3, 3))
+    pos, rot = np.ascontiguousarray(pos.reshape(-1, 3)), np.ascontiguousarray(rot.reshape(-1, 3, 3))
+    shared = (karm, tool_frame(rest, model.fk_tables, karm), model.q_lower[arm.dof_idx], model.q_upper[arm.dof_idx])
+    q, valid = chunked(branches_batch, len(pos), (pos, rot), shared)
     return q.reshape(batch + (N_BRANCHES, 6)), valid.reshape(batch + (N_BRANCHES,))
 
 
