@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.ik._lm import residual_one, task_jacobian_one
+from app.ik._residual import residual_one, task_jacobian_one
 from app.ik._qp_kernel import OSQP_INF, assemble_one, distance_row_one, free_minimiser_one, joint_box_one
 from app.kinematics._kernels import frames_one
 

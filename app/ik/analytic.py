@@ -23,7 +23,7 @@ import numpy as np
 
 from app.errors import InputError, NotApplicableError
 from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
-from app.ik._lm import ROT_FULL
+from app.ik._residual import ROT_FULL
 from app.threads import chunked
 from app.kinematics.model import LinkRef, RobotModel
 from app.validation import as_float_array, as_rotation_matrices, as_vectors, check_finite
@@ -209,7 +209,7 @@ def nearest_solution(model: RobotModel, link: LinkRef, pos: object, quat: object
 
 
 def kernel_arm(arm: WristPartitionedArm, local_point: np.ndarray) -> tuple:
-    """The certificate as the tuple the compiled IK loop takes (see app.ik._lm.analytic_seeds)."""
+    """The certificate as the tuple the compiled IK loop takes (see app.ik._analytic_kernel.analytic_seeds)."""
     return _kernel_arm(arm, tuple(np.asarray(local_point, dtype=float)))
 
 

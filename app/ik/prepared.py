@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.errors import InputError
-from app.ik._lm import ROT_NONE
+from app.ik._residual import ROT_NONE
 from app.ik.analytic import closed_form
 from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of, run_kernel
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InputError
-from app.ik._lm import ROT_AXIS, ROT_FULL, ROT_NONE
+from app.ik._residual import ROT_AXIS, ROT_FULL, ROT_NONE
 from app.kinematics.model import RobotModel
 from app.validation import as_mask, as_rotation_matrices, as_vectors
 

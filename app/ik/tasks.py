@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.ik._lm import residual_batch
+from app.ik._residual import residual_batch
 from app.ik.qp import TaskTerm
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel

@@ -1,0 +1,98 @@
+"""The masked pose residual of link targets and its Jacobian, compiled (one implementation).
+
+Used by the LM loop (app.ik._lm), the velocity tasks (app.ik.tasks) and the controller's tick
+(app.ik._tick_kernel). Residual = target minus current: position [m] per masked base-frame axis,
+then the rotation vector [rad] of R_target R_current^T (ROT_FULL), or the turn that aligns one link
+axis with the target's (ROT_AXIS), or nothing (ROT_NONE).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from app.kinematics._kernels import frames_one, jacobian_one, so3_log_one
+
+ROT_NONE, ROT_AXIS, ROT_FULL = 0, 1, 2
+
+
+@njit(cache=True)
+def residual_one(R, p, tgt_pos, tgt_rot, task, err):
+    """Masked residual (target minus current) of one configuration.
+
+    Args:
+        R, p: Link frames. Shapes (L, 3, 3), (L, 3).
+        tgt_pos, tgt_rot: Targets. Shapes (T, 3), (T, 3, 3).
+        task: (links (T,), local_points (T, 3), rot_mode (T,), rot_axis, pos_mask (3,)).
+        err: Output, unweighted: position [m] then rotation vector [rad]. Shape (T, 6).
+    """
+    links, local_points, rot_mode, rot_axis, pos_mask = task
+    Rc_Rt = np.empty((3, 3))
+    for t in range(links.shape[0]):
+        link = links[t]
+        Rl = R[link]
+        for r in range(3):
+            point = p[link, r] + Rl[r, 0] * local_points[t, 0] + Rl[r, 1] * local_points[t, 1] \
+                + Rl[r, 2] * local_points[t, 2]
+            err[t, r] = (tgt_pos[t, r] - point) if pos_mask[r] else 0.0
+        err[t, 3:] = 0.0
+        mode = rot_mode[t]
+        if mode == ROT_FULL:
+            for r in range(3):
+                for c in range(3):
+                    Rc_Rt[r, c] = tgt_rot[t, r, 0] * Rl[c, 0] + tgt_rot[t, r, 1] * Rl[c, 1] + tgt_rot[t, r, 2] * Rl[c, 2]
+            so3_log_one(Rc_Rt, err[t, 3:])
+        elif mode == ROT_AXIS:
+            a, b = Rl[:, rot_axis], tgt_rot[t, :, rot_axis]
+            cx, cy, cz = a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+            s = np.sqrt(cx * cx + cy * cy + cz * cz)
+            angle = np.arctan2(s, a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
+            if s > 1e-12:
+                err[t, 3], err[t, 4], err[t, 5] = angle * cx / s, angle * cy / s, angle * cz / s
+            else:  # antiparallel: turn by pi about another axis of the link, perpendicular to a
+                f = Rl[:, (rot_axis + 1) % 3]
+                err[t, 3], err[t, 4], err[t, 5] = angle * f[0], angle * f[1], angle * f[2]
+
+
+@njit(cache=True)
+def task_jacobian_one(R, p, kin, task, J):
+    """d(current)/dq of :func:`residual_one`'s quantities, masked alike, into J (6 T, n_dofs).
+
+    kin: (dof_link, axis, revolute, ancestor) of the model; the other arguments as in residual_one.
+    """
+    dof_link, axis, revolute, ancestor = kin
+    links, local_points, rot_mode, rot_axis, pos_mask = task
+    Jl = np.empty((6, axis.shape[0]))
+    for t in range(links.shape[0]):
+        link = links[t]
+        jacobian_one(R, p, link, local_points[t], dof_link, axis, revolute, ancestor[link], Jl)
+        for r in range(3):
+            if not pos_mask[r]:
+                Jl[r, :] = 0.0
+        mode = rot_mode[t]
+        if mode == ROT_NONE:
+            Jl[3:, :] = 0.0
+        elif mode == ROT_AXIS:  # spin about the aligned axis does not change the error
+            a = R[link][:, rot_axis]
+            for k in range(Jl.shape[1]):
+                d = a[0] * Jl[3, k] + a[1] * Jl[4, k] + a[2] * Jl[5, k]
+                for r in range(3):
+                    Jl[3 + r, k] -= d * a[r]
+        J[6 * t:6 * t + 6, :] = Jl
+
+
+@njit(cache=True)
+def residual_batch(q, model, kin, tgt_pos, tgt_rot, task, with_jacobian):
+    """Masked residuals (and their Jacobians) of a batch. q (B, n) -> err (B, T, 6), J (B, 6 T, n)
+    (J is an empty (B, 0, n) array when ``with_jacobian`` is False)."""
+    parent, R_origin, p_origin, link_dof, axis, revolute = model
+    B, T, L = q.shape[0], tgt_pos.shape[1], parent.shape[0]
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    err = np.empty((B, T, 6))
+    J = np.empty((B, 6 * T if with_jacobian else 0, q.shape[1]))
+    for b in range(B):
+        frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+        residual_one(R, p, tgt_pos[b], tgt_rot[b], task, err[b])
+        if with_jacobian:
+            task_jacobian_one(R, p, kin, task, J[b])
+    return err, J
