@@ -263,7 +263,7 @@ class QPSolver:
             res = self._solver.solve(raise_error=False)
             info, x = res.info, res.x
         x = np.array(x, dtype=float)
-        solved = info.status_val == self._solved and np.isfinite(x).all()
+        solved = info.status_val == self._solved and np.isfinite(x.sum())  # a NaN or inf anywhere shows in the sum
         if not solved:
             return QPSolution(np.zeros(self.n_x), 0.0, False, str(info.status), int(info.iter))
         return QPSolution(x, qp.scale, True, "solved", int(info.iter))
