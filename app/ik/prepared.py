@@ -44,6 +44,7 @@ class PoseIK:
         t = self._template
         self._task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
         self._identity, self._mid = np.eye(3), model.mid_config()
+        self._mid_row = self._mid.reshape(1, -1)
 
     def solve(self, pos: object, quat: object = None, init_qpos: object = None) -> IKResult:
         """Solve for targets pos ([n,] 3) [m] and quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
@@ -56,12 +57,16 @@ class PoseIK:
             raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
         rot = self._identity if quat is None else as_rotation_matrices(quat, "quat")
         q0 = self._mid if init_qpos is None else model.check_q(init_qpos, "init_qpos")
-        shapes = (p.shape[:-1], rot.shape[:-2], q0.shape[:-1])
-        batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else batch_shape_of(list(shapes))
-        tgt_pos = as_rows(p[..., None, :], batch, (1, 3))  # (n, 1 link, 3)
-        tgt_rot = as_rows(rot[..., None, :, :], batch, (1, 3, 3))
-        q0 = model.clip(as_rows(q0, batch, (model.n_dofs,)))
-        q, err, iters, restarts = run_kernel(model, q0, self._starts, np.ascontiguousarray(tgt_pos),
-                                             np.ascontiguousarray(tgt_rot), self._task, self._free,
-                                             self._kernel_options, self._arm)
+        if p.ndim == 1 and rot.ndim == 2 and q0.ndim == 1:  # one problem: the common call, kept short
+            batch = ()
+            tgt_pos, tgt_rot = np.ascontiguousarray(p.reshape(1, 1, 3)), rot.reshape(1, 1, 3, 3)
+            q0 = self._mid_row if init_qpos is None else model.clip(q0).reshape(1, -1)
+        else:
+            shapes = (p.shape[:-1], rot.shape[:-2], q0.shape[:-1])
+            batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else batch_shape_of(list(shapes))
+            tgt_pos = np.ascontiguousarray(as_rows(p[..., None, :], batch, (1, 3)))  # (n, 1 link, 3)
+            tgt_rot = np.ascontiguousarray(as_rows(rot[..., None, :, :], batch, (1, 3, 3)))
+            q0 = model.clip(as_rows(q0, batch, (model.n_dofs,)))
+        q, err, iters, restarts = run_kernel(model, np.ascontiguousarray(q0), self._starts, tgt_pos, tgt_rot,
+                                             self._task, self._free, self._kernel_options, self._arm)
         return result_of(q, err, self.options, iters, restarts, batch, one_link=True)
