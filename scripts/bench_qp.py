@@ -114,11 +114,11 @@ def pybullet_floor(n_envs: int, seconds: float) -> float:
 def report_tick(n_envs: int, t: dict, ticks: list) -> None:
     """Per-environment tick times from the loop, beside a fresh OSQP setup and plain DLS on the same ticks."""
     tick = np.array(t["build"]) + np.array(t["solve"])
-    free = np.array([qps.free.mean() for qps, _, _ in ticks])
+    exact = np.array([qps.exact.mean() for qps, _, _ in ticks])
     log.info("QP tick per env, %2d envs (build + solve):   %s   (OSQP needed on %.0f %% of env-ticks)",
-             n_envs, us(tick, n_envs), 100 * (1 - free.mean()))
+             n_envs, us(tick, n_envs), 100 * (1 - exact.mean()))
     log.info("  of which the batched build:                %s", us(t["build"], n_envs))
-    log.info("  ticks where every env needed OSQP:          %s", us(tick[free == 0], n_envs))
+    log.info("  ticks where every env needed OSQP:          %s", us(tick[exact == 0], n_envs))
     fresh, dls = [], []
     for qps, (J, V), w in ticks[::max(1, len(ticks) // 100)]:
         for env in range(len(qps)):

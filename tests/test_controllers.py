@@ -174,9 +174,9 @@ def test_compiled_build_equals_the_qp_assembled_from_task_limits_and_rows():
                          posture=ctrl.config.posture_gain * (robot.model.mid_config() - q),
                          posture_weight=ctrl.config.posture_weight, n_rows=ctrl.n_rows)
     np.testing.assert_allclose(err, err_ref, atol=1e-12)
-    for name in ("P", "c", "A", "l", "u", "scale", "x_free"):
+    for name in ("P", "c", "A", "l", "u", "scale", "x_exact"):
         np.testing.assert_allclose(getattr(qps, name), getattr(ref, name), rtol=1e-12, atol=1e-12, err_msg=name)
-    np.testing.assert_array_equal(qps.free, ref.free)
+    np.testing.assert_array_equal(qps.exact, ref.exact)
     scene.close()
 
 

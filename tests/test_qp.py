@@ -79,7 +79,7 @@ def test_warm_workspace_matches_fresh_solves_across_updates():
     for _ in range(5):
         J, V = rng.normal(size=(3, 4)), rng.normal(size=3)
         lim = Inequalities(np.eye(4), -rng.uniform(0.5, 2, 4), rng.uniform(0.5, 2, 4))
-        qp = dataclasses.replace(build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, n_rows=4), x_free=None)
+        qp = dataclasses.replace(build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, n_rows=4), x_exact=None)
         a, b = warm.solve(qp), QPSolver(4, 4).solve(qp)  # OSQP both times (no unconstrained shortcut)
         assert a.solved and b.solved
         cost = lambda x: 0.5 * x @ qp.P @ x + qp.c @ x  # noqa: E731
@@ -109,36 +109,46 @@ def _random_qp(rng, box_halfwidth):
     return build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, limits=[row], posture=rng.normal(size=4), n_rows=6)
 
 
-def test_unconstrained_minimiser_is_reported_only_when_every_row_holds_and_equals_osqp():
+def test_certified_solutions_equal_osqp_and_osqp_runs_where_none_is_certified():
     rng = np.random.default_rng(3)
-    free, bound = 0, 0
-    for k in range(40):
-        qp = _random_qp(rng, box_halfwidth=10.0 if k % 2 else 0.05)
-        osqp_sol = QPSolver(4, 6, eps=1e-9).solve(dataclasses.replace(qp, x_free=None))
-        x = np.linalg.solve(qp.P, -qp.c)
-        feasible = np.all((qp.A @ x >= qp.l) & (qp.A @ x <= qp.u))
-        assert (qp.x_free is not None) == feasible
-        if feasible:
-            free += 1
-            np.testing.assert_allclose(qp.x_free, x, atol=1e-12)
-            np.testing.assert_allclose(qp.x_free, osqp_sol.qdot, atol=1e-5)
-            sol = QPSolver(4, 6).solve(qp)
-            assert sol.solved and sol.iterations == 0 and np.array_equal(sol.qdot, qp.x_free)
-        else:
-            bound += 1
-            sol = QPSolver(4, 6).solve(qp)
-            assert sol.solved and sol.iterations > 0
+    kinds = {"unconstrained": 0, "box held": 0, "osqp": 0}
+    for k in range(60):
+        qp = _random_qp(rng, box_halfwidth=(10.0, 0.5, 0.05)[k % 3])
+        reference = QPSolver(4, 6, eps=1e-9).solve(dataclasses.replace(qp, x_exact=None))
+        x_free = np.linalg.solve(qp.P, -qp.c)
+        sol = QPSolver(4, 6).solve(qp)
+        assert sol.solved
+        if qp.x_exact is None:
+            kinds["osqp"] += 1
+            assert sol.iterations > 0
             assert np.all(qp.A @ sol.qdot >= qp.l - 1e-5) and np.all(qp.A @ sol.qdot <= qp.u + 1e-5)
-    assert free >= 10 and bound >= 10  # both paths were exercised
+            continue
+        kinds["unconstrained" if np.allclose(qp.x_exact, x_free, atol=1e-12) else "box held"] += 1
+        assert sol.iterations == 0 and np.array_equal(sol.qdot, qp.x_exact)
+        np.testing.assert_allclose(qp.x_exact, reference.qdot, atol=1e-5)  # OSQP's own precision
+        cost = lambda x: 0.5 * x @ qp.P @ x + qp.c @ x  # noqa: E731
+        assert cost(qp.x_exact) <= cost(reference.qdot) + 1e-9  # OSQP may sit 1e-9 outside the rows
+        assert np.all(qp.A @ qp.x_exact >= qp.l) and np.all(qp.A @ qp.x_exact <= qp.u)
+    assert min(kinds.values()) >= 5, kinds  # every path was exercised
 
 
-def test_osqp_after_unconstrained_ticks_matches_a_fresh_workspace():
+def test_a_joint_resting_at_its_limit_is_solved_exactly_at_the_bound():
+    J, V = np.eye(3)[:2], np.array([1.0, 0.2])  # the task asks joint 0 to move up at 1 rad/s
+    lim = Inequalities(np.eye(3), -np.ones(3), np.array([0.0, 1.0, 1.0]))  # joint 0 is at its upper limit
+    qp = build_qp([TaskTerm(J, V, np.ones(2))], 3, box=lim, n_rows=3)
+    assert qp.x_exact is not None
+    assert qp.x_exact[0] == 0.0
+    np.testing.assert_allclose(qp.x_exact, QPSolver(3, 3, eps=1e-9).solve(dataclasses.replace(qp, x_exact=None)).qdot,
+                               atol=1e-6)
+
+
+def test_osqp_after_certified_ticks_matches_a_fresh_workspace():
     rng = np.random.default_rng(4)
     warm = QPSolver(4, 6)
     for k in range(12):
         qp = _random_qp(rng, box_halfwidth=10.0 if k % 3 else 0.05)
         a = warm.solve(qp)
-        b = QPSolver(4, 6).solve(dataclasses.replace(qp, x_free=None))
+        b = QPSolver(4, 6).solve(dataclasses.replace(qp, x_exact=None))
         assert a.solved and b.solved
         np.testing.assert_allclose(a.qdot, b.qdot, atol=2e-3)
 

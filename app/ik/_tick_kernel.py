@@ -1,8 +1,8 @@
 """The QP controller's whole build in one compiled call (see app.control.controllers.QPController.build).
 
 It strings together the same compiled pieces that the task, the limits and the QP assembly use on
-their own (FK, masked residual and Jacobian, joint box, distance rows, assembly, unconstrained
-minimiser), per environment. Through the numpy-level classes one tick's build cost ~150 us of
+their own (FK, masked residual and Jacobian, joint box, distance rows, assembly, certified exact
+solution), per environment. Through the numpy-level classes one tick's build cost ~150 us of
 Python overhead on one environment here; in one call it is a few microseconds.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from app.ik._residual import residual_one, task_jacobian_one
-from app.ik._qp_kernel import OSQP_INF, assemble_one, distance_row_one, free_minimiser_one, joint_box_one
+from app.ik._qp_kernel import OSQP_INF, assemble_one, distance_row_one, exact_solution_one, joint_box_one
 from app.kinematics._kernels import frames_one
 
 
@@ -30,7 +30,7 @@ def build_tick(q, v, model, kin, task, box, rows, K, posture_args):
         K: Collision rows per environment in the QP (padding).
         posture_args: (mid-range (n,), posture gain [1/s], posture weight, damping).
     Returns:
-        (P, c, A, l, u, scale, x_free, free) as app.ik._qp_kernel.assemble_batch, and the task error (B, 6).
+        (P, c, A, l, u, scale, x_exact, exact) as app.ik._qp_kernel.assemble_batch, and the task error (B, 6).
     """
     tgt_pos, tgt_rot, tables, ff, ff_mask, gain, w = task
     dt, v_max, q_min, q_max, accel, use_accel = box
@@ -40,7 +40,7 @@ def build_tick(q, v, model, kin, task, box, rows, K, posture_args):
     L = model[0].shape[0]
     P, c, A = np.empty((B, n, n)), np.empty((B, n)), np.zeros((B, n + K, n))
     l, u, scale = np.empty((B, n + K)), np.empty((B, n + K)), np.ones(B)
-    x_free, free, err = np.zeros((B, n)), np.zeros(B, dtype=np.bool_), np.empty((B, 6))
+    x_exact, exact, err = np.zeros((B, n)), np.zeros(B, dtype=np.bool_), np.empty((B, 6))
     R, p, N = np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((n, n))
     J, V, lo, hi, post = np.empty((6, n)), np.empty(6), np.empty(n), np.empty(n), np.empty(n)
     G, g_lo, g_hi = np.zeros((K, n)), np.empty(K), np.full(K, OSQP_INF)
@@ -63,5 +63,5 @@ def build_tick(q, v, model, kin, task, box, rows, K, posture_args):
             post[i] = posture_gain * (mid[i] - q[b, i])
         scale[b] = assemble_one(J, V, lo, hi, G, g_lo, g_hi, count, post, posture_weight, damping, True, N,
                                 P[b], c[b], A[b], l[b], u[b])
-        free[b] = free_minimiser_one(P[b], c[b], A[b], l[b], u[b], x_free[b])
-    return P, c, A, l, u, scale, x_free, free, err
+        exact[b] = exact_solution_one(P[b], c[b], A[b], l[b], u[b], x_exact[b])
+    return P, c, A, l, u, scale, x_exact, exact, err

@@ -17,10 +17,12 @@ look.
 pattern is fixed at construction (dense P upper triangle, dense constraint block of a fixed
 number of rows) and only updates its data when it runs.
 
-It runs only when a constraint binds. The build also solves P x = -c (Cholesky, a microsecond):
-when that unconstrained minimiser satisfies every row it is the QP's exact solution (convexity),
-and OSQP is skipped. In free motion that is most ticks (the OSQP solve and data update cost
-~50-60 us of a ~100 us tick here), and the answer is exact instead of ADMM's 1e-6 tolerance.
+OSQP runs only where the solution cannot be certified cheaply. The build also solves P x = -c
+(Cholesky, a microsecond): when that unconstrained minimiser satisfies every row, it is the QP's
+solution (convexity); when it only leaves the joint box, the DOFs it pushes out are held at their
+bound, the others re-solved, and the result accepted if it satisfies the KKT conditions (every
+row, multiplier signs). Free motion and joints resting at a limit are most ticks; the OSQP update
+and solve cost ~40-60 us here, and the certified answer is exact instead of ADMM's 1e-6 tolerance.
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ class QP:
         A: Shape (n_rows, n_x).
         l, u: Shape (n_rows,); +-INF where unbounded.
         scale: The factor a applied to the tasks' twist.
-        x_free: The unconstrained minimiser -P^-1 c where it satisfies every row, i.e. the solution;
-            None if it does not (or was not computed).
+        x_exact: The solution where the build could certify it (see the module docstring); None
+            where it could not (or was not asked to).
     """
 
     P: np.ndarray
@@ -57,13 +59,13 @@ class QP:
     l: np.ndarray
     u: np.ndarray
     scale: float = 1.0
-    x_free: np.ndarray | None = None
+    x_exact: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
 class QPBatch:
     """The QPs of B environments as stacked arrays (fields as in :class:`QP`, with a leading B axis;
-    ``free`` (B,) says where ``x_free`` is the solution). Indexing gives one environment's QP."""
+    ``exact`` (B,) says where ``x_exact`` is the certified solution). Indexing gives one environment's QP."""
 
     P: np.ndarray
     c: np.ndarray
@@ -71,15 +73,15 @@ class QPBatch:
     l: np.ndarray
     u: np.ndarray
     scale: np.ndarray
-    x_free: np.ndarray
-    free: np.ndarray
+    x_exact: np.ndarray
+    exact: np.ndarray
 
     def __len__(self) -> int:
         return len(self.c)
 
     def __getitem__(self, b: int) -> QP:
         return QP(self.P[b], self.c[b], self.A[b], self.l[b], self.u[b], float(self.scale[b]),
-                  self.x_free[b] if self.free[b] else None)
+                  self.x_exact[b] if self.exact[b] else None)
 
 
 @dataclass(frozen=True)
@@ -237,23 +239,23 @@ class QPSolver:
         # osqp's compiled workspace, updated directly: the Python wrapper's update() costs ~90 us a tick
         self._ext = ext if ext is not None and hasattr(ext, "update_data_vec") else None
         self._solved = osqp.SolverStatus.OSQP_SOLVED
-        self._free_x: np.ndarray | None = None  # the latest solution that skipped OSQP
+        self._exact_x: np.ndarray | None = None  # the latest solution that skipped OSQP
 
     def solve(self, qp: QP) -> QPSolution:
-        """``qp.x_free`` where given (exact; iterations 0), else update the workspace with ``qp``'s data
-        and run OSQP. Never returns NaN: a failure gives zeros."""
+        """``qp.x_exact`` where given (iterations 0), else update the workspace with ``qp``'s data and run
+        OSQP. Never returns NaN: a failure gives zeros."""
         if qp.P.shape != (self.n_x, self.n_x) or qp.A.shape != (self.n_rows, self.n_x):
             raise InputError(f"QP of shape P{qp.P.shape}, A{qp.A.shape} does not fit this workspace "
                              f"({self.n_x} variables, {self.n_rows} rows)")
-        if qp.x_free is not None:
-            self._free_x = qp.x_free
-            return QPSolution(qp.x_free, qp.scale, True, "solved", 0)
+        if qp.x_exact is not None:
+            self._exact_x = qp.x_exact
+            return QPSolution(qp.x_exact, qp.scale, True, "solved", 0)
         Px, Ax = qp.P.take(self._p_flat), qp.A.take(self._a_flat)
         ext = self._ext
         if ext is not None:
-            if self._free_x is not None:  # the last tick's exact answer, no constraint active: zero duals
-                ext.warm_start(self._free_x, np.zeros(self.n_rows))
-                self._free_x = None
+            if self._exact_x is not None:  # the last tick's exact answer (its duals are not kept)
+                ext.warm_start(self._exact_x, np.zeros(self.n_rows))
+                self._exact_x = None
             ext.update_data_vec(q=qp.c, l=qp.l, u=qp.u)
             ext.update_data_mat(P_x=Px, P_i=None, A_x=Ax, A_i=None)
             ext.solve()
