@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from app.ik._qp_exact import exact_solution_one
+from app.ik._qp_kernel import OSQP_INF, assemble_one, distance_row_one, joint_box_one
 from app.ik._residual import residual_one, task_jacobian_one
-from app.ik._qp_kernel import OSQP_INF, assemble_one, distance_row_one, exact_solution_one, joint_box_one
 from app.kinematics._kernels import frames_one
 
 
