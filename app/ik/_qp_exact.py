@@ -42,6 +42,28 @@ def _stationary(P, c, x, free):
 
 
 @njit(cache=True)
+def _resolve_free(P, c, free, x):
+    """x's ``free`` entries minimising the objective with the others held: P_FF x_F = -(c_F + P_FH x_H)."""
+    n = x.shape[0]
+    F = np.flatnonzero(free)
+    m = F.shape[0]
+    if m == 0:
+        return
+    L, rhs, x_F = np.empty((m, m)), np.empty(m), np.empty(m)
+    for a in range(m):
+        s = -c[F[a]]
+        for j in range(n):
+            if not free[j]:
+                s -= P[F[a], j] * x[j]
+        rhs[a] = s
+        for b in range(m):
+            L[a, b] = P[F[a], F[b]]
+    solve_spd(L, rhs, x_F)
+    for a in range(m):
+        x[F[a]] = x_F[a]
+
+
+@njit(cache=True)
 def exact_solution_one(P, c, A, l, u, x):
     """The QP's solution into x (n,) when it can be certified cheaply; returns whether it could.
 
@@ -61,38 +83,16 @@ def exact_solution_one(P, c, A, l, u, x):
         return False
     if _rows_hold(A, l, u, x):
         return True
-    held, upper = np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
-    for i in range(n):
+    upper = np.zeros(n, dtype=np.bool_)
+    for i in range(n):  # hold each DOF that leaves the box at the bound it crosses
         if x[i] > u[i] or x[i] < l[i]:
-            held[i], upper[i] = True, x[i] > u[i]
+            free[i], upper[i] = False, x[i] > u[i]
             x[i] = u[i] if upper[i] else l[i]
-            free[i] = False
-    m = 0
-    for i in range(n):
-        m += free[i]
-    if m > 0:  # re-solve the free DOFs: P_FF x_F = -(c_F + P_FH x_H)
-        F = np.empty(m, dtype=np.int64)
-        k = 0
-        for i in range(n):
-            if free[i]:
-                F[k] = i
-                k += 1
-        L, rhs, xf = np.empty((m, m)), np.empty(m), np.empty(m)
-        for a in range(m):
-            s = -c[F[a]]
-            for j in range(n):
-                if held[j]:
-                    s -= P[F[a], j] * x[j]
-            rhs[a] = s
-            for b in range(m):
-                L[a, b] = P[F[a], F[b]]
-        solve_spd(L, rhs, xf)
-        for a in range(m):
-            x[F[a]] = xf[a]
+    _resolve_free(P, c, free, x)
     if not (_stationary(P, c, x, free) and _rows_hold(A, l, u, x)):
         return False
     for i in range(n):  # multiplier signs: the objective pushes the held DOF outwards
-        if held[i]:
+        if not free[i]:
             g = c[i]
             for k in range(n):
                 g += P[i, k] * x[k]
