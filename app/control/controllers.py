@@ -19,6 +19,7 @@ import numpy as np
 from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
+from app.ik._qp_kernel import rows_at_bound
 from app.ik._tick_kernel import build_tick
 from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
 from app.ik.qp import QPBatch, QPSolver
@@ -177,15 +178,14 @@ class QPController:
         """Constraint rows at a bound per solved environment: (count (n_envs,), collision-row labels, and
         the smallest watched distance (n_envs,) [m], inf where none)."""
         n_envs, n = qdot.shape
-        Ax = np.einsum("bmn,bn->bm", qps.A, qdot)
-        at = ((np.abs(Ax - qps.l) < tol) | (np.abs(Ax - qps.u) < tol)) & ok[:, None]
+        at = rows_at_bound(qps.A, qps.l, qps.u, qdot, tol) & ok[:, None]
         names: list[list[str]] = [[] for _ in range(n_envs)]
         dmin = np.full(n_envs, np.inf)
         if len(rows):
             env = np.zeros(len(rows), dtype=int) if rows.env is None else rows.env
-            slot = np.arange(len(rows)) - np.searchsorted(env, env)  # row index within its environment
-            np.minimum.at(dmin, env, rows.distance)
-            for k in np.flatnonzero(at[env, n + slot]):
+            first = np.searchsorted(env, env)  # each environment's rows are grouped, closest first
+            dmin[env[first]] = rows.distance[first]
+            for k in np.flatnonzero(at[env, n + np.arange(len(rows)) - first]):
                 names[env[k]].append(rows.labels[k])
         return at.sum(axis=1), names, dmin
 

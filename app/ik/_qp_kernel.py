@@ -146,6 +146,21 @@ def distance_rows_batch(distance, normal, J_ab, d_safe, gamma, dt):
 
 
 @njit(cache=True)
+def rows_at_bound(A, l, u, x, tol):
+    """Which rows of each QP hold x at a bound: |A x - l| < tol or |A x - u| < tol. A (B, m, n), l, u (B, m),
+    x (B, n) -> (B, m) bool."""
+    B, m, n = A.shape
+    at = np.zeros((B, m), dtype=np.bool_)
+    for b in range(B):
+        for i in range(m):
+            ax = 0.0
+            for k in range(n):
+                ax += A[b, i, k] * x[b, k]
+            at[b, i] = abs(ax - l[b, i]) < tol or abs(ax - u[b, i]) < tol
+    return at
+
+
+@njit(cache=True)
 def assemble_one(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_weight, damping, scale_box,
                  N, P, c, A, l, u):
     """One environment's QP into P (n, n), c (n,), A (n + K, n), l, u (n + K,); returns the twist scale.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,7 +70,7 @@ class DistanceRows:
     normal: np.ndarray
     J_a: np.ndarray
     J_b: np.ndarray
-    labels: tuple[str, ...] = ()
+    labels: Sequence[str] = ()
     env: np.ndarray | None = None
 
     def __len__(self) -> int:

@@ -37,41 +37,56 @@ class CollisionPairs:
 def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]]) -> DistanceRows:
     """Rows of every environment at joint positions q (n_envs, n_dofs), grouped by environment
     (``DistanceRows.env``), each environment's closest first and at most ``pairs.max_rows``."""
-    found = []  # (distance, env, normal, link_a, point_a, link_b or -1 for a static body, point_b, other)
+    found = []  # rows (see _closest_points)
     for env in range(robot.n_envs):
         env_found = _closest_points(robot, pairs, env, box_ids)
         env_found.sort(key=lambda row: row[0])
         found += env_found[:pairs.max_rows]
     if not found:
         return DistanceRows.empty(robot.n_dofs)
-    env, link_a, link_b = (np.array([row[k] for row in found], dtype=np.int64) for k in (1, 3, 5))
-    point_a, point_b, normal = (np.array([row[k] for row in found], dtype=float) for k in (4, 6, 2))
-    J_a = _witness_jacobians(robot, q, env, link_a, point_a)
+    rows = np.array([row[:-1] for row in found])
+    env, link_a, link_b = rows[:, 1].astype(np.int64), rows[:, 2].astype(np.int64), rows[:, 3].astype(np.int64)
+    J_a = _witness_jacobians(robot, q, env, link_a, rows[:, 7:10])
     J_b = np.zeros_like(J_a)
     moving_b = link_b >= 0
     if moving_b.any():
-        J_b[moving_b] = _witness_jacobians(robot, q, env[moving_b], link_b[moving_b], point_b[moving_b])
-    names = robot.model.link_names
-    labels = tuple(f"{names[row[3]]}|{row[7]}" for row in found)
-    return DistanceRows(np.array([row[0] for row in found]), normal, J_a, J_b, labels, env)
+        J_b[moving_b] = _witness_jacobians(robot, q, env[moving_b], link_b[moving_b], rows[moving_b, 10:13])
+    others = [row[-1] for row in found]
+    return DistanceRows(rows[:, 0], rows[:, 4:7], J_a, J_b, PairLabels(robot.model.link_names, link_a, others), env)
+
+
+class PairLabels(Sequence):
+    """'link|other' names of distance rows, formatted only when read (most ticks read none)."""
+
+    def __init__(self, link_names: Sequence[str], link_a: np.ndarray, others: list[str]):
+        self._names, self._links, self._others = link_names, link_a, others
+
+    def __len__(self) -> int:
+        return len(self._others)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        return f"{self._names[self._links[k]]}|{self._others[k]}"
 
 
 def _closest_points(robot: Robot, pairs: CollisionPairs, env: int, box_ids: dict[str, list[int]]) -> list:
-    """PyBullet's closest points of one environment's watched pairs, as rows for :func:`distance_rows`.
+    """PyBullet's closest points of one environment's watched pairs as rows (distance, env, link_a,
+    link_b or -1 for a static body, normal (3), point on a (3), point on b (3), name of b).
 
     A point of a link that no joint moves is dropped: a base standing on the table cannot change that
     distance, and a row without a gradient would only make the QP infeasible.
     """
     client, body = robot.scene.client, robot.bodies[env]
-    to_model, movable = robot.pb_to_model_link, robot.model.movable_links
+    to_model, movable = robot.pb_to_model_link, robot.movable_pb_links
     found = []
     for name in pairs.obstacles:
-        found += [(pt[8], env, pt[7], to_model[pt[3]], pt[5], -1, pt[6], name)
+        found += [(pt[8], env, to_model[pt[3]], -1) + pt[7] + pt[5] + pt[6] + (name,)
                   for pt in pb.getClosestPoints(body.body_id, box_ids[name][env], pairs.detection_distance,
-                                                physicsClientId=client) if movable[to_model[pt[3]]]]
+                                                physicsClientId=client) if pt[3] in movable]
     for a, b in pairs.self_pairs:
         ia, ib = body.link_index[a], body.link_index[b]
-        found += [(pt[8], env, pt[7], to_model[ia], pt[5], to_model[ib], pt[6], b)
+        found += [(pt[8], env, to_model[ia], to_model[ib]) + pt[7] + pt[5] + pt[6] + (b,)
                   for pt in pb.getClosestPoints(body.body_id, body.body_id, pairs.detection_distance, ia, ib,
                                                 physicsClientId=client)]
     return found

@@ -55,6 +55,8 @@ class Robot:
         self._joints = [self.bodies[0].joint_index[n] for n in self.model.dof_names]
         self.pb_to_model_link = {pb_idx: self.model.link_index(name)  # PyBullet link index -> model link
                                  for name, pb_idx in self.bodies[0].link_index.items()}
+        self.movable_pb_links = frozenset(pb_idx for pb_idx, link in self.pb_to_model_link.items()
+                                          if self.model.movable_links[link])  # PyBullet indices some DOF moves
         self.set_qpos(np.broadcast_to(self.model.mid_config(), self._batch_shape() + (self.n_dofs,)))
 
     @property
