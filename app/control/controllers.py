@@ -22,7 +22,7 @@ from app.errors import InputError
 from app.ik._qp_kernel import rows_at_bound
 from app.ik._tick_kernel import build_tick
 from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
-from app.ik.qp import QPBatch, QPSolver
+from app.ik.qp import DAMPING, QPBatch, QPSolver
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, distance_rows
 from app.sim.robot import Robot
@@ -143,7 +143,7 @@ class QPController:
         f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
         out = build_tick(f(q), f(v), model.fk_tables, model.jacobian_tables, self.task.kernel_args(len(q)),
                          self.joint_limits.kernel_args(cfg.dt), self.collision_limit.kernel_args(rows),
-                         self.n_rows - model.n_dofs, (model.mid_config(), cfg.posture_gain, cfg.posture_weight, 1e-9))
+                         self.n_rows - model.n_dofs, (model.mid_config(), cfg.posture_gain, cfg.posture_weight, DAMPING))
         return QPBatch(*out[:8]), out[8]
 
     def track(self, t: float, targets: Targets) -> None:

@@ -47,7 +47,7 @@ class JointLimits:
         """Box rows: q ([B,] n_dofs), dt [s], qdot ([B,] n_dofs) measured velocity; lo, hi ([B,] n_dofs)."""
         q = np.asarray(q, dtype=float)
         q2 = np.ascontiguousarray(q.reshape(-1, q.shape[-1]))
-        v2 = q2 if qdot is None else np.ascontiguousarray(np.asarray(qdot, dtype=float).reshape(q2.shape))
+        v2 = q2 if qdot is None else np.ascontiguousarray(np.asarray(qdot, dtype=float).reshape(q2.shape))  # q2: unused
         lo, hi = joint_box(q2, v2, *self.kernel_args(dt), qdot is not None)
         return Inequalities(np.eye(q.shape[-1]), lo.reshape(q.shape), hi.reshape(q.shape))
 

@@ -37,6 +37,7 @@ from app.errors import InputError
 from app.ik._qp_kernel import OSQP_INF, assemble_batch, feasible_scale_one, nullspace_projector_one
 
 INF = OSQP_INF  # OSQP's infinity
+DAMPING = 1e-9  # mu of the cost: keeps P positive definite when the tasks leave directions free
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def padded_rows(rows: Inequalities, env: np.ndarray | None, n_envs: int,
 
 def build_qp_batch(J: np.ndarray, V: np.ndarray, box_lo: np.ndarray, box_hi: np.ndarray, *,
                    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-                   posture: np.ndarray | None = None, posture_weight: float = 1e-3, damping: float = 1e-9,
+                   posture: np.ndarray | None = None, posture_weight: float = 1e-3, damping: float = DAMPING,
                    scale_box: bool = True, n_rows: int | None = None) -> QPBatch:
     """The tick's QP of every environment (see the module docstring). No solver involved.
 
@@ -170,7 +171,7 @@ def build_qp_batch(J: np.ndarray, V: np.ndarray, box_lo: np.ndarray, box_hi: np.
 
 def build_qp(tasks: list[TaskTerm], n_dofs: int, *, box: Inequalities | None = None,
              limits: list[Inequalities] = (), posture: np.ndarray | None = None, posture_weight: float = 1e-3,
-             damping: float = 1e-9, n_rows: int | None = None) -> QP:
+             damping: float = DAMPING, n_rows: int | None = None) -> QP:
     """One environment's QP from task terms, a joint box and further inequality rows.
 
     Args:

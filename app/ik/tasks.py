@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.ik._residual import residual_batch
+from app.errors import InputError
+from app.ik._residual import ROT_NONE, residual_batch
 from app.ik.qp import TaskTerm
 from app.ik.targets import PoseTargets
 from app.kinematics.model import LinkRef, RobotModel
-from app.errors import InputError
 from app.validation import as_rotation_matrices, as_vectors
 
 
@@ -36,7 +36,7 @@ class FrameTask:
         self.pos_mask, self.rot_mask, self.local_point = pos_mask, rot_mask, local_point
         lp = None if local_point is None else [local_point]  # link, masks and point checked once, here
         t = PoseTargets.build(model, [link], [np.zeros(3)], [np.array([1.0, 0.0, 0.0, 0.0])], lp, pos_mask, rot_mask)
-        self._tables = {True: t.task_tables, False: (t.links, t.local_points, np.zeros(1, dtype=np.int64),
+        self._tables = {True: t.task_tables, False: (t.links, t.local_points, np.full(1, ROT_NONE, dtype=np.int64),
                                                        t.rot_axis, t.pos_mask)}  # with / without a quat
         self._ff_mask = np.concatenate([t.pos_mask, np.ones(3)])
         self._w = self.weight * np.array([1.0, 1.0, 1.0] + [self.char_length] * 3)
