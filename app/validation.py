@@ -42,19 +42,13 @@ def as_vectors(value: object, name: str, size: int) -> np.ndarray:
     return check_finite(arr, name)
 
 
-def check_quaternions(value: object, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Finite (w, x, y, z) quaternions of shape (..., 4) and their norms (...); zero norm is an error."""
-    quat = as_vectors(value, name, 4)
-    norm = np.sqrt((quat * quat).sum(axis=-1))
-    if norm.min() < 1e-9:
-        raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
-    return quat, norm
-
-
 def as_quaternions(value: object, name: str) -> np.ndarray:
     """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
-    quat, norm = check_quaternions(value, name)
-    return quat / norm[..., None]
+    quat = as_vectors(value, name, 4)
+    norm = np.sqrt((quat * quat).sum(axis=-1, keepdims=True))
+    if norm.min() < 1e-9:
+        raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
+    return quat / norm
 
 
 def as_rotation_matrices(value: object, name: str) -> np.ndarray:

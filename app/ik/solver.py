@@ -95,16 +95,6 @@ class IKResult:
         return IKResult(self.q, self.converged, self.pos_err[..., 0], self.rot_err[..., 0], self.err[..., 0, :],
                         self.iters, self.restarts, self.batch_shape)
 
-    def reshaped(self, batch_shape: tuple[int, ...]) -> IKResult:
-        """The same result with leading dimension B replaced by ``batch_shape`` (``()`` drops it)."""
-        if batch_shape == self.batch_shape:
-            return self
-
-        def r(a: np.ndarray) -> np.ndarray:
-            return a.reshape(batch_shape + a.shape[1:])
-        return IKResult(r(self.q), r(self.converged), r(self.pos_err), r(self.rot_err), r(self.err),
-                        r(self.iters), r(self.restarts), batch_shape)
-
 
 @functools.lru_cache(maxsize=64)
 def _random_starts(model: RobotModel, seed: int, count: int, free: tuple[bool, ...]) -> np.ndarray:

@@ -65,24 +65,24 @@ class FrameTask:
                         tables)
         self._feedforward = twist
 
-    def compute_error_and_jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Masked error (target minus current) (B, 6) and Jacobian (B, 6, n_dofs) at q (B, n_dofs)."""
+    def _target_for(self, batch: int) -> tuple:
+        """(pos, rot, task tables) of the current targets, checked to be set for ``batch`` configurations."""
         if self._target is None:
             raise RuntimeError("FrameTask.set_target must be called before the task is used")
-        pos, rot, tables = self._target
-        if len(pos) != len(q):
-            raise InputError(f"the task has targets for {len(pos)} configurations, got {len(q)}")
+        if len(self._target[0]) != batch:
+            raise InputError(f"the task has targets for {len(self._target[0])} configurations, got {batch}")
+        return self._target
+
+    def compute_error_and_jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masked error (target minus current) (B, 6) and Jacobian (B, 6, n_dofs) at q (B, n_dofs)."""
+        pos, rot, tables = self._target_for(len(q))
         err, J = residual_batch(np.ascontiguousarray(q, dtype=float), self.model.fk_tables,
                                 self.model.jacobian_tables, pos, rot, tables, True)
         return err[:, 0], J
 
     def kernel_args(self, batch: int) -> tuple:
         """The targets and gains as app.ik._tick_kernel.build_tick takes them, for ``batch`` configurations."""
-        if self._target is None:
-            raise RuntimeError("FrameTask.set_target must be called before the task is used")
-        pos, rot, tables = self._target
-        if len(pos) != batch:
-            raise InputError(f"the task has targets for {len(pos)} configurations, got {batch}")
+        pos, rot, tables = self._target_for(batch)
         ff = np.zeros((batch, 6)) if self._feedforward is None else np.ascontiguousarray(
             np.broadcast_to(self._feedforward, (batch, 6)))
         return pos, rot, tables, ff, self._ff_mask, self.gain, self._w
