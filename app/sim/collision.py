@@ -46,11 +46,11 @@ def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, box_ids: d
         return DistanceRows.empty(robot.n_dofs)
     rows = np.array([row[:-1] for row in found])
     env, link_a, link_b = rows[:, 1].astype(np.int64), rows[:, 2].astype(np.int64), rows[:, 3].astype(np.int64)
-    J_a = _witness_jacobians(robot, q, env, link_a, rows[:, 7:10])
-    J_b = np.zeros_like(J_a)
-    moving_b = link_b >= 0
-    if moving_b.any():
-        J_b[moving_b] = _witness_jacobians(robot, q, env[moving_b], link_b[moving_b], rows[moving_b, 10:13])
+    moving_b = link_b >= 0  # both sides' witness points in one FK and Jacobian call
+    J = _witness_jacobians(robot, q, np.concatenate([env, env[moving_b]]), np.concatenate([link_a, link_b[moving_b]]),
+                           np.concatenate([rows[:, 7:10], rows[moving_b, 10:13]]))
+    J_a, J_b = J[:len(found)], np.zeros((len(found),) + J.shape[1:])
+    J_b[moving_b] = J[len(found):]
     others = [row[-1] for row in found]
     return DistanceRows(rows[:, 0], rows[:, 4:7], J_a, J_b, PairLabels(robot.model.link_names, link_a, others), env)
 
@@ -111,8 +111,7 @@ def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: f
     """
     client = robot.scene.client
     body = robot.bodies[env]
-    movable = robot.model.movable_links
     d = [pt[8] for bid in box_ids
          for pt in pb.getClosestPoints(body.body_id, bid, max_distance, physicsClientId=client)
-         if not movable_only or movable[robot.pb_to_model_link[pt[3]]]]
+         if not movable_only or pt[3] in robot.movable_pb_links]
     return min(d) if d else float("inf")
