@@ -9,8 +9,8 @@ down), one phase per environment, starting from rest at mid-range. Physics at 24
 controller ticks every ``--control-every`` physics steps.
 
 The QP tick is timed inside that loop per environment: build (task rows, joint box, collision rows
-from the distance rows, assembly, the unconstrained minimiser) + solve (the exact unconstrained
-minimiser where every row holds, else the environment's warm OSQP workspace). PyBullet's queries are
+from the distance rows, assembly, the certified exact solution where one exists) + solve (that
+solution, else the environment's warm OSQP workspace). PyBullet's queries are
 not part of the tick; the loop's breakdown shows them. Beside it, on the same ticks: the same QPs
 through a fresh OSQP setup each, and a plain damped-least-squares solve of the same task rows.
 """
@@ -55,12 +55,18 @@ def us(times, per: int = 1) -> str:
     return f"median {np.median(t):7.1f} us   p95 {np.percentile(t, 95):7.1f} us" if len(t) else "n/a"
 
 
-def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list]:
-    """The control loop; returns (wall [s], timings per phase, the QPs and task rows of each tick)."""
+def table_scene(n_envs: int) -> tuple[Scene, object]:
+    """The benchmark's scene: one WidowX AI on a table per environment. Returns (scene, robot)."""
     scene = Scene(dt=DT)
     robot = scene.add_robot(str(URDF))
     scene.add_box(BoxSpec("table", (0.8, 0.8, 0.04), (0.3, 0.0, -0.0205)))
     scene.build(n_envs=n_envs, env_spacing=(1.2, 1.2))
+    return scene, robot
+
+
+def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list]:
+    """The control loop; returns (wall [s], timings per phase, the QPs and task rows of each tick)."""
+    scene, robot = table_scene(n_envs)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0), QPControllerConfig(dt=DT * every),
                         CollisionPairs(obstacles=("table",)))
     t, ticks = defaultdict(list), []
@@ -92,10 +98,7 @@ def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list
 def pybullet_floor(n_envs: int, seconds: float) -> float:
     """Real-time factor of the loop's PyBullet calls alone (read the joints, query the table distances,
     command the motors, step), without any controller math: what no controller can beat."""
-    scene = Scene(dt=DT)
-    robot = scene.add_robot(str(URDF))
-    scene.add_box(BoxSpec("table", (0.8, 0.8, 0.04), (0.3, 0.0, -0.0205)))
-    scene.build(n_envs=n_envs, env_spacing=(1.2, 1.2))
+    scene, robot = table_scene(n_envs)
     pairs = CollisionPairs(obstacles=("table",))
     q0 = robot.model.mid_config() + 0.3 * np.sin(np.arange(robot.n_dofs))
     t0 = time.perf_counter()
