@@ -182,7 +182,7 @@ def test_bad_input_raises_input_error(widowx, kwargs, message):
 
 
 def test_multilink_length_mismatch_and_unknown_link(widowx):
-    with pytest.raises(InputError, match="same length"):
+    with pytest.raises(InputError, match=r"one entry per link \(2\) or be empty, got 1"):
         widowx.inverse_kinematics_multilink(["left_fingertip", "right_fingertip"], [[0.3, 0, 0.2]], None)
     with pytest.raises(UnknownNameError, match="valid link names"):
         widowx.inverse_kinematics("hand", [0.3, 0, 0.2])

@@ -23,14 +23,24 @@ def test_prepared_answers_equal_the_general_multilink_path(widowx, masks):
     np.testing.assert_array_equal(fast.iters, general.iters)
 
 
-def test_model_call_uses_and_reuses_the_prepared_solver(widowx):
-    from app.ik.api import _prepared
-
-    _prepared.cache_clear()
+def test_model_call_builds_one_prepared_solver_and_reuses_it(widowx):
+    widowx.solver_cache.clear()
     for _ in range(3):
         widowx.inverse_kinematics(EE, [0.3, 0.0, 0.2], [0, 1, 0, 0], pos_tol=1e-5)
-    info = _prepared.cache_info()
-    assert info.misses == 1 and info.hits == 2
+    assert len(widowx.solver_cache) == 1
+    (solver,) = widowx.solver_cache.values()
+    assert isinstance(solver, PoseIK) and solver.options.pos_tol == 1e-5
+    widowx.inverse_kinematics_multilink([EE], [[0.3, 0.0, 0.2]], [[0, 1, 0, 0]], pos_tol=1e-5)
+    assert len(widowx.solver_cache) == 1  # the same problem through the multi-link entry: the same solver
+
+
+def test_solver_cache_is_bounded(widowx):
+    from app.ik.prepared import CACHE_SIZE
+
+    widowx.solver_cache.clear()
+    for k in range(CACHE_SIZE + 5):
+        widowx.inverse_kinematics(EE, [0.3, 0.0, 0.2], [0, 1, 0, 0], seed=k, max_restarts=1)
+    assert len(widowx.solver_cache) == CACHE_SIZE
 
 
 def test_prepared_solver_checks_its_inputs(widowx):

@@ -7,7 +7,8 @@ import pybullet as pb
 import pytest
 
 from app import MeshNotFoundError, RobotModel, URDFError
-from app.kinematics.urdf import parse_urdf_string, resolve_uri
+from app.kinematics.description import resolve_uri
+from app.kinematics.urdf import parse_urdf_string
 from app.sim.loader import load_urdf
 from tests.conftest import OFFICIAL_URDF, require_reference
 
@@ -29,10 +30,15 @@ def test_parses_joint_types_limits_and_normalises_axes():
     assert model.dof_names == ("j1", "j2") and np.isinf(model.q_upper[1])
 
 
-@pytest.mark.parametrize("jtype", ["floating", "planar", "spherical"])
-def test_unsupported_joint_type_names_joint_and_supported_types(jtype):
-    with pytest.raises(URDFError, match=f"joint 'j1' has type '{jtype}'.*supported types"):
-        parse_urdf_string(TWO_LINK.format(jtype=jtype))
+def test_unsupported_joint_type_names_joint_and_supported_types():
+    with pytest.raises(URDFError, match="joint 'j1' has type 'spherical'.*supported types"):
+        parse_urdf_string(TWO_LINK.format(jtype="spherical"))
+
+
+@pytest.mark.parametrize("jtype", ["floating", "planar"])
+def test_floating_and_planar_joints_are_held_fixed_as_pybullet_holds_them(jtype):
+    model = RobotModel.from_urdf_string(TWO_LINK.format(jtype=jtype))
+    assert model.dof_names == ("j2",) and model.spec.joints[0].type == "fixed"
 
 
 @pytest.mark.parametrize("text, message", [
@@ -91,6 +97,6 @@ def test_missing_mesh_for_pybullet_names_paths_tried(pb_client, tmp_path):
     require_reference()
     copy = tmp_path / "wxai_base.urdf"
     shutil.copy(OFFICIAL_URDF, copy)
-    with pytest.raises(MeshNotFoundError, match="trossen_black.png.*tried: .*no_such_dir") as info:
+    with pytest.raises(MeshNotFoundError, match="base_link.stl.*tried: .*no_such_dir") as info:
         load_urdf(pb_client, str(copy), [str(tmp_path / "no_such_dir")])
     assert info.value.uri.startswith("package://trossen_arm_description/")

@@ -1,7 +1,8 @@
 """The masked pose residual of link targets and its Jacobian, compiled (one implementation).
 
 Used by the LM loop (app.ik._lm), the velocity tasks (app.ik.tasks) and the controller's tick
-(app.ik._tick_kernel). Residual = target minus current: position [m] per masked base-frame axis,
+(app.ik._tick_kernel). Residual = target minus current: position [m] per masked base-frame axis
+(a mask per link),
 then the rotation vector [rad] of R_target R_current^T (ROT_FULL), or the turn that aligns one link
 axis with the target's (ROT_AXIS), or nothing (ROT_NONE).
 """
@@ -23,7 +24,7 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
     Args:
         R, p: Link frames. Shapes (L, 3, 3), (L, 3).
         tgt_pos, tgt_rot: Targets. Shapes (T, 3), (T, 3, 3).
-        task: (links (T,), local_points (T, 3), rot_mode (T,), rot_axis, pos_mask (3,)).
+        task: (links (T,), local_points (T, 3), rot_mode (T,), rot_axis, pos_mask (T, 3) per link).
         err: Output, unweighted: position [m] then rotation vector [rad]. Shape (T, 6).
     """
     links, local_points, rot_mode, rot_axis, pos_mask = task
@@ -34,7 +35,7 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
         for r in range(3):
             point = p[link, r] + Rl[r, 0] * local_points[t, 0] + Rl[r, 1] * local_points[t, 1] \
                 + Rl[r, 2] * local_points[t, 2]
-            err[t, r] = (tgt_pos[t, r] - point) if pos_mask[r] else 0.0
+            err[t, r] = (tgt_pos[t, r] - point) if pos_mask[t, r] else 0.0
         err[t, 3:] = 0.0
         mode = rot_mode[t]
         if mode == ROT_FULL:
@@ -67,7 +68,7 @@ def task_jacobian_one(R, p, kin, task, J):
         link = links[t]
         jacobian_one(R, p, link, local_points[t], dof_link, axis, revolute, ancestor[link], Jl)
         for r in range(3):
-            if not pos_mask[r]:
+            if not pos_mask[t, r]:
                 Jl[r, :] = 0.0
         mode = rot_mode[t]
         if mode == ROT_NONE:

@@ -1,72 +1,190 @@
-"""A one-link pose-IK problem prepared once and solved many times (a control loop's IK).
+"""A pose-IK problem prepared once and solved many times: the one path every IK call takes.
 
-Everything that does not change between calls (the masked task, the closed-form certificate,
-the restart table, the solver options) is computed at construction; :meth:`PoseIK.solve` only
-checks the target and runs the compiled loop. ``model.inverse_kinematics`` keeps a few of these
-for recent argument combinations, so repeated calls take the same short path.
+Everything that does not change between calls (links, masks, which links have position and
+orientation targets, the free DOFs, the closed-form certificate, the restart table, the
+solver options) is fixed at construction; :meth:`PoseIK.solve` only checks the targets and
+runs the compiled loop. ``model.inverse_kinematics`` (and the multi-link and scene-robot
+versions) keep recent solvers in :func:`cached_solver`'s cache, owned by the model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 
 from app.errors import InputError
-from app.ik._residual import ROT_NONE
 from app.ik.analytic import closed_form
 from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of, run_kernel
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import LinkRef, RobotModel
 from app.validation import as_rotation_matrices, as_vectors
 
+CACHE_SIZE = 32  # prepared solvers kept per model
+_IDENTITY_QUAT = np.array([1.0, 0.0, 0.0, 0.0])
 
-class PoseIK:
-    """Pose IK for one link (or a point on it) with fixed masks and options.
 
-    Args:
-        model: The robot. link: Link name (or index).
-        local_point: Point in the link frame [m] to place at the target. Shape (3,).
+@dataclass(frozen=True)
+class IKProblem:
+    """What a prepared solver fixes. Hashable (the cache key).
+
+    Attributes:
+        links: Link names or indices, one per target. local_points: a point per link (link frame
+            [m]) or None for its origin; None for all origins.
+        has_pos, has_rot: Whether each link has a position / an orientation target.
         pos_mask, rot_mask: As in :func:`app.ik.api.inverse_kinematics`.
+        dofs_idx: DOFs to solve (the others held at ``init_qpos``); None for all.
         analytic_seed: Start from closed-form branches where they apply.
-        options: :class:`~app.ik.solver.IKOptions` fields.
+        options: Solver settings.
     """
 
-    def __init__(self, model: RobotModel, link: LinkRef, *, local_point=None, pos_mask=(True, True, True),
-                 rot_mask=(True, True, True), analytic_seed: bool = True, options: IKOptions | None = None):
-        self.model, self.options = model, options or IKOptions()
-        lp = None if local_point is None else [local_point]
-        self._template = PoseTargets.build(model, [link], [np.zeros(3)], [np.array([1.0, 0.0, 0.0, 0.0])], lp,
-                                           pos_mask, rot_mask)
-        self.uses_orientation = self._template.rot_mode[0] != ROT_NONE
-        self._free = np.ones(model.n_dofs, dtype=bool)
+    links: tuple[LinkRef, ...]
+    has_pos: tuple[bool, ...]
+    has_rot: tuple[bool, ...]
+    local_points: tuple | None = None
+    pos_mask: tuple[bool, ...] = (True, True, True)
+    rot_mask: tuple[bool, ...] = (True, True, True)
+    dofs_idx: tuple[int, ...] | None = None
+    analytic_seed: bool = True
+    options: IKOptions = IKOptions()
+
+
+def free_dofs(model: RobotModel, dofs_idx: Sequence[int] | None) -> np.ndarray:
+    """Boolean mask of the DOFs to solve. Shape (n_dofs,)."""
+    if dofs_idx is None:
+        return np.ones(model.n_dofs, dtype=bool)
+    idx = np.asarray(dofs_idx)
+    if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+        raise InputError(f"dofs_idx_local must be a non-empty list of DOF indices, got {dofs_idx!r}")
+    if idx.min() < 0 or idx.max() >= model.n_dofs:
+        raise InputError(f"dofs_idx_local {idx.tolist()} out of range; valid: 0..{model.n_dofs - 1} "
+                         f"for {list(model.dof_names)}")
+    free = np.zeros(model.n_dofs, dtype=bool)
+    free[idx] = True
+    return free
+
+
+class PoseIK:
+    """Pose IK for fixed links, masks and options; targets change per call.
+
+    Args:
+        model: The robot.
+        problem: What is fixed (see :class:`IKProblem`), or one link (name or index): then the
+            keywords say the rest (``position_only`` for a solver without orientation targets).
+    """
+
+    def __init__(self, model: RobotModel, problem: IKProblem | LinkRef, *, local_point=None,
+                 pos_mask=(True, True, True), rot_mask=(True, True, True), position_only: bool = False,
+                 analytic_seed: bool = True, options: IKOptions | None = None):
+        if not isinstance(problem, IKProblem):  # one link: position and, unless position_only, orientation
+            lp = None if local_point is None else (tuple(as_vectors(local_point, "local_point", 3).tolist()),)
+            problem = IKProblem((problem,), (True,), (not position_only,), lp, tuple(pos_mask), tuple(rot_mask),
+                                None, analytic_seed, options or IKOptions())
+        self.model, self.problem, self.options = model, problem, problem.options
+        self._template = PoseTargets.build(
+            model, list(problem.links), [np.zeros(3) if p else None for p in problem.has_pos],
+            [np.array([1.0, 0.0, 0.0, 0.0]) if r else None for r in problem.has_rot],
+            None if problem.local_points is None else list(problem.local_points), problem.pos_mask, problem.rot_mask)
+        t = self._template
+        self.n_links, self._task = len(problem.links), t.task_tables
+        self._free = free_dofs(model, problem.dofs_idx)
         self._starts = restart_points(model, self._free, self.options, None, 1)
         self._kernel_options = _kernel_options(model, self.options)
-        self._arm = closed_form(model, self._template) if analytic_seed else None
-        t = self._template
-        self._task = (t.links, t.local_points, t.rot_mode, t.rot_axis, t.pos_mask)
+        self._lo, self._hi = self._kernel_options[3], self._kernel_options[4]
+        seeded = problem.analytic_seed and problem.dofs_idx is None and self.options.respect_joint_limit
+        self._arm = closed_form(model, t) if seeded else None
         self._identity, self._mid = np.eye(3), model.mid_config()
         self._mid_row = self._mid.reshape(1, -1)
 
-    def solve(self, pos: object, quat: object = None, init_qpos: object = None) -> IKResult:
-        """Solve for targets pos ([n,] 3) [m] and quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
+    def solve(self, pos: object = None, quat: object = None, init_qpos: object = None) -> IKResult:
+        """One-link solve: pos ([n,] 3) [m], quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
 
-        Returns an IKResult of batch shape () or (n,), per-link axes dropped (err ([n,] 6)).
+        Returns an IKResult of batch shape () or (n,) without the link axis (err ([n,] 6)).
         """
-        model = self.model
+        if self.n_links != 1:
+            raise InputError(f"this solver has {self.n_links} links; use solve_links")
+        if quat is None and self.problem.has_rot[0]:
+            if any(self.problem.rot_mask):
+                raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
+            quat = _IDENTITY_QUAT  # rot_mask all False: the orientation is free anyway
+        return self.solve_links([pos], [quat], init_qpos).one_link()
+
+    def solve_links(self, poss: Sequence, quats: Sequence, init_qpos: object = None,
+                    seeds: np.ndarray | None = None) -> IKResult:
+        """Solve for one target per link: poss[i] ([n,] 3) or None, quats[i] ([n,] 4) or None, as the
+        problem's ``has_pos``/``has_rot`` say; init_qpos ([n,] n_dofs); seeds ([n,] k, n_dofs) tried after
+        init_qpos, before the random restarts. Returns an IKResult with the link axis (err ([n,] n_links, 6))."""
+        pb = self.problem
+        for name, given, expected in (("poss", poss, pb.has_pos), ("quats", quats, pb.has_rot)):
+            for i, (g, e) in enumerate(zip(given, expected)):
+                if (g is not None) != e:
+                    raise InputError(f"{name}[{i}] is {'required' if e else 'not taken'} by this solver "
+                                     f"(prepared for {name} given where {list(expected)})")
+        if self.n_links == 1 and seeds is None and pb.has_pos[0]:
+            return self._one_link(poss[0], quats[0], init_qpos)
+        q0 = None if init_qpos is None else self.model.check_q(init_qpos, "init_qpos")
+        hint = () if q0 is None else q0.shape[:-1]
+        targets = PoseTargets.build(self.model, list(pb.links), list(poss), list(quats),
+                                    None if pb.local_points is None else list(pb.local_points), pb.pos_mask,
+                                    pb.rot_mask, hint)
+        batch = self._batch([targets.batch_shape, hint])
+        q_init = self._mid if q0 is None else q0
+        q_init = self._clip(as_rows(q_init, batch, (self.model.n_dofs,)))
+        starts = None
+        if seeds is not None:
+            seeds = as_float_array_seeds(seeds, self.model.n_dofs, batch)
+            starts = restart_points(self.model, self._free, self.options, seeds, q_init.shape[0])
+        return self._run(batch, q_init, targets.pos, targets.rot, starts)
+
+    def _one_link(self, pos: object, quat: object, init_qpos: object) -> IKResult:
+        """solve_links for one link with a position target, without the general bookkeeping."""
         p = as_vectors(pos, "pos", 3)
-        if quat is None and self.uses_orientation:
-            raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
         rot = self._identity if quat is None else as_rotation_matrices(quat, "quat")
-        q0 = self._mid if init_qpos is None else model.check_q(init_qpos, "init_qpos")
+        q0 = self._mid if init_qpos is None else self.model.check_q(init_qpos, "init_qpos")
         if p.ndim == 1 and rot.ndim == 2 and q0.ndim == 1:  # one problem: the common call, kept short
-            batch = ()
             tgt_pos, tgt_rot = np.ascontiguousarray(p.reshape(1, 1, 3)), rot.reshape(1, 1, 3, 3)
-            q0 = self._mid_row if init_qpos is None else model.clip(q0).reshape(1, -1)
-        else:
-            shapes = (p.shape[:-1], rot.shape[:-2], q0.shape[:-1])
-            batch = shapes[0] if shapes[0] == shapes[1] == shapes[2] else batch_shape_of(list(shapes))
-            tgt_pos = np.ascontiguousarray(as_rows(p[..., None, :], batch, (1, 3)))  # (n, 1 link, 3)
-            tgt_rot = np.ascontiguousarray(as_rows(rot[..., None, :, :], batch, (1, 3, 3)))
-            q0 = model.clip(as_rows(q0, batch, (model.n_dofs,)))
-        q, err, iters, restarts = run_kernel(model, np.ascontiguousarray(q0), self._starts, tgt_pos, tgt_rot,
-                                             self._task, self._free, self._kernel_options, self._arm)
-        return result_of(q, err, self.options, iters, restarts, batch, one_link=True)
+            q0 = self._mid_row if init_qpos is None else self._clip(q0).reshape(1, -1)
+            return self._run((), q0, tgt_pos, tgt_rot, None)
+        batch = self._batch([p.shape[:-1], rot.shape[:-2], q0.shape[:-1]])
+        tgt_pos = np.ascontiguousarray(as_rows(p[..., None, :], batch, (1, 3)))  # (n, 1 link, 3)
+        tgt_rot = np.ascontiguousarray(as_rows(rot[..., None, :, :], batch, (1, 3, 3)))
+        q0 = self._clip(as_rows(q0, batch, (self.model.n_dofs,)))
+        return self._run(batch, q0, tgt_pos, tgt_rot, None)
+
+    def _batch(self, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+        return shapes[0] if all(s == shapes[0] for s in shapes) and len(shapes[0]) <= 1 else batch_shape_of(shapes)
+
+    def _clip(self, q: np.ndarray) -> np.ndarray:
+        return np.minimum(np.maximum(q, self._lo), self._hi)
+
+    def _run(self, batch, q0, tgt_pos, tgt_rot, starts) -> IKResult:
+        q, err, iters, restarts = run_kernel(self.model, np.ascontiguousarray(q0), self._starts if starts is None
+                                             else starts, tgt_pos, tgt_rot, self._task, self._free,
+                                             self._kernel_options, self._arm)
+        return result_of(q, err, self.options, iters, restarts, batch)
+
+
+def as_float_array_seeds(seeds: object, n_dofs: int, batch: tuple[int, ...]) -> np.ndarray:
+    """Seeds as (k, n_dofs) or (n, k, n_dofs) matching the batch; InputError otherwise."""
+    arr = as_vectors(seeds, "seeds", n_dofs)
+    if arr.ndim == 2 or (arr.ndim == 3 and batch and arr.shape[0] == batch[0]):
+        return arr
+    raise InputError(f"seeds must have shape (k, {n_dofs}) or ({batch[0] if batch else 'n'}, k, {n_dofs}), "
+                     f"got {arr.shape}")
+
+
+def cached_solver(model: RobotModel, key: tuple, build) -> PoseIK:
+    """The solver stored under ``key`` in the model's solver cache, built by ``build()`` when missing
+    (least recently used dropped beyond CACHE_SIZE). Unhashable keys build a solver every call."""
+    cache = model.solver_cache
+    try:
+        solver = cache.pop(key)
+    except KeyError:
+        solver = build()
+    except TypeError:  # an unhashable argument: validated by the build, never cached
+        return build()
+    cache[key] = solver
+    if len(cache) > CACHE_SIZE:
+        del cache[next(iter(cache))]
+    return solver

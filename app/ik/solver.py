@@ -37,12 +37,18 @@ class IKOptions:
         max_iters: Iterations per attempt (the first try and each restart).
         max_restarts: Random restarts allowed per problem after the first attempt and the seeds.
         char_length: Length that converts rotation errors to metres in the weighted residual.
-        damping: Floor of lambda^2 / mu [m^2], added to |e_w|^2.
+        damping: Genesis's DLS damping lambda_0 [m]: lambda_0^2 is the floor added to |e_w|^2 in the
+            LM damping lambda^2 = mu (lambda_0^2 + |e_w|^2), which vanishes at a solution only for 0.
         step_limit: Trust region: largest weighted step norm, [rad] for revolute DOFs.
         prismatic_step: What one radian of ``step_limit`` means for a prismatic DOF [m].
         stall_window: Iterations without ``stall_rtol`` relative progress that mean a stall.
         stall_rtol: Relative score decrease that counts as progress.
         seed: Seed of the random restart configurations.
+        respect_joint_limit: Keep every iterate (and the answer) within the joint limits; False solves
+            as if every joint were unlimited (Genesis's option; the answer may then leave the limits).
+
+    Genesis's names are accepted by :meth:`from_kwargs`: ``max_solver_iters`` (= max_iters),
+    ``max_samples`` (attempts in all = max_restarts + 1), ``max_step_size`` (= step_limit).
     """
 
     pos_tol: float = 1e-4
@@ -50,12 +56,13 @@ class IKOptions:
     max_iters: int = 60
     max_restarts: int = 50
     char_length: float = 0.1
-    damping: float = 1e-6
+    damping: float = 1e-3
     step_limit: float = 0.5
     prismatic_step: float = 0.05
     stall_window: int = 5
     stall_rtol: float = 0.02
     seed: int = 0
+    respect_joint_limit: bool = True
 
     def __post_init__(self):
         for name in ("pos_tol", "rot_tol", "char_length", "step_limit", "prismatic_step", "stall_rtol"):
@@ -63,6 +70,34 @@ class IKOptions:
                 raise InputError(f"{name} must be > 0, got {getattr(self, name)}")
         if self.max_iters < 1 or self.max_restarts < 0 or self.damping < 0 or self.stall_window < 1:
             raise InputError("max_iters and stall_window must be >= 1, max_restarts >= 0 and damping >= 0")
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict) -> IKOptions:
+        """Options from keyword arguments in our names or Genesis's (see the class docstring)."""
+        kw = dict(kwargs)
+        for genesis, ours, convert in GENESIS_OPTIONS:
+            if genesis in kw:
+                if ours in kw:
+                    raise InputError(f"give {genesis} (Genesis's name) or {ours}, not both")
+                kw[ours] = convert(kw.pop(genesis), genesis)
+        unknown = set(kw) - set(cls.__dataclass_fields__)
+        if unknown:
+            valid = sorted(set(cls.__dataclass_fields__) | {g for g, _, _ in GENESIS_OPTIONS})
+            raise InputError(f"unknown IK option(s) {sorted(unknown)}; valid: {valid}")
+        return cls(**kw)
+
+
+def _samples_to_restarts(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name} must be an integer >= 1 (attempts in all), got {value!r}")
+    return int(value) - 1
+
+
+GENESIS_OPTIONS = (  # (Genesis's keyword, IKOptions field, conversion)
+    ("max_samples", "max_restarts", _samples_to_restarts),
+    ("max_solver_iters", "max_iters", lambda v, name: v),
+    ("max_step_size", "step_limit", lambda v, name: v),
+)
 
 
 @dataclass
@@ -149,23 +184,27 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
 
 def run_kernel(model: RobotModel, q_init, starts, tgt_pos, tgt_rot, task, free, kernel_options, arm):
     """The compiled loop, seeded by the closed form when ``arm`` is given. Returns (q, err, iters, restarts)."""
+    step_scale, fopts, iopts, q_lo, q_hi = kernel_options
     args = (q_init, starts, model.fk_tables, model.jacobian_tables, tgt_pos, tgt_rot, task, free,
-            model.q_lower, model.q_upper, *kernel_options)
+            q_lo, q_hi, step_scale, fopts, iopts)
     if arm is not None:
         return solve_seeded(*args, arm)
     return solve_batch(*args, np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
 
 
 @functools.lru_cache(maxsize=32)
-def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(step_scale (n_dofs,), float options (6,), int options (2,)) as the compiled loop takes them."""
+def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, ...]:
+    """(step_scale (n_dofs,), float options (6,), int options (2,), q_lo, q_hi (n_dofs,)) as the compiled loop
+    takes them; the bounds are +-inf without ``respect_joint_limit``."""
     step_scale = np.where(model.revolute, 1.0, options.prismatic_step)
-    fopts = np.array([options.pos_tol, options.rot_tol, options.char_length, options.damping,
+    fopts = np.array([options.pos_tol, options.rot_tol, options.char_length, options.damping ** 2,
                       options.step_limit, options.stall_rtol])
     iopts = np.array([options.max_iters, options.stall_window], dtype=np.int64)
-    for arr in (step_scale, fopts, iopts):
+    unlimited = np.full(model.n_dofs, np.inf)
+    q_lo, q_hi = (model.q_lower, model.q_upper) if options.respect_joint_limit else (-unlimited, unlimited)
+    for arr in (step_scale, fopts, iopts, q_lo, q_hi):
         arr.setflags(write=False)
-    return step_scale, fopts, iopts
+    return step_scale, fopts, iopts, q_lo, q_hi
 
 
 def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,

@@ -2,8 +2,9 @@
 
 Conventions: positions in the model's base frame [m]; quaternions (w, x, y, z). ``pos_mask``
 selects base-frame axes of the position; ``rot_mask`` selects axes of the link frame that
-must align with the target's: one True aligns that axis only (rotation about it is free),
-two or three True fix the whole orientation, none ignores orientation.
+must align with the target's, as in Genesis: one True aligns that axis only (rotation about
+it is free), three fix the whole orientation, none ignores orientation; two is an error. A
+link whose position (or quaternion) is None has that part unconstrained.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class PoseTargets:
         rot: Target rotations (identity where unused). Shape (B, n_links, 3, 3).
         rot_mode: ROT_NONE, ROT_AXIS or ROT_FULL per link. Shape (n_links,).
         local_points: Point on each link, link frame [m]. Shape (n_links, 3).
-        pos_mask: Base-frame position axes to match. Shape (3,).
+        pos_mask: Base-frame position axes to match, per link (False where no position). Shape (n_links, 3).
         rot_axis: Link axis to align when rot_mode is ROT_AXIS (0, 1 or 2).
         batch_shape: Leading shape of the user's input: () for one problem, (n,) for n.
     """
@@ -73,25 +74,33 @@ class PoseTargets:
         if local_points is not None and len(local_points) != len(links):
             raise InputError(f"local_points needs one entry per link ({len(links)}), got {len(local_points)}")
         pos_mask, rot_mask = as_mask(pos_mask, "pos_mask"), as_mask(rot_mask, "rot_mask")
-        idx = np.array([model.link_index(l) for l in links], dtype=np.int64)
-        pos = [as_vectors(p, f"poss[{i}]", 3) for i, p in enumerate(poss)]
-        rots = [None if q is None else as_rotation_matrices(q, f"quats[{i}]") for i, q in enumerate(quats)]
-        batch_shape = batch_shape_of([p.shape[:-1] for p in pos] + [r.shape[:-2] for r in rots if r is not None]
-                                     + [batch_hint])
         n_rot = int(rot_mask.sum())
+        if n_rot == 2:
+            raise InputError(f"rot_mask {rot_mask.tolist()}: align 0 axes, 1 axis or all 3 (as in Genesis), not 2")
+        idx = np.array([model.link_index(l) for l in links], dtype=np.int64)
+        for i, (p, q) in enumerate(zip(poss, quats)):
+            if p is None and q is None:
+                raise InputError(f"link {links[i]!r}: give its position, its quaternion or both (both are None)")
+        pos = [None if p is None else as_vectors(p, f"poss[{i}]", 3) for i, p in enumerate(poss)]
+        rots = [None if q is None else as_rotation_matrices(q, f"quats[{i}]") for i, q in enumerate(quats)]
+        batch_shape = batch_shape_of([p.shape[:-1] for p in pos if p is not None]
+                                     + [r.shape[:-2] for r in rots if r is not None] + [batch_hint])
         mode = np.array([ROT_NONE if (r is None or n_rot == 0) else ROT_AXIS if n_rot == 1 else ROT_FULL for r in rots],
                         dtype=np.int64)
         rot = np.stack([as_rows(np.eye(3) if r is None else r, batch_shape, (3, 3)) for r in rots],
                        axis=1)
-        pos_b = np.stack([as_rows(p, batch_shape, (3,)) for p in pos], axis=1)
-        if not pos_mask.any() and (mode == ROT_NONE).all():
-            raise InputError("nothing to solve: pos_mask is all False and no orientation is constrained")
+        pos_b = np.stack([as_rows(np.zeros(3) if p is None else p, batch_shape, (3,)) for p in pos], axis=1)
+        link_pos_mask = np.array([pos_mask & (p is not None) for p in pos], dtype=bool).reshape(len(links), 3)
+        if not link_pos_mask.any() and (mode == ROT_NONE).all():
+            raise InputError("nothing to solve: no position axis (pos_mask, poss) and no orientation (rot_mask, "
+                             "quats) is constrained")
         lp = np.zeros((len(links), 3)) if local_points is None else np.array(
             [np.zeros(3) if p is None else as_vectors(p, f"local_points[{i}]", 3) for i, p in enumerate(local_points)])
         if lp.shape != (len(links), 3):
             raise InputError(f"each local point must have shape (3,), got {lp.shape}")
         axis = int(np.argmax(rot_mask)) if n_rot == 1 else 2
-        return cls(idx, np.ascontiguousarray(pos_b), np.ascontiguousarray(rot), mode, lp, pos_mask, axis, batch_shape)
+        return cls(idx, np.ascontiguousarray(pos_b), np.ascontiguousarray(rot), mode, lp, link_pos_mask, axis,
+                   batch_shape)
 
     @property
     def task_tables(self) -> tuple:

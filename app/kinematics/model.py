@@ -8,7 +8,7 @@ fingers of a gripper separately. Frames are URDF link frames in the model's base
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -51,6 +51,7 @@ class RobotModel:
         self._mid = self._frozen(0.5 * (lo + hi))
         self.mimic = {j.name: (j.mimic.joint, j.mimic.multiplier, j.mimic.offset) for j in dofs if j.mimic}
         self._build_tables(spec)
+        self.solver_cache: dict = {}  # prepared solvers of the layers above (app.ik.prepared), keyed by them
         for arr in (self._parent, self._R_origin, self._p_origin, self._link_dof, self._dof_link, self._axis,
                     self._revolute, self._ancestor):
             arr.setflags(write=False)
@@ -108,11 +109,12 @@ class RobotModel:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_urdf(cls, path: str, package_dirs: Sequence[str] | None = None) -> RobotModel:
-        """Load a URDF file. ``package_dirs`` is accepted for symmetry with the loaders
-        that need meshes; kinematics never reads them, so absent meshes are fine."""
-        del package_dirs
-        return cls(parse_urdf(path))
+    def from_urdf(cls, path: str, package_dirs: Sequence[str] | None = None,
+                  xacro_args: Mapping[str, object] | None = None) -> RobotModel:
+        """Load a URDF file, or a ``.xacro`` file expanded with ``xacro_args`` (``$(find pkg)`` looked
+        up in ``package_dirs`` and ``ROS_PACKAGE_PATH``). Kinematics never reads meshes, so absent
+        meshes are fine here."""
+        return cls(parse_urdf(path, package_dirs, xacro_args))
 
     @classmethod
     def from_urdf_string(cls, text: str) -> RobotModel:

@@ -1,8 +1,14 @@
-"""URDF text -> a kinematic tree of joints and links; ``package://`` resolution.
+"""URDF text -> a kinematic tree of joints and links.
 
-Pure Python/numpy: knows nothing about any simulator. The kinematic model needs
-no meshes, so parsing never looks for them; :func:`resolve_mesh_uris` does, for the
-adapters that load geometry.
+Pure Python/numpy: knows nothing about any simulator. The kinematic model needs no meshes,
+so parsing never looks for them (app.kinematics.description resolves them for the loaders
+of geometry, and expands xacro files).
+
+Joint windows, the one truth the model, the IK and the simulator share: revolute and
+prismatic joints take ``<limit lower upper>``, unlimited where the pair is missing or
+lower > upper (as PyBullet reads them); continuous joints are unlimited unless their
+``<limit>`` carries lower <= upper, which PyBullet enforces and so do we. ``floating`` and
+``planar`` joints are held fixed, as PyBullet holds them (a mobile base stays put).
 """
 
 from __future__ import annotations
@@ -12,15 +18,16 @@ import math
 import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from app.errors import MeshNotFoundError, URDFError
+from app.errors import URDFError
+from app.kinematics.description import read_description
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
+SUPPORTED_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+HELD_JOINT_TYPES = ("floating", "planar")  # loaded as fixed joints, as PyBullet does
 MOVABLE_JOINT_TYPES = ("revolute", "continuous", "prismatic")
 
 
@@ -87,13 +94,19 @@ def _floats(text: str | None, default: tuple[float, ...], what: str, path: str |
 def _limits(elem: ET.Element, jtype: str, name: str, path: str | None) -> tuple[float, ...]:
     lim = elem.find("limit")
     get = (lambda k, d: d) if lim is None else (lambda k, d: float(lim.get(k, d)))
-    velocity, effort = get("velocity", math.inf), get("effort", math.inf)
-    if jtype in ("continuous", "fixed"):
+    try:
+        velocity, effort = get("velocity", math.inf), get("effort", math.inf)
+        lower, upper = get("lower", math.nan), get("upper", math.nan)
+    except ValueError:
+        raise URDFError(f"joint '{name}': <limit> attributes must be numbers", path) from None
+    if jtype == "fixed" or (jtype == "continuous" and not lower <= upper):
         return -math.inf, math.inf, velocity, effort
-    lower, upper = get("lower", math.nan), get("upper", math.nan)
     if not (lower <= upper):  # missing, or lower > upper: PyBullet's "no limit"
         log.warning("joint '%s' in %s has no usable position limit; treating it as unlimited", name, path)
         lower, upper = -math.inf, math.inf
+    elif jtype == "continuous":
+        log.info("continuous joint '%s' in %s carries limits [%g, %g]; enforced, as PyBullet does",
+                 name, path, lower, upper)
     return lower, upper, velocity, effort
 
 
@@ -108,6 +121,9 @@ def _parse_joint(elem: ET.Element, path: str | None) -> JointSpec:
             f"supported types: {list(SUPPORTED_JOINT_TYPES)}",
             path,
         )
+    if jtype in HELD_JOINT_TYPES:
+        log.warning("joint '%s' in %s is %s; held fixed, as PyBullet does", name, path, jtype)
+        jtype = "fixed"
     parent, child = elem.find("parent"), elem.find("child")
     if parent is None or child is None or not parent.get("link") or not child.get("link"):
         raise URDFError(f"joint '{name}' needs <parent link=...> and <child link=...>", path)
@@ -171,81 +187,6 @@ def parse_urdf_string(text: str, path: str | None = None) -> URDFSpec:
     return URDFSpec(root.get("name", ""), links, joints_sorted, path)
 
 
-def parse_urdf(path: str | os.PathLike) -> URDFSpec:
-    """Parse a URDF file. Raises URDFError if it is missing or invalid."""
-    path = str(path)
-    if not os.path.isfile(path):
-        raise URDFError("URDF file not found", path)
-    with open(path, encoding="utf-8") as fh:
-        return parse_urdf_string(fh.read(), path)
-
-
-def package_search_dirs(package_dirs: list[str] | None) -> list[str]:
-    """The given package directories followed by ``ROS_PACKAGE_PATH`` entries."""
-    dirs = [str(d) for d in (package_dirs or [])]
-    dirs += [d for d in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if d]
-    return dirs
-
-
-def _package_candidates(package: str, rest: str, base_dir: str, package_dirs: list[str] | None) -> list[str]:
-    """Where ``package://package/rest`` may live, in the order tried."""
-    cands = []
-    for d in package_search_dirs(package_dirs):
-        cands.append(os.path.join(d, package, rest))
-        if Path(d).name == package:
-            cands.append(os.path.join(d, rest))
-    # A ROS layout keeps the URDF inside its package (pkg/urdf/robot.urdf): look up the tree.
-    for parent in Path(base_dir).resolve().parents:
-        if parent.name == package:
-            cands.append(str(parent / rest))
-            break
-    # PyBullet's own convention (its bundled robots): the URI relative to the URDF's folder.
-    cands += [os.path.join(base_dir, package, rest), os.path.join(base_dir, rest)]
-    return cands
-
-
-def resolve_uri(uri: str, base_dir: str, package_dirs: list[str] | None = None) -> str:
-    """Absolute path of a mesh URI (``package://``, ``file://`` or relative to ``base_dir``).
-
-    ``package://NAME/rest`` is looked for in each package dir (and ``ROS_PACKAGE_PATH``) as
-    ``DIR/NAME/rest`` (or ``DIR/rest`` when DIR is named NAME), then in an enclosing folder
-    named NAME, then relative to ``base_dir`` as PyBullet does.
-
-    Raises:
-        MeshNotFoundError: naming every path tried.
-    """
-    if uri.startswith("package://"):
-        package, _, rest = uri[len("package://"):].partition("/")
-        tried = _package_candidates(package, rest, base_dir, package_dirs)
-    else:
-        plain = uri[len("file://"):] if uri.startswith("file://") else uri
-        tried = [plain if os.path.isabs(plain) else os.path.join(base_dir, plain)]
-    for cand in tried:
-        if os.path.isfile(cand):
-            return os.path.abspath(cand)
-    raise MeshNotFoundError(uri, tried)
-
-
-def resolve_mesh_uris(urdf_path: str, package_dirs: list[str] | None = None) -> str:
-    """URDF text with every ``filename`` attribute replaced by an absolute path.
-
-    Raises:
-        URDFError: the file is missing or malformed.
-        MeshNotFoundError: a mesh or texture cannot be found (names the paths tried).
-    """
-    spec_text = Path(urdf_path).read_text(encoding="utf-8") if os.path.isfile(urdf_path) else None
-    if spec_text is None:
-        raise URDFError("URDF file not found", urdf_path)
-    try:
-        root = ET.fromstring(spec_text)
-    except ET.ParseError as exc:
-        raise URDFError(f"malformed XML: {exc}", urdf_path) from None
-    base_dir = os.path.dirname(os.path.abspath(urdf_path))
-    for el in root.iter():
-        uri = el.get("filename")
-        if uri:
-            try:
-                el.set("filename", resolve_uri(uri, base_dir, package_dirs))
-            except MeshNotFoundError as exc:
-                raise MeshNotFoundError(exc.uri, exc.tried, urdf_path) from None
-    return ET.tostring(root, encoding="unicode")
+def parse_urdf(path: str | os.PathLike, package_dirs=None, xacro_args=None) -> URDFSpec:
+    """Parse a URDF (or ``.xacro``) file. Raises URDFError if it is missing or invalid."""
+    return parse_urdf_string(read_description(path, package_dirs, xacro_args), str(path))

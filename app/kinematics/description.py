@@ -1,0 +1,198 @@
+"""Robot descriptions as ROS tools read them: xacro expansion, package lookup, mesh URIs.
+
+Pure Python: knows nothing about any simulator. :func:`read_description` turns a ``.urdf`` or
+``.urdf.xacro`` file into URDF text (the kinematic parser needs nothing else);
+:func:`geometry_urdf` prepares that text for a loader of geometry: only ``<mesh filename>``
+inside ``<visual>``/``<collision>`` is resolved and checked (textures where found),
+extension blocks (``<gazebo>``, ``<transmission>``, ``<ros2_control>``, ...) are dropped, and
+the joint limits are written as the kinematic model reads them, so that a simulator enforces
+the same window the model and the IK use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+from app.errors import MeshNotFoundError, URDFError
+
+log = logging.getLogger(__name__)
+
+URDF_ELEMENTS = ("link", "joint", "material")  # what a URDF loader reads under <robot>; the rest is extensions
+MESH_FORMATS = (".obj", ".stl", ".dae")  # what PyBullet's URDF importer loads (case-insensitive)
+XACRO_EXTRA = 'the optional extra "ros": pip install -e ".[ros]" (the xacro package from PyPI)'
+
+
+def package_search_dirs(package_dirs: Sequence[str] | None) -> list[str]:
+    """The given package directories followed by ``ROS_PACKAGE_PATH`` entries."""
+    dirs = [str(d) for d in (package_dirs or [])]
+    dirs += [d for d in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if d]
+    return dirs
+
+
+def find_package(package: str, base_dir: str, package_dirs: Sequence[str] | None) -> list[str]:
+    """Folders that may be ROS package ``package``, in the order tried (they need not exist)."""
+    cands = []
+    for d in package_search_dirs(package_dirs):
+        cands.append(os.path.join(d, package))
+        if Path(d).name == package:
+            cands.append(d)
+    # A ROS layout keeps the URDF inside its package (pkg/urdf/robot.urdf): look up the tree.
+    for parent in Path(base_dir).resolve().parents:
+        if parent.name == package:
+            cands.append(str(parent))
+            break
+    cands.append(os.path.join(base_dir, package))  # PyBullet's convention for its bundled robots
+    return cands
+
+
+def resolve_uri(uri: str, base_dir: str, package_dirs: Sequence[str] | None = None) -> str:
+    """Absolute path of a file URI: ``package://NAME/rest`` (also ``package:///NAME/rest``),
+    ``file://``, absolute, or relative to ``base_dir``.
+
+    ``package://NAME/rest`` is looked for as ``DIR/NAME/rest`` in each package dir and
+    ``ROS_PACKAGE_PATH`` entry (or ``DIR/rest`` when DIR is named NAME), then in an enclosing
+    folder named NAME, then relative to ``base_dir`` as PyBullet does.
+
+    Raises:
+        MeshNotFoundError: naming every path tried.
+    """
+    if uri.startswith("package://"):
+        package, _, rest = uri[len("package://"):].lstrip("/").partition("/")
+        tried = [os.path.join(d, rest) for d in find_package(package, base_dir, package_dirs)]
+        tried.append(os.path.join(base_dir, rest))
+    else:
+        plain = uri[len("file://"):] if uri.startswith("file://") else uri
+        tried = [plain if os.path.isabs(plain) else os.path.join(base_dir, plain)]
+    for cand in tried:
+        if os.path.isfile(cand):
+            return os.path.abspath(cand)
+    raise MeshNotFoundError(uri, tried)
+
+
+@contextlib.contextmanager
+def _xacro_find(base_dir: str, package_dirs: Sequence[str] | None) -> Iterator[None]:
+    """``$(find pkg)`` looked up in our package dirs (the PyPI xacro asks a ROS install otherwise)."""
+    from xacro import substitution_args
+
+    def find(package: str) -> str:
+        cands = find_package(package, base_dir, package_dirs)
+        for cand in cands:
+            if os.path.isdir(cand):
+                return os.path.abspath(cand)
+        raise URDFError(f"$(find {package}): package not found; tried: {', '.join(cands)} "
+                        "(give package_dirs or set ROS_PACKAGE_PATH)")
+
+    original = substitution_args._eval_find
+    substitution_args._eval_find = find
+    try:
+        yield
+    finally:
+        substitution_args._eval_find = original
+
+
+def expand_xacro(path: str, package_dirs: Sequence[str] | None = None,
+                 args: Mapping[str, object] | None = None) -> str:
+    """URDF text of a ``.xacro`` file; ``args`` are its ``$(arg ...)`` values.
+
+    Raises:
+        URDFError: the xacro package is missing (names the extra), or expansion failed.
+    """
+    try:
+        import xacro
+    except ImportError:
+        raise URDFError(f"expanding xacro files needs {XACRO_EXTRA}", path) from None
+    mappings = {str(k): str(v) for k, v in (args or {}).items()}
+    try:
+        with _xacro_find(os.path.dirname(os.path.abspath(path)), package_dirs):
+            doc = xacro.process_file(path, mappings=mappings)
+    except URDFError as exc:
+        raise URDFError(str(exc), path) from None
+    except Exception as exc:  # xacro raises its own classes, NameError, XML and OS errors
+        raise URDFError(f"xacro expansion failed: {type(exc).__name__}: {exc}", path) from None
+    return doc.toxml()
+
+
+def read_description(path: str | os.PathLike, package_dirs: Sequence[str] | None = None,
+                     xacro_args: Mapping[str, object] | None = None) -> str:
+    """URDF text of ``path`` (``*.xacro`` expanded). Raises URDFError if missing or unreadable."""
+    path = str(path)
+    if not os.path.isfile(path):
+        raise URDFError("robot description not found", path)
+    if path.endswith(".xacro"):
+        return expand_xacro(path, package_dirs, xacro_args)
+    if xacro_args:
+        raise URDFError(f"xacro_args {sorted(xacro_args)} given for a file that is not .xacro", path)
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise URDFError(f"cannot read it: {exc}", path) from None
+
+
+def _resolve_geometry(root: ET.Element, urdf_path: str, base_dir: str, package_dirs: Sequence[str] | None) -> None:
+    """Mesh filenames of visual and collision geometry made absolute and checked; textures where found."""
+    for link in root.findall("link"):
+        for kind in ("visual", "collision"):
+            for mesh in link.findall(f"{kind}/geometry/mesh"):
+                uri = mesh.get("filename", "")
+                try:
+                    resolved = resolve_uri(uri, base_dir, package_dirs)
+                except MeshNotFoundError as exc:
+                    raise MeshNotFoundError(exc.uri, exc.tried, urdf_path) from None
+                if Path(resolved).suffix.lower() not in MESH_FORMATS:
+                    raise URDFError(f"link '{link.get('name')}': {kind} mesh '{uri}' is a "
+                                    f"{Path(resolved).suffix or 'extension-less'} file, which PyBullet cannot load; "
+                                    f"convert it to one of {list(MESH_FORMATS)} (e.g. with trimesh or Blender)",
+                                    urdf_path)
+                mesh.set("filename", resolved)
+    for texture in root.iter("texture"):
+        try:
+            texture.set("filename", resolve_uri(texture.get("filename", ""), base_dir, package_dirs))
+        except MeshNotFoundError as exc:
+            log.warning("%s: texture '%s' not found (tried %s); loading without it", urdf_path, exc.uri, exc.tried)
+            texture.attrib.pop("filename", None)
+
+
+def _write_limits(root: ET.Element, limits: Mapping[str, tuple[float, float]]) -> None:
+    """Each movable joint's ``<limit>`` holds exactly the model's window (none where unlimited)."""
+    for joint in root.findall("joint"):
+        window = limits.get(joint.get("name", ""))
+        if window is None:
+            continue
+        lim = joint.find("limit")
+        if lim is None:
+            lim = ET.SubElement(joint, "limit", {"effort": "0", "velocity": "0"})
+        lower, upper = window
+        for key in ("lower", "upper"):
+            lim.attrib.pop(key, None)
+        if lower > -float("inf") and upper < float("inf"):
+            lim.set("lower", repr(float(lower)))
+            lim.set("upper", repr(float(upper)))
+
+
+def geometry_urdf(text: str, urdf_path: str, package_dirs: Sequence[str] | None,
+                  limits: Mapping[str, tuple[float, float]]) -> str:
+    """URDF text for a geometry loader (see the module docstring).
+
+    Args:
+        text: URDF text (xacro already expanded). urdf_path: Where it came from (relative URIs).
+        package_dirs: Where ``package://`` packages live, before ``ROS_PACKAGE_PATH``.
+        limits: Movable joint name -> (lower, upper) as the kinematic model has them (+-inf: none).
+    Raises:
+        MeshNotFoundError: a mesh cannot be found (names the paths tried).
+        URDFError: malformed XML, or a mesh format PyBullet cannot load.
+    """
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise URDFError(f"malformed XML: {exc}", urdf_path) from None
+    for child in list(root):
+        if child.tag not in URDF_ELEMENTS:
+            root.remove(child)
+    _resolve_geometry(root, urdf_path, os.path.dirname(os.path.abspath(urdf_path)), package_dirs)
+    _write_limits(root, limits)
+    return ET.tostring(root, encoding="unicode")
