@@ -51,7 +51,7 @@ def make_controller(run: RunConfig, robot: Robot, scene: Scene, dt: float):
     pairs = CollisionPairs(names, c.self_pairs, c.detection_distance) if names or c.self_pairs else None
     cfg = QPControllerConfig(dt=dt, gain=c.gain, velocity_scale=c.velocity_scale, accel_max=c.accel_max,
                              d_safe=c.d_safe, gamma=c.gamma)
-    return QPController(robot, task, cfg, pairs)
+    return QPController(robot, task, cfg, pairs, scene.box_ids)
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_tick=None, target_hook=None) -> tuple:
@@ -63,10 +63,10 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     controller = make_controller(run, robot, scene, every / physics_hz)
-    targets = TargetGenerator(run.task, scene.env_origins, np.array(run.scene_config.robot.base_pos), run.seed)
+    targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
     first = targets(0.0)
-    markers = [[scene.draw_debug_frame(first.pos[e, k], first.quat[e, k], axis_length=0.08)
-                for k in range(targets.n_targets)] for e in range(len(scene.env_origins))]
+    markers = [scene.draw_debug_frame(first.pos[:, k], first.quat[:, k], axis_length=0.08)
+               for k in range(targets.n_targets)]
     camera = _camera(run, scene) if record_video else None
     n_steps = int(round(run.duration * physics_hz))
     frame_every = physics_hz / run.video.fps
@@ -79,9 +79,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
         if k % every == 0:
             controller.track(t, tg)
         t1 = time.perf_counter()
-        for e, row in enumerate(markers):
-            for i, marker in enumerate(row):
-                marker.set_pose(tg.pos[e, i], tg.quat[e, i])
+        for i, marker in enumerate(markers):
+            marker.set_pose(tg.pos[:, i], tg.quat[:, i])
         scene.update_debug_objects()
         scene.step()
         t2 = time.perf_counter()
@@ -133,7 +132,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False
 def final_state(run, scene, robot, controller, targets) -> RunResult:
     q = robot.read_states()[0]
     links = list(run.task.links) if run.task.type == "fingertips" else [run.scene_config.robot.ee_link]
-    pos, quat = robot.forward_kinematics(robot.unbatch(q), [robot.model.link_index(l) for l in links])
+    pos, quat = robot.forward_kinematics(robot.unbatch(q), links_idx_local=[robot.model.link_index(l) for l in links])
     tg = targets(scene.t)
     n = robot.n_envs
     return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,

@@ -68,7 +68,7 @@ def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list
     """The control loop; returns (wall [s], timings per phase, the QPs and task rows of each tick)."""
     scene, robot = table_scene(n_envs)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0), QPControllerConfig(dt=DT * every),
-                        CollisionPairs(obstacles=("table",)))
+                        CollisionPairs(obstacles=("table",)), scene.box_ids)
     t, ticks = defaultdict(list), []
     ctrl.distance_rows = timed(ctrl.distance_rows, t["distance rows (PyBullet queries + Jacobians)"])
     robot.read_states = timed(robot.read_states, t["getJointStates"])
@@ -87,7 +87,7 @@ def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list
     for k in range(int(round(seconds / DT))):
         if k % every == 0:
             a = phase + k * DT * 2.0
-            target = scene.env_origins + np.stack([0.35 + 0.1 * np.cos(a), 0.1 * np.sin(a), 0.15 + 0 * a], axis=1)
+            target = np.stack([0.35 + 0.1 * np.cos(a), 0.1 * np.sin(a), 0.15 + 0 * a], axis=1)
             ctrl.step(scene.t, target, down)
         scene.step()
     wall = time.perf_counter() - t0

@@ -28,7 +28,7 @@ def _pybullet_point_jacobian(robot, env, link, world_point):
 
     (calculateJacobian, not finite differences: PyBullet keeps joint positions in single precision.)
     """
-    body, client = robot.bodies[env], robot.scene.client
+    body, client = robot.bodies[env], robot.client
     pb_link = body.link_index[robot.model.link_names[link]]
     pos, orn = pb.getLinkState(body.body_id, pb_link, computeForwardKinematics=True, physicsClientId=client)[4:6]
     local = np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3).T @ (world_point - np.array(pos))
@@ -58,7 +58,7 @@ def test_witness_jacobians_match_pybullet_jacobians(two_envs):
     scene, robot, q = two_envs
     pairs = CollisionPairs(obstacles=("table", "post"), max_rows=4)
     rows = distance_rows(robot, pairs, q, scene.box_ids)
-    client = robot.scene.client
+    client = robot.client
     for k in range(len(rows)):
         env = int(rows.env[k])
         # the witness point on the robot, recomputed from PyBullet for this row's pair

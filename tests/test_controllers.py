@@ -44,7 +44,7 @@ def test_targets_beyond_limits_never_cross_joint_or_velocity_limits():
     model = robot.model
     task = FrameTask(model, EE, gain=20.0)
     ctrl = QPController(robot, task, QPControllerConfig(dt=scene.dt))
-    far = scene.env_origins + np.array([[0.0, 0.0, 1.5], [-0.6, 0.0, 0.1], [0.1, 0.9, -0.4]])
+    far = np.array([[0.0, 0.0, 1.5], [-0.6, 0.0, 0.1], [0.1, 0.9, -0.4]])
     qs, vs = _run(scene, ctrl, far, np.tile([0.0, 1.0, 0.0, 0.0], (3, 1)), 5.0)
     assert np.all(qs >= model.q_lower - LIMIT_SLACK) and np.all(qs <= model.q_upper + LIMIT_SLACK)
     assert np.all(np.abs(ctrl.telemetry.arrays()["qp_ok"]))
@@ -58,7 +58,7 @@ def test_table_margin_holds_while_target_is_inside_the_table():
     scene, robot = _scene(table=True)
     task = FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False))
     cfg = QPControllerConfig(dt=scene.dt, d_safe=0.01)
-    ctrl = QPController(robot, task, cfg, CollisionPairs(obstacles=("table",)))
+    ctrl = QPController(robot, task, cfg, CollisionPairs(obstacles=("table",)), scene.box_ids)
     target = np.array([[0.35, 0.05, -0.05]])  # 5 cm inside the table
     dists = []
     for _ in range(int(3.0 / scene.dt)):
@@ -104,7 +104,7 @@ def test_stall_fires_on_unreachable_target_and_not_on_reachable():
     scene, robot = _scene(n_envs=2)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False)),
                         QPControllerConfig(dt=scene.dt, stall_window=120))
-    targets = scene.env_origins + np.array([[1.5, 0.0, 0.3], [0.3, 0.1, 0.25]])
+    targets = np.array([[1.5, 0.0, 0.3], [0.3, 0.1, 0.25]])  # each environment's own frame
     _run(scene, ctrl, targets, None, 3.0)
     stalled = ctrl.telemetry.arrays()["stalled"]
     assert stalled[-1, 0] and not stalled[:, 1].any()
@@ -118,7 +118,7 @@ def test_qp_failure_commands_safe_stop_and_is_reported(monkeypatch, caplog):
     monkeypatch.setattr(ctrl.solvers[0], "solve", lambda qp: failed)
     q_before = robot.get_qpos()
     sent = {}
-    monkeypatch.setattr(robot, "control_dofs_position", lambda q, qdot=None, **kw: sent.update(q=q, qdot=qdot))
+    monkeypatch.setattr(robot, "control_dofs_position", lambda q, velocity=None, **kw: sent.update(q=q, qdot=velocity))
     with caplog.at_level(logging.WARNING):
         for _ in range(5):
             ctrl.step(scene.t, np.array([[0.3, 0.0, 0.2]]), None)
@@ -136,7 +136,7 @@ def test_track_follows_a_target_generator_with_feed_forward():
     scene, robot = _scene(n_envs=2)
     task = TaskSection(type="circle", center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(1.0, 1.0),
                        rot_mask=(False, False, False))
-    targets = TargetGenerator(task, scene.env_origins, np.zeros(3), seed=0)
+    targets = TargetGenerator(task, robot.n_envs, np.zeros(3), seed=0)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False)),
                         QPControllerConfig(dt=scene.dt))
     for k in range(int(3.0 / scene.dt)):
@@ -152,7 +152,7 @@ def test_compiled_build_equals_the_qp_assembled_from_task_limits_and_rows():
 
     scene, robot = _scene(n_envs=3, table=True)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=7.0), QPControllerConfig(dt=scene.dt),
-                        CollisionPairs(obstacles=("table",), max_rows=6))
+                        CollisionPairs(obstacles=("table",), max_rows=6), scene.box_ids)
     rng = np.random.default_rng(5)
     q = robot.model.mid_config() + rng.normal(scale=0.3, size=(3, robot.n_dofs))
     q[:, 1:3] += [0.6, 0.5]  # lean towards the table
@@ -187,7 +187,7 @@ def test_bad_targets_are_refused_before_anything_is_commanded():
 
     scene, robot = _scene(n_envs=2)
     ctrl = QPController(robot, FrameTask(robot.model, EE), QPControllerConfig(dt=scene.dt))
-    good = np.array([[0.3, 0.0, 0.2], [0.3, 0.0, 0.2]]) + scene.env_origins
+    good = np.array([[0.3, 0.0, 0.2], [0.3, 0.0, 0.2]])
     with pytest.raises(InputError, match="one row per environment"):
         ctrl.step(0.0, good[:1], None)
     with pytest.raises(InputError, match="zero quaternion"):

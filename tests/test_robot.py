@@ -1,4 +1,4 @@
-"""The scene robot: world-frame FK, Jacobian and IK per environment, with a rotated, offset base."""
+"""The scene robot: FK, Jacobian and IK in each environment's own frame, with a rotated, offset base."""
 
 import numpy as np
 import pybullet as pb
@@ -22,20 +22,20 @@ def scene2():
     scene.close()
 
 
-def test_world_fk_matches_pybullet_in_every_env(scene2):
+def test_fk_in_each_env_frame_matches_pybullet_minus_the_env_origin(scene2):
     scene, robot = scene2
     q = random_configs(robot.model, 2, seed=40)
     robot.set_qpos(q)
     idx = robot.get_link(EE).idx
-    pos, quat = robot.forward_kinematics(robot.get_qpos(), [idx])
+    pos, quat = robot.forward_kinematics(robot.get_qpos(), links_idx_local=[idx])
     for env, body in enumerate(robot.bodies):
         state = pb.getLinkState(body.body_id, body.link_index[EE], computeForwardKinematics=True,
                                 physicsClientId=scene.client)
-        np.testing.assert_allclose(pos[env, 0], state[4], atol=1e-6)
+        np.testing.assert_allclose(pos[env, 0], np.array(state[4]) - scene.env_origins[env], atol=1e-6)
         np.testing.assert_allclose(quat_to_matrix(quat[env, 0]), quat_to_matrix(xyzw_to_wxyz(state[5])), atol=1e-6)
 
 
-def test_world_jacobian_matches_finite_differences_of_world_fk(scene2):
+def test_jacobian_matches_finite_differences_of_fk(scene2):
     _, robot = scene2
     q = random_configs(robot.model, 2, seed=41)
     robot.set_qpos(q)
@@ -45,19 +45,19 @@ def test_world_jacobian_matches_finite_differences_of_world_fk(scene2):
     for k in range(robot.n_dofs):
         dq = np.zeros_like(q)
         dq[:, k] = h
-        p_plus = robot.forward_kinematics(q + dq, [idx])[0][:, 0]
-        p_minus = robot.forward_kinematics(q - dq, [idx])[0][:, 0]
+        p_plus = robot.forward_kinematics(q + dq, links_idx_local=[idx])[0][:, 0]
+        p_minus = robot.forward_kinematics(q - dq, links_idx_local=[idx])[0][:, 0]
         np.testing.assert_allclose(J[:, :3, k], (p_plus - p_minus) / (2 * h), atol=1e-7)
 
 
-def test_world_frame_ik_reaches_world_targets(scene2):
+def test_ik_reaches_targets_given_in_each_env_frame(scene2):
     scene, robot = scene2
     q_true = random_configs(robot.model, 2, seed=42)
     idx = robot.get_link(EE).idx
-    target_pos, target_quat = (a[:, 0] for a in robot.forward_kinematics(q_true, [idx]))
+    target_pos, target_quat = (a[:, 0] for a in robot.forward_kinematics(q_true, links_idx_local=[idx]))
     info = robot.inverse_kinematics(robot.get_link(EE), target_pos, target_quat, return_info=True)
     assert info.converged.all()
-    pos, _ = robot.forward_kinematics(info.q, [idx])
+    pos, _ = robot.forward_kinematics(info.q, links_idx_local=[idx])
     np.testing.assert_allclose(pos[:, 0], target_pos, atol=1e-4)
 
 

@@ -71,12 +71,13 @@ class QPController:
         task: The frame task to track (targets set in the base frame each tick).
         config: Controller settings.
         collisions: Pairs to keep apart (static boxes, self pairs); None for no collision rows.
+        box_ids: The static boxes' PyBullet bodies, per name one per environment (``scene.box_ids``).
     """
 
     def __init__(self, robot: Robot, task: FrameTask, config: QPControllerConfig,
-                 collisions: CollisionPairs | None = None):
+                 collisions: CollisionPairs | None = None, box_ids: dict[str, list[int]] | None = None):
         self.robot, self.task, self.config = robot, task, config
-        self.collisions = collisions
+        self.collisions, self.box_ids = collisions, dict(box_ids or {})
         self.joint_limits = JointLimits(robot.model, config.velocity_scale, config.accel_max)
         self.collision_limit = CollisionLimit(config.d_safe, config.gamma)
         n = robot.n_dofs
@@ -92,7 +93,8 @@ class QPController:
 
     def step(self, t: float, target_pos: np.ndarray, target_quat: np.ndarray | None,
              target_twist: np.ndarray | None = None) -> np.ndarray:
-        """One tick for every environment. World-frame targets (n_envs, 3), (n_envs, 4), twist (n_envs, 6).
+        """One tick for every environment. Targets in each environment's frame: (n_envs, 3), (n_envs, 4),
+        twist (n_envs, 6).
 
         Returns the commanded joint velocities (n_envs, n_dofs).
         """
@@ -107,7 +109,7 @@ class QPController:
         # q_cmd is integrated from the measured q, so a position gain would only add kp * qdot to the
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
-        robot.control_dofs_position(robot.unbatch(q_cmd), robot.unbatch(qdot), position_gain=0.0)
+        robot.control_dofs_position(robot.unbatch(q_cmd), velocity=robot.unbatch(qdot), position_gain=0.0)
         pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
         stalled = self.stalls.update(pos_err, target_pos)
         self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names)
@@ -115,7 +117,7 @@ class QPController:
         return qdot
 
     def _base_frame_targets(self, pos: object, quat: object | None, twist: object | None) -> tuple:
-        """World-frame targets, checked, as base-frame (pos (n_envs, 3), rotation matrices or None, twist)."""
+        """Environment-frame targets, checked, as base-frame (pos (n_envs, 3), rotation matrices or None, twist)."""
         n_envs = self.robot.n_envs
         pos = as_vectors(pos, "target_pos", 3).reshape(-1, 3)
         rot = None if quat is None else as_rotation_matrices(quat, "target_quat").reshape(-1, 3, 3)
@@ -170,7 +172,7 @@ class QPController:
         """PyBullet's close pairs of every environment at q (n_envs, n_dofs), as rows (none if unwatched)."""
         if self.collisions is None:
             return DistanceRows.empty(q.shape[1])
-        return distance_rows(self.robot, self.collisions, q, self.robot.scene.box_ids)
+        return distance_rows(self.robot, self.collisions, q, self.box_ids)
 
     @staticmethod
     def _active(qps: QPBatch, qdot: np.ndarray, ok: np.ndarray, rows: DistanceRows,
@@ -224,7 +226,7 @@ class PoseIKController:
             robot.set_qpos(robot.unbatch(q))
         else:
             qdot = np.zeros_like(q) if self._q_prev is None else (q - self._q_prev) / self.dt
-            robot.control_dofs_position(robot.unbatch(q), robot.unbatch(qdot))
+            robot.control_dofs_position(robot.unbatch(q), velocity=robot.unbatch(qdot))
         self._q_prev = q
         self._record(t, targets, np.atleast_1d(info.converged))
 
@@ -233,7 +235,7 @@ class PoseIKController:
         robot = self.robot
         q = robot.read_states()[0]
         idx = [robot.model.link_index(l) for l in self.links]
-        pos, quat = robot.forward_kinematics(robot.unbatch(q), idx)
+        pos, quat = robot.forward_kinematics(robot.unbatch(q), links_idx_local=idx)
         pos, quat = pos.reshape(robot.n_envs, len(idx), 3), quat.reshape(robot.n_envs, len(idx), 4)
         mask = np.array(self.masks["pos_mask"])
         pos_err = np.linalg.norm((pos - targets.pos) * mask, axis=-1).max(axis=1)

@@ -1,6 +1,6 @@
 """Target generators built from a run config: where each environment's targets are at time t.
 
-Each returns world-frame targets for every environment: positions (n_envs, n_targets, 3),
+Each returns targets in every environment's own frame: positions (n_envs, n_targets, 3),
 quaternions (n_envs, n_targets, 4) (w, x, y, z) and linear velocities (n_envs, n_targets, 3)
 for the controllers' feed-forward.
 """
@@ -25,18 +25,18 @@ class Targets:
 
 
 class TargetGenerator:
-    """Targets of a :class:`TaskSection` for environments whose origins are ``env_origins`` (n_envs, 3).
+    """Targets of a :class:`TaskSection` for ``n_envs`` environments, each in its own frame.
 
     Args:
-        task: The task section. env_origins: World origins of the environments.
-        base_pos: Robot base position relative to each env origin (the task's centre is relative to it).
+        task: The task section. n_envs: Number of environments.
+        base_pos: Robot base position in the environment frame (the task's centre is relative to it).
         seed: Seeds the per-environment angular speeds.
     """
 
-    def __init__(self, task: TaskSection, env_origins: np.ndarray, base_pos: np.ndarray, seed: int):
+    def __init__(self, task: TaskSection, n_envs: int, base_pos: np.ndarray, seed: int):
         self.task = task
-        self.origins = env_origins + base_pos
-        n = len(env_origins)
+        n = int(n_envs)
+        self.origins = np.broadcast_to(np.asarray(base_pos, dtype=float), (n, 3))
         lo, hi = task.angular_speed_range
         self.omega = np.random.default_rng(seed).uniform(lo, hi, n)
         self.quat = quat_normalize(np.array(task.quat))

@@ -23,7 +23,7 @@ from app.kinematics.model import LinkRef, RobotModel
 from app.validation import as_vectors
 
 
-def _entries(values: Sequence | None, n: int, name: str) -> list:
+def link_entries(values: Sequence | None, n: int, name: str) -> list:
     """Genesis's list arguments: None or [] -> n Nones; else exactly n entries."""
     if values is None:
         return [None] * n
@@ -83,8 +83,8 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
         ``return_info`` an :class:`IKResult` (link axis kept).
     """
     names = _link_list(links)
-    poss, quats = _entries(poss, len(names), "poss"), _entries(quats, len(names), "quats")
-    points = _entries(local_points, len(names), "local_points")
+    poss, quats = link_entries(poss, len(names), "poss"), link_entries(quats, len(names), "quats")
+    points = link_entries(local_points, len(names), "local_points")
     if dofs_idx is not None and dofs_idx_local is not None:
         raise InputError("give dofs_idx_local (Genesis's name) or dofs_idx, not both")
     dofs = dofs_idx_local if dofs_idx_local is not None else dofs_idx

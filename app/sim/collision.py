@@ -77,7 +77,7 @@ def _closest_points(robot: Robot, pairs: CollisionPairs, env: int, box_ids: dict
     A point of a link that no joint moves is dropped: a base standing on the table cannot change that
     distance, and a row without a gradient would only make the QP infeasible.
     """
-    client, body = robot.scene.client, robot.bodies[env]
+    client, body = robot.client, robot.bodies[env]
     to_model, movable = robot.pb_to_model_link, robot.movable_pb_links
     found = []
     for name in pairs.obstacles:
@@ -96,7 +96,7 @@ def _witness_jacobians(robot: Robot, q: np.ndarray, env: np.ndarray, links: np.n
                        points: np.ndarray) -> np.ndarray:
     """Linear world-frame Jacobians of world points (K, 3) on links (K,) of environments env (K,), from
     q (n_envs, n_dofs): one FK and one Jacobian call for all of them. Shape (K, 3, n_dofs)."""
-    R_wb, origins = robot.base_frames()
+    R_wb, origins = robot.world_base_frames()
     R, p = robot.model.link_frames(q)
     base_points = (points - origins[env]) @ R_wb
     J = robot.model.point_jacobians(R, p, links, base_points, env)[:, :3]
@@ -109,7 +109,7 @@ def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: f
 
     ``movable_only`` ignores links no joint moves (a base standing on the table touches it).
     """
-    client = robot.scene.client
+    client = robot.client
     body = robot.bodies[env]
     d = [pt[8] for bid in box_ids
          for pt in pb.getClosestPoints(body.body_id, bid, max_distance, physicsClientId=client)

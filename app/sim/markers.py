@@ -27,14 +27,16 @@ class FrameMarker:
         axis_length: Length of each axis [m]. radius: Cylinder radius [m].
     """
 
-    def __init__(self, client: int, pos, quat, axis_length: float = 0.1, radius: float = 0.004):
+    def __init__(self, client: int, pos, quat, axis_length: float = 0.1, radius: float = 0.004,
+                 origin_radius: float | None = None):
         self.client = client
         self._pending: tuple | None = None
         shapes = [pb.createVisualShape(pb.GEOM_CYLINDER, radius=radius, length=axis_length, rgbaColor=rgba,
                                        visualFramePosition=[axis_length / 2 * v for v in vec],
                                        visualFrameOrientation=orn, physicsClientId=client)
                   for rgba, orn, vec in _AXES]
-        hub = pb.createVisualShape(pb.GEOM_SPHERE, radius=1.8 * radius, rgbaColor=(0.95, 0.95, 0.95, 1),
+        hub = pb.createVisualShape(pb.GEOM_SPHERE, radius=1.8 * radius if origin_radius is None else origin_radius,
+                                   rgbaColor=(0.95, 0.95, 0.95, 1),
                                    physicsClientId=client)
         self.body_id = pb.createMultiBody(
             baseMass=0, baseVisualShapeIndex=hub, basePosition=list(map(float, pos)),
@@ -60,3 +62,8 @@ class FrameMarker:
         """Current (pos, quat wxyz) in the world frame."""
         pos, orn = pb.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
         return np.array(pos), np.array([orn[3], orn[0], orn[1], orn[2]])
+
+    def remove(self) -> None:
+        """Delete the marker's body."""
+        if pb.isConnected(self.client):
+            pb.removeBody(self.body_id, physicsClientId=self.client)

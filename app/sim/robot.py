@@ -1,221 +1,285 @@
-"""The Genesis-style robot on PyBullet: state, motors, world-frame FK/Jacobian/IK per environment.
+"""The Genesis-style robot on PyBullet: state, motors, FK/Jacobian/IK per environment.
 
-Every array has a leading ``n_envs`` axis when the scene was built with ``n_envs``; without it
-the axis is dropped (one environment). World-frame targets are turned into the model's base
-frame here, and PyBullet's (x, y, z, w) quaternions are converted at this edge only.
+Poses are in each environment's own frame, as in Genesis (see app.sim.env_frames); arrays lead
+with one row per addressed environment when the scene was built with ``n_envs``. PyBullet's
+(x, y, z, w) quaternions are converted at this edge only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pybullet as pb
 
-from app.errors import AppError, InputError
+from app.errors import AppError, InputError, UnknownNameError
+from app.ik.api import link_entries
+from app.kinematics.description import read_description
 from app.kinematics.model import RobotModel
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
-from app.sim.loader import LoadedBody, load_urdf
+from app.kinematics.urdf import parse_urdf_string
+from app.sim.env_frames import BaseFrame, EnvRows, as_indices
+from app.sim.loader import LoadedBody, load_body, simulator_file
 from app.validation import as_quaternions, as_vectors
-
-if TYPE_CHECKING:
-    from app.sim.scene import Scene
 
 
 @dataclass(frozen=True)
 class Link:
-    """A link of a robot: its name and index in the model."""
+    """A link of a robot: its name and index in the robot's model (Genesis: ``idx``, ``idx_local``)."""
 
     name: str
     idx: int
 
+    @property
+    def idx_local(self) -> int:
+        return self.idx
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A joint: its name, URDF type and DOF index (None for fixed joints), Genesis's names beside."""
+
+    name: str
+    type: str
+    idx_local: int
+    dof_idx_local: int | None
+
+    @property
+    def dofs_idx_local(self) -> list[int]:
+        return [] if self.dof_idx_local is None else [self.dof_idx_local]
+
+    @property
+    def q_idx_local(self) -> int | None:
+        return self.dof_idx_local
+
+    @property
+    def qs_idx_local(self) -> list[int]:
+        return self.dofs_idx_local
+
 
 class Robot:
-    """A URDF robot, one body per environment (created by ``scene.build``)."""
+    """A URDF (or xacro) robot, one body per environment (created by ``scene.build``).
 
-    def __init__(self, scene: Scene, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None):
-        self.scene = scene
-        self.urdf, self.package_dirs = urdf, list(package_dirs or [])
-        self.model = RobotModel.from_urdf(urdf)
-        self.base_pos = as_vectors(base_pos, "base_pos", 3)
-        self.R_world_base = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
-        self.base_quat = matrix_to_quat(self.R_world_base)
+    Args:
+        client: The scene's PyBullet client. urdf: Description file. base_pos, base_quat: base pose in
+        each environment's frame (quat wxyz). package_dirs: ROS package roots. xacro_args: ``$(arg)`` values.
+    """
+
+    def __init__(self, client: int, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None,
+                 xacro_args: Mapping[str, object] | None = None):
+        self.client, self.urdf, self.package_dirs = client, urdf, list(package_dirs or [])
+        self._text = read_description(urdf, self.package_dirs, xacro_args)
+        self.model = RobotModel(parse_urdf_string(self._text, urdf))
+        R = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
+        self.base = BaseFrame(R, as_vectors(base_pos, "base_pos", 3).reshape(3))
+        self.base_pos, self.base_quat = self.base.p, matrix_to_quat(R)
         self.bodies: list[LoadedBody] = []
         self.position_gain = 0.1  # PyBullet motor kp for absolute position targets
         self.env_origins = np.zeros((1, 3))
+        self.batched = False
 
     # ------------------------------------------------------------------ building and names
-    def build(self, env_origins: np.ndarray) -> None:
-        """Load one body per environment origin and hold it at the mid-point of its limits."""
-        self.env_origins = env_origins
-        self.bodies = [load_urdf(self.scene.client, self.urdf, self.package_dirs, origin + self.base_pos,
-                                 self.base_quat) for origin in env_origins]
+    def build(self, env_origins: np.ndarray, batched: bool) -> None:
+        """Load one body per environment origin (world frame) and hold it at the mid-point of its limits."""
+        self.env_origins, self.batched = np.asarray(env_origins, dtype=float), batched
+        with simulator_file(self.model, self._text, self.urdf, self.package_dirs) as file:
+            self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat)
+                           for origin in self.env_origins]
         self._joints = [self.bodies[0].joint_index[n] for n in self.model.dof_names]
         self.pb_to_model_link = {pb_idx: self.model.link_index(name)  # PyBullet link index -> model link
                                  for name, pb_idx in self.bodies[0].link_index.items()}
         self.movable_pb_links = frozenset(pb_idx for pb_idx, link in self.pb_to_model_link.items()
                                           if self.model.movable_links[link])  # PyBullet indices some DOF moves
-        self.set_qpos(np.broadcast_to(self.model.mid_config(), self._batch_shape() + (self.n_dofs,)))
+        mid = self.model.mid_config()
+        self.set_qpos(np.tile(mid, (self.n_envs, 1)) if batched else mid)
 
     @property
     def n_dofs(self) -> int:
         return self.model.n_dofs
 
+    n_qs = n_dofs
+
+    @property
+    def n_links(self) -> int:
+        return self.model.n_links
+
     @property
     def n_envs(self) -> int:
         return len(self.bodies)
-
-    @property
-    def batched(self) -> bool:
-        return self.scene.n_envs is not None
-
-    def _batch_shape(self) -> tuple[int, ...]:
-        return (self.n_envs,) if self.batched else ()
 
     def get_link(self, name: str) -> Link:
         """The link called ``name``; UnknownNameError lists the valid names."""
         return Link(name, self.model.link_index(name))
 
+    def get_joint(self, name: str) -> Joint:
+        """The joint called ``name``; UnknownNameError lists the valid names."""
+        joints = self.model.spec.joints
+        for k, joint in enumerate(joints):
+            if joint.name == name:
+                dof = self.model.dof_names.index(name) if joint.movable else None
+                return Joint(name, joint.type, k, dof)
+        raise UnknownNameError("joint", name, [j.name for j in joints])
+
     def _require_built(self) -> None:
         if not self.bodies:
             raise AppError("the robot has no bodies yet: call scene.build() first")
 
-    def _envs(self, envs_idx) -> np.ndarray:
-        idx = np.arange(self.n_envs) if envs_idx is None else np.atleast_1d(np.asarray(envs_idx))
-        if idx.size and (idx.min() < 0 or idx.max() >= self.n_envs):
-            raise InputError(f"envs_idx {idx.tolist()} out of range 0..{self.n_envs - 1}")
-        return idx
+    def envs(self, envs_idx: object = None) -> EnvRows:
+        """The environments a call addresses (checked)."""
+        self._require_built()
+        return EnvRows(as_indices(envs_idx, "envs_idx", self.n_envs, "environments"), self.batched)
 
-    def _batched_q(self, q: object, name: str) -> np.ndarray:
-        """q of shape ([n_envs,] n_dofs) as (n_envs, n_dofs)."""
-        q = self.model.check_q(q, name)
-        expected = self._batch_shape() + (self.n_dofs,)
-        if q.shape != expected:
-            raise InputError(f"{name} must have shape {expected}, got {q.shape}")
-        return q.reshape(self.n_envs, self.n_dofs)
+    def _dofs(self, dofs_idx_local: object, name: str = "dofs_idx_local") -> np.ndarray:
+        return as_indices(dofs_idx_local, name, self.n_dofs, f"DOFs {list(self.model.dof_names)}")
 
     def unbatch(self, arr: np.ndarray) -> np.ndarray:
         """Drop the leading environment axis of ``arr`` (n_envs, ...) when the scene is unbatched."""
         return arr if self.batched else arr[0]
 
     # ------------------------------------------------------------------ state and motors
-    def get_qpos(self) -> np.ndarray:
-        """Joint positions. Shape ([n_envs,] n_dofs)."""
-        return self.unbatch(self.read_states()[0])
-
-    def get_dofs_velocity(self) -> np.ndarray:
-        """Joint velocities. Shape ([n_envs,] n_dofs)."""
-        return self.unbatch(self.read_states()[1])
-
     def read_states(self) -> tuple[np.ndarray, np.ndarray]:
-        """Joint positions and velocities, always batched. Shapes (n_envs, n_dofs) each."""
+        """Joint positions and velocities of every environment. Shapes (n_envs, n_dofs) each."""
         self._require_built()
-        states = [pb.getJointStates(b.body_id, self._joints, physicsClientId=self.scene.client) for b in self.bodies]
+        states = [pb.getJointStates(b.body_id, self._joints, physicsClientId=self.client) for b in self.bodies]
         q = np.array([[s[0] for s in env] for env in states])
         v = np.array([[s[1] for s in env] for env in states])
         return q, v
 
-    def set_qpos(self, q: object) -> None:
-        """Teleport the joints (no physics) and zero their velocities. q ([n_envs,] n_dofs)."""
-        self._require_built()
-        for body, q_env in zip(self.bodies, self._batched_q(q, "qpos")):
-            for j, value in zip(self._joints, q_env):
-                pb.resetJointState(body.body_id, j, float(value), 0.0, physicsClientId=self.scene.client)
+    def get_dofs_position(self, dofs_idx_local: object = None, envs_idx: object = None) -> np.ndarray:
+        """Joint positions. Shape ([n_envs,] n_dofs), or the DOFs and environments selected."""
+        envs = self.envs(envs_idx)
+        return envs.out(self.read_states()[0][np.ix_(envs.idx, self._dofs(dofs_idx_local))])
 
-    set_dofs_position = set_qpos
+    def get_qpos(self, qs_idx_local: object = None, envs_idx: object = None) -> np.ndarray:
+        """Joint positions (every DOF is one q here). Shape ([n_envs,] n_qs)."""
+        return self.get_dofs_position(qs_idx_local, envs_idx)
 
-    def control_dofs_position(self, q: object, qdot: object | None = None, position_gain: float | None = None,
+    def get_dofs_velocity(self, dofs_idx_local: object = None, envs_idx: object = None) -> np.ndarray:
+        """Joint velocities. Shape ([n_envs,] n_dofs), or the DOFs and environments selected."""
+        envs = self.envs(envs_idx)
+        return envs.out(self.read_states()[1][np.ix_(envs.idx, self._dofs(dofs_idx_local))])
+
+    def set_dofs_position(self, position: object, dofs_idx_local: object = None, envs_idx: object = None, *,
+                          zero_velocity: bool = True) -> None:
+        """Teleport joints (no physics). position ([n_envs,] n_selected); velocities zeroed unless told not."""
+        envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
+        q = envs.rows(position, "qpos", len(dofs))
+        v = None if zero_velocity else self.read_states()[1]
+        for row, e in enumerate(envs.idx):
+            for col, k in enumerate(dofs):
+                pb.resetJointState(self.bodies[e].body_id, self._joints[k], float(q[row, col]),
+                                   0.0 if v is None else float(v[e, k]), physicsClientId=self.client)
+
+    def set_qpos(self, qpos: object, qs_idx_local: object = None, envs_idx: object = None, *,
+                 zero_velocity: bool = True) -> None:
+        """:meth:`set_dofs_position` with Genesis's q names."""
+        self.set_dofs_position(qpos, qs_idx_local, envs_idx, zero_velocity=zero_velocity)
+
+    def control_dofs_position(self, position: object, dofs_idx_local: object = None, envs_idx: object = None, *,
+                              velocity: object = None, position_gain: float | None = None,
                               velocity_gain: float = 1.0) -> None:
         """Position targets for the motors (setJointMotorControlArray), forces capped at the URDF efforts.
 
         PyBullet's motor asks for the joint velocity kp (q_target - q)/dt + v + kd (v_target - v).
 
         Args:
-            q: Target positions. Shape ([n_envs,] n_dofs).
-            qdot: Target velocities (feed-forward). Shape ([n_envs,] n_dofs); zeros if None.
+            position: Target positions. Shape ([n_envs,] n_selected).
+            dofs_idx_local, envs_idx: The DOFs and environments commanded; None for all.
+            velocity: Target velocities (feed-forward), keyword only, shaped like ``position``; zeros if None.
             position_gain: kp; default ``self.position_gain``. velocity_gain: kd.
         """
+        envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
+        q = envs.rows(position, "position", len(dofs))
+        v = np.zeros_like(q) if velocity is None else envs.rows(velocity, "velocity", len(dofs))
         kp = self.position_gain if position_gain is None else position_gain
-        self._require_built()
-        q_b = self._batched_q(q, "q")
-        v_b = np.zeros_like(q_b) if qdot is None else self._batched_q(qdot, "qdot")
-        forces = np.where(np.isfinite(self.model.effort_max), self.model.effort_max, 1e3).tolist()
-        for body, q_env, v_env in zip(self.bodies, q_b, v_b):
-            pb.setJointMotorControlArray(body.body_id, self._joints, pb.POSITION_CONTROL,
-                                         targetPositions=q_env.tolist(), targetVelocities=v_env.tolist(),
-                                         forces=forces, positionGains=[kp] * len(forces),
-                                         velocityGains=[velocity_gain] * len(forces),
-                                         physicsClientId=self.scene.client)
+        effort = self.model.effort_max[dofs]
+        forces = np.where(np.isfinite(effort), effort, 1e3).tolist()
+        joints = [self._joints[k] for k in dofs]
+        for row, e in enumerate(envs.idx):
+            pb.setJointMotorControlArray(self.bodies[e].body_id, joints, pb.POSITION_CONTROL,
+                                         targetPositions=q[row].tolist(), targetVelocities=v[row].tolist(),
+                                         forces=forces, positionGains=[kp] * len(joints),
+                                         velocityGains=[velocity_gain] * len(joints), physicsClientId=self.client)
 
     # ------------------------------------------------------------------ frames
     def base_frames(self) -> tuple[np.ndarray, np.ndarray]:
-        """World rotation (3, 3) and base origins (n_envs, 3)."""
-        return self.R_world_base, self.env_origins + self.base_pos
+        """The base pose in every environment's frame: rotation (3, 3), origin (3,)."""
+        return self.base.R, self.base.p
 
-    def to_base(self, pos: np.ndarray, quat: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
-        """World-frame targets (n_envs, 3), (n_envs, 4) -> the model's base frame."""
-        R, origins = self.base_frames()
-        pos_b = (pos - origins) @ R
-        quat_b = None if quat is None else matrix_to_quat(R.T @ quat_to_matrix(quat))
-        return pos_b, quat_b
+    def world_base_frames(self) -> tuple[np.ndarray, np.ndarray]:
+        """The base pose in the world (PyBullet's frame): rotation (3, 3), origins (n_envs, 3)."""
+        return self.base.R, self.env_origins + self.base.p
 
-    def forward_kinematics(self, qpos: object, links_idx_local: Sequence[int] | None = None,
-                           envs_idx: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """World-frame link poses for ``qpos`` ([n_envs,] n_dofs); works without any IK call first.
+    def forward_kinematics(self, qpos: object, qs_idx_local: object = None, links_idx_local: object = None,
+                           envs_idx: object = None) -> tuple[np.ndarray, np.ndarray]:
+        """Link poses in each environment's frame for ``qpos`` ([n_envs,] n_selected_qs); the qs not
+        selected by ``qs_idx_local`` take the current state. Works without any IK call first.
 
         Returns:
-            (links_pos ([n,] n_links, 3), links_quat ([n,] n_links, 4) wxyz).
+            (links_pos ([n_envs,] n_links, 3), links_quat ([n_envs,] n_links, 4) wxyz), links as selected.
         """
-        self._require_built()
-        envs = self._envs(envs_idx)
-        q = self.model.check_q(qpos, "qpos")
-        q = q.reshape(-1, self.n_dofs) if q.ndim > 1 else np.broadcast_to(q, (len(envs), self.n_dofs))
-        if len(q) != len(envs):
-            raise InputError(f"qpos has {len(q)} rows for {len(envs)} environments")
-        links = None if links_idx_local is None else list(links_idx_local)
-        pos, quat = self.model.forward_kinematics(q, links)
-        R, origins = self.base_frames()
-        pos = pos @ R.T + origins[envs, None, :]
-        quat = matrix_to_quat(R @ quat_to_matrix(quat))
-        return (pos, quat) if (self.batched or envs_idx is not None) else (pos[0], quat[0])
+        envs, qs = self.envs(envs_idx), self._dofs(qs_idx_local, "qs_idx_local")
+        rows = envs.rows(qpos, "qpos", len(qs))
+        q = self.read_states()[0][envs.idx] if len(qs) != self.n_dofs else np.empty((len(envs.idx), self.n_dofs))
+        q[:, qs] = rows
+        links = as_indices(links_idx_local, "links_idx_local", self.n_links, f"links {list(self.model.link_names)}")
+        pos, quat = self.model.forward_kinematics(q, links.tolist())
+        pos, quat = self.base.poses_from_base(pos, quat)
+        return envs.out(pos), envs.out(quat)
 
-    def get_jacobian(self, link: Link | str, local_point: object | None = None) -> np.ndarray:
-        """World-frame geometric Jacobian at the current state. Shape ([n_envs,] 6, n_dofs)."""
+    def get_links_pos(self, links_idx_local: object = None, envs_idx: object = None) -> np.ndarray:
+        """Link origins at the current state, environment frame. Shape ([n_envs,] n_links, 3)."""
+        return self.forward_kinematics(self.get_qpos(envs_idx=envs_idx), None, links_idx_local, envs_idx)[0]
+
+    def get_links_quat(self, links_idx_local: object = None, envs_idx: object = None) -> np.ndarray:
+        """Link orientations (w, x, y, z) at the current state. Shape ([n_envs,] n_links, 4)."""
+        return self.forward_kinematics(self.get_qpos(envs_idx=envs_idx), None, links_idx_local, envs_idx)[1]
+
+    def get_jacobian(self, link: Link | str, local_point: object | None = None, envs_idx: object = None) -> np.ndarray:
+        """Geometric Jacobian at the current state (rows in the environment's frame). Shape ([n_envs,] 6, n_dofs)."""
+        envs = self.envs(envs_idx)
         name = link.name if isinstance(link, Link) else link
-        J = self.model.get_jacobian(self.read_states()[0], name, local_point)
-        R = self.R_world_base
-        J = np.concatenate([R @ J[:, :3], R @ J[:, 3:]], axis=1)
-        return self.unbatch(J)
+        J = self.model.get_jacobian(self.read_states()[0][envs.idx], name, local_point)
+        return envs.out(self.base.jacobian_from_base(J))
 
     # ------------------------------------------------------------------ inverse kinematics
-    def inverse_kinematics(self, link: Link | str, pos: object = None, quat: object = None, **kwargs):
-        """World-frame pose IK for every environment (see RobotModel.inverse_kinematics).
+    def inverse_kinematics(self, link: Link | str, pos: object = None, quat: object = None, *,
+                           local_point: object = None, envs_idx: object = None, return_error: bool = False,
+                           return_info: bool = False, **kwargs):
+        """Pose IK for the addressed environments (see RobotModel.inverse_kinematics).
 
-        ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are world-frame targets; ``init_qpos``
-        defaults to the current joint positions.
+        ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are in each environment's frame; ``init_qpos``
+        defaults to the current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6)).
         """
-        return self.inverse_kinematics_multilink([link], [pos], [quat], _single=True, **kwargs)
+        result = self._solve([link], [] if pos is None else [pos], [] if quat is None else [quat],
+                             None if local_point is None else [local_point], envs_idx, kwargs).one_link()
+        return result if return_info else ((result.q, result.err) if return_error else result.q)
 
-    def inverse_kinematics_multilink(self, links: Sequence[Link | str], poss: Sequence, quats: Sequence | None = None,
-                                     _single: bool = False, **kwargs):
-        """World-frame multi-link IK for every environment (see RobotModel.inverse_kinematics_multilink)."""
-        self._require_built()
+    def inverse_kinematics_multilink(self, links: Sequence[Link | str], poss: Sequence | None = None,
+                                     quats: Sequence | None = None, *, local_points: Sequence | None = None,
+                                     envs_idx: object = None, return_error: bool = False, return_info: bool = False,
+                                     **kwargs):
+        """Multi-link IK for the addressed environments (see RobotModel.inverse_kinematics_multilink).
+        Returns q ([n_envs,] n_dofs) (and err ([n_envs,] n_links, 6))."""
+        result = self._solve(links, poss, quats, local_points, envs_idx, kwargs)
+        return result if return_info else ((result.q, result.err) if return_error else result.q)
+
+    def _solve(self, links, poss, quats, local_points, envs_idx, kwargs: dict):
+        """Environment-frame targets -> base frame -> one multi-link solve of the model."""
+        envs = self.envs(envs_idx)
+        if not isinstance(links, (list, tuple)) or not links:
+            raise InputError(f"links must be a non-empty list of links, got {links!r:.80}")
         names = [l.name if isinstance(l, Link) else l for l in links]
-        quats = [None] * len(names) if quats is None else list(quats)
-        if len(poss) != len(names) or len(quats) != len(names):
-            raise InputError(f"links, poss and quats must have the same length, got {len(names)}, {len(poss)}, {len(quats)}")
-        shape = self._batch_shape()
+        poss, quats = link_entries(poss, len(names), "poss"), link_entries(quats, len(names), "quats")
         poss_b, quats_b = [], []
         for i, (p, q) in enumerate(zip(poss, quats)):
-            p = None if p is None else np.broadcast_to(as_vectors(p, f"poss[{i}]", 3), shape + (3,))
-            q = None if q is None else np.broadcast_to(as_quaternions(q, f"quats[{i}]"), shape + (4,))
-            p_b, q_b = self.to_base(np.zeros((self.n_envs, 3)) if p is None else p.reshape(-1, 3),
-                                    None if q is None else q.reshape(-1, 4))
-            poss_b.append(None if p is None else self.unbatch(p_b))
-            quats_b.append(None if q_b is None else self.unbatch(q_b))
-        kwargs.setdefault("init_qpos", self.get_qpos())
-        if _single:
-            return self.model.inverse_kinematics(names[0], poss_b[0], quats_b[0], **kwargs)
-        return self.model.inverse_kinematics_multilink(names, poss_b, quats_b, **kwargs)
+            p = None if p is None else envs.rows(p, f"poss[{i}]" if len(names) > 1 else "pos", 3)
+            q = None if q is None else envs.rows(q, f"quats[{i}]" if len(names) > 1 else "quat", 4)
+            p_b, q_b = self.base.targets_to_base(p, None if q is None else as_quaternions(q, "quat"))
+            poss_b.append(None if p_b is None else envs.out(p_b))
+            quats_b.append(None if q_b is None else envs.out(q_b))
+        init = kwargs.pop("init_qpos", None)
+        init = self.get_qpos(envs_idx=envs_idx) if init is None else envs.out(envs.rows(init, "init_qpos", self.n_dofs))
+        return self.model.inverse_kinematics_multilink(names, poss_b, quats_b, local_points=local_points,
+                                                       init_qpos=init, return_info=True, **kwargs)

@@ -1,14 +1,17 @@
 """A PyBullet world with one or many environments laid on a grid (Genesis-style API).
 
 Add robots and boxes, then ``build(n_envs, env_spacing)`` creates one copy of everything per
-environment. ``n_envs=None`` means one environment and unbatched shapes on the robots.
+environment. ``n_envs=None`` means one environment and unbatched shapes on the robots. As in
+Genesis, ``env_spacing`` only places the copies for viewing: robots, boxes and debug frames
+take and return poses in their own environment's frame; ``scene.env_origins`` (n_envs, 3)
+gives the world origin of each environment for world-frame work.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +19,8 @@ import pybullet as pb
 
 from app.errors import AppError, InputError
 from app.kinematics.rotations import wxyz_to_xyzw
-from app.sim.markers import FrameMarker
+from app.sim.debug_frames import DebugFrame, pose_of
+from app.sim.env_frames import as_indices
 from app.sim.robot import Robot
 
 log = logging.getLogger(__name__)
@@ -62,17 +66,19 @@ class Scene:
         self.robots: list[Robot] = []
         self.boxes: list[BoxSpec] = []
         self.box_ids: dict[str, list[int]] = {}
-        self.markers: list[FrameMarker] = []
+        self.markers: list[DebugFrame] = []
+        self.visualizer = _Visualizer(self)
         self.n_envs: int | None = None
         self.env_origins = np.zeros((1, 3))
         self.built = False
         self.t = 0.0
 
     def add_robot(self, urdf: str, base_pos=(0.0, 0.0, 0.0), base_quat=(1.0, 0.0, 0.0, 0.0),
-                  package_dirs: Sequence[str] | None = None) -> Robot:
-        """Declare a fixed-base robot; bodies are created by :meth:`build`. Pose relative to each env origin."""
+                  package_dirs: Sequence[str] | None = None, xacro_args: Mapping[str, object] | None = None) -> Robot:
+        """Declare a fixed-base robot from a URDF or ``.xacro`` file (``xacro_args``: its ``$(arg)`` values);
+        bodies are created by :meth:`build`. Base pose in each environment's frame (quat wxyz)."""
         self._check_not_built()
-        robot = Robot(self, str(urdf), base_pos, base_quat, package_dirs)
+        robot = Robot(self.client, str(urdf), base_pos, base_quat, package_dirs, xacro_args)
         self.robots.append(robot)
         return robot
 
@@ -91,8 +97,10 @@ class Scene:
         for box in self.boxes:
             self.box_ids[box.name] = [self._create_box(box, origin) for origin in self.env_origins]
         for robot in self.robots:
-            robot.build(self.env_origins)
+            robot.build(self.env_origins, batched=n_envs is not None)
         self.built = True
+        for frame in self.markers:
+            self._materialize(frame)
 
     def _create_box(self, box: BoxSpec, origin: np.ndarray) -> int:
         half = [s / 2 for s in box.size]
@@ -111,16 +119,44 @@ class Scene:
         pb.stepSimulation(physicsClientId=self.client)
         self.t += self.dt
 
-    def draw_debug_frame(self, pos, quat, axis_length: float = 0.1, radius: float = 0.004) -> FrameMarker:
-        """A frame marker at a world pose (quat wxyz), visible in GUI and in rendered video."""
-        marker = FrameMarker(self.client, pos, quat, axis_length, radius)
-        self.markers.append(marker)
-        return marker
+    def draw_debug_frame(self, T: object, quat: object = None, axis_length: float = 0.1, origin_size: float | None = None,
+                         axis_radius: float = 0.004, envs_idx: object = None) -> DebugFrame:
+        """A coordinate frame in each environment's frame, visible in the GUI and in rendered video.
+
+        Args:
+            T: Genesis's 4x4 transform (4, 4), or a position (3,) [m] with ``quat`` (4,) wxyz; per-environment
+                poses (k, 4, 4) / (k, 3) for the k environments drawn in.
+            axis_length, axis_radius, origin_size: Sizes [m] (origin_size: diameter of the origin sphere).
+            envs_idx: Environments to draw in; None for every one.
+        Returns:
+            The frame; move it with ``set_pose``/``set_T``/``set_qpos``, then :meth:`update_debug_objects`.
+        """
+        pos, quat = pose_of(T, quat)
+        frame = DebugFrame(pos, quat, axis_length, axis_radius, origin_size, envs_idx)
+        self.markers.append(frame)
+        if self.built:
+            self._materialize(frame)
+        return frame
+
+    def _materialize(self, frame: DebugFrame) -> None:
+        envs = as_indices(frame.envs_idx, "envs_idx", len(self.env_origins), "environments")
+        frame.materialize(self.client, self.env_origins, envs, self.n_envs is not None)
 
     def update_debug_objects(self) -> None:
-        """Apply the poses queued on every marker."""
-        for marker in self.markers:
-            marker.apply()
+        """Apply the poses queued on every debug frame."""
+        for frame in self.markers:
+            frame.apply()
+
+    def clear_debug_object(self, frame: DebugFrame) -> None:
+        """Remove one debug frame."""
+        frame.remove()
+        self.markers = [f for f in self.markers if f is not frame]
+
+    def clear_debug_objects(self) -> None:
+        """Remove every debug frame."""
+        for frame in self.markers:
+            frame.remove()
+        self.markers = []
 
     def close(self) -> None:
         if self.client is not None and pb.isConnected(self.client):
@@ -145,3 +181,13 @@ def grid_origins(n: int, spacing: Sequence[float]) -> np.ndarray:
     x = (i % cols - (cols - 1) / 2) * spacing[0]
     y = ((rows - 1) / 2 - i // cols) * spacing[1]
     return np.stack([x, y, np.zeros(n)], axis=1)
+
+
+class _Visualizer:
+    """``scene.visualizer.update()``, as in Genesis: shows queued debug-frame poses."""
+
+    def __init__(self, scene: Scene):
+        self._scene = scene
+
+    def update(self) -> None:
+        self._scene.update_debug_objects()

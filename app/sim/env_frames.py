@@ -1,0 +1,82 @@
+"""Argument checks and frame changes of the scene robot's Genesis-style methods (no PyBullet).
+
+Genesis's meaning: every pose a robot takes or returns is in its own environment's frame (the
+world frame moved to that environment's grid origin, unrotated); the robot's base pose is
+given in that frame. In a scene built with ``n_envs`` every per-environment array leads with
+one row per selected environment (``envs_idx``, default all); without ``n_envs`` that axis is
+absent. Indices (``envs_idx``, ``dofs_idx_local``, ``qs_idx_local``, ``links_idx_local``) are
+checked to be integers in range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.errors import InputError
+from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
+from app.validation import as_float_array, check_finite
+
+
+def as_indices(value: object, name: str, count: int, what: str) -> np.ndarray:
+    """``value`` (None: all, an int, a slice/range or a 1-D list of ints) as indices into ``count`` items."""
+    if value is None:
+        return np.arange(count)
+    if isinstance(value, slice):
+        return np.arange(count)[value]
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.dtype == bool and arr.shape == (count,):
+        return np.flatnonzero(arr)
+    if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise InputError(f"{name} must be integer indices of {what} (a list, an int or None), got {value!r:.80}")
+    if arr.size and (arr.min() < 0 or arr.max() >= count):
+        raise InputError(f"{name} {arr.tolist()} out of range: valid {what} are 0..{count - 1}")
+    return arr.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class EnvRows:
+    """The environments a call addresses: ``idx`` into the scene's, and whether arrays carry that axis."""
+
+    idx: np.ndarray
+    batched: bool
+
+    def rows(self, value: object, name: str, width: int) -> np.ndarray:
+        """A finite per-environment array as (len(idx), width); its expected shape is
+        (len(idx), width) in a batched scene, (width,) otherwise."""
+        arr = check_finite(as_float_array(value, name), name)
+        expected = (len(self.idx), width) if self.batched else (width,)
+        if arr.shape != expected:
+            raise InputError(f"{name} must have shape {expected} (one row per environment addressed), "
+                             f"got {arr.shape}")
+        return arr.reshape(len(self.idx), width)
+
+    def out(self, arr: np.ndarray) -> np.ndarray:
+        """``arr`` (len(idx), ...) as returned to the caller: the environment axis dropped when unbatched."""
+        return arr if self.batched else arr[0]
+
+
+@dataclass(frozen=True)
+class BaseFrame:
+    """The robot base's pose in every environment's frame: rotation R (3, 3), origin p (3,) [m]."""
+
+    R: np.ndarray
+    p: np.ndarray
+
+    def targets_to_base(self, pos: np.ndarray | None, quat: np.ndarray | None) -> tuple:
+        """Environment-frame targets pos (n, 3), quat (n, 4) wxyz (either None) -> the model's base frame."""
+        pos_b = None if pos is None else (pos - self.p) @ self.R
+        quat_b = None if quat is None else matrix_to_quat(self.R.T @ quat_to_matrix(quat))
+        return pos_b, quat_b
+
+    def poses_from_base(self, pos: np.ndarray, quat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Base-frame poses pos (..., 3), quat (..., 4) -> the environment's frame."""
+        return pos @ self.R.T + self.p, matrix_to_quat(self.R @ quat_to_matrix(quat))
+
+    def jacobian_from_base(self, J: np.ndarray) -> np.ndarray:
+        """A base-frame Jacobian (..., 6, n) with its rows rotated into the environment's frame."""
+        return np.concatenate([self.R @ J[..., :3, :], self.R @ J[..., 3:, :]], axis=-2)
+
