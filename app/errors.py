@@ -6,6 +6,7 @@ wrong and what is allowed, so the CLI can print one line and exit 2.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 
@@ -57,7 +58,9 @@ class UnknownNameError(AppError, KeyError):
         self.kind = kind
         self.name = name
         self.valid = list(valid)
-        super().__init__(f"unknown {kind} {name!r}; valid {kind} names: {self.valid}")
+        close = difflib.get_close_matches(name, [str(v) for v in self.valid], n=1) if isinstance(name, str) else []
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        super().__init__(f"unknown {kind} {name!r}{hint}; valid {kind} names: {self.valid}")
 
     def __str__(self) -> str:  # KeyError would otherwise quote the whole message
         return self.args[0]

@@ -36,8 +36,8 @@ SCENE = f"scene: {ROOT / 'scenes' / 'table.yaml'}\n"
     ("duration: -1\n", r"duration: must be > 0"),
     ("controller:\n  type: mpc\n", r"'mpc' is not one of \['ik', 'qp'\]"),
     ("video:\n  width: 641\n", r"video.width: must be an even number"),
-    ("task:\n  type: fingertips\n  links: [left_fingertip, thumb]\n", r"unknown link 'thumb'; valid link names"),
-    ("scene_overrides:\n  robot:\n    ee_link: hand\n", r"unknown link 'hand'; valid link names: \[.*ee_gripper_link"),
+    ("task:\n  type: fingertips\n  links: [left_fingertip, thumb]\n", r"task.links\[1\]: unknown link 'thumb'; valid link names"),
+    ("scene_overrides:\n  robot:\n    ee_link: hand\n", r"table.yaml: robot.ee_link: unknown link 'hand'; valid link names: \[.*ee_gripper_link"),
     ("scene_overrides:\n  physics_hz: 0\n", r"physics_hz: must be > 0"),
 ])
 def test_bad_values_are_config_errors(tmp_path, text, message):
@@ -68,3 +68,11 @@ def test_scene_overrides_merge_into_the_scene(tmp_path):
 def test_cli_overrides_replace_run_fields():
     run = load_run_config(ROOT / "configs" / "single_ik.yaml", duration=0.25, seed=7)
     assert (run.duration, run.seed) == (0.25, 7)
+
+
+def test_misspelt_link_in_a_scene_file_names_that_file_the_key_and_the_nearest_link(tmp_path):
+    scene = tmp_path / "my_scene.yaml"
+    scene.write_text(f"robot:\n  urdf: {ROOT / 'assets' / 'urdf' / 'widowx_ai.urdf'}\n  ee_link: ee_griper_link\n")
+    with pytest.raises(ConfigError, match=r"my_scene.yaml: robot.ee_link: unknown link 'ee_griper_link' "
+                                          r"\(did you mean 'ee_gripper_link'\?\); valid link names"):
+        load_run_config(_write(tmp_path, f"scene: {scene}\n"))

@@ -123,7 +123,8 @@ def load_run_config(path: str | Path, **overrides) -> RunConfig:
     scene_data = deep_merge(read_yaml(scene_path), run.scene_overrides or {})
     scene = build(SceneConfig, scene_data, scene_path.name)
     urdf = resolve_path(scene.robot.urdf, scene_path.parent)
-    scene = dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, urdf=str(urdf)))
+    package_dirs = tuple(str(resolve_path(d, scene_path.parent)) for d in scene.robot.package_dirs)
+    scene = dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, urdf=str(urdf), package_dirs=package_dirs))
     run = dataclasses.replace(run, scene_config=scene)
     validate(run, path)
     return run
@@ -150,15 +151,32 @@ def validate(run: RunConfig, path: Path) -> None:
     for name, size in (("width", v.width or s.camera.width), ("height", v.height or s.camera.height)):
         _check(size >= 16 and size % 2 == 0, f"{f}.video.{name}", f"must be an even number >= 16 (H.264), got {size}")
     _check(t.type != "path" or len(t.waypoints) >= 2, f"{f}.task.waypoints", "a path needs at least 2 waypoints")
+    _validate_robot(run, f)
+
+
+def _validate_robot(run: RunConfig, f: str) -> None:
+    """The description loads and every link and joint name the files use exists; errors name the file and key."""
+    s, sf = run.scene_config, run.scene  # the scene file as the run config names it
     urdf = Path(s.robot.urdf)
-    _check(urdf.is_file(), "scene.robot.urdf", f"file not found: {urdf}")
+    _check(urdf.is_file(), f"{sf}: robot.urdf", f"file not found: {urdf}")
+    for key, value in (s.robot.xacro_args or {}).items():
+        _check(isinstance(value, (str, int, float, bool)), f"{sf}: robot.xacro_args.{key}",
+               f"must be a string or a number, got {value!r}")
     try:
-        model = RobotModel.from_urdf(str(urdf))
-        for link in (s.robot.ee_link, *(t.links if t.type == "fingertips" else ())):
-            model.link_index(link)
-        for a, b in c.self_pairs:
-            model.link_index(a), model.link_index(b)
-        if s.robot.init_qpos is not None:
-            model.check_q(s.robot.init_qpos, "scene.robot.init_qpos")
+        model = RobotModel.from_urdf(str(urdf), s.robot.package_dirs, s.robot.xacro_args)
     except AppError as exc:
-        raise ConfigError(f"{f}: {exc}") from None
+        raise ConfigError(f"{sf}: robot.urdf: {exc}") from None
+    names = [(f"{sf}: robot.ee_link", s.robot.ee_link)]
+    names += [(f"{f}: task.links[{i}]", link) for i, link in enumerate(run.task.links if run.task.type == "fingertips" else ())]
+    names += [(f"{f}: controller.self_pairs[{i}][{k}]", link) for i, pair in enumerate(run.controller.self_pairs)
+              for k, link in enumerate(pair)]
+    for where, link in names:
+        try:
+            model.link_index(link)
+        except AppError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    if s.robot.init_qpos is not None:
+        try:
+            model.check_q(s.robot.init_qpos, "init_qpos")
+        except AppError as exc:
+            raise ConfigError(f"{sf}: robot.init_qpos: {exc}") from None

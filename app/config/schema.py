@@ -15,6 +15,7 @@ class RobotSection:
     base_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     base_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
     package_dirs: tuple[str, ...] = ()
+    xacro_args: dict | None = None  # $(arg NAME) values of a .xacro description
     ee_link: str = "ee_gripper_link"
     init_qpos: tuple[float, ...] | None = None
 

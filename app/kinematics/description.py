@@ -4,9 +4,10 @@ Pure Python: knows nothing about any simulator. :func:`read_description` turns a
 ``.urdf.xacro`` file into URDF text (the kinematic parser needs nothing else);
 :func:`geometry_urdf` prepares that text for a loader of geometry: only ``<mesh filename>``
 inside ``<visual>``/``<collision>`` is resolved and checked (textures where found),
-extension blocks (``<gazebo>``, ``<transmission>``, ``<ros2_control>``, ...) are dropped, and
-the joint limits are written as the kinematic model reads them, so that a simulator enforces
-the same window the model and the IK use.
+extension blocks (``<gazebo>``, ``<transmission>``, ``<ros2_control>``, ...) are dropped, the
+joint limits are written as the kinematic model reads them, so that a simulator enforces the
+same window the model and the IK use, and links without ``<inertial>`` (frames such as
+``tool0``) get a negligible one (PyBullet would give them 1 kg).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -75,22 +77,26 @@ def resolve_uri(uri: str, base_dir: str, package_dirs: Sequence[str] | None = No
 
 
 @contextlib.contextmanager
-def _xacro_find(base_dir: str, package_dirs: Sequence[str] | None) -> Iterator[None]:
-    """``$(find pkg)`` looked up in our package dirs (the PyPI xacro asks a ROS install otherwise)."""
+def _xacro_find(base_dir: str, package_dirs: Sequence[str] | None) -> Iterator[list[str]]:
+    """``$(find pkg)`` looked up in our package dirs (the PyPI xacro asks a ROS install otherwise); yields
+    the list where failed look-ups are described (xacro wraps the exception in its own)."""
     from xacro import substitution_args
+
+    failures: list[str] = []
 
     def find(package: str) -> str:
         cands = find_package(package, base_dir, package_dirs)
         for cand in cands:
             if os.path.isdir(cand):
                 return os.path.abspath(cand)
-        raise URDFError(f"$(find {package}): package not found; tried: {', '.join(cands)} "
+        failures.append(f"$(find {package}): package not found; tried: {', '.join(cands)} "
                         "(give package_dirs or set ROS_PACKAGE_PATH)")
+        raise LookupError(failures[-1])
 
     original = substitution_args._eval_find
     substitution_args._eval_find = find
     try:
-        yield
+        yield failures
     finally:
         substitution_args._eval_find = original
 
@@ -107,13 +113,12 @@ def expand_xacro(path: str, package_dirs: Sequence[str] | None = None,
     except ImportError:
         raise URDFError(f"expanding xacro files needs {XACRO_EXTRA}", path) from None
     mappings = {str(k): str(v) for k, v in (args or {}).items()}
-    try:
-        with _xacro_find(os.path.dirname(os.path.abspath(path)), package_dirs):
+    with _xacro_find(os.path.dirname(os.path.abspath(path)), package_dirs) as failures:
+        try:
             doc = xacro.process_file(path, mappings=mappings)
-    except URDFError as exc:
-        raise URDFError(str(exc), path) from None
-    except Exception as exc:  # xacro raises its own classes, NameError, XML and OS errors
-        raise URDFError(f"xacro expansion failed: {type(exc).__name__}: {exc}", path) from None
+        except Exception as exc:  # xacro raises its own classes, NameError, XML and OS errors
+            reason = failures[0] if failures else f"xacro expansion failed: {type(exc).__name__}: {exc}"
+            raise URDFError(reason, path) from None
     return doc.toxml()
 
 
@@ -128,9 +133,34 @@ def read_description(path: str | os.PathLike, package_dirs: Sequence[str] | None
     if xacro_args:
         raise URDFError(f"xacro_args {sorted(xacro_args)} given for a file that is not .xacro", path)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise URDFError(f"cannot read it: {exc}", path) from None
+    return _substitute(text, path, package_dirs)
+
+
+_SUBSTITUTION = re.compile(r"\$\((\w+)((?:\s+[^)\s]+)*)\s*\)")
+
+
+def _substitute(text: str, path: str, package_dirs: Sequence[str] | None) -> str:
+    """``$(env NAME)``, ``$(optenv NAME default...)`` and ``$(find pkg)`` left in a plain URDF (some shipped
+    ones, PyBullet's Husky among them, carry them) evaluated as roslaunch does; others are an error."""
+    base_dir = os.path.dirname(os.path.abspath(path))
+
+    def value(match: re.Match) -> str:
+        verb, args = match.group(1), match.group(2).split()
+        if verb == "optenv" and args:
+            return os.environ.get(args[0], " ".join(args[1:]))
+        if verb == "env" and len(args) == 1 and args[0] in os.environ:
+            return os.environ[args[0]]
+        if verb == "find" and len(args) == 1:
+            for cand in find_package(args[0], base_dir, package_dirs):
+                if os.path.isdir(cand):
+                    return os.path.abspath(cand)
+        raise URDFError(f"cannot evaluate {match.group(0)!r} in a plain URDF (env: variable unset; find: package "
+                        f"not found; others need xacro: give the .xacro source instead)", path)
+
+    return _SUBSTITUTION.sub(value, text) if "$(" in text else text
 
 
 def _resolve_geometry(root: ET.Element, urdf_path: str, base_dir: str, package_dirs: Sequence[str] | None) -> None:
@@ -195,4 +225,15 @@ def geometry_urdf(text: str, urdf_path: str, package_dirs: Sequence[str] | None,
             root.remove(child)
     _resolve_geometry(root, urdf_path, os.path.dirname(os.path.abspath(urdf_path)), package_dirs)
     _write_limits(root, limits)
+    for link in root.findall("link"):
+        if link.find("inertial") is None:
+            _add_frame_inertial(link)
     return ET.tostring(root, encoding="unicode")
+
+
+def _add_frame_inertial(link: ET.Element) -> None:
+    """0.1 g and a tiny inertia: a frame-only link weighs nothing a motor would notice."""
+    inertial = ET.SubElement(link, "inertial")
+    ET.SubElement(inertial, "mass", {"value": "1e-4"})
+    ET.SubElement(inertial, "inertia", {k: ("1e-9" if k in ("ixx", "iyy", "izz") else "0")
+                                        for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")})

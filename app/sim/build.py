@@ -18,7 +18,8 @@ def build_scene(run: RunConfig, gui: bool = False) -> tuple[Scene, Robot]:
     cfg = run.scene_config
     scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity)
     try:
-        robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs)
+        robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs,
+                                cfg.robot.xacro_args)
         for section in (cfg.floor, cfg.table, *cfg.obstacles):
             if section is not None:
                 scene.add_box(_box(section))
