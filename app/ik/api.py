@@ -125,6 +125,9 @@ def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, qua
         q of shape ([n,] n_dofs); with ``return_error`` ``(q, err)``, err ([n,] 6) = position error
         [m] then rotation-vector error [rad]; with ``return_info`` an :class:`IKResult` (err ([n,] 6)).
     """
+    if "local_points" in kwargs:
+        raise InputError("inverse_kinematics takes local_point (one point on the link); "
+                         "local_points is inverse_kinematics_multilink's")
     result = inverse_kinematics_multilink(
         model, [link], [] if pos is None else [pos], [] if quat is None else [quat],
         local_points=None if local_point is None else [local_point], init_qpos=init_qpos, pos_mask=pos_mask,

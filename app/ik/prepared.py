@@ -179,11 +179,11 @@ def cached_solver(model: RobotModel, key: tuple, build) -> PoseIK:
     (least recently used dropped beyond CACHE_SIZE). Unhashable keys build a solver every call."""
     cache = model.solver_cache
     try:
-        solver = cache.pop(key)
-    except KeyError:
-        solver = build()
+        solver = cache.pop(key, None)
     except TypeError:  # an unhashable argument: validated by the build, never cached
         return build()
+    if solver is None:
+        solver = build()
     cache[key] = solver
     if len(cache) > CACHE_SIZE:
         del cache[next(iter(cache))]

@@ -252,6 +252,9 @@ class Robot:
         ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are in each environment's frame; ``init_qpos``
         defaults to the current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6)).
         """
+        if "local_points" in kwargs:
+            raise InputError("inverse_kinematics takes local_point (one point on the link); "
+                             "local_points is inverse_kinematics_multilink's")
         result = self._solve([link], [] if pos is None else [pos], [] if quat is None else [quat],
                              None if local_point is None else [local_point], envs_idx, kwargs).one_link()
         return result if return_info else ((result.q, result.err) if return_error else result.q)
