@@ -224,15 +224,12 @@ def test_pybullet_bundled_robots_load_into_the_scene_with_the_same_windows(relat
 def test_roslaunch_substitutions_left_in_a_plain_urdf_are_evaluated_or_named(tmp_path, monkeypatch):
     text = ARM.read_text().replace('<origin xyz="0.2 0 0"/><axis xyz="0 1 0"/>',
                                    '<origin xyz="$(optenv DEMO_WRIST_XYZ 0.2 0 0)"/><axis xyz="0 1 0"/>')
-    urdf = PKG / "urdf" / "_optenv_copy.urdf"
+    urdf = tmp_path / "optenv.urdf"
     urdf.write_text(text)
-    try:
-        wrist = lambda: RobotModel.from_urdf(str(urdf)).spec.joints[4].origin_xyz  # noqa: E731
-        assert wrist() == (0.2, 0.0, 0.0)  # the default
-        monkeypatch.setenv("DEMO_WRIST_XYZ", "0.25 0 0")
-        assert wrist() == (0.25, 0.0, 0.0)
-        urdf.write_text(text.replace("$(optenv DEMO_WRIST_XYZ 0.2 0 0)", "$(arg wrist_xyz)"))
-        with pytest.raises(URDFError, match=r"cannot evaluate '\$\(arg wrist_xyz\)' in a plain URDF"):
-            RobotModel.from_urdf(str(urdf))
-    finally:
-        urdf.unlink()
+    wrist = lambda: RobotModel.from_urdf(str(urdf)).spec.joints[4].origin_xyz  # noqa: E731
+    assert wrist() == (0.2, 0.0, 0.0)  # the default
+    monkeypatch.setenv("DEMO_WRIST_XYZ", "0.25 0 0")
+    assert wrist() == (0.25, 0.0, 0.0)
+    urdf.write_text(text.replace("$(optenv DEMO_WRIST_XYZ 0.2 0 0)", "$(arg wrist_xyz)"))
+    with pytest.raises(URDFError, match=r"cannot evaluate '\$\(arg wrist_xyz\)' in a plain URDF"):
+        RobotModel.from_urdf(str(urdf))

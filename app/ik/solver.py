@@ -208,15 +208,13 @@ def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, 
 
 
 def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,
-              batch_shape: tuple[int, ...], one_link: bool = False) -> IKResult:
+              batch_shape: tuple[int, ...]) -> IKResult:
     """IKResult of batch shape ``batch_shape`` from configurations q (B, n_dofs) and their FK residuals
-    err (B, n_links, 6); ``one_link`` drops the link axis (see :meth:`IKResult.one_link`). Warns on failures."""
+    err (B, n_links, 6), the link axis kept (:meth:`IKResult.one_link` drops it). Warns on failures."""
     pos_err, rot_err, ok = error_norms(err, options.pos_tol, options.rot_tol)
     if not ok.all():
         log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
                     int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)
-    if one_link:
-        pos_err, rot_err, err = pos_err[:, 0], rot_err[:, 0], err[:, 0]
     arrays = (q, ok, pos_err, rot_err, err, iters, restarts)
     if batch_shape != (q.shape[0],):
         arrays = tuple(a.reshape(batch_shape + a.shape[1:]) for a in arrays)
