@@ -184,13 +184,12 @@ def tool_frame(q_ref, model, arm):
     The non-arm DOFs (fingers) are q_ref's. Returns (R_t0 (3, 3), W_tool (3,), u_tool (3,)).
     """
     R_bc, o_bc, dofs, tool, lp, W0, w4, w5, plane, signs = arm
-    parent, R_origin, p_origin, link_dof, axis, revolute = model
-    L = parent.shape[0]
+    L = model.parent.shape[0]
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     q0 = q_ref.copy()
     for j in range(6):
         q0[dofs[j]] = 0.0
-    frames_one(q0, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+    frames_one(q0, model, R, p)
     Rt = R[tool]
     R_t0, W_tool, u_tool, d = np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)
     for c in range(3):

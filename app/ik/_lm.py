@@ -127,14 +127,13 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
         starts: Restart points in order; NaN entries take ``q_init``'s value. Shape (S, n).
         seeds, n_seeds: Starting points tried first. Shape (k, n).
         q_out, err_out: Outputs: the best configuration seen (n,) and its residual from FK (T, 6).
-        model: (parent, R_origin, p_origin, link_dof, axis, revolute) for :func:`frames_one`.
+        model, kin: The model's FKTables and JacobianTables.
         fopts: (pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol).
         iopts: (max_iters per attempt, stall_window).
         """
     pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol = fopts
     max_iters, stall_window = iopts[0], iopts[1]
-    parent, R_origin, p_origin, link_dof, axis, revolute = model
-    n, T, L = q_init.shape[0], tgt_pos.shape[0], parent.shape[0]
+    n, T, L = q_init.shape[0], tgt_pos.shape[0], model.parent.shape[0]
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     err, J = np.empty((T, 6)), np.empty((6 * T, n))
     e_acc, J_acc = np.empty(6 * T), np.empty((6 * T, n))
@@ -148,7 +147,7 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
     while not converged:
         acc_score, attempt_best, stall, mu = np.inf, np.inf, 0, 1.0
         for _ in range(max_iters):
-            frames_one(q, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+            frames_one(q, model, R, p)
             residual_one(R, p, tgt_pos, tgt_rot, task, err)
             score, ok = score_of(err, char_length, pos_tol, rot_tol)
             total += 1
@@ -190,7 +189,7 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
             for i in range(n):
                 q[i] = q_init[i] if np.isnan(starts[k, i]) else min(max(starts[k, i], q_lo[i]), q_hi[i])
     if best == np.inf:  # no finite score was seen: report q_out's own residual
-        frames_one(q_out, parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+        frames_one(q_out, model, R, p)
         residual_one(R, p, tgt_pos, tgt_rot, task, err_out)
     return total, attempt
 

@@ -59,14 +59,14 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
 def task_jacobian_one(R, p, kin, task, J):
     """d(current)/dq of :func:`residual_one`'s quantities, masked alike, into J (6 T, n_dofs).
 
-    kin: (dof_link, axis, revolute, ancestor) of the model; the other arguments as in residual_one.
+    kin: The model's JacobianTables; the other arguments as in residual_one.
     """
-    dof_link, axis, revolute, ancestor = kin
+    axis = kin.axis
     links, local_points, rot_mode, rot_axis, pos_mask = task
     Jl = np.empty((6, axis.shape[0]))
     for t in range(links.shape[0]):
         link = links[t]
-        jacobian_one(R, p, link, local_points[t], dof_link, axis, revolute, ancestor[link], Jl)
+        jacobian_one(R, p, link, local_points[t], kin, Jl)
         for r in range(3):
             if not pos_mask[t, r]:
                 Jl[r, :] = 0.0
@@ -86,13 +86,12 @@ def task_jacobian_one(R, p, kin, task, J):
 def residual_batch(q, model, kin, tgt_pos, tgt_rot, task, with_jacobian):
     """Masked residuals (and their Jacobians) of a batch. q (B, n) -> err (B, T, 6), J (B, 6 T, n)
     (J is an empty (B, 0, n) array when ``with_jacobian`` is False)."""
-    parent, R_origin, p_origin, link_dof, axis, revolute = model
-    B, T, L = q.shape[0], tgt_pos.shape[1], parent.shape[0]
+    B, T, L = q.shape[0], tgt_pos.shape[1], model.parent.shape[0]
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     err = np.empty((B, T, 6))
     J = np.empty((B, 6 * T if with_jacobian else 0, q.shape[1]))
     for b in range(B):
-        frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R, p)
+        frames_one(q[b], model, R, p)
         residual_one(R, p, tgt_pos[b], tgt_rot[b], task, err[b])
         if with_jacobian:
             task_jacobian_one(R, p, kin, task, J[b])

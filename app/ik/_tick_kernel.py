@@ -38,7 +38,7 @@ def build_tick(q, v, model, kin, task, box, rows, K, posture_args):
     distance, normal, J_ab, env, d_safe, gamma = rows
     mid, posture_gain, posture_weight, damping = posture_args
     B, n = q.shape
-    L = model[0].shape[0]
+    L = model.parent.shape[0]
     P, c, A = np.empty((B, n, n)), np.empty((B, n)), np.zeros((B, n + K, n))
     l, u, scale = np.empty((B, n + K)), np.empty((B, n + K)), np.ones(B)
     x_exact, exact, err = np.zeros((B, n)), np.zeros(B, dtype=np.bool_), np.empty((B, 6))
@@ -47,7 +47,7 @@ def build_tick(q, v, model, kin, task, box, rows, K, posture_args):
     G, g_lo, g_hi = np.zeros((K, n)), np.empty(K), np.full(K, OSQP_INF)
     r = 0
     for b in range(B):
-        frames_one(q[b], model[0], model[1], model[2], model[3], model[4], model[5], R, p)
+        frames_one(q[b], model, R, p)
         residual_one(R, p, tgt_pos[b], tgt_rot[b], tables, err[b:b + 1])
         task_jacobian_one(R, p, kin, tables, J)
         for i in range(6):

@@ -85,13 +85,13 @@ class WristPartitionedArm:
 
 def _arm_axes(model: RobotModel, link: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first six DOFs on the path to ``link`` and their axes and points at q = 0 (base frame)."""
-    chain = np.flatnonzero(model.jacobian_tables[3][link])
+    chain = np.flatnonzero(model.jacobian_tables.ancestor[link])
     if len(chain) < 6 or not model.revolute[chain[:6]].all():
         raise NotApplicableError(f"link '{model.link_names[link]}' needs six revolute joints before it, "
                                  f"found DOFs {[model.dof_names[k] for k in chain]}")
     dof_idx = chain[:6]
     R, p = model.link_frames(np.zeros(model.n_dofs))
-    dof_link, axis = model.jacobian_tables[0], model.jacobian_tables[1]
+    dof_link, axis = model.jacobian_tables.dof_link, model.jacobian_tables.axis
     axes = np.einsum("kij,kj->ki", R[dof_link[dof_idx]], axis[dof_idx])
     return dof_idx, axes, p[dof_link[dof_idx]]
 

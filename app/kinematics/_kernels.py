@@ -38,17 +38,10 @@ def matmul3(a, b, out):
 
 
 @njit(cache=True)
-def frames_one(q, parent, R_origin, p_origin, link_dof, axis, revolute, R, p):
-    """Link frames of one configuration into R (L, 3, 3) and p (L, 3).
-
-    Args:
-        q: Joint positions. Shape (n_dofs,).
-        parent: Parent link of each link, -1 for the root. Shape (L,).
-        R_origin, p_origin: Joint origins in the parent frame. Shapes (L, 3, 3), (L, 3).
-        link_dof: DOF that moves each link's joint, -1 if fixed. Shape (L,).
-        axis: Unit joint axes in the joint frame. Shape (n_dofs, 3).
-        revolute: True for revolute/continuous, False for prismatic. Shape (n_dofs,).
-    """
+def frames_one(q, fk, R, p):
+    """Link frames of one configuration q (n_dofs,) into R (L, 3, 3) and p (L, 3); fk: FKTables."""
+    parent, R_origin, p_origin, link_dof, axis, revolute = fk.parent, fk.R_origin, fk.p_origin, fk.link_dof, \
+        fk.axis, fk.revolute
     R_loc = np.empty((3, 3))
     R_mot = np.empty((3, 3))
     p_loc = np.empty(3)
@@ -73,26 +66,26 @@ def frames_one(q, parent, R_origin, p_origin, link_dof, axis, revolute, R, p):
 
 
 @njit(cache=True)
-def link_frames_kernel(q, parent, R_origin, p_origin, link_dof, axis, revolute):
-    """Link frames of a batch. q (B, n_dofs) -> R (B, L, 3, 3), p (B, L, 3)."""
-    B, L = q.shape[0], parent.shape[0]
+def link_frames_kernel(q, fk):
+    """Link frames of a batch. q (B, n_dofs), fk: FKTables -> R (B, L, 3, 3), p (B, L, 3)."""
+    B, L = q.shape[0], fk.parent.shape[0]
     R = np.empty((B, L, 3, 3))
     p = np.empty((B, L, 3))
     for b in range(B):
-        frames_one(q[b], parent, R_origin, p_origin, link_dof, axis, revolute, R[b], p[b])
+        frames_one(q[b], fk, R[b], p[b])
     return R, p
 
 
 @njit(cache=True)
-def jacobian_one(R, p, link, local_point, dof_link, axis, revolute, moves_link, J):
+def jacobian_one(R, p, link, local_point, jac, J):
     """Geometric Jacobian of a point on ``link`` into J (6, n_dofs), zeroed first.
 
     Args:
         R, p: Link frames of one configuration. Shapes (L, 3, 3), (L, 3).
         local_point: The point in the link frame. Shape (3,).
-        dof_link: Child link of each DOF's joint. Shape (n_dofs,).
-        moves_link: True where the DOF is an ancestor of ``link``. Shape (n_dofs,).
+        jac: JacobianTables.
     """
+    dof_link, axis, revolute, moves_link = jac.dof_link, jac.axis, jac.revolute, jac.ancestor[link]
     point, z = np.empty(3), np.empty(3)
     for r in range(3):
         point[r] = p[link, r] + R[link, r, 0] * local_point[0] + R[link, r, 1] * local_point[1] \
@@ -115,12 +108,13 @@ def jacobian_one(R, p, link, local_point, dof_link, axis, revolute, moves_link, 
 
 
 @njit(cache=True)
-def jacobian_kernel(R, p, link, local_point, dof_link, axis, revolute, moves_link):
-    """Jacobians of a batch. R (B, L, 3, 3), p (B, L, 3), local_point (B, 3) -> (B, 6, n_dofs)."""
+def jacobian_kernel(R, p, link, local_point, jac):
+    """Jacobians of a batch. R (B, L, 3, 3), p (B, L, 3), local_point (B, 3), jac: JacobianTables
+    -> (B, 6, n_dofs)."""
     B = R.shape[0]
-    J = np.empty((B, 6, axis.shape[0]))
+    J = np.empty((B, 6, jac.axis.shape[0]))
     for b in range(B):
-        jacobian_one(R[b], p[b], link, local_point[b], dof_link, axis, revolute, moves_link, J[b])
+        jacobian_one(R[b], p[b], link, local_point[b], jac, J[b])
     return J
 
 
@@ -187,20 +181,21 @@ def quat_log_batch(quat):
 
 
 @njit(cache=True)
-def point_jacobians_kernel(R, p, configs, links, points, dof_link, axis, revolute, ancestor):
+def point_jacobians_kernel(R, p, configs, links, points, jac):
     """Jacobians of base-frame points on links, each of its own configuration's frames.
 
-    R (B, L, 3, 3), p (B, L, 3); configs, links (K,); points (K, 3) in the base frame -> (K, 6, n_dofs).
+    R (B, L, 3, 3), p (B, L, 3); configs, links (K,); points (K, 3) in the base frame; jac: JacobianTables
+    -> (K, 6, n_dofs).
     """
     K = links.shape[0]
-    J = np.empty((K, 6, axis.shape[0]))
+    J = np.empty((K, 6, jac.axis.shape[0]))
     local = np.empty(3)
     for k in range(K):
         Rl, pl = R[configs[k], links[k]], p[configs[k], links[k]]
         for c in range(3):  # R^T (x - p)
             local[c] = Rl[0, c] * (points[k, 0] - pl[0]) + Rl[1, c] * (points[k, 1] - pl[1]) \
                 + Rl[2, c] * (points[k, 2] - pl[2])
-        jacobian_one(R[configs[k]], p[configs[k]], links[k], local, dof_link, axis, revolute, ancestor[links[k]], J[k])
+        jacobian_one(R[configs[k]], p[configs[k]], links[k], local, jac, J[k])
     return J
 
 

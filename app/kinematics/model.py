@@ -15,6 +15,7 @@ import numpy as np
 from app.errors import InputError, UnknownNameError
 from app.kinematics._kernels import jacobian_kernel, link_frames_kernel, point_jacobians_kernel
 from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
+from app.kinematics.tables import FKTables, JacobianTables
 from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
 from app.validation import as_float_array, as_vectors, check_finite
 
@@ -55,6 +56,8 @@ class RobotModel:
         for arr in (self._parent, self._R_origin, self._p_origin, self._link_dof, self._dof_link, self._axis,
                     self._revolute, self._ancestor):
             arr.setflags(write=False)
+        self._fk = FKTables(self._parent, self._R_origin, self._p_origin, self._link_dof, self._axis, self._revolute)
+        self._jac = JacobianTables(self._dof_link, self._axis, self._revolute, self._ancestor)
 
     @staticmethod
     def _frozen(values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -88,14 +91,14 @@ class RobotModel:
                 self._ancestor[i, self._link_dof[i]] = True
 
     @property
-    def fk_tables(self) -> tuple:
-        """(parent, R_origin, p_origin, link_dof, axis, revolute): the arrays the FK kernels take."""
-        return self._parent, self._R_origin, self._p_origin, self._link_dof, self._axis, self._revolute
+    def fk_tables(self) -> FKTables:
+        """What the FK kernels take."""
+        return self._fk
 
     @property
-    def jacobian_tables(self) -> tuple:
-        """(dof_link, axis, revolute, ancestor (n_links, n_dofs)): the arrays the Jacobian kernels take."""
-        return self._dof_link, self._axis, self._revolute, self._ancestor
+    def jacobian_tables(self) -> JacobianTables:
+        """What the Jacobian kernels take."""
+        return self._jac
 
     @property
     def movable_links(self) -> np.ndarray:
@@ -160,7 +163,7 @@ class RobotModel:
         """
         batch = q.shape[:-1]
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.n_dofs)
-        R, p = link_frames_kernel(q2, *self.fk_tables)
+        R, p = link_frames_kernel(q2, self._fk)
         return R.reshape(batch + R.shape[1:]), p.reshape(batch + p.shape[1:])
 
     def forward_kinematics(self, q: object, links: Sequence[LinkRef] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +195,7 @@ class RobotModel:
         p2 = p.reshape((-1,) + p.shape[-2:])
         lp = np.zeros(3) if local_point is None else local_point
         lp = np.ascontiguousarray(np.broadcast_to(lp, batch + (3,)), dtype=float).reshape(-1, 3)
-        J = jacobian_kernel(R2, p2, link, lp, self._dof_link, self._axis, self._revolute, self._ancestor[link])
+        J = jacobian_kernel(R2, p2, link, lp, self._jac)
         return J.reshape(batch + (6, self.n_dofs))
 
     def point_jacobians(self, R: np.ndarray, p: np.ndarray, links: np.ndarray, points: np.ndarray,
@@ -213,8 +216,7 @@ class RobotModel:
             R, p = R[None], p[None]
         configs = np.zeros(len(links), dtype=np.int64) if configs is None else np.asarray(configs, dtype=np.int64)
         return point_jacobians_kernel(np.ascontiguousarray(R), np.ascontiguousarray(p), configs, links,
-                                      np.ascontiguousarray(points, dtype=float), self._dof_link, self._axis,
-                                      self._revolute, self._ancestor)
+                                      np.ascontiguousarray(points, dtype=float), self._jac)
 
     def get_jacobian(self, q: object, link: LinkRef, local_point: object | None = None) -> np.ndarray:
         """Geometric Jacobian of a point on a link.
