@@ -145,9 +145,9 @@ def branches_one(p_C, R_C, W_tool, u_tool, R_t0, plane, w4, w5, signs, lo, hi, q
 def branches_batch(pos, rot, arm, tool, lo, hi):
     """:func:`branches_one` for N base-frame targets pos (N, 3), rot (N, 3, 3) -> q (N, 8, 6), valid (N, 8).
 
-    arm: :func:`app.ik.analytic.kernel_arm`'s tuple; tool: :func:`tool_frame`'s; lo, hi: the arm's limits (6,).
+    arm: ArmTables (app.ik.analytic.kernel_arm); tool: :func:`tool_frame`'s; lo, hi: the arm's limits (6,).
     """
-    R_bc, o_bc, _, _, _, _, w4, w5, plane, signs = arm
+    R_bc, o_bc, w4, w5, plane, signs = arm.R_base_C, arm.o_base_C, arm.w4, arm.w5, arm.plane, arm.signs
     R_t0, W_tool, u_tool = tool
     N = pos.shape[0]
     q = np.empty((N, 8, 6))
@@ -183,7 +183,8 @@ def tool_frame(q_ref, model, arm):
 
     The non-arm DOFs (fingers) are q_ref's. Returns (R_t0 (3, 3), W_tool (3,), u_tool (3,)).
     """
-    R_bc, o_bc, dofs, tool, lp, W0, w4, w5, plane, signs = arm
+    R_bc, o_bc, dofs, tool, lp, W0, w5 = arm.R_base_C, arm.o_base_C, arm.dofs, arm.tool, arm.local_point, arm.W0, \
+        arm.w5
     L = model.parent.shape[0]
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     q0 = q_ref.copy()
@@ -214,7 +215,8 @@ def analytic_seeds(q_init, tgt_pos, tgt_rot, tool, arm, q_lo, q_hi, seeds):
             w4 (3,), w5 (3,), plane (10,), signs (3,)) from :func:`app.ik.analytic.kernel_arm`.
         seeds: Output. Shape (8, n). The non-arm DOFs (fingers) are q_init's: they fix the tool.
     """
-    R_bc, o_bc, dofs, _, _, _, w4, w5, plane, signs = arm
+    R_bc, o_bc, dofs, w4, w5, plane, signs = arm.R_base_C, arm.o_base_C, arm.dofs, arm.w4, arm.w5, arm.plane, \
+        arm.signs
     R_t0, W_tool, u_tool = tool
     lo, hi, p_C, R_C = np.empty(6), np.empty(6), np.empty(3), np.empty((3, 3))
     for j in range(6):
@@ -249,8 +251,7 @@ def _other_dofs_differ(q, q_prev, arm_dof):
 
 
 @njit(cache=True, nogil=True)
-def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts,
-                        iopts, arm):
+def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, arm):
     """The compiled IK loop (app.ik._lm.solve_one) started from each problem's closed-form branches.
 
     Same arguments and returns as app.ik._lm._solve_batch, with the closed-form parameters ``arm``
@@ -264,23 +265,21 @@ def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free
     restarts = np.zeros(B, dtype=np.int64)
     seeds = np.empty((8, n))
     arm_dof = np.zeros(n, dtype=np.bool_)
-    arm_dof[arm[2]] = True
+    arm_dof[arm.dofs] = True
     tool = tool_frame(q_init[0], model, arm)
     for b in range(B):
         if b and _other_dofs_differ(q_init[b], q_init[b - 1], arm_dof):
             tool = tool_frame(q_init[b], model, arm)
-        count = analytic_seeds(q_init[b], tgt_pos[b, 0], tgt_rot[b, 0], tool, arm, q_lo, q_hi, seeds)
+        count = analytic_seeds(q_init[b], tgt_pos[b, 0], tgt_rot[b, 0], tool, arm, opts.q_lo, opts.q_hi, seeds)
         iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b],
-                                          tgt_rot[b], task, free, q_lo, q_hi, step_scale, fopts, iopts, seeds,
+                                          tgt_rot[b], task, free, opts, seeds,
                                           count, q_out[b], err[b])
     return q_out, err, iters, restarts
 
 
-def solve_seeded(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
-                 arm):
+def solve_seeded(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, arm):
     """:func:`solve_seeded_kernel` split over threads (app.threads)."""
     def kernel(q_init, starts, tgt_pos, tgt_rot):
-        return solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi,
-                                   step_scale, fopts, iopts, arm)
+        return solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, arm)
 
     return chunked(kernel, q_init.shape[0], (q_init, starts, tgt_pos, tgt_rot), ())

@@ -116,8 +116,7 @@ def _limited_step(J, e, lam2, free, q, q_lo, q_hi, step_scale, step_limit, dq):
 
 
 @njit(cache=True)
-def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts, seeds,
-              n_seeds, q_out, err_out):
+def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, seeds, n_seeds, q_out, err_out):
     """Levenberg-Marquardt with restarts for one problem; returns (iterations, restarts).
 
     Attempts start, in order, from ``seeds[:n_seeds]`` (closed-form branches), q_init, then ``starts``.
@@ -128,11 +127,10 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
         seeds, n_seeds: Starting points tried first. Shape (k, n).
         q_out, err_out: Outputs: the best configuration seen (n,) and its residual from FK (T, 6).
         model, kin: The model's FKTables and JacobianTables.
-        fopts: (pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol).
-        iopts: (max_iters per attempt, stall_window).
+        task: TaskTables. free: DOFs the solver moves (n,). opts: LMOptions.
         """
-    pos_tol, rot_tol, char_length, damping, step_limit, stall_rtol = fopts
-    max_iters, stall_window = iopts[0], iopts[1]
+    pos_tol, rot_tol, char_length, stall_rtol = opts.pos_tol, opts.rot_tol, opts.char_length, opts.stall_rtol
+    max_iters, stall_window, q_lo, q_hi = opts.max_iters, opts.stall_window, opts.q_lo, opts.q_hi
     n, T, L = q_init.shape[0], tgt_pos.shape[0], model.parent.shape[0]
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     err, J = np.empty((T, 6)), np.empty((6 * T, n))
@@ -173,8 +171,8 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
                 stall += 1
                 if stall >= stall_window:
                     break
-            lam2 = mu * (damping + np.sum(e_acc * e_acc))
-            _limited_step(J_acc, e_acc, lam2, free, q_acc, q_lo, q_hi, step_scale, step_limit, dq)
+            lam2 = mu * (opts.damping2 + np.sum(e_acc * e_acc))
+            _limited_step(J_acc, e_acc, lam2, free, q_acc, q_lo, q_hi, opts.step_scale, opts.step_limit, dq)
             for i in range(n):
                 q[i] = min(max(q_acc[i] + dq[i], q_lo[i]), q_hi[i])
         if converged or attempt + 1 >= n_seeds + 1 + starts.shape[0]:
@@ -194,8 +192,7 @@ def solve_one(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_
     return total, attempt
 
 
-def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
-                 seeds, n_seeds):
+def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, seeds, n_seeds):
     """:func:`solve_one` for every problem. q_init (B, n), starts (B or 1, S, n), targets (B, T, ...),
     seeds (B or 1, k, n) with n_seeds (B or 1,).
 
@@ -208,8 +205,7 @@ def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo,
     restarts = np.zeros(B, dtype=np.int64)
     for b in range(B):
         iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b], tgt_rot[b],
-                                          task, free, q_lo, q_hi, step_scale, fopts, iopts,
-                                          seeds[b % seeds.shape[0]], n_seeds[b % n_seeds.shape[0]], q_out[b],
+                                          task, free, opts, seeds[b % seeds.shape[0]], n_seeds[b % n_seeds.shape[0]], q_out[b],
                                           err[b])
     return q_out, err, iters, restarts
 
@@ -217,11 +213,9 @@ def _solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo,
 solve_batch_kernel = njit(cache=True, nogil=True)(_solve_batch)
 
 
-def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi, step_scale, fopts, iopts,
-                seeds, n_seeds):
+def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, seeds, n_seeds):
     """:func:`_solve_batch` split over threads (app.threads); the arguments are those of ``_solve_batch``."""
     def kernel(q_init, starts, tgt_pos, tgt_rot, seeds, n_seeds):
-        return solve_batch_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, q_lo, q_hi,
-                                  step_scale, fopts, iopts, seeds, n_seeds)
+        return solve_batch_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, seeds, n_seeds)
 
     return chunked(kernel, q_init.shape[0], (q_init, starts, tgt_pos, tgt_rot, seeds, n_seeds), ())

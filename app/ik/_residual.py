@@ -24,10 +24,11 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
     Args:
         R, p: Link frames. Shapes (L, 3, 3), (L, 3).
         tgt_pos, tgt_rot: Targets. Shapes (T, 3), (T, 3, 3).
-        task: (links (T,), local_points (T, 3), rot_mode (T,), rot_axis, pos_mask (T, 3) per link).
+        task: TaskTables (app.ik.tables).
         err: Output, unweighted: position [m] then rotation vector [rad]. Shape (T, 6).
     """
-    links, local_points, rot_mode, rot_axis, pos_mask = task
+    links, local_points, rot_mode, rot_axis, pos_mask = task.links, task.local_points, task.rot_mode, task.rot_axis, \
+        task.pos_mask
     Rc_Rt = np.empty((3, 3))
     for t in range(links.shape[0]):
         link = links[t]
@@ -62,7 +63,8 @@ def task_jacobian_one(R, p, kin, task, J):
     kin: The model's JacobianTables; the other arguments as in residual_one.
     """
     axis = kin.axis
-    links, local_points, rot_mode, rot_axis, pos_mask = task
+    links, local_points, rot_mode, rot_axis, pos_mask = task.links, task.local_points, task.rot_mode, task.rot_axis, \
+        task.pos_mask
     Jl = np.empty((6, axis.shape[0]))
     for t in range(links.shape[0]):
         link = links[t]

@@ -24,8 +24,9 @@ import numpy as np
 from app.errors import InputError, NotApplicableError
 from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
 from app.ik._residual import ROT_FULL
-from app.threads import chunked
+from app.ik.tables import ArmTables
 from app.kinematics.model import LinkRef, RobotModel
+from app.threads import chunked
 from app.validation import as_float_array, as_rotation_matrices, as_vectors, check_finite
 
 CERT_TOL = 1e-9  # [m] and [rad]: how far the URDF's numbers may deviate from the ideal structure
@@ -208,17 +209,17 @@ def nearest_solution(model: RobotModel, link: LinkRef, pos: object, quat: object
     return q[..., 0, :], valid[..., 0]
 
 
-def kernel_arm(arm: WristPartitionedArm, local_point: np.ndarray) -> tuple:
-    """The certificate as the tuple the compiled IK loop takes (see app.ik._analytic_kernel.analytic_seeds)."""
+def kernel_arm(arm: WristPartitionedArm, local_point: np.ndarray) -> ArmTables:
+    """The certificate as the compiled IK loop takes it (see app.ik._analytic_kernel.analytic_seeds)."""
     return _kernel_arm(arm, tuple(np.asarray(local_point, dtype=float)))
 
 
 @functools.lru_cache(maxsize=64)
-def _kernel_arm(arm: WristPartitionedArm, local_point: tuple[float, float, float]) -> tuple:
+def _kernel_arm(arm: WristPartitionedArm, local_point: tuple[float, float, float]) -> ArmTables:
     plane = np.array([*arm.P1, np.linalg.norm(arm.L1), np.linalg.norm(arm.L2), np.arctan2(arm.L1[1], arm.L1[0]),
                       np.arctan2(arm.L2[1], arm.L2[0]), *arm.W3, *arm.a4 / np.linalg.norm(arm.a4)])
-    return (arm.R_base_C, arm.o_base_C, arm.dof_idx.astype(np.int64), int(arm.tool),
-            np.asarray(local_point, dtype=float), arm.W0, arm.w4, arm.w5, plane, arm.signs.astype(float))
+    return ArmTables(arm.R_base_C, arm.o_base_C, arm.dof_idx.astype(np.int64), int(arm.tool),
+                     np.asarray(local_point, dtype=float), arm.W0, arm.w4, arm.w5, plane, arm.signs.astype(float))
 
 
 def closed_form(model: RobotModel, targets) -> tuple | None:

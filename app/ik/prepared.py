@@ -16,7 +16,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik.analytic import closed_form
-from app.ik.solver import IKOptions, IKResult, _kernel_options, restart_points, result_of, run_kernel
+from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import LinkRef, RobotModel
 from app.validation import as_rotation_matrices, as_vectors
@@ -90,8 +90,8 @@ class PoseIK:
         self.n_links, self._task = len(problem.links), t.task_tables
         self._free = free_dofs(model, problem.dofs_idx)
         self._starts = restart_points(model, self._free, self.options, None, 1)
-        self._kernel_options = _kernel_options(model, self.options)
-        self._lo, self._hi = self._kernel_options[3], self._kernel_options[4]
+        self._lm_options = lm_options(model, self.options)
+        self._lo, self._hi = self._lm_options.q_lo, self._lm_options.q_hi
         seeded = problem.analytic_seed and problem.dofs_idx is None and self.options.respect_joint_limit
         self._arm = closed_form(model, t) if seeded else None
         self._identity, self._mid = np.eye(3), model.mid_config()
@@ -161,7 +161,7 @@ class PoseIK:
     def _run(self, batch, q0, tgt_pos, tgt_rot, starts) -> IKResult:
         q, err, iters, restarts = run_kernel(self.model, np.ascontiguousarray(q0), self._starts if starts is None
                                              else starts, tgt_pos, tgt_rot, self._task, self._free,
-                                             self._kernel_options, self._arm)
+                                             self._lm_options, self._arm)
         return result_of(q, err, self.options, iters, restarts, batch)
 
 

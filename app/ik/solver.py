@@ -22,6 +22,7 @@ import numpy as np
 from app.errors import InputError
 from app.ik._lm import error_norms, solve_batch
 from app.ik._analytic_kernel import solve_seeded
+from app.ik.tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
 from app.kinematics.model import RobotModel
 
@@ -178,33 +179,29 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
     q_init = np.ascontiguousarray(q_init, dtype=float)
     starts = restart_points(model, free, options, seeds, q_init.shape[0])
     q, err, iters, restarts = run_kernel(model, q_init, starts, targets.pos, targets.rot, targets.task_tables,
-                                         np.ascontiguousarray(free, dtype=bool), _kernel_options(model, options), arm)
+                                         np.ascontiguousarray(free, dtype=bool), lm_options(model, options), arm)
     return result_of(q, err, options, iters, restarts, targets.batch_shape)
 
 
-def run_kernel(model: RobotModel, q_init, starts, tgt_pos, tgt_rot, task, free, kernel_options, arm):
+def run_kernel(model: RobotModel, q_init, starts, tgt_pos, tgt_rot, task: TaskTables, free, opts: LMOptions,
+               arm: ArmTables | None):
     """The compiled loop, seeded by the closed form when ``arm`` is given. Returns (q, err, iters, restarts)."""
-    step_scale, fopts, iopts, q_lo, q_hi = kernel_options
-    args = (q_init, starts, model.fk_tables, model.jacobian_tables, tgt_pos, tgt_rot, task, free,
-            q_lo, q_hi, step_scale, fopts, iopts)
+    args = (q_init, starts, model.fk_tables, model.jacobian_tables, tgt_pos, tgt_rot, task, free, opts)
     if arm is not None:
         return solve_seeded(*args, arm)
     return solve_batch(*args, np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
 
 
-@functools.lru_cache(maxsize=32)
-def _kernel_options(model: RobotModel, options: IKOptions) -> tuple[np.ndarray, ...]:
-    """(step_scale (n_dofs,), float options (6,), int options (2,), q_lo, q_hi (n_dofs,)) as the compiled loop
-    takes them; the bounds are +-inf without ``respect_joint_limit``."""
+def lm_options(model: RobotModel, options: IKOptions) -> LMOptions:
+    """``options`` as the compiled loop takes them; the bounds are +-inf without ``respect_joint_limit``."""
     step_scale = np.where(model.revolute, 1.0, options.prismatic_step)
-    fopts = np.array([options.pos_tol, options.rot_tol, options.char_length, options.damping ** 2,
-                      options.step_limit, options.stall_rtol])
-    iopts = np.array([options.max_iters, options.stall_window], dtype=np.int64)
     unlimited = np.full(model.n_dofs, np.inf)
     q_lo, q_hi = (model.q_lower, model.q_upper) if options.respect_joint_limit else (-unlimited, unlimited)
-    for arr in (step_scale, fopts, iopts, q_lo, q_hi):
+    for arr in (step_scale, q_lo, q_hi):
         arr.setflags(write=False)
-    return step_scale, fopts, iopts, q_lo, q_hi
+    return LMOptions(float(options.pos_tol), float(options.rot_tol), float(options.char_length),
+                     float(options.damping) ** 2, float(options.step_limit), float(options.stall_rtol),
+                     int(options.stall_window), int(options.max_iters), step_scale, q_lo, q_hi)
 
 
 def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,

@@ -17,6 +17,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._residual import ROT_AXIS, ROT_FULL, ROT_NONE
+from app.ik.tables import TaskTables
 from app.kinematics.model import RobotModel
 from app.validation import as_mask, as_rotation_matrices, as_vectors
 
@@ -103,6 +104,6 @@ class PoseTargets:
                    batch_shape)
 
     @property
-    def task_tables(self) -> tuple:
-        """(links, local_points, rot_mode, rot_axis, pos_mask): the arrays the IK kernels take."""
-        return self.links, self.local_points, self.rot_mode, self.rot_axis, self.pos_mask
+    def task_tables(self) -> TaskTables:
+        """What the IK kernels take."""
+        return TaskTables(self.links, self.local_points, self.rot_mode, self.rot_axis, self.pos_mask)

@@ -36,8 +36,8 @@ class FrameTask:
         self.pos_mask, self.rot_mask, self.local_point = pos_mask, rot_mask, local_point
         lp = None if local_point is None else [local_point]  # link, masks and point checked once, here
         t = PoseTargets.build(model, [link], [np.zeros(3)], [np.array([1.0, 0.0, 0.0, 0.0])], lp, pos_mask, rot_mask)
-        self._tables = {True: t.task_tables, False: (t.links, t.local_points, np.full(1, ROT_NONE, dtype=np.int64),
-                                                       t.rot_axis, t.pos_mask)}  # with / without a quat
+        self._tables = {True: t.task_tables,  # with / without a quat
+                        False: t.task_tables._replace(rot_mode=np.full(1, ROT_NONE, dtype=np.int64))}
         self._ff_mask = np.concatenate([t.pos_mask[0], np.ones(3)])
         self._w = self.weight * np.array([1.0, 1.0, 1.0] + [self.char_length] * 3)
         self._target: tuple | None = None  # (pos (B, 1, 3), rot (B, 1, 3, 3), task tables)
