@@ -146,39 +146,45 @@ def test_track_follows_a_target_generator_with_feed_forward():
     scene.close()
 
 
-def test_compiled_build_equals_the_qp_assembled_from_task_limits_and_rows():
-    """QPController.build (one compiled call) gives the QP that build_qp_batch makes from the pieces."""
-    from app.ik.qp import build_qp_batch, padded_rows
-
+def test_controller_qp_holds_the_rows_each_task_and_limit_reports():
+    """The controller's QP (one compiled builder call) carries the frame task's error and cost, the joint
+    limits' box and the collision limit's rows, each as that piece computes it on its own."""
     scene, robot = _scene(n_envs=3, table=True)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=7.0), QPControllerConfig(dt=scene.dt),
                         CollisionPairs(obstacles=("table",), max_rows=6), scene.box_ids)
     rng = np.random.default_rng(5)
-    q = robot.model.mid_config() + rng.normal(scale=0.3, size=(3, robot.n_dofs))
+    n = robot.n_dofs
+    q = robot.model.mid_config() + rng.normal(scale=0.3, size=(3, n))
     q[:, 1:3] += [0.6, 0.5]  # lean towards the table
     robot.set_qpos(q)
     v = rng.normal(scale=0.5, size=q.shape)
     pos, quat = robot.model.forward_kinematics(q + 0.1, [EE])
-    twist = rng.normal(scale=0.1, size=(3, 6))
     rows = ctrl.distance_rows(q)
     assert len(rows) > 0
-    qps, err = ctrl.build(q, v, (pos[:, 0], quat_to_matrix(quat[:, 0]), twist), rows)
+    qps, err = ctrl.build(q, v, (pos[:, 0], quat_to_matrix(quat[:, 0]), None), rows)
 
     task = FrameTask(robot.model, EE, gain=7.0)
-    task.set_target(pos[:, 0], quat[:, 0], twist)
-    err_ref, J, V = task.velocity_rows(q)
-    w = task.row_weights()
-    box = ctrl.joint_limits.compute_inequalities(q, scene.dt, v)
-    ineq = ctrl.collision_limit.compute_inequalities(rows, scene.dt)
-    ref = build_qp_batch(J * w[:, None], V * w, box.lo, box.hi, rows=padded_rows(ineq, rows.env, 3, 6),
-                         posture=ctrl.config.posture_gain * (robot.model.mid_config() - q),
-                         posture_weight=ctrl.config.posture_weight, n_rows=ctrl.n_rows)
+    task.set_target(pos[:, 0], quat[:, 0])
+    err_ref, J = task.compute_error_and_jacobian(q)
     np.testing.assert_allclose(err, err_ref, atol=1e-12)
-    for name in ("P", "c", "A", "l", "u", "scale", "x_exact"):
-        np.testing.assert_allclose(getattr(qps, name), getattr(ref, name), rtol=1e-12, atol=1e-12, err_msg=name)
-    np.testing.assert_array_equal(qps.exact, ref.exact)
+    box = ctrl.joint_limits.compute_qp_inequalities(q, scene.dt, v)
+    np.testing.assert_array_equal(qps.A[:, :n], np.tile(np.eye(n), (3, 1, 1)))
+    np.testing.assert_allclose(qps.l[:, :n], box.lo, atol=1e-12)
+    np.testing.assert_allclose(qps.u[:, :n], box.hi, atol=1e-12)
+    ineq = ctrl.collision_limit.with_rows(rows).compute_qp_inequalities(scene.dt)
+    for e in range(3):
+        mine = np.flatnonzero(rows.env == e)[:6]
+        np.testing.assert_allclose(qps.A[e, n:n + len(mine)], ineq.G[mine], atol=1e-12)
+        np.testing.assert_allclose(qps.l[e, n:n + len(mine)], ineq.lo[mine], atol=1e-12)
+    w = task.row_weights()
+    for e in range(3):  # the cost's task part: 1/2 |W (J x - a gain err)|^2, plus the small posture and damping terms
+        x = rng.normal(size=n)
+        a = qps.scale[e]
+        Jw, Vw = J[e] * w[:, None], 7.0 * err_ref[e] * w
+        task_cost = 0.5 * np.sum((Jw @ x - a * Vw) ** 2) - 0.5 * np.sum((a * Vw) ** 2)
+        qp_cost = 0.5 * x @ qps.P[e] @ x + qps.c[e] @ x
+        assert abs(qp_cost - task_cost) < 1e-2 * (1 + abs(task_cost))  # eps = 1e-3 posture, 1e-9 damping
     scene.close()
-
 
 def test_bad_targets_are_refused_before_anything_is_commanded():
     import pytest

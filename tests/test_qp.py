@@ -6,14 +6,25 @@ import numpy as np
 import pytest
 
 from app import InputError
-from app.ik.qp import INF, QP, Inequalities, QPSolver, TaskTerm, build_qp, feasible_scale, padded_rows
+from app.ik.limits import RowsLimit, VelocityBox
+from app.ik.qp import INF, QP, QPSolver, feasible_scale
+from app.ik.qp_builder import build_qp
+from app.ik.tasks import PostureTask, RowsTask
+
+
+def _qp(J, V, n, *, w=None, box=None, rows=(), posture=None, posture_weight=1e-3, **kw):
+    """One QP from rows J qdot = V, a velocity box (lo, hi), rows (G, lo, hi) and a posture velocity (default
+    zero, weight 1e-3: the nullspace is held still) at q = 0."""
+    posture = np.zeros(n) if posture is None else posture
+    tasks = [RowsTask(J, V, w), PostureTask(q_ref=posture, weight=posture_weight)]
+    limits = ([] if box is None else [VelocityBox(*box)]) + [RowsLimit(*r) for r in rows]
+    return build_qp(np.zeros(n), tasks=tasks, limits=limits, **kw)[0]
 
 
 def test_build_qp_matrices_match_the_written_cost():
     rng = np.random.default_rng(0)
     J, V, w = rng.normal(size=(3, 4)), rng.normal(size=3), np.array([1.0, 1.0, 0.1])  # a 1-D nullspace
-    lim = Inequalities(np.eye(4), -np.ones(4), np.ones(4))
-    qp = build_qp([TaskTerm(J, V, w)], 4, box=lim, posture=np.ones(4), posture_weight=1e-3, damping=0.0, n_rows=6)
+    qp = _qp(J, V, 4, w=w, box=(-np.ones(4), np.ones(4)), posture=np.ones(4), damping=0.0, n_rows=6)
     x = rng.normal(size=4)
     null = np.linalg.svd(J * w[:, None])[2][-1]  # unit vector spanning the nullspace
     a = qp.scale  # the twist scaled into the box
@@ -38,9 +49,8 @@ def test_feasible_scale_fits_the_least_squares_velocity_into_the_box():
 
 
 def test_too_many_rows_is_an_error():
-    lim = Inequalities(np.eye(3), -np.ones(3), np.ones(3))
     with pytest.raises(InputError, match="exceed"):
-        build_qp([], 3, limits=[lim], n_rows=5)
+        _qp(np.zeros((1, 3)), np.zeros(1), 3, rows=[(np.eye(3), -np.ones(3), np.ones(3))], n_rows=5)
 
 
 def _planar_arm_jacobian():
@@ -50,8 +60,7 @@ def _planar_arm_jacobian():
 def test_infeasible_twist_is_scaled_along_its_own_direction():
     """Pure velocity bounds: the end-effector velocity keeps the desired direction, its speed shrinks."""
     J, V = _planar_arm_jacobian(), np.array([3.0, 1.0])
-    lim = Inequalities(np.eye(3), -np.ones(3), np.ones(3))
-    qp = build_qp([TaskTerm(J, V, np.ones(2))], 3, box=lim, n_rows=3)
+    qp = _qp(J, V, 3, box=(-np.ones(3), np.ones(3)), n_rows=3)
     sol = QPSolver(3, 3).solve(qp)
     assert sol.solved and 0.0 < sol.scale < 0.9
     v = J @ sol.qdot
@@ -66,8 +75,7 @@ def test_infeasible_twist_is_scaled_along_its_own_direction():
 
 def test_feasible_twist_is_tracked_exactly():
     J, V = _planar_arm_jacobian(), np.array([0.05, 0.02])
-    lim = Inequalities(np.eye(3), -np.ones(3), np.ones(3))
-    qp = build_qp([TaskTerm(J, V, np.ones(2))], 3, box=lim, n_rows=3)
+    qp = _qp(J, V, 3, box=(-np.ones(3), np.ones(3)), n_rows=3)
     sol = QPSolver(3, 3).solve(qp)
     assert sol.solved and sol.scale == 1.0
     np.testing.assert_allclose(J @ sol.qdot, V * sol.scale, atol=1e-5)
@@ -78,8 +86,8 @@ def test_warm_workspace_matches_fresh_solves_across_updates():
     warm = QPSolver(4, 4)
     for _ in range(5):
         J, V = rng.normal(size=(3, 4)), rng.normal(size=3)
-        lim = Inequalities(np.eye(4), -rng.uniform(0.5, 2, 4), rng.uniform(0.5, 2, 4))
-        qp = dataclasses.replace(build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, n_rows=4), x_exact=None)
+        box = (-rng.uniform(0.5, 2, 4), rng.uniform(0.5, 2, 4))
+        qp = dataclasses.replace(_qp(J, V, 4, box=box, n_rows=4), x_exact=None)
         a, b = warm.solve(qp), QPSolver(4, 4).solve(qp)  # OSQP both times (no unconstrained shortcut)
         assert a.solved and b.solved
         cost = lambda x: 0.5 * x @ qp.P @ x + qp.c @ x  # noqa: E731
@@ -104,9 +112,9 @@ def test_wrong_size_qp_is_refused():
 
 def _random_qp(rng, box_halfwidth):
     J, V = rng.normal(size=(3, 4)), rng.normal(size=3)
-    lim = Inequalities(np.eye(4), -np.full(4, box_halfwidth), np.full(4, box_halfwidth))
-    row = Inequalities(rng.normal(size=(1, 4)), np.array([-1.0]), np.array([INF]))
-    return build_qp([TaskTerm(J, V, np.ones(3))], 4, box=lim, limits=[row], posture=rng.normal(size=4), n_rows=6)
+    box = (-np.full(4, box_halfwidth), np.full(4, box_halfwidth))
+    row = (rng.normal(size=(1, 4)), np.array([-1.0]), np.array([INF]))
+    return _qp(J, V, 4, box=box, rows=[row], posture=rng.normal(size=4), n_rows=6)
 
 
 def test_certified_solutions_equal_osqp_and_osqp_runs_where_none_is_certified():
@@ -134,8 +142,7 @@ def test_certified_solutions_equal_osqp_and_osqp_runs_where_none_is_certified():
 
 def test_a_joint_resting_at_its_limit_is_solved_exactly_at_the_bound():
     J, V = np.eye(3)[:2], np.array([1.0, 0.2])  # the task asks joint 0 to move up at 1 rad/s
-    lim = Inequalities(np.eye(3), -np.ones(3), np.array([0.0, 1.0, 1.0]))  # joint 0 is at its upper limit
-    qp = build_qp([TaskTerm(J, V, np.ones(2))], 3, box=lim, n_rows=3)
+    qp = _qp(J, V, 3, box=(-np.ones(3), np.array([0.0, 1.0, 1.0])), n_rows=3)  # joint 0 is at its upper limit
     assert qp.x_exact is not None
     assert qp.x_exact[0] == 0.0
     np.testing.assert_allclose(qp.x_exact, QPSolver(3, 3, eps=1e-9).solve(dataclasses.replace(qp, x_exact=None)).qdot,
@@ -153,21 +160,23 @@ def test_osqp_after_certified_ticks_matches_a_fresh_workspace():
         np.testing.assert_allclose(a.qdot, b.qdot, atol=2e-3)
 
 
-def test_padded_rows_put_each_environment_rows_in_its_own_slots():
+def test_given_rows_go_into_each_environment_own_slots():
     G = np.arange(12.0).reshape(4, 3)
-    rows = Inequalities(G, np.array([1.0, 2.0, 3.0, 4.0]), np.full(4, INF))
-    Gp, lo, hi, count = padded_rows(rows, np.array([0, 2, 2, 2]), 3, max_rows=3)
+    rows = RowsLimit(G, np.array([1.0, 2.0, 3.0, 4.0]), np.full(4, INF), env=np.array([0, 2, 2, 2]))
+    Gp, lo, hi, count = rows.params(3)
     np.testing.assert_array_equal(count, [1, 0, 3])
     np.testing.assert_array_equal(Gp[0, 0], G[0])
     np.testing.assert_array_equal(Gp[2], G[1:])
     np.testing.assert_array_equal(lo[2], [2.0, 3.0, 4.0])
     assert not Gp[1].any() and not Gp[0, 1:].any()
+    qps = build_qp(np.zeros((3, 3)), tasks=[RowsTask(np.eye(3), np.ones(3))], limits=[rows])
+    np.testing.assert_array_equal(qps.A[2, 3:], G[1:])  # after the box rows, in the QP of environment 2
     with pytest.raises(InputError, match="exceed"):
-        padded_rows(rows, np.array([1, 1, 1, 1]), 3, max_rows=3)
+        build_qp(np.zeros((3, 3)), tasks=[RowsTask(np.eye(3), np.ones(3))], limits=[rows], n_rows=5)
 
 
 def test_nullspace_projector_equals_the_damped_pseudo_inverse_formula():
-    from app.ik.qp import nullspace_projector
+    from app.ik.diffik import nullspace_projector
 
     rng = np.random.default_rng(6)
     for m, n in ((6, 8), (3, 7), (2, 2)):

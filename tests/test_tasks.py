@@ -43,6 +43,6 @@ def test_bad_targets_and_order_of_calls_are_refused(widowx):
     with pytest.raises(InputError, match="targets for 2 configurations"):
         task.compute_error(np.tile(widowx.mid_config(), (3, 1)))
     with pytest.raises(InputError, match="targets for 2 configurations"):
-        task.kernel_args(3)
+        task.params(3)
     with pytest.raises(InputError, match="zero quaternion"):
         task.set_target(np.zeros((1, 3)), np.zeros((1, 4)))

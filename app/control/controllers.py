@@ -20,10 +20,10 @@ from app.control.tasks import Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
 from app.ik._qp_kernel import rows_at_bound
-from app.ik._tick_kernel import build_tick
 from app.ik.limits import CollisionLimit, DistanceRows, JointLimits
-from app.ik.qp import DAMPING, QPBatch, QPSolver
-from app.ik.tasks import FrameTask
+from app.ik.qp import QPBatch, QPSolver
+from app.ik.qp_builder import QPBuilder
+from app.ik.tasks import FrameTask, PostureTask
 from app.sim.collision import CollisionPairs, distance_rows
 from app.sim.robot import Robot
 from app.validation import as_rotation_matrices, as_vectors
@@ -80,8 +80,10 @@ class QPController:
         self.collisions, self.box_ids = collisions, dict(box_ids or {})
         self.joint_limits = JointLimits(robot.model, config.velocity_scale, config.accel_max)
         self.collision_limit = CollisionLimit(config.d_safe, config.gamma)
+        self.posture = PostureTask(robot.model, config.posture_gain, config.posture_weight)
         n = robot.n_dofs
         self.n_rows = n + (collisions.max_rows if collisions else 0)
+        self.builder = QPBuilder(n, self.n_rows)
         self.solvers = [QPSolver(n, self.n_rows) for _ in range(robot.n_envs)]
         self.stalls = StallDetector(robot.n_envs, config.stall_window, config.stall_tol)
         self.telemetry = TelemetryLog()
@@ -131,8 +133,7 @@ class QPController:
 
     def build(self, q: np.ndarray, v: np.ndarray, targets: tuple, rows: DistanceRows) -> tuple[QPBatch, np.ndarray]:
         """The tick's QP of every environment (no solver, no PyBullet) and the task error (n_envs, 6): the
-        task's rows, the joint box, the distance rows and the posture, assembled by build_qp_batch's
-        rules in one compiled call (app.ik._tick_kernel).
+        frame task, the posture, the joint box and the distance rows, by the one builder (app.ik.qp_builder).
 
         Args:
             q, v: Measured joint positions and velocities. Shapes (n_envs, n_dofs).
@@ -140,13 +141,10 @@ class QPController:
                 twist (n_envs, 6) or None).
             rows: Distance rows of every environment (:meth:`distance_rows`).
         """
-        cfg, model = self.config, self.robot.model
         self.task.set_target_frames(*targets)
-        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
-        out = build_tick(f(q), f(v), model.fk_tables, model.jacobian_tables, self.task.kernel_args(len(q)),
-                         self.joint_limits.kernel_args(cfg.dt), self.collision_limit.kernel_args(rows),
-                         self.n_rows - model.n_dofs, (model.mid_config(), cfg.posture_gain, cfg.posture_weight, DAMPING))
-        return QPBatch(*out[:8]), out[8]
+        qps = self.builder.build(q, v, (self.task, self.posture),
+                                 (self.joint_limits, self.collision_limit.with_rows(rows)), self.config.dt)
+        return qps, qps.task_error
 
     def track(self, t: float, targets: Targets) -> None:
         """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""

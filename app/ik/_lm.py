@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from app.ik._linalg import solve_spd
 from app.ik._residual import residual_one, task_jacobian_one
 from app.kinematics._kernels import frames_one
 from app.threads import chunked
@@ -43,33 +44,6 @@ def error_norms(err, pos_tol, rot_tol):
             rot_err[b, t] = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
             ok[b] &= pos_err[b, t] <= pos_tol and rot_err[b, t] <= rot_tol
     return pos_err, rot_err, ok
-
-
-@njit(cache=True)
-def solve_spd(A, b, out):
-    """Solve A x = b for a symmetric positive-definite A (n, n) by Cholesky (A is overwritten)."""
-    n = A.shape[0]
-    for j in range(n):
-        d = A[j, j]
-        for k in range(j):
-            d -= A[j, k] * A[j, k]
-        d = np.sqrt(max(d, 1e-300))
-        A[j, j] = d
-        for i in range(j + 1, n):
-            s = A[i, j]
-            for k in range(j):
-                s -= A[i, k] * A[j, k]
-            A[i, j] = s / d
-    for i in range(n):
-        s = b[i]
-        for k in range(i):
-            s -= A[i, k] * out[k]
-        out[i] = s / A[i, i]
-    for i in range(n - 1, -1, -1):
-        s = out[i]
-        for k in range(i + 1, n):
-            s -= A[k, i] * out[k]
-        out[i] = s / A[i, i]
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.ik._lm import solve_spd
+from app.ik._linalg import solve_spd
 
 
 @njit(cache=True)

@@ -1,7 +1,7 @@
 """The masked pose residual of link targets and its Jacobian, compiled (one implementation).
 
 Used by the LM loop (app.ik._lm), the velocity tasks (app.ik.tasks) and the controller's tick
-(app.ik._tick_kernel). Residual = target minus current: position [m] per masked base-frame axis
+(app.ik.tasks.frame, in the QP builder). Residual = target minus current: position [m] per masked base-frame axis
 (a mask per link),
 then the rotation vector [rad] of R_target R_current^T (ROT_FULL), or the turn that aligns one link
 axis with the target's (ROT_AXIS), or nothing (ROT_NONE).

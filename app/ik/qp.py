@@ -13,9 +13,10 @@ QP, tried first, preserved the direction too but preferred to stop dead at any o
 N = I - J_w^+ J_w projects onto the tasks' nullspace: the posture acts only where the tasks do not
 look.
 
-:func:`build_qp` returns the matrices; :class:`QPSolver` keeps one OSQP workspace whose sparsity
-pattern is fixed at construction (dense P upper triangle, dense constraint block of a fixed
-number of rows) and only updates its data when it runs.
+:func:`app.ik.qp_builder.build_qp` (the one builder, from tasks and limits) returns the matrices;
+:class:`QPSolver` keeps one OSQP workspace whose sparsity pattern is fixed at construction (dense P
+upper triangle, dense constraint block of a fixed number of rows) and only updates its data when
+it runs.
 
 OSQP runs only where the solution cannot be certified cheaply. The build also solves P x = -c
 (Cholesky, a microsecond): when that unconstrained minimiser satisfies every row, it is the QP's
@@ -34,7 +35,7 @@ import osqp
 from scipy import sparse
 
 from app.errors import InputError
-from app.ik._qp_kernel import OSQP_INF, assemble_batch, feasible_scale_one, nullspace_projector_one
+from app.ik._qp_kernel import OSQP_INF, feasible_scale_one
 
 INF = OSQP_INF  # OSQP's infinity
 DAMPING = 1e-9  # mu of the cost: keeps P positive definite when the tasks leave directions free
@@ -66,7 +67,8 @@ class QP:
 @dataclass(frozen=True)
 class QPBatch:
     """The QPs of B environments as stacked arrays (fields as in :class:`QP`, with a leading B axis;
-    ``exact`` (B,) says where ``x_exact`` is the certified solution). Indexing gives one environment's QP."""
+    ``exact`` (B,) says where ``x_exact`` is the certified solution; ``task_error`` (B, 6) is the frame
+    task's error, zeros without one). Indexing gives one environment's QP."""
 
     P: np.ndarray
     c: np.ndarray
@@ -76,6 +78,7 @@ class QPBatch:
     scale: np.ndarray
     x_exact: np.ndarray
     exact: np.ndarray
+    task_error: np.ndarray
 
     def __len__(self) -> int:
         return len(self.c)
@@ -86,32 +89,12 @@ class QPBatch:
 
 
 @dataclass(frozen=True)
-class TaskTerm:
-    """One weighted task: rows of J qdot that should equal s V.
-
-    Attributes:
-        J: Shape (m, n_dofs). V: Shape (m,). weights: Shape (m,), 0 drops a row.
-    """
-
-    J: np.ndarray
-    V: np.ndarray
-    weights: np.ndarray
-
-
-@dataclass(frozen=True)
 class Inequalities:
     """Rows lo <= G qdot <= hi. G: (k, n_dofs), lo and hi: (k,)."""
 
     G: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-
-
-def nullspace_projector(J: np.ndarray, damping: float = 1e-4) -> np.ndarray:
-    """I - J^+ J with a damped pseudo-inverse. J (m, n) -> (n, n)."""
-    N = np.empty((J.shape[1], J.shape[1]))
-    nullspace_projector_one(np.ascontiguousarray(J, dtype=float), damping, N)
-    return N
 
 
 def feasible_scale(J_w: np.ndarray, V_w: np.ndarray, lo: np.ndarray, hi: np.ndarray, damping: float = 1e-3,
@@ -124,79 +107,6 @@ def feasible_scale(J_w: np.ndarray, V_w: np.ndarray, lo: np.ndarray, hi: np.ndar
     """
     f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
     return float(feasible_scale_one(f(J_w), f(V_w), f(lo), f(hi), damping, pinned_ratio))
-
-
-def padded_rows(rows: Inequalities, env: np.ndarray | None, n_envs: int,
-                max_rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of several environments (grouped by ``env`` (k,); None: all environment 0) as the padded
-    (G (n_envs, max_rows, n), lo, hi (n_envs, max_rows), count (n_envs,)) that build_qp_batch takes."""
-    k, n = rows.G.shape
-    env = np.zeros(k, dtype=int) if env is None else np.asarray(env)
-    count = np.bincount(env, minlength=n_envs)
-    if count.max(initial=0) > max_rows:
-        raise InputError(f"{count.max()} rows for one environment exceed the QP's {max_rows} further rows")
-    slot = np.arange(k) - np.searchsorted(env, env)
-    G, lo, hi = np.zeros((n_envs, max_rows, n)), np.zeros((n_envs, max_rows)), np.zeros((n_envs, max_rows))
-    G[env, slot], lo[env, slot], hi[env, slot] = rows.G, rows.lo, rows.hi
-    return G, lo, hi, count
-
-
-def build_qp_batch(J: np.ndarray, V: np.ndarray, box_lo: np.ndarray, box_hi: np.ndarray, *,
-                   rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-                   posture: np.ndarray | None = None, posture_weight: float = 1e-3, damping: float = DAMPING,
-                   scale_box: bool = True, n_rows: int | None = None) -> QPBatch:
-    """The tick's QP of every environment (see the module docstring). No solver involved.
-
-    Args:
-        J, V: Weighted task rows, stacked. Shapes (B, m, n), (B, m).
-        box_lo, box_hi: Joint velocity box, the first n constraint rows. Shape (B, n).
-        rows: Further rows (G (B, K, n), lo (B, K), hi (B, K), count (B,)), e.g. collisions.
-        posture: Preferred joint velocity qdot_posture (B, n); None for zero.
-        posture_weight: eps. damping: mu. scale_box: scale V into the box first.
-        n_rows: Total constraint rows (box + further rows, padded); fixed for a warm workspace.
-    """
-    f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
-    B, _, n = J.shape
-    K = (0 if rows is None else rows[0].shape[1]) if n_rows is None else n_rows - n
-    G, g_lo, g_hi, count = np.zeros((B, K, n)), np.zeros((B, K)), np.zeros((B, K)), np.zeros(B, dtype=np.int64)
-    if rows is not None:
-        k = rows[0].shape[1]
-        if k > K:
-            raise InputError(f"{n + k} constraint rows exceed the QP's fixed size of {n + K}")
-        G[:, :k], g_lo[:, :k], g_hi[:, :k], count[:] = rows[0], rows[1], rows[2], rows[3]
-    post = np.zeros((B, n)) if posture is None else posture
-    return QPBatch(*assemble_batch(f(J), f(V), f(box_lo), f(box_hi), G, g_lo, g_hi, count, f(post),
-                                   posture_weight, damping, scale_box))
-
-
-def build_qp(tasks: list[TaskTerm], n_dofs: int, *, box: Inequalities | None = None,
-             limits: list[Inequalities] = (), posture: np.ndarray | None = None, posture_weight: float = 1e-3,
-             damping: float = DAMPING, n_rows: int | None = None) -> QP:
-    """One environment's QP from task terms, a joint box and further inequality rows.
-
-    Args:
-        tasks: Weighted task rows, stacked.
-        n_dofs: Number of joint velocities.
-        box: Joint velocity box (G = I): the first n_dofs constraint rows, and what the twist is
-            scaled into; None for an unbounded box and no scaling.
-        limits: Further inequality rows (collisions), padded with free rows up to ``n_rows``.
-        posture: Preferred joint velocity qdot_posture (n_dofs,); None for zero.
-        n_rows: Total constraint rows (fixed size for a warm workspace).
-    Returns:
-        QP over qdot, with the applied twist scale a in ``QP.scale``.
-    """
-    J = np.vstack([t.J * t.weights[:, None] for t in tasks]) if tasks else np.zeros((0, n_dofs))
-    V = np.concatenate([t.V * t.weights for t in tasks]) if tasks else np.zeros(0)
-    lo = np.full(n_dofs, -INF) if box is None else box.lo
-    hi = np.full(n_dofs, INF) if box is None else box.hi
-    rows = None
-    if limits:
-        G = np.vstack([lim.G for lim in limits])
-        rows = (G[None], np.concatenate([lim.lo for lim in limits])[None],
-                np.concatenate([lim.hi for lim in limits])[None], np.array([len(G)]))
-    return build_qp_batch(J[None], V[None], lo[None], hi[None], rows=rows,
-                          posture=None if posture is None else posture[None], posture_weight=posture_weight,
-                          damping=damping, scale_box=box is not None, n_rows=n_rows)[0]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,157 @@
+"""The one QP builder: every environment's tick QP from the tasks and limits given, in one compiled call.
+
+Slots, in the order the compiled :func:`build_batch` takes them (one registration line each):
+
+    frame         app.ik.tasks.frame.FrameTask          task rows (6, masked, weighted)
+    rows_task     app.ik.tasks.rows.RowsTask            task rows given precomputed
+    posture       app.ik.tasks.posture.PostureTask      nullspace posture velocity
+    joint_box     app.ik.limits.joint_box.JointLimits   velocity box from the joint limits (first n rows)
+    velocity_box  app.ik.limits.velocity_box.VelocityBox  a given box, intersected with the joint box
+    distance      app.ik.limits.distance.CollisionLimit  collision rows (closest first, up to K per env)
+    rows_limit    app.ik.limits.rows.RowsLimit          given rows, after the collision rows
+
+A slot left empty contributes nothing. The controller tick, :func:`build_qp` and the tests all
+come here; the per-row kernels are the tasks' and limits' own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from app.errors import InputError
+from app.ik._qp_exact import exact_solution_one
+from app.ik._qp_kernel import OSQP_INF, assemble_one
+from app.ik.limits.distance import distance_row_one, no_distance_rows
+from app.ik.limits.joint_box import inactive_joint_box, joint_box_one
+from app.ik.limits.rows import no_limit_rows
+from app.ik.limits.velocity_box import inactive_velocity_box
+from app.ik.qp import DAMPING, QPBatch
+from app.ik.tasks.frame import frame_rows_one, inactive_frame
+from app.ik.tasks.posture import PostureParams, posture_velocity_one
+from app.ik.tasks.rows import no_rows
+
+SLOTS = ("frame", "rows_task", "posture", "joint_box", "velocity_box", "distance", "rows_limit")
+
+
+@njit(cache=True)
+def _further_rows(b, distance, rows_limit, r, G, g_lo, g_hi):
+    """Environment b's collision rows (from row r of the grouped distance rows) then its given rows into
+    G, g_lo, g_hi (K rows kept); returns (rows used, the next distance row)."""
+    K, count = G.shape[0], 0
+    while r < distance.env.shape[0] and distance.env[r] == b:
+        if count < K:
+            g_lo[count] = distance_row_one(distance, r, G[count])
+            g_hi[count] = OSQP_INF
+            count += 1
+        r += 1
+    for k in range(rows_limit.count[b]):
+        if count < K:
+            G[count, :] = rows_limit.G[b, k]
+            g_lo[count] = rows_limit.lo[b, k]
+            g_hi[count] = rows_limit.hi[b, k]
+            count += 1
+    return count, r
+
+
+@njit(cache=True)
+def build_batch(q, v, frame, rows_task, posture, joint_box, velocity_box, distance, rows_limit, K, damping):
+    """Every environment's QP.
+
+    Args:
+        q, v: Joint positions and measured velocities. Shapes (B, n).
+        frame ... rows_limit: The slots' parameters (see the module docstring).
+        K: Further rows per environment in the QP (padding). damping: mu of the cost.
+    Returns:
+        (P, c, A, l, u, scale, x_exact, exact, frame task error (B, 6)) as QPBatch's fields.
+    """
+    B, n = q.shape
+    m0 = 6 if frame.active else 0
+    m = m0 + rows_task.J.shape[1]
+    L = frame.fk.parent.shape[0]
+    P, c, A = np.empty((B, n, n)), np.empty((B, n)), np.zeros((B, n + K, n))
+    l, u, scale = np.empty((B, n + K)), np.empty((B, n + K)), np.ones(B)
+    x_exact, exact, err = np.zeros((B, n)), np.zeros(B, dtype=np.bool_), np.zeros((B, 6))
+    R, p, N = np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((n, n))
+    J, V, lo, hi, post = np.zeros((m, n)), np.zeros(m), np.empty(n), np.empty(n), np.zeros(n)
+    G, g_lo, g_hi = np.zeros((K, n)), np.empty(K), np.full(K, OSQP_INF)
+    scale_box = joint_box.active or velocity_box.active
+    r = 0
+    for b in range(B):
+        if frame.active:
+            frame_rows_one(frame, b, q[b], R, p, err[b:b + 1], J[:6], V[:6])
+        for i in range(m - m0):
+            J[m0 + i, :] = rows_task.J[b, i]
+            V[m0 + i] = rows_task.V[b, i]
+        lo[:] = -OSQP_INF
+        hi[:] = OSQP_INF
+        if velocity_box.active:
+            lo[:] = velocity_box.lo[b]
+            hi[:] = velocity_box.hi[b]
+        if joint_box.active:
+            joint_box_one(joint_box, q[b], v[b], lo, hi)
+        count, r = _further_rows(b, distance, rows_limit, r, G, g_lo, g_hi)
+        if posture.weight > 0.0:
+            posture_velocity_one(posture, q[b], post)
+        scale[b] = assemble_one(J, V, lo, hi, G, g_lo, g_hi, count, post, posture.weight, damping, scale_box, N,
+                                P[b], c[b], A[b], l[b], u[b])
+        exact[b] = exact_solution_one(P[b], c[b], A[b], l[b], u[b], x_exact[b])
+    return P, c, A, l, u, scale, x_exact, exact, err
+
+
+class QPBuilder:
+    """Builds the QPs of B configurations of an n-DOF robot from the tasks and limits given.
+
+    Args:
+        n_dofs: Joint velocities. n_rows: Constraint rows of every QP (n_dofs box rows + further rows),
+            fixed for warm OSQP workspaces; None: as many as the call needs.
+        damping: mu of the cost.
+    """
+
+    def __init__(self, n_dofs: int, n_rows: int | None = None, damping: float = DAMPING):
+        self.n, self.n_rows, self.damping = int(n_dofs), n_rows, float(damping)
+        self._empty: dict[int, dict] = {}
+
+    def _defaults(self, batch: int) -> dict:
+        """The empty slots for ``batch`` configurations (made once per batch size)."""
+        if batch not in self._empty:
+            n = self.n
+            self._empty[batch] = dict(
+                frame=inactive_frame(batch), rows_task=no_rows(batch, n), posture=PostureParams(np.zeros(n), 0.0, 0.0),
+                joint_box=inactive_joint_box(n), velocity_box=inactive_velocity_box(batch, n),
+                distance=no_distance_rows(n), rows_limit=no_limit_rows(batch, n))
+        return self._empty[batch]
+
+    def slots(self, batch: int, dt: float, tasks: Sequence, limits: Sequence) -> dict:
+        """Each slot's parameters: the given tasks' and limits' where set, empty elsewhere."""
+        slots = dict(self._defaults(batch))
+        for piece in (*tasks, *limits):
+            if piece.slot not in slots:
+                raise InputError(f"{type(piece).__name__} has slot {piece.slot!r}; the builder knows {list(SLOTS)}")
+            slots[piece.slot] = piece.params(dt if piece.slot in ("joint_box", "distance") else batch)
+        return slots
+
+    def build(self, q: np.ndarray, v: np.ndarray | None, tasks: Sequence, limits: Sequence, dt: float) -> QPBatch:
+        """The QPs at q, v (B, n_dofs) (v None: zeros) for ticks of ``dt`` seconds."""
+        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+        q = f(np.atleast_2d(q))
+        v = np.zeros_like(q) if v is None else f(np.atleast_2d(v))
+        if q.shape[1] != self.n or v.shape != q.shape:
+            raise InputError(f"q and v must have shape (B, {self.n}), got {q.shape} and {v.shape}")
+        s = self.slots(len(q), dt, tasks, limits)
+        needed = int(np.bincount(s["distance"].env, minlength=len(q)).max(initial=0)) + s["rows_limit"].G.shape[1]
+        K = needed if self.n_rows is None else self.n_rows - self.n
+        if s["rows_limit"].G.shape[1] > K:
+            raise InputError(f"{self.n + s['rows_limit'].G.shape[1]} constraint rows exceed the QP's fixed size "
+                             f"of {self.n + K}")
+        out = build_batch(q, v, *(s[name] for name in SLOTS), K, self.damping)
+        return QPBatch(*out)
+
+
+def build_qp(q: object, v: object | None = None, *, tasks: Sequence = (), limits: Sequence = (), dt: float = 1.0,
+             n_rows: int | None = None, damping: float = DAMPING) -> QPBatch:
+    """The QPs of configurations q (B, n) or (n,) from tasks and limits (see :class:`QPBuilder`)."""
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    return QPBuilder(q.shape[1], n_rows, damping).build(q, v, tasks, limits, dt)
