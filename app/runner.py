@@ -65,7 +65,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
     controller = make_controller(run, robot, scene, every / physics_hz)
     targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
     first = targets(0.0)
-    markers = [scene.draw_debug_frame(first.pos[:, k], first.quat[:, k], axis_length=0.08)
+    markers = [scene.draw_debug_frame(first.pos[:, k], quat=first.quat[:, k], axis_length=0.08)
                for k in range(targets.n_targets)]
     camera = _camera(run, scene) if record_video else None
     n_steps = int(round(run.duration * physics_hz))

@@ -37,7 +37,7 @@ SCENE = f"scene: {ROOT / 'scenes' / 'table.yaml'}\n"
     ("controller:\n  type: mpc\n", r"'mpc' is not one of \['ik', 'qp'\]"),
     ("video:\n  width: 641\n", r"video.width: must be an even number"),
     ("task:\n  type: fingertips\n  links: [left_fingertip, thumb]\n", r"task.links\[1\]: unknown link 'thumb'; valid link names"),
-    ("scene_overrides:\n  robot:\n    ee_link: hand\n", r"table.yaml: robot.ee_link: unknown link 'hand'; valid link names: \[.*ee_gripper_link"),
+    ("scene_overrides:\n  robot:\n    ee_link: hand\n", r"run.yaml: scene_overrides.robot.ee_link: unknown link 'hand'; valid link names: \[.*ee_gripper_link"),
     ("scene_overrides:\n  physics_hz: 0\n", r"physics_hz: must be > 0"),
 ])
 def test_bad_values_are_config_errors(tmp_path, text, message):

@@ -90,8 +90,10 @@ def test_a_batch_that_does_not_match_n_envs_is_an_input_error_with_both_shapes(s
     _, robot = scene4
     with pytest.raises(InputError, match=r"pos must have shape \(4, 3\) .*got \(2, 3\)"):
         robot.inverse_kinematics(EE, np.full((2, 3), 0.3), None)
-    with pytest.raises(InputError, match=r"qpos must have shape \(4, 8\) .*got \(8,\)"):
-        robot.set_qpos(np.zeros(8))
+    with pytest.raises(InputError, match=r"qpos must have shape \(4, 8\) .* or \(8,\), got \(3, 8\)"):
+        robot.set_qpos(np.zeros((3, 8)))
+    robot.set_qpos(np.full(8, 0.01))  # one row for every environment, as Genesis broadcasts it
+    np.testing.assert_allclose(robot.get_qpos(), 0.01)
 
 
 def test_dofs_idx_local_holds_the_other_dofs(scene4):
@@ -221,10 +223,82 @@ def test_draw_debug_frame_takes_a_4x4_and_draws_it_in_every_environment_frame(sc
     assert len(frame.markers) == N_ENVS
     for env, marker in enumerate(frame.markers):
         np.testing.assert_allclose(marker.pose()[0], scene.env_origins[env] + [0.3, 0.1, 0.2])
-    one = scene.draw_debug_frame([0.1, 0.0, 0.1], DOWN, envs_idx=[2])
+    one = scene.draw_debug_frame([0.1, 0.0, 0.1], quat=DOWN, envs_idx=[2])
     assert len(one.markers) == 1
     frame.set_T(np.tile(np.eye(4), (N_ENVS, 1, 1)))
     scene.visualizer.update()
     np.testing.assert_allclose(frame.pose()[0], np.zeros((N_ENVS, 3)), atol=1e-9)
     scene.clear_debug_object(one)
     assert one not in scene.markers
+
+
+def test_pos_mask_axes_and_errors_are_the_environment_frame_with_a_rotated_base():
+    scene = Scene()
+    robot = scene.add_robot(str(WIDOWX_URDF), base_quat=[np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)])  # 90 deg about z
+    scene.build(n_envs=2)
+    ee = robot.get_link(EE)
+    start = robot.get_links_pos([ee.idx_local])[:, 0]
+    target = start + [0.05, 0.0, 0.0]
+    q, err = robot.inverse_kinematics(ee, target, None, pos_mask=[True, False, False], return_error=True)
+    reached = robot.forward_kinematics(q, links_idx_local=[ee.idx_local])[0][:, 0]
+    np.testing.assert_allclose(reached[:, 0], target[:, 0], atol=1e-4)  # environment x, not base x
+    q2, err2 = robot.inverse_kinematics(ee, start + [0.3, 0.05, 0.02], None, max_samples=1, max_solver_iters=1,
+                                        return_error=True)
+    now = robot.forward_kinematics(q2, links_idx_local=[ee.idx_local])[0][:, 0]
+    np.testing.assert_allclose(err2[:, :3], start + [0.3, 0.05, 0.02] - now, atol=1e-9)  # the error, env frame
+    scene.close()
+
+
+def test_genesis_positional_arguments_are_accepted_in_genesis_order(scene4):
+    scene, robot = scene4
+    pos, quat = _targets(robot, N_ENVS, seed=12)
+    init = robot.get_qpos()
+    q = robot.inverse_kinematics(robot.get_link(EE), pos, quat, None, init, True, 50, 20, 0.01, 5e-4, 5e-3)
+    for env in range(N_ENVS):
+        np.testing.assert_allclose(_pb_frame(robot, env, EE, q[env])[0], pos[env], atol=5e-4)
+    T = np.eye(4)
+    frame = scene.draw_debug_frame(T, 0.2, 0.02, 0.01)  # (T, axis_length, origin_size, axis_radius)
+    assert len(frame.markers) == N_ENVS
+
+
+def test_arguments_of_the_wrong_type_or_value_are_input_errors(scene4):
+    scene, robot = scene4
+    pos, _ = _targets(robot, N_ENVS, seed=13)
+    bad = [dict(max_solver_iters="a"), dict(max_step_size="a"), dict(damping="a"), dict(pos_tol=np.nan),
+           dict(seed=1.5), dict(max_solver_iters=2.5), dict(max_samples=True), dict(pos_mask="abc"),
+           dict(pos_mask=[2, 0, 0]), dict(pos_mask=[0.5, 1, 1]), dict(dofs_idx_local=[0.0, 1.0]),
+           dict(rot_mask=None), dict(respect_joint_limit="no")]
+    robot.inverse_kinematics(EE, pos, None, dofs_idx_local=[0, 1], max_restarts=1)  # valid twins, cached first
+    for kwargs in bad:
+        with pytest.raises(InputError):
+            robot.inverse_kinematics(EE, pos, None, **kwargs)
+    with pytest.raises(InputError):
+        robot.inverse_kinematics(EE, pos, None, max_restarts=True)  # True must not reuse the solver made for 1
+    for kwargs in (dict(axis_length="a"), dict(origin_size="a"), dict(axis_length=-1.0), dict(axis_radius=0.0)):
+        with pytest.raises(InputError):
+            scene.draw_debug_frame(np.eye(4), **kwargs)
+    with pytest.raises(InputError, match="position_gain"):
+        robot.control_dofs_position(robot.get_qpos(), position_gain="a")
+    with pytest.raises(InputError, match="names a DOF twice"):
+        robot.forward_kinematics(np.zeros((N_ENVS, 8)), qs_idx_local=[0, 0, 1, 2, 3, 4, 5, 6])
+
+
+def test_zero_velocity_stops_every_dof_as_in_genesis(scene4):
+    scene, robot = scene4
+    robot.control_dofs_position(np.full((N_ENVS, 2), 1.0), [0, 1])
+    scene.step()
+    assert np.abs(robot.get_dofs_velocity([1])).min() > 0
+    robot.set_qpos(np.zeros((N_ENVS, 1)), qs_idx_local=[0])
+    np.testing.assert_array_equal(robot.get_dofs_velocity(), 0.0)
+
+
+def test_a_debug_frame_drawn_before_build_has_no_pose_until_built():
+    from app import AppError
+
+    scene = Scene()
+    frame = scene.draw_debug_frame(np.eye(4))
+    with pytest.raises(AppError, match="build"):
+        frame.pose()
+    scene.build(n_envs=2)
+    assert frame.pose()[0].shape == (2, 3)
+    scene.close()

@@ -12,7 +12,7 @@ def test_frame_marker_appears_in_rendered_image_and_moves():
     scene.build()
     cam = Camera(scene.client, CameraSection(eye=(0.6, -0.6, 0.5), target=(0.0, 0.0, 0.1), width=160, height=120))
     empty = cam.frame()
-    marker = scene.draw_debug_frame([0.0, 0.0, 0.1], [1.0, 0.0, 0.0, 0.0], axis_length=0.15, axis_radius=0.01)
+    marker = scene.draw_debug_frame([0.0, 0.0, 0.1], quat=[1.0, 0.0, 0.0, 0.0], axis_length=0.15, axis_radius=0.01)
     shown = cam.frame()
     red = (shown[..., 0] > 150) & (shown[..., 1] < 80) & (shown[..., 2] < 80)
     assert red.sum() > 20 and np.abs(shown.astype(int) - empty).sum() > 0

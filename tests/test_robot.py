@@ -83,7 +83,7 @@ def test_misuse_is_reported():
     with pytest.raises(AppError, match="already built"):
         scene.add_robot(str(WIDOWX_URDF))
     with pytest.raises(InputError, match=r"qpos must have shape \(2, 8\)"):
-        robot.set_qpos(np.zeros(8))
+        robot.set_qpos(np.zeros((3, 8)))
     with pytest.raises(InputError, match="n_envs"):
         Scene().build(n_envs=0)
     scene.close()

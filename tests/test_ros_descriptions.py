@@ -233,3 +233,21 @@ def test_roslaunch_substitutions_left_in_a_plain_urdf_are_evaluated_or_named(tmp
     urdf.write_text(text.replace("$(optenv DEMO_WRIST_XYZ 0.2 0 0)", "$(arg wrist_xyz)"))
     with pytest.raises(URDFError, match=r"cannot evaluate '\$\(arg wrist_xyz\)' in a plain URDF"):
         RobotModel.from_urdf(str(urdf))
+
+
+def test_substitutions_in_comments_and_extension_blocks_are_left_alone(tmp_path):
+    text = ARM.read_text().replace("<robot name=\"demo_arm\"", "<!-- $(arg prefix) is for xacro users -->\n"
+                                   "<robot name=\"demo_arm\"")
+    text = text.replace('<robotNamespace>/demo_arm</robotNamespace>',
+                        '<robotNamespace>$(find not_installed_pkg)</robotNamespace>'
+                        '<parameters>$(find not_installed_pkg)/config/c.yaml</parameters>')
+    text = text.replace('filename="libgazebo_ros_control.so"', 'filename="$(find not_installed_pkg)/lib.so"')
+    urdf = PKG / "urdf" / "demo_arm.urdf"
+    copy = tmp_path / "demo_arm_description" / "urdf" / "demo_arm.urdf"
+    shutil.copytree(PKG, tmp_path / "demo_arm_description")
+    copy.write_text(text)
+    assert RobotModel.from_urdf(str(copy)).n_dofs == RobotModel.from_urdf(str(urdf)).n_dofs
+    scene = Scene()
+    scene.add_robot(str(copy))
+    scene.build()
+    scene.close()

@@ -78,6 +78,11 @@ def _convert(hint: object, value: object, where: str) -> object:
     raise ConfigError(f"{where}: unsupported field type {hint}")  # pragma: no cover - schema bug
 
 
+def _join(where: str, key: str) -> str:
+    """A key path: ``file.yaml: a.b`` (``where`` ending in ':' names the file)."""
+    return f"{where} {key}" if where.endswith(":") else f"{where}.{key}" if where else key
+
+
 def build(cls: type, data: object, where: str):
     """Instance of dataclass ``cls`` from a mapping; unknown keys and wrong types are errors."""
     if not isinstance(data, dict):
@@ -88,7 +93,7 @@ def build(cls: type, data: object, where: str):
     for key, value in data.items():
         if key not in valid:
             raise _unknown_key(key, valid, where)
-        kwargs[key] = _convert(hints[key], value, f"{where}.{key}" if where else key)
+        kwargs[key] = _convert(hints[key], value, _join(where, key))
     return cls(**kwargs)
 
 
@@ -117,11 +122,11 @@ def load_run_config(path: str | Path, **overrides) -> RunConfig:
     unknown = set(overrides) - {f.name for f in dataclasses.fields(RunConfig)}
     if unknown:
         raise ConfigError(f"unknown overrides {sorted(unknown)}")
-    run = build(RunConfig, data, path.name)
+    run = build(RunConfig, data, f"{path.name}:")
     run = dataclasses.replace(run, **{k: v for k, v in overrides.items() if v is not None}, name=path.stem)
     scene_path = resolve_path(run.scene, path.parent)
     scene_data = deep_merge(read_yaml(scene_path), run.scene_overrides or {})
-    scene = build(SceneConfig, scene_data, scene_path.name)
+    scene = build(SceneConfig, scene_data, f"{scene_path.name}:")
     urdf = resolve_path(scene.robot.urdf, scene_path.parent)
     package_dirs = tuple(str(resolve_path(d, scene_path.parent)) for d in scene.robot.package_dirs)
     scene = dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, urdf=str(urdf), package_dirs=package_dirs))
@@ -138,35 +143,45 @@ def _check(ok: bool, where: str, message: str) -> None:
 def validate(run: RunConfig, path: Path) -> None:
     """Value checks that types alone cannot express: ranges, choices, files, link names."""
     f = path.name
-    _check(run.n_envs is None or run.n_envs >= 1, f"{f}.n_envs", f"must be >= 1 (or omitted), got {run.n_envs}")
-    _check(run.duration > 0, f"{f}.duration", f"must be > 0 s, got {run.duration}")
+    _check(run.n_envs is None or run.n_envs >= 1, f"{f}: n_envs", f"must be >= 1 (or omitted), got {run.n_envs}")
+    _check(run.duration > 0, f"{f}: duration", f"must be > 0 s, got {run.duration}")
     c, t, v, s = run.controller, run.task, run.video, run.scene_config
-    _check(c.type in CONTROLLERS, f"{f}.controller.type", f"'{c.type}' is not one of {list(CONTROLLERS)}")
-    _check(c.mode in MODES, f"{f}.controller.mode", f"'{c.mode}' is not one of {list(MODES)}")
-    _check(t.type in TASKS, f"{f}.task.type", f"'{t.type}' is not one of {list(TASKS)}")
-    _check(s.physics_hz > 0, "scene.physics_hz", f"must be > 0, got {s.physics_hz}")
-    _check(c.control_hz is None or 0 < c.control_hz <= s.physics_hz, f"{f}.controller.control_hz",
+    _check(c.type in CONTROLLERS, f"{f}: controller.type", f"'{c.type}' is not one of {list(CONTROLLERS)}")
+    _check(c.mode in MODES, f"{f}: controller.mode", f"'{c.mode}' is not one of {list(MODES)}")
+    _check(t.type in TASKS, f"{f}: task.type", f"'{t.type}' is not one of {list(TASKS)}")
+    _check(s.physics_hz > 0, _scene_key(run, f, "physics_hz"), f"must be > 0, got {s.physics_hz}")
+    _check(c.control_hz is None or 0 < c.control_hz <= s.physics_hz, f"{f}: controller.control_hz",
            f"must be in (0, physics_hz={s.physics_hz}], got {c.control_hz}")
-    _check(v.fps > 0, f"{f}.video.fps", f"must be > 0, got {v.fps}")
+    _check(v.fps > 0, f"{f}: video.fps", f"must be > 0, got {v.fps}")
     for name, size in (("width", v.width or s.camera.width), ("height", v.height or s.camera.height)):
-        _check(size >= 16 and size % 2 == 0, f"{f}.video.{name}", f"must be an even number >= 16 (H.264), got {size}")
-    _check(t.type != "path" or len(t.waypoints) >= 2, f"{f}.task.waypoints", "a path needs at least 2 waypoints")
+        _check(size >= 16 and size % 2 == 0, f"{f}: video.{name}", f"must be an even number >= 16 (H.264), got {size}")
+    _check(t.type != "path" or len(t.waypoints) >= 2, f"{f}: task.waypoints", "a path needs at least 2 waypoints")
     _validate_robot(run, f)
+
+
+def _scene_key(run: RunConfig, f: str, *keys: str) -> str:
+    """Where a scene value came from: the run file's scene_overrides if they set it, else the scene file."""
+    node = run.scene_overrides or {}
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    if node is not None:
+        return f"{f}: scene_overrides.{'.'.join(keys)}"
+    return f"{run.scene}: {'.'.join(keys)}"
 
 
 def _validate_robot(run: RunConfig, f: str) -> None:
     """The description loads and every link and joint name the files use exists; errors name the file and key."""
-    s, sf = run.scene_config, run.scene  # the scene file as the run config names it
+    s = run.scene_config
     urdf = Path(s.robot.urdf)
-    _check(urdf.is_file(), f"{sf}: robot.urdf", f"file not found: {urdf}")
+    _check(urdf.is_file(), _scene_key(run, f, "robot", "urdf"), f"file not found: {urdf}")
     for key, value in (s.robot.xacro_args or {}).items():
-        _check(isinstance(value, (str, int, float, bool)), f"{sf}: robot.xacro_args.{key}",
+        _check(isinstance(value, (str, int, float, bool)), _scene_key(run, f, "robot", "xacro_args", key),
                f"must be a string or a number, got {value!r}")
     try:
         model = RobotModel.from_urdf(str(urdf), s.robot.package_dirs, s.robot.xacro_args)
     except AppError as exc:
-        raise ConfigError(f"{sf}: robot.urdf: {exc}") from None
-    names = [(f"{sf}: robot.ee_link", s.robot.ee_link)]
+        raise ConfigError(f"{_scene_key(run, f, 'robot', 'urdf')}: {exc}") from None
+    names = [(_scene_key(run, f, "robot", "ee_link"), s.robot.ee_link)]
     names += [(f"{f}: task.links[{i}]", link) for i, link in enumerate(run.task.links if run.task.type == "fingertips" else ())]
     names += [(f"{f}: controller.self_pairs[{i}][{k}]", link) for i, pair in enumerate(run.controller.self_pairs)
               for k, link in enumerate(pair)]
@@ -179,4 +194,4 @@ def _validate_robot(run: RunConfig, f: str) -> None:
         try:
             model.check_q(s.robot.init_qpos, "init_qpos")
         except AppError as exc:
-            raise ConfigError(f"{sf}: robot.init_qpos: {exc}") from None
+            raise ConfigError(f"{_scene_key(run, f, 'robot', 'init_qpos')}: {exc}") from None

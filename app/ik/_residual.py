@@ -1,9 +1,9 @@
 """The masked pose residual of link targets and its Jacobian, compiled (one implementation).
 
 Used by the LM loop (app.ik._lm), the velocity tasks (app.ik.tasks) and the controller's tick
-(app.ik.tasks.frame, in the QP builder). Residual = target minus current: position [m] per masked base-frame axis
-(a mask per link),
-then the rotation vector [rad] of R_target R_current^T (ROT_FULL), or the turn that aligns one link
+(app.ik.tasks.frame, in the QP builder). Residual = target minus current, expressed in the task's
+mask frame (``frame``: a rotation of the base frame; identity unless a scene robot asks for its
+environment's axes): position [m] per masked axis (a mask per link), then the rotation vector [rad] of R_target R_current^T (ROT_FULL), or the turn that aligns one link
 axis with the target's (ROT_AXIS), or nothing (ROT_NONE).
 """
 
@@ -29,14 +29,16 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
     """
     links, local_points, rot_mode, rot_axis, pos_mask = task.links, task.local_points, task.rot_mode, task.rot_axis, \
         task.pos_mask
-    Rc_Rt = np.empty((3, 3))
+    Rc_Rt, d = np.empty((3, 3)), np.empty(3)
+    F = task.frame
     for t in range(links.shape[0]):
         link = links[t]
         Rl = R[link]
         for r in range(3):
-            point = p[link, r] + Rl[r, 0] * local_points[t, 0] + Rl[r, 1] * local_points[t, 1] \
-                + Rl[r, 2] * local_points[t, 2]
-            err[t, r] = (tgt_pos[t, r] - point) if pos_mask[t, r] else 0.0
+            d[r] = tgt_pos[t, r] - (p[link, r] + Rl[r, 0] * local_points[t, 0] + Rl[r, 1] * local_points[t, 1]
+                                    + Rl[r, 2] * local_points[t, 2])
+        for r in range(3):  # in the mask frame, then masked
+            err[t, r] = (F[r, 0] * d[0] + F[r, 1] * d[1] + F[r, 2] * d[2]) if pos_mask[t, r] else 0.0
         err[t, 3:] = 0.0
         mode = rot_mode[t]
         if mode == ROT_FULL:
@@ -54,6 +56,10 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
             else:  # antiparallel: turn by pi about another axis of the link, perpendicular to a
                 f = Rl[:, (rot_axis + 1) % 3]
                 err[t, 3], err[t, 4], err[t, 5] = angle * f[0], angle * f[1], angle * f[2]
+        if mode != ROT_NONE:
+            d[:] = err[t, 3:]
+            for r in range(3):
+                err[t, 3 + r] = F[r, 0] * d[0] + F[r, 1] * d[1] + F[r, 2] * d[2]
 
 
 @njit(cache=True)
@@ -65,13 +71,15 @@ def task_jacobian_one(R, p, kin, task, J):
     axis = kin.axis
     links, local_points, rot_mode, rot_axis, pos_mask = task.links, task.local_points, task.rot_mode, task.rot_axis, \
         task.pos_mask
-    Jl = np.empty((6, axis.shape[0]))
+    Jl, col = np.empty((6, axis.shape[0])), np.empty(3)
+    F = task.frame
     for t in range(links.shape[0]):
         link = links[t]
         jacobian_one(R, p, link, local_points[t], kin, Jl)
-        for r in range(3):
-            if not pos_mask[t, r]:
-                Jl[r, :] = 0.0
+        for k in range(Jl.shape[1]):  # position rows in the mask frame
+            col[:] = Jl[:3, k]
+            for r in range(3):
+                Jl[r, k] = (F[r, 0] * col[0] + F[r, 1] * col[1] + F[r, 2] * col[2]) if pos_mask[t, r] else 0.0
         mode = rot_mode[t]
         if mode == ROT_NONE:
             Jl[3:, :] = 0.0
@@ -81,6 +89,11 @@ def task_jacobian_one(R, p, kin, task, J):
                 d = a[0] * Jl[3, k] + a[1] * Jl[4, k] + a[2] * Jl[5, k]
                 for r in range(3):
                     Jl[3 + r, k] -= d * a[r]
+        if mode != ROT_NONE:  # rotation rows in the mask frame, as the error
+            for k in range(Jl.shape[1]):
+                col[:] = Jl[3:, k]
+                for r in range(3):
+                    Jl[3 + r, k] = F[r, 0] * col[0] + F[r, 1] * col[1] + F[r, 2] * col[2]
         J[6 * t:6 * t + 6, :] = Jl
 
 

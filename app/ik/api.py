@@ -1,13 +1,14 @@
 """Genesis-style pose-IK entry points on a RobotModel: Genesis's arguments -> a prepared solver.
 
 ``inverse_kinematics`` (one link) and ``inverse_kinematics_multilink`` (several links, one
-configuration satisfying all targets) take Genesis's arguments with Genesis's meaning: one
-problem (``pos (3,)``) or a batch (``pos (n, 3)``) solved in one vectorised call; ``poss=[]``
-or ``quats=[]`` (or a None entry) leaves that part unconstrained; ``local_points=[]`` means the
-link origins; ``dofs_idx_local`` the DOFs to solve; Genesis's option names (``max_samples``,
-``max_solver_iters``, ``max_step_size``, ``damping``, ``respect_joint_limit``) beside ours
-(:class:`~app.ik.solver.IKOptions`). Both build (or reuse) one :class:`~app.ik.prepared.PoseIK`
-and call it: there is one pipeline. ``init_qpos`` outside the joint limits is clipped into them.
+configuration satisfying all targets) take Genesis's arguments, in Genesis's order, with
+Genesis's meaning: one problem (``pos (3,)``) or a batch (``pos (n, 3)``) solved in one
+vectorised call; ``poss=[]`` or ``quats=[]`` (or a None entry) leaves that part unconstrained;
+``local_points=[]`` means the link origins; ``dofs_idx_local`` the DOFs to solve; Genesis's
+option names (``max_samples``, ``max_solver_iters``, ``max_step_size``, ``damping``,
+``respect_joint_limit``) beside ours (:class:`~app.ik.solver.IKOptions`, by keyword). Options
+left None take our defaults. Both build (or reuse) one :class:`~app.ik.prepared.PoseIK` and call
+it: there is one pipeline. ``init_qpos`` outside the joint limits is clipped into them.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.errors import InputError
-from app.ik.prepared import IKProblem, PoseIK, cached_solver
+from app.ik.prepared import IKProblem, PoseIK, cached_solver, dof_indices
 from app.ik.solver import IKOptions
+from app.ik.targets import as_frame
 from app.kinematics.model import LinkRef, RobotModel
-from app.validation import as_vectors
+from app.validation import as_mask, as_vectors
 
 
 def link_entries(values: Sequence | None, n: int, name: str) -> list:
@@ -40,7 +42,7 @@ def link_entries(values: Sequence | None, n: int, name: str) -> list:
 
 def _link_list(links: object) -> list:
     if isinstance(links, (str, int, np.integer)) or not isinstance(links, (list, tuple)) or len(links) == 0:
-        raise InputError(f"links must be a non-empty list of links (names, indices or scene links), got {links!r}")
+        raise InputError(f"links must be a non-empty list of links (names, indices or scene links), got {links!r:.80}")
     return [getattr(l, "idx_local", l) for l in links]
 
 
@@ -52,18 +54,42 @@ def _points_key(local_points: list) -> tuple | None:
 
 
 def _mask_key(mask: object, name: str) -> tuple:
-    try:
-        return tuple(bool(v) for v in mask)  # checked (length, values) when the solver is built
-    except TypeError:
-        raise InputError(f"{name} must be 3 booleans (x, y, z), got {mask!r}") from None
+    """A mask as a key, checked first (a tuple or list of three bools passes at once)."""
+    if isinstance(mask, (tuple, list)) and len(mask) == 3 and all(type(v) is bool for v in mask):
+        return tuple(mask)
+    return tuple(as_mask(mask, name).tolist())
+
+
+def genesis_options(respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, max_step_size,
+                    options: dict) -> dict:
+    """Genesis's option arguments (None: ours by default) merged into our keyword options."""
+    given = dict(max_samples=max_samples, max_solver_iters=max_solver_iters, damping=damping, pos_tol=pos_tol,
+                 rot_tol=rot_tol, max_step_size=max_step_size)
+    merged = {k: v for k, v in given.items() if v is not None}
+    if respect_joint_limit is not True:
+        merged["respect_joint_limit"] = respect_joint_limit
+    for k, v in options.items():
+        if k in merged:
+            raise InputError(f"{k} given twice")
+        merged[k] = v
+    return merged
+
+
+def _options_key(options: dict) -> tuple:
+    """Keyed with each value's type, so that True and 1 (or 1.0 and 1) never share a solver."""
+    return tuple(sorted((k, type(v).__name__, v) for k, v in options.items()))
 
 
 def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], poss: Sequence | None = None,
-                                 quats: Sequence | None = None, *, local_points: Sequence | None = None,
-                                 init_qpos: object = None, pos_mask=(True, True, True), rot_mask=(True, True, True),
-                                 dofs_idx_local: Sequence[int] | None = None, return_error: bool = False,
+                                 quats: Sequence | None = None, local_points: Sequence | None = None,
+                                 init_qpos: object = None, respect_joint_limit: bool = True,
+                                 max_samples: int | None = None, max_solver_iters: int | None = None,
+                                 damping: float | None = None, pos_tol: float | None = None,
+                                 rot_tol: float | None = None, pos_mask=(True, True, True),
+                                 rot_mask=(True, True, True), max_step_size: float | None = None,
+                                 dofs_idx_local: Sequence[int] | None = None, return_error: bool = False, *,
                                  return_info: bool = False, seeds: np.ndarray | None = None,
-                                 analytic_seed: bool = True, dofs_idx: Sequence[int] | None = None, **options):
+                                 analytic_seed: bool = True, frame_rotation: object = None, **options):
     """One configuration that brings every link to its target. See :func:`inverse_kinematics`.
 
     Args:
@@ -77,7 +103,7 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
         analytic_seed: Where the closed form applies (one link, full pose, no masks, no
             ``dofs_idx_local``; see :mod:`app.ik.analytic`), start from the valid branch nearest to
             ``init_qpos`` and try the others next; the numeric solver polishes.
-        dofs_idx (alias of ``dofs_idx_local``), options: see :func:`inverse_kinematics`.
+        the others: see :func:`inverse_kinematics`.
     Returns:
         q of shape ([n,] n_dofs); with ``return_error`` also err ([n,] n_links, 6); with
         ``return_info`` an :class:`IKResult` (link axis kept).
@@ -85,16 +111,20 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
     names = _link_list(links)
     poss, quats = link_entries(poss, len(names), "poss"), link_entries(quats, len(names), "quats")
     points = link_entries(local_points, len(names), "local_points")
-    if dofs_idx is not None and dofs_idx_local is not None:
-        raise InputError("give dofs_idx_local (Genesis's name) or dofs_idx, not both")
-    dofs = dofs_idx_local if dofs_idx_local is not None else dofs_idx
+    options = genesis_options(respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol,
+                              max_step_size, options)
+    if "dofs_idx" in options:  # our earlier name
+        if dofs_idx_local is not None:
+            raise InputError("give dofs_idx_local (Genesis's name) or dofs_idx, not both")
+        dofs_idx_local = options.pop("dofs_idx")
     has_pos, has_rot = tuple(p is not None for p in poss), tuple(q is not None for q in quats)
-    dofs_key = None if dofs is None else tuple(np.asarray(dofs).reshape(-1).tolist())
+    dofs = None if dofs_idx_local is None else dof_indices(model, dofs_idx_local)
+    frame = None if frame_rotation is None else tuple(map(tuple, as_frame(frame_rotation).tolist()))
     key = (tuple(names), has_pos, has_rot, _points_key(points), _mask_key(pos_mask, "pos_mask"),
-           _mask_key(rot_mask, "rot_mask"), dofs_key, bool(analytic_seed), tuple(sorted(options.items())))
+           _mask_key(rot_mask, "rot_mask"), dofs, bool(analytic_seed), frame, _options_key(options))
 
     def build() -> PoseIK:
-        return PoseIK(model, IKProblem(*key[:7], key[7], IKOptions.from_kwargs(options)))
+        return PoseIK(model, IKProblem(*key[:9], IKOptions.from_kwargs(options)))
 
     result = cached_solver(model, key, build).solve_links(poss, quats, init_qpos, seeds)
     if return_info:
@@ -102,11 +132,14 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
     return (result.q, result.err) if return_error else result.q
 
 
-def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, quat: object = None, *,
-                       local_point: object = None, init_qpos: object = None, pos_mask=(True, True, True),
-                       rot_mask=(True, True, True), analytic_seed: bool = True, return_error: bool = False,
+def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, quat: object = None,
+                       local_point: object = None, init_qpos: object = None, respect_joint_limit: bool = True,
+                       max_samples: int | None = None, max_solver_iters: int | None = None,
+                       damping: float | None = None, pos_tol: float | None = None, rot_tol: float | None = None,
+                       pos_mask=(True, True, True), rot_mask=(True, True, True), max_step_size: float | None = None,
+                       dofs_idx_local: Sequence[int] | None = None, return_error: bool = False, *,
                        return_info: bool = False, **kwargs):
-    """Joint positions that bring ``link`` (or ``local_point`` on it) to a target pose.
+    """Joint positions that bring ``link`` (or ``local_point`` on it) to a target pose (Genesis's arguments).
 
     Args:
         link: Link name (or index).
@@ -115,12 +148,18 @@ def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, qua
         local_point: Point in the link frame to place at ``pos`` [m]. Shape (3,).
         init_qpos: Start. Shape (n_dofs,) or (n, n_dofs); default the mid-point of the limits;
             clipped into the limits.
-        pos_mask: Base-frame position axes to match. rot_mask: link axes to align: 0, 1 or 3 True.
+        respect_joint_limit: False solves as if the joints were unlimited (the answer may leave them).
+        max_samples: Attempts in all (our ``max_restarts`` + 1). max_solver_iters: iterations per attempt
+            (``max_iters``). damping: the DLS lambda (lambda^2 floors our adaptive LM damping).
+        pos_tol, rot_tol: Tolerances [m], [rad]. max_step_size: trust region of one step (``step_limit``,
+            on the step's norm, so every DOF's step is within it too).
+        pos_mask: Position axes to match (base frame, or ``frame_rotation``'s). rot_mask: link axes to
+            align: 0, 1 or 3 True.
         dofs_idx_local: DOFs to solve; the others are held at ``init_qpos``.
-        respect_joint_limit: False solves as if the joints were unlimited (Genesis).
-        pos_tol, rot_tol, max_iters (Genesis: max_solver_iters), max_restarts (Genesis: max_samples,
-            attempts in all), step_limit (Genesis: max_step_size), damping (Genesis's DLS lambda), seed,
-            ...: :class:`IKOptions` fields.
+        frame_rotation: (keyword) Rotation (3, 3) from the base frame to the frame in which pos_mask applies
+            and errors are reported (the scene robot passes its environment's).
+        return_info: (keyword) Return an :class:`IKResult`. Other keywords: :class:`IKOptions` fields
+            (our names), ``seeds``, ``analytic_seed``.
     Returns:
         q of shape ([n,] n_dofs); with ``return_error`` ``(q, err)``, err ([n,] 6) = position error
         [m] then rotation-vector error [rad]; with ``return_info`` an :class:`IKResult` (err ([n,] 6)).
@@ -130,9 +169,9 @@ def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, qua
                          "local_points is inverse_kinematics_multilink's")
     result = inverse_kinematics_multilink(
         model, [link], [] if pos is None else [pos], [] if quat is None else [quat],
-        local_points=None if local_point is None else [local_point], init_qpos=init_qpos, pos_mask=pos_mask,
-        rot_mask=rot_mask, analytic_seed=analytic_seed, return_info=True, **kwargs).one_link()
+        None if local_point is None else [local_point], init_qpos, respect_joint_limit, max_samples, max_solver_iters,
+        damping, pos_tol, rot_tol, pos_mask, rot_mask, max_step_size, dofs_idx_local, return_info=True,
+        **kwargs).one_link()
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q
-

@@ -36,6 +36,7 @@ class IKProblem:
         pos_mask, rot_mask: As in :func:`app.ik.api.inverse_kinematics`.
         dofs_idx: DOFs to solve (the others held at ``init_qpos``); None for all.
         analytic_seed: Start from closed-form branches where they apply.
+        frame: Rows of the rotation from the base frame to the mask frame (see PoseTargets); None: identity.
         options: Solver settings.
     """
 
@@ -47,21 +48,27 @@ class IKProblem:
     rot_mask: tuple[bool, ...] = (True, True, True)
     dofs_idx: tuple[int, ...] | None = None
     analytic_seed: bool = True
+    frame: tuple | None = None
     options: IKOptions = IKOptions()
+
+
+def dof_indices(model: RobotModel, dofs_idx: object) -> tuple[int, ...]:
+    """``dofs_idx`` (a list, range or 1-D array of DOF indices) checked, as a tuple of ints."""
+    idx = np.asarray(list(dofs_idx) if isinstance(dofs_idx, range) else dofs_idx)
+    if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+        raise InputError(f"dofs_idx_local must be a non-empty list of integer DOF indices, got {dofs_idx!r:.80}")
+    if idx.min() < 0 or idx.max() >= model.n_dofs:
+        raise InputError(f"dofs_idx_local {idx.tolist()} out of range; valid: 0..{model.n_dofs - 1} "
+                         f"for {list(model.dof_names)}")
+    return tuple(int(i) for i in idx)
 
 
 def free_dofs(model: RobotModel, dofs_idx: Sequence[int] | None) -> np.ndarray:
     """Boolean mask of the DOFs to solve. Shape (n_dofs,)."""
     if dofs_idx is None:
         return np.ones(model.n_dofs, dtype=bool)
-    idx = np.asarray(dofs_idx)
-    if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
-        raise InputError(f"dofs_idx_local must be a non-empty list of DOF indices, got {dofs_idx!r}")
-    if idx.min() < 0 or idx.max() >= model.n_dofs:
-        raise InputError(f"dofs_idx_local {idx.tolist()} out of range; valid: 0..{model.n_dofs - 1} "
-                         f"for {list(model.dof_names)}")
     free = np.zeros(model.n_dofs, dtype=bool)
-    free[idx] = True
+    free[list(dof_indices(model, dofs_idx))] = True
     return free
 
 
@@ -80,12 +87,13 @@ class PoseIK:
         if not isinstance(problem, IKProblem):  # one link: position and, unless position_only, orientation
             lp = None if local_point is None else (tuple(as_vectors(local_point, "local_point", 3).tolist()),)
             problem = IKProblem((problem,), (True,), (not position_only,), lp, tuple(pos_mask), tuple(rot_mask),
-                                None, analytic_seed, options or IKOptions())
+                                None, analytic_seed, None, options or IKOptions())
         self.model, self.problem, self.options = model, problem, problem.options
         self._template = PoseTargets.build(
             model, list(problem.links), [np.zeros(3) if p else None for p in problem.has_pos],
             [np.array([1.0, 0.0, 0.0, 0.0]) if r else None for r in problem.has_rot],
-            None if problem.local_points is None else list(problem.local_points), problem.pos_mask, problem.rot_mask)
+            None if problem.local_points is None else list(problem.local_points), problem.pos_mask, problem.rot_mask,
+            frame=problem.frame)
         t = self._template
         self.n_links, self._task = len(problem.links), t.task_tables
         self._free = free_dofs(model, problem.dofs_idx)
@@ -127,7 +135,7 @@ class PoseIK:
         hint = () if q0 is None else q0.shape[:-1]
         targets = PoseTargets.build(self.model, list(pb.links), list(poss), list(quats),
                                     None if pb.local_points is None else list(pb.local_points), pb.pos_mask,
-                                    pb.rot_mask, hint)
+                                    pb.rot_mask, hint, frame=pb.frame)
         batch = self._batch([targets.batch_shape, hint])
         q_init = self._mid if q0 is None else q0
         q_init = self._clip(as_rows(q_init, batch, (self.model.n_dofs,)))

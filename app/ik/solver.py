@@ -66,11 +66,23 @@ class IKOptions:
     respect_joint_limit: bool = True
 
     def __post_init__(self):
+        for name, kind in self.__annotations__.items():
+            value = getattr(self, name)
+            if kind == "bool" and not isinstance(value, (bool, np.bool_)):
+                raise InputError(f"{name} must be True or False, got {value!r:.60}")
+            is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+            if kind == "int" and not is_int:
+                raise InputError(f"{name} must be an integer, got {value!r:.60}")
+            if kind == "float" and not (is_int or isinstance(value, (float, np.floating))) or (
+                    kind == "float" and not np.isfinite(value)):
+                raise InputError(f"{name} must be a finite number, got {value!r:.60}")
         for name in ("pos_tol", "rot_tol", "char_length", "step_limit", "prismatic_step", "stall_rtol"):
             if not getattr(self, name) > 0:
                 raise InputError(f"{name} must be > 0, got {getattr(self, name)}")
-        if self.max_iters < 1 or self.max_restarts < 0 or self.damping < 0 or self.stall_window < 1:
-            raise InputError("max_iters and stall_window must be >= 1, max_restarts >= 0 and damping >= 0")
+        if self.max_iters < 1 or self.max_restarts < 0 or self.damping < 0 or self.stall_window < 1 or self.seed < 0:
+            raise InputError(f"max_iters (Genesis: max_solver_iters) and stall_window must be >= 1, max_restarts "
+                             f">= 0, damping >= 0 and seed >= 0; got {self.max_iters}, {self.stall_window}, "
+                             f"{self.max_restarts}, {self.damping}, {self.seed}")
 
     @classmethod
     def from_kwargs(cls, kwargs: dict) -> IKOptions:

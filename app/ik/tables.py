@@ -20,7 +20,9 @@ class TaskTables(NamedTuple):
         local_points: Point on each link, link frame [m]. Shape (T, 3).
         rot_mode: ROT_NONE, ROT_AXIS or ROT_FULL per link (app.ik._residual). Shape (T,).
         rot_axis: The link axis aligned in ROT_AXIS mode (0, 1 or 2).
-        pos_mask: Base-frame position axes matched, per link. Shape (T, 3).
+        pos_mask: Position axes matched, per link, axes of the mask frame. Shape (T, 3).
+        frame: Rotation from the base frame to the mask frame, in which the position mask applies and
+            the residual is expressed (identity: the base frame). Shape (3, 3).
     """
 
     links: np.ndarray
@@ -28,6 +30,7 @@ class TaskTables(NamedTuple):
     rot_mode: np.ndarray
     rot_axis: int
     pos_mask: np.ndarray
+    frame: np.ndarray
 
 
 class LMOptions(NamedTuple):

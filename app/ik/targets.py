@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from app.errors import InputError
 from app.ik._residual import ROT_AXIS, ROT_FULL, ROT_NONE
 from app.ik.tables import TaskTables
 from app.kinematics.model import RobotModel
-from app.validation import as_mask, as_rotation_matrices, as_vectors
+from app.validation import as_float_array, as_mask, as_rotation_matrices, as_vectors
 
 
 def batch_shape_of(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -40,6 +40,17 @@ def as_rows(arr: np.ndarray, batch: tuple[int, ...], trailing: tuple[int, ...]) 
     return arr.reshape((math.prod(batch),) + trailing)
 
 
+def as_frame(frame: object) -> np.ndarray:
+    """A rotation matrix (3, 3) (None: identity); InputError unless orthonormal with determinant 1."""
+    if frame is None:
+        return np.eye(3)
+    R = as_float_array(frame, "frame_rotation")
+    if R.shape != (3, 3) or not np.all(np.isfinite(R)) or not np.allclose(R @ R.T, np.eye(3), atol=1e-9) \
+            or np.linalg.det(R) < 0:
+        raise InputError(f"frame_rotation must be a rotation matrix (3, 3), got {np.array2string(R, precision=3)}")
+    return np.ascontiguousarray(R)
+
+
 @dataclass(frozen=True)
 class PoseTargets:
     """Targets of several links for a batch of problems.
@@ -53,6 +64,8 @@ class PoseTargets:
         pos_mask: Base-frame position axes to match, per link (False where no position). Shape (n_links, 3).
         rot_axis: Link axis to align when rot_mode is ROT_AXIS (0, 1 or 2).
         batch_shape: Leading shape of the user's input: () for one problem, (n,) for n.
+        frame: Rotation from the base frame to the frame in which pos_mask applies and errors are
+            expressed. Shape (3, 3); identity by default.
     """
 
     links: np.ndarray
@@ -63,11 +76,14 @@ class PoseTargets:
     pos_mask: np.ndarray
     rot_axis: int
     batch_shape: tuple[int, ...]
+    frame: np.ndarray = field(default_factory=lambda: np.eye(3))
 
     @classmethod
     def build(cls, model: RobotModel, links: Sequence, poss: Sequence, quats: Sequence, local_points=None,
-              pos_mask=(True, True, True), rot_mask=(True, True, True), batch_hint: tuple[int, ...] = ()) -> PoseTargets:
-        """Validate and broadcast user targets. ``batch_hint`` is the batch shape of ``init_qpos``."""
+              pos_mask=(True, True, True), rot_mask=(True, True, True), batch_hint: tuple[int, ...] = (),
+              frame: object = None) -> PoseTargets:
+        """Validate and broadcast user targets. ``batch_hint`` is the batch shape of ``init_qpos``; ``frame``
+        (3, 3) the mask frame's rotation (None: the base frame)."""
         if not (len(links) == len(poss) == len(quats)):
             raise InputError(f"links, poss and quats must have the same length, got {len(links)}, {len(poss)}, {len(quats)}")
         if len(links) == 0:
@@ -101,9 +117,9 @@ class PoseTargets:
             raise InputError(f"each local point must have shape (3,), got {lp.shape}")
         axis = int(np.argmax(rot_mask)) if n_rot == 1 else 2
         return cls(idx, np.ascontiguousarray(pos_b), np.ascontiguousarray(rot), mode, lp, link_pos_mask, axis,
-                   batch_shape)
+                   batch_shape, as_frame(frame))
 
     @property
     def task_tables(self) -> TaskTables:
         """What the IK kernels take."""
-        return TaskTables(self.links, self.local_points, self.rot_mode, self.rot_axis, self.pos_mask)
+        return TaskTables(self.links, self.local_points, self.rot_mode, self.rot_axis, self.pos_mask, self.frame)

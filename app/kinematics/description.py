@@ -143,8 +143,15 @@ _SUBSTITUTION = re.compile(r"\$\((\w+)((?:\s+[^)\s]+)*)\s*\)")
 
 
 def _substitute(text: str, path: str, package_dirs: Sequence[str] | None) -> str:
-    """``$(env NAME)``, ``$(optenv NAME default...)`` and ``$(find pkg)`` left in a plain URDF (some shipped
-    ones, PyBullet's Husky among them, carry them) evaluated as roslaunch does; others are an error."""
+    """``$(env NAME)``, ``$(optenv NAME default...)`` and ``$(find pkg)`` left in the attributes of a plain
+    URDF's links, joints and materials (some shipped ones, PyBullet's Husky among them, carry them) evaluated
+    as roslaunch does; others there are an error. Comments and extension blocks are not looked at."""
+    if "$(" not in text:
+        return text
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise URDFError(f"malformed XML: {exc}", path) from None
     base_dir = os.path.dirname(os.path.abspath(path))
 
     def value(match: re.Match) -> str:
@@ -160,7 +167,14 @@ def _substitute(text: str, path: str, package_dirs: Sequence[str] | None) -> str
         raise URDFError(f"cannot evaluate {match.group(0)!r} in a plain URDF (env: variable unset; find: package "
                         f"not found; others need xacro: give the .xacro source instead)", path)
 
-    return _SUBSTITUTION.sub(value, text) if "$(" in text else text
+    for child in root:
+        if child.tag not in URDF_ELEMENTS:
+            continue
+        for el in child.iter():
+            for key, attr in el.attrib.items():
+                if "$(" in attr:
+                    el.set(key, _SUBSTITUTION.sub(value, attr))
+    return ET.tostring(root, encoding="unicode")
 
 
 def _resolve_geometry(root: ET.Element, urdf_path: str, base_dir: str, package_dirs: Sequence[str] | None) -> None:

@@ -234,18 +234,18 @@ class RobotModel:
         R, p = self.link_frames(q)
         return self.jacobian_from_frames(R, p, idx, lp)
 
-    def inverse_kinematics(self, link: LinkRef, pos: object = None, quat: object = None, **kwargs):
-        """Pose IK for one link; see :func:`app.ik.api.inverse_kinematics`."""
+    def inverse_kinematics(self, link: LinkRef, pos: object = None, quat: object = None, *args, **kwargs):
+        """Pose IK for one link, Genesis's arguments in Genesis's order; see :func:`app.ik.api.inverse_kinematics`."""
         from app.ik.api import inverse_kinematics
 
-        return inverse_kinematics(self, link, pos, quat, **kwargs)
+        return inverse_kinematics(self, link, pos, quat, *args, **kwargs)
 
-    def inverse_kinematics_multilink(self, links: Sequence[LinkRef], poss: Sequence, quats: Sequence | None = None,
-                                     **kwargs):
+    def inverse_kinematics_multilink(self, links: Sequence[LinkRef], poss: Sequence | None = None,
+                                     quats: Sequence | None = None, *args, **kwargs):
         """Pose IK for several links at once; see :func:`app.ik.api.inverse_kinematics_multilink`."""
         from app.ik.api import inverse_kinematics_multilink
 
-        return inverse_kinematics_multilink(self, links, poss, quats, **kwargs)
+        return inverse_kinematics_multilink(self, links, poss, quats, *args, **kwargs)
 
     def clip(self, q: np.ndarray) -> np.ndarray:
         """``q`` clipped into the joint limits. Shape (..., n_dofs)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.errors import InputError
+from app.errors import AppError, InputError
 from app.kinematics.rotations import matrix_to_quat, quat_normalize
 from app.sim.markers import FrameMarker
 from app.validation import as_quaternions, as_vectors, check_finite, as_float_array
@@ -83,6 +83,8 @@ class DebugFrame:
 
     def pose(self) -> tuple[np.ndarray, np.ndarray]:
         """Current poses in the environment frame: pos ([k,] 3), quat ([k,] 4) wxyz."""
+        if not self.markers:
+            raise AppError("this debug frame is not drawn yet: it appears when the scene is built (scene.build())")
         poses = [m.pose() for m in self.markers]
         pos = np.array([p for p, _ in poses]).reshape(-1, 3) - self._origins[self.envs]
         quat = np.array([q for _, q in poses]).reshape(-1, 4)

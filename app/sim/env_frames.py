@@ -45,14 +45,15 @@ class EnvRows:
     batched: bool
 
     def rows(self, value: object, name: str, width: int) -> np.ndarray:
-        """A finite per-environment array as (len(idx), width); its expected shape is
-        (len(idx), width) in a batched scene, (width,) otherwise."""
+        """A finite per-environment array as (len(idx), width): (len(idx), width) in a batched scene, or one
+        row (width,) for every addressed environment (Genesis broadcasts it too); (width,) unbatched."""
         arr = check_finite(as_float_array(value, name), name)
-        expected = (len(self.idx), width) if self.batched else (width,)
-        if arr.shape != expected:
-            raise InputError(f"{name} must have shape {expected} (one row per environment addressed), "
-                             f"got {arr.shape}")
-        return arr.reshape(len(self.idx), width)
+        n = len(self.idx)
+        if arr.shape == (width,) or (self.batched and arr.shape == (n, width)):
+            return np.broadcast_to(arr, (n, width))
+        expected = f"({n}, {width}) (one row per environment addressed) or ({width},)" if self.batched \
+            else f"({width},)"
+        raise InputError(f"{name} must have shape {expected}, got {arr.shape}")
 
     def out(self, arr: np.ndarray) -> np.ndarray:
         """``arr`` (len(idx), ...) as returned to the caller: the environment axis dropped when unbatched."""

@@ -162,14 +162,18 @@ class Robot:
 
     def set_dofs_position(self, position: object, dofs_idx_local: object = None, envs_idx: object = None, *,
                           zero_velocity: bool = True) -> None:
-        """Teleport joints (no physics). position ([n_envs,] n_selected); velocities zeroed unless told not."""
+        """Teleport joints (no physics). position ([n_envs,] n_selected); with ``zero_velocity`` (the default, as
+        in Genesis) every DOF of the addressed environments stops, else the velocities are kept."""
         envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
         q = envs.rows(position, "qpos", len(dofs))
-        v = None if zero_velocity else self.read_states()[1]
+        q_all, v_all = self.read_states()
+        q_all = q_all[envs.idx]
+        q_all[:, dofs] = q
+        v_all = np.zeros_like(q_all) if zero_velocity else v_all[envs.idx]
         for row, e in enumerate(envs.idx):
-            for col, k in enumerate(dofs):
-                pb.resetJointState(self.bodies[e].body_id, self._joints[k], float(q[row, col]),
-                                   0.0 if v is None else float(v[e, k]), physicsClientId=self.client)
+            for k, j in enumerate(self._joints):
+                pb.resetJointState(self.bodies[e].body_id, j, float(q_all[row, k]), float(v_all[row, k]),
+                                   physicsClientId=self.client)
 
     def set_qpos(self, qpos: object, qs_idx_local: object = None, envs_idx: object = None, *,
                  zero_velocity: bool = True) -> None:
@@ -193,6 +197,9 @@ class Robot:
         q = envs.rows(position, "position", len(dofs))
         v = np.zeros_like(q) if velocity is None else envs.rows(velocity, "velocity", len(dofs))
         kp = self.position_gain if position_gain is None else position_gain
+        for name, gain in (("position_gain", kp), ("velocity_gain", velocity_gain)):
+            if isinstance(gain, bool) or not isinstance(gain, (int, float, np.number)) or not 0 <= gain < np.inf:
+                raise InputError(f"{name} must be a finite number >= 0, got {gain!r:.40}")
         effort = self.model.effort_max[dofs]
         forces = np.where(np.isfinite(effort), effort, 1e3).tolist()
         joints = [self._joints[k] for k in dofs]
@@ -221,7 +228,9 @@ class Robot:
         """
         envs, qs = self.envs(envs_idx), self._dofs(qs_idx_local, "qs_idx_local")
         rows = envs.rows(qpos, "qpos", len(qs))
-        q = self.read_states()[0][envs.idx] if len(qs) != self.n_dofs else np.empty((len(envs.idx), self.n_dofs))
+        if len(np.unique(qs)) != len(qs):
+            raise InputError(f"qs_idx_local {qs.tolist()} names a DOF twice")
+        q = np.array(rows, dtype=float) if qs_idx_local is None else self.read_states()[0][envs.idx]
         q[:, qs] = rows
         links = as_indices(links_idx_local, "links_idx_local", self.n_links, f"links {list(self.model.link_names)}")
         pos, quat = self.model.forward_kinematics(q, links.tolist())
@@ -244,32 +253,46 @@ class Robot:
         return envs.out(self.base.jacobian_from_base(J))
 
     # ------------------------------------------------------------------ inverse kinematics
-    def inverse_kinematics(self, link: Link | str, pos: object = None, quat: object = None, *,
-                           local_point: object = None, envs_idx: object = None, return_error: bool = False,
+    def inverse_kinematics(self, link: Link | str, pos: object = None, quat: object = None, local_point: object = None,
+                           init_qpos: object = None, respect_joint_limit: bool = True, max_samples: int | None = None,
+                           max_solver_iters: int | None = None, damping: float | None = None,
+                           pos_tol: float | None = None, rot_tol: float | None = None, pos_mask=(True, True, True),
+                           rot_mask=(True, True, True), max_step_size: float | None = None,
+                           dofs_idx_local: object = None, return_error: bool = False, envs_idx: object = None, *,
                            return_info: bool = False, **kwargs):
-        """Pose IK for the addressed environments (see RobotModel.inverse_kinematics).
-
-        ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are in each environment's frame; ``init_qpos``
-        defaults to the current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6)).
-        """
+        """Pose IK for the addressed environments, Genesis's arguments in Genesis's order (see
+        app.ik.api.inverse_kinematics). ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are in each
+        environment's frame, so are ``pos_mask``'s axes and the errors; ``init_qpos`` defaults to the
+        current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6))."""
         if "local_points" in kwargs:
             raise InputError("inverse_kinematics takes local_point (one point on the link); "
                              "local_points is inverse_kinematics_multilink's")
+        genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
+                   max_step_size, dofs_idx_local)
         result = self._solve([link], [] if pos is None else [pos], [] if quat is None else [quat],
-                             None if local_point is None else [local_point], envs_idx, kwargs).one_link()
+                             None if local_point is None else [local_point], init_qpos, genesis, envs_idx,
+                             kwargs).one_link()
         return result if return_info else ((result.q, result.err) if return_error else result.q)
 
     def inverse_kinematics_multilink(self, links: Sequence[Link | str], poss: Sequence | None = None,
-                                     quats: Sequence | None = None, *, local_points: Sequence | None = None,
-                                     envs_idx: object = None, return_error: bool = False, return_info: bool = False,
-                                     **kwargs):
+                                     quats: Sequence | None = None, local_points: Sequence | None = None,
+                                     init_qpos: object = None, respect_joint_limit: bool = True,
+                                     max_samples: int | None = None, max_solver_iters: int | None = None,
+                                     damping: float | None = None, pos_tol: float | None = None,
+                                     rot_tol: float | None = None, pos_mask=(True, True, True),
+                                     rot_mask=(True, True, True), max_step_size: float | None = None,
+                                     dofs_idx_local: object = None, return_error: bool = False,
+                                     envs_idx: object = None, *, return_info: bool = False, **kwargs):
         """Multi-link IK for the addressed environments (see RobotModel.inverse_kinematics_multilink).
         Returns q ([n_envs,] n_dofs) (and err ([n_envs,] n_links, 6))."""
-        result = self._solve(links, poss, quats, local_points, envs_idx, kwargs)
+        genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
+                   max_step_size, dofs_idx_local)
+        result = self._solve(links, poss, quats, local_points, init_qpos, genesis, envs_idx, kwargs)
         return result if return_info else ((result.q, result.err) if return_error else result.q)
 
-    def _solve(self, links, poss, quats, local_points, envs_idx, kwargs: dict):
-        """Environment-frame targets -> base frame -> one multi-link solve of the model."""
+    def _solve(self, links, poss, quats, local_points, init, genesis: tuple, envs_idx, kwargs: dict):
+        """Environment-frame targets -> base frame -> one multi-link solve of the model, its position mask and
+        errors in the environment's axes."""
         envs = self.envs(envs_idx)
         if not isinstance(links, (list, tuple)) or not links:
             raise InputError(f"links must be a non-empty list of links, got {links!r:.80}")
@@ -282,7 +305,8 @@ class Robot:
             p_b, q_b = self.base.targets_to_base(p, None if q is None else as_quaternions(q, "quat"))
             poss_b.append(None if p_b is None else envs.out(p_b))
             quats_b.append(None if q_b is None else envs.out(q_b))
-        init = kwargs.pop("init_qpos", None)
         init = self.get_qpos(envs_idx=envs_idx) if init is None else envs.out(envs.rows(init, "init_qpos", self.n_dofs))
-        return self.model.inverse_kinematics_multilink(names, poss_b, quats_b, local_points=local_points,
-                                                       init_qpos=init, return_info=True, **kwargs)
+        if not np.array_equal(self.base.R, np.eye(3)):
+            kwargs = dict(kwargs, frame_rotation=self.base.R)
+        return self.model.inverse_kinematics_multilink(names, poss_b, quats_b, local_points, init, *genesis,
+                                                       return_info=True, **kwargs)

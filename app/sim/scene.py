@@ -119,18 +119,24 @@ class Scene:
         pb.stepSimulation(physicsClientId=self.client)
         self.t += self.dt
 
-    def draw_debug_frame(self, T: object, quat: object = None, axis_length: float = 0.1, origin_size: float | None = None,
-                         axis_radius: float = 0.004, envs_idx: object = None) -> DebugFrame:
-        """A coordinate frame in each environment's frame, visible in the GUI and in rendered video.
+    def draw_debug_frame(self, T: object, axis_length: float = 0.1, origin_size: float | None = None,
+                         axis_radius: float = 0.004, *, quat: object = None, envs_idx: object = None) -> DebugFrame:
+        """A coordinate frame in each environment's frame, visible in the GUI and in rendered video
+        (Genesis's arguments in Genesis's order; our default sizes suit a 0.5 m arm).
 
         Args:
             T: Genesis's 4x4 transform (4, 4), or a position (3,) [m] with ``quat`` (4,) wxyz; per-environment
                 poses (k, 4, 4) / (k, 3) for the k environments drawn in.
-            axis_length, axis_radius, origin_size: Sizes [m] (origin_size: diameter of the origin sphere).
-            envs_idx: Environments to draw in; None for every one.
+            axis_length, axis_radius, origin_size: Sizes [m] (origin_size: diameter of the origin sphere;
+                None: 3.6 axis radii).
+            quat: (keyword) The orientation when T is a position. envs_idx: Environments to draw in; None: all.
         Returns:
             The frame; move it with ``set_pose``/``set_T``/``set_qpos``, then :meth:`update_debug_objects`.
         """
+        for name, size in (("axis_length", axis_length), ("axis_radius", axis_radius), ("origin_size", origin_size)):
+            if size is not None and (isinstance(size, bool) or not isinstance(size, (int, float, np.number))
+                                     or not 0 < size < np.inf):
+                raise InputError(f"{name} must be a positive length [m], got {size!r:.40}")
         pos, quat = pose_of(T, quat)
         frame = DebugFrame(pos, quat, axis_length, axis_radius, origin_size, envs_idx)
         self.markers.append(frame)
@@ -146,6 +152,14 @@ class Scene:
         """Apply the poses queued on every debug frame."""
         for frame in self.markers:
             frame.apply()
+
+    def draw_debug_frames(self, Ts: object, axis_length: float = 0.1, origin_size: float | None = None,
+                          axis_radius: float = 0.004) -> list[DebugFrame]:
+        """Genesis's ``draw_debug_frames``: one frame per transform Ts (k, 4, 4), each in every environment."""
+        Ts = np.asarray(Ts, dtype=float)
+        if Ts.ndim != 3 or Ts.shape[1:] != (4, 4):
+            raise InputError(f"Ts must have shape (k, 4, 4), got {Ts.shape}")
+        return [self.draw_debug_frame(T, axis_length, origin_size, axis_radius) for T in Ts]
 
     def clear_debug_object(self, frame: DebugFrame) -> None:
         """Remove one debug frame."""

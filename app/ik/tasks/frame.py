@@ -62,7 +62,7 @@ def inactive_frame(batch: int) -> FrameParams:
     jac = JacobianTables(np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros(0, dtype=bool),
                          np.zeros((1, 0), dtype=bool))
     tables = TaskTables(np.zeros(1, dtype=np.int64), np.zeros((1, 3)), np.zeros(1, dtype=np.int64), 2,
-                        np.zeros((1, 3), dtype=bool))
+                        np.zeros((1, 3), dtype=bool), np.eye(3))
     return FrameParams(False, fk, jac, tables, np.zeros((batch, 1, 3)), np.tile(np.eye(3), (batch, 1, 1, 1)),
                        np.zeros((batch, 6)), np.zeros(6), 0.0, np.zeros(6))
 
