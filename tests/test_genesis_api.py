@@ -302,3 +302,20 @@ def test_a_debug_frame_drawn_before_build_has_no_pose_until_built():
     scene.build(n_envs=2)
     assert frame.pose()[0].shape == (2, 3)
     scene.close()
+
+
+def test_links_joints_limits_and_scene_reset(scene4):
+    scene, robot = scene4
+    assert [l.name for l in robot.links] == list(robot.model.link_names)
+    assert [j.name for j in robot.joints] == [j.name for j in robot.model.spec.joints]
+    lo, hi = robot.get_dofs_limit([1, 2])
+    assert lo.shape == (N_ENVS, 2) and np.all(lo == robot.model.q_lower[[1, 2]]) and np.all(hi == robot.model.q_upper[[1, 2]])
+    start = robot.get_qpos()
+    robot.control_dofs_position(np.zeros(robot.n_dofs))
+    for _ in range(20):
+        scene.step()
+    assert not np.allclose(robot.get_qpos(), start)
+    scene.reset()
+    np.testing.assert_allclose(robot.get_qpos(), start)
+    np.testing.assert_array_equal(robot.get_dofs_velocity(), 0.0)
+    assert scene.t == 0.0

@@ -27,6 +27,7 @@ def build_scene(run: RunConfig, gui: bool = False) -> tuple[Scene, Robot]:
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))
+            robot.initial_qpos = robot.read_states()[0]
     except BaseException:
         scene.close()
         raise

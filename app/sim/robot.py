@@ -91,8 +91,13 @@ class Robot:
                                  for name, pb_idx in self.bodies[0].link_index.items()}
         self.movable_pb_links = frozenset(pb_idx for pb_idx, link in self.pb_to_model_link.items()
                                           if self.model.movable_links[link])  # PyBullet indices some DOF moves
-        mid = self.model.mid_config()
-        self.set_qpos(np.tile(mid, (self.n_envs, 1)) if batched else mid)
+        self.set_qpos(self.model.mid_config())
+        self.initial_qpos = self.read_states()[0]  # what reset() returns to; build_scene sets the config's
+
+    def reset(self) -> None:
+        """Every environment back to ``initial_qpos``, at rest, motors holding it."""
+        self.set_qpos(self.unbatch(self.initial_qpos))
+        self.control_dofs_position(self.unbatch(self.initial_qpos))
 
     @property
     def n_dofs(self) -> int:
@@ -111,6 +116,22 @@ class Robot:
     def get_link(self, name: str) -> Link:
         """The link called ``name``; UnknownNameError lists the valid names."""
         return Link(name, self.model.link_index(name))
+
+    @property
+    def links(self) -> list[Link]:
+        """Every link, in the model's order (Genesis's ``entity.links``)."""
+        return [Link(name, k) for k, name in enumerate(self.model.link_names)]
+
+    @property
+    def joints(self) -> list[Joint]:
+        """Every joint, fixed ones included (Genesis's ``entity.joints``)."""
+        return [self.get_joint(j.name) for j in self.model.spec.joints]
+
+    def get_dofs_limit(self, dofs_idx_local: object = None, envs_idx: object = None) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) position limits ([n_envs,] n_selected) [rad or m]; +-inf where unlimited."""
+        envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
+        lo, hi = (np.tile(a[dofs], (len(envs.idx), 1)) for a in (self.model.q_lower, self.model.q_upper))
+        return envs.out(lo), envs.out(hi)
 
     def get_joint(self, name: str) -> Joint:
         """The joint called ``name``; UnknownNameError lists the valid names."""

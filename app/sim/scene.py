@@ -114,6 +114,12 @@ class Scene:
         if self.built:
             raise AppError("the scene is already built; add entities before scene.build()")
 
+    def reset(self) -> None:
+        """Back to the state after build: robots at their initial joint positions, at rest, time 0."""
+        for robot in self.robots:
+            robot.reset()
+        self.t = 0.0
+
     def step(self) -> None:
         """Advance the physics by dt."""
         pb.stepSimulation(physicsClientId=self.client)
