@@ -6,7 +6,7 @@ PyBullet on first use.
 
 from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError,
                         UnknownNameError, URDFError)
-from app.kinematics.model import RobotModel
+from app.ik.model import RobotModel
 
 __all__ = [
     "AppError",

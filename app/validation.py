@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from app.errors import InputError
-from app.kinematics._kernels import quat_to_matrix_batch
 
 
 def as_float_array(value: object, name: str) -> np.ndarray:
@@ -67,3 +67,26 @@ def as_mask(value: Sequence[bool], name: str) -> np.ndarray:
     if arr.shape != (3,) or not (arr.dtype == bool or ((arr == 0) | (arr == 1)).all()):
         raise InputError(f"{name} must be 3 booleans (x, y, z), got {value!r}")
     return arr.astype(bool)
+
+
+@njit(cache=True)
+def quat_to_matrix_batch(quat):
+    """(N, 4) (w, x, y, z), normalised here -> ((N, 3, 3) rotation matrices, smallest squared norm seen);
+    a zero quaternion gives the identity (callers refuse it by the returned norm)."""
+    out = np.empty((quat.shape[0], 3, 3))
+    smallest = np.inf
+    for i in range(quat.shape[0]):
+        w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
+        n2 = w * w + x * x + y * y + z * z
+        smallest = min(smallest, n2)
+        s = 1.0 / n2 if n2 > 0.0 else 0.0
+        out[i, 0, 0] = 1 - 2 * s * (y * y + z * z)
+        out[i, 0, 1] = 2 * s * (x * y - w * z)
+        out[i, 0, 2] = 2 * s * (x * z + w * y)
+        out[i, 1, 0] = 2 * s * (x * y + w * z)
+        out[i, 1, 1] = 1 - 2 * s * (x * x + z * z)
+        out[i, 1, 2] = 2 * s * (y * z - w * x)
+        out[i, 2, 0] = 2 * s * (x * z - w * y)
+        out[i, 2, 1] = 2 * s * (y * z + w * x)
+        out[i, 2, 2] = 1 - 2 * s * (x * x + y * y)
+    return out, smallest

@@ -13,7 +13,7 @@ import yaml
 
 from app.config.schema import RunConfig, SceneConfig
 from app.errors import AppError, ConfigError
-from app.kinematics.model import RobotModel
+from app.kinematics.model import KinematicModel
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONTROLLERS, MODES = ("ik", "qp"), ("control", "kinematic")
@@ -178,7 +178,7 @@ def _validate_robot(run: RunConfig, f: str) -> None:
         _check(isinstance(value, (str, int, float, bool)), _scene_key(run, f, "robot", "xacro_args", key),
                f"must be a string or a number, got {value!r}")
     try:
-        model = RobotModel.from_urdf(str(urdf), s.robot.package_dirs, s.robot.xacro_args)
+        model = KinematicModel.from_urdf(str(urdf), s.robot.package_dirs, s.robot.xacro_args)
     except AppError as exc:
         raise ConfigError(f"{_scene_key(run, f, 'robot', 'urdf')}: {exc}") from None
     names = [(_scene_key(run, f, "robot", "ee_link"), s.robot.ee_link)]

@@ -25,7 +25,7 @@ from app.errors import InputError, NotApplicableError
 from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
 from app.ik._residual import ROT_FULL
 from app.ik.tables import ArmTables
-from app.kinematics.model import LinkRef, RobotModel
+from app.kinematics.model import KinematicModel, LinkRef
 from app.threads import chunked
 from app.validation import as_float_array, as_rotation_matrices, as_vectors, check_finite
 
@@ -84,7 +84,7 @@ class WristPartitionedArm:
     tool: int
 
 
-def _arm_axes(model: RobotModel, link: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _arm_axes(model: KinematicModel, link: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first six DOFs on the path to ``link`` and their axes and points at q = 0 (base frame)."""
     chain = np.flatnonzero(model.jacobian_tables.ancestor[link])
     if len(chain) < 6 or not model.revolute[chain[:6]].all():
@@ -111,7 +111,7 @@ def _line_intersection(p1, d1, p2, d2) -> tuple[np.ndarray, float]:
     return 0.5 * (a + b), float(np.linalg.norm(a - b))
 
 
-def certify(model: RobotModel, link: LinkRef) -> WristPartitionedArm:
+def certify(model: KinematicModel, link: LinkRef) -> WristPartitionedArm:
     """Check the family's structure on the model's numbers; raise NotApplicableError saying which failed."""
     tool = model.link_index(link)
     dof_idx, w, r = _arm_axes(model, tool)
@@ -138,7 +138,7 @@ def certify(model: RobotModel, link: LinkRef) -> WristPartitionedArm:
                                P[3] - P[2], to_C(w[4])[[0, 2]], to_C(w[4]), to_C(w[5]), to_C(W0 - o), tool)
 
 
-def analytic_ik(model: RobotModel, link: LinkRef, pos: object, quat: object, *, local_point: object = None,
+def analytic_ik(model: KinematicModel, link: LinkRef, pos: object, quat: object, *, local_point: object = None,
                 q_rest: object = None, arm: WristPartitionedArm | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every closed-form solution for a link rigidly attached after joint 5.
 
@@ -173,7 +173,7 @@ def analytic_ik(model: RobotModel, link: LinkRef, pos: object, quat: object, *, 
 
 
 @functools.lru_cache(maxsize=32)
-def certified_arm(model: RobotModel, link: int) -> WristPartitionedArm | None:
+def certified_arm(model: KinematicModel, link: int) -> WristPartitionedArm | None:
     """:func:`certify`'s result for a link index, cached; None when the family does not apply."""
     try:
         return certify(model, link)
@@ -181,7 +181,7 @@ def certified_arm(model: RobotModel, link: int) -> WristPartitionedArm | None:
         return None
 
 
-def ranked_solutions(model: RobotModel, link: LinkRef, pos: object, quat: object, q_ref: np.ndarray, *,
+def ranked_solutions(model: KinematicModel, link: LinkRef, pos: object, quat: object, q_ref: np.ndarray, *,
                      local_point: object = None, arm: WristPartitionedArm | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every branch as a full configuration, valid ones first, nearest to ``q_ref`` first.
 
@@ -203,7 +203,7 @@ def ranked_solutions(model: RobotModel, link: LinkRef, pos: object, quat: object
     return np.take_along_axis(full, order[..., None], axis=-2), np.take_along_axis(valid, order, axis=-1)
 
 
-def nearest_solution(model: RobotModel, link: LinkRef, pos: object, quat: object, q_ref: np.ndarray, **kwargs):
+def nearest_solution(model: KinematicModel, link: LinkRef, pos: object, quat: object, q_ref: np.ndarray, **kwargs):
     """The valid closed-form solution nearest to ``q_ref``: (q (..., n_dofs), found (...))."""
     q, valid = ranked_solutions(model, link, pos, quat, q_ref, **kwargs)
     return q[..., 0, :], valid[..., 0]
@@ -222,7 +222,7 @@ def _kernel_arm(arm: WristPartitionedArm, local_point: tuple[float, float, float
                      np.asarray(local_point, dtype=float), arm.W0, arm.w4, arm.w5, plane, arm.signs.astype(float))
 
 
-def closed_form(model: RobotModel, targets) -> tuple | None:
+def closed_form(model: KinematicModel, targets) -> tuple | None:
     """The compiled IK loop's closed-form parameters when they apply to ``targets`` (a PoseTargets):
     one link, full orientation, every position axis; else None."""
     if len(targets.links) != 1 or targets.rot_mode[0] != ROT_FULL or not targets.pos_mask.all():

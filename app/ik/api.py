@@ -1,4 +1,4 @@
-"""Genesis-style pose-IK entry points on a RobotModel: Genesis's arguments -> a prepared solver.
+"""Genesis-style pose-IK entry points on a KinematicModel: Genesis's arguments -> a prepared solver.
 
 ``inverse_kinematics`` (one link) and ``inverse_kinematics_multilink`` (several links, one
 configuration satisfying all targets) take Genesis's arguments, in Genesis's order, with
@@ -21,7 +21,7 @@ from app.errors import InputError
 from app.ik.prepared import IKProblem, PoseIK, cached_solver, dof_indices
 from app.ik.solver import IKOptions
 from app.ik.targets import as_frame
-from app.kinematics.model import LinkRef, RobotModel
+from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_mask, as_vectors
 
 
@@ -80,7 +80,7 @@ def _options_key(options: dict) -> tuple:
     return tuple(sorted((k, type(v).__name__, v) for k, v in options.items()))
 
 
-def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], poss: Sequence | None = None,
+def inverse_kinematics_multilink(model: KinematicModel, links: Sequence[LinkRef], poss: Sequence | None = None,
                                  quats: Sequence | None = None, local_points: Sequence | None = None,
                                  init_qpos: object = None, respect_joint_limit: bool = True,
                                  max_samples: int | None = None, max_solver_iters: int | None = None,
@@ -132,7 +132,7 @@ def inverse_kinematics_multilink(model: RobotModel, links: Sequence[LinkRef], po
     return (result.q, result.err) if return_error else result.q
 
 
-def inverse_kinematics(model: RobotModel, link: LinkRef, pos: object = None, quat: object = None,
+def inverse_kinematics(model: KinematicModel, link: LinkRef, pos: object = None, quat: object = None,
                        local_point: object = None, init_qpos: object = None, respect_joint_limit: bool = True,
                        max_samples: int | None = None, max_solver_iters: int | None = None,
                        damping: float | None = None, pos_tol: float | None = None, rot_tol: float | None = None,

@@ -18,7 +18,7 @@ from app.errors import InputError
 from app.ik.analytic import closed_form
 from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
-from app.kinematics.model import LinkRef, RobotModel
+from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_rotation_matrices, as_vectors
 
 CACHE_SIZE = 32  # prepared solvers kept per model
@@ -52,7 +52,7 @@ class IKProblem:
     options: IKOptions = IKOptions()
 
 
-def dof_indices(model: RobotModel, dofs_idx: object) -> tuple[int, ...]:
+def dof_indices(model: KinematicModel, dofs_idx: object) -> tuple[int, ...]:
     """``dofs_idx`` (a list, range or 1-D array of DOF indices) checked, as a tuple of ints."""
     idx = np.asarray(list(dofs_idx) if isinstance(dofs_idx, range) else dofs_idx)
     if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
@@ -63,7 +63,7 @@ def dof_indices(model: RobotModel, dofs_idx: object) -> tuple[int, ...]:
     return tuple(int(i) for i in idx)
 
 
-def free_dofs(model: RobotModel, dofs_idx: Sequence[int] | None) -> np.ndarray:
+def free_dofs(model: KinematicModel, dofs_idx: Sequence[int] | None) -> np.ndarray:
     """Boolean mask of the DOFs to solve. Shape (n_dofs,)."""
     if dofs_idx is None:
         return np.ones(model.n_dofs, dtype=bool)
@@ -81,7 +81,7 @@ class PoseIK:
             keywords say the rest (``position_only`` for a solver without orientation targets).
     """
 
-    def __init__(self, model: RobotModel, problem: IKProblem | LinkRef, *, local_point=None,
+    def __init__(self, model: KinematicModel, problem: IKProblem | LinkRef, *, local_point=None,
                  pos_mask=(True, True, True), rot_mask=(True, True, True), position_only: bool = False,
                  analytic_seed: bool = True, options: IKOptions | None = None):
         if not isinstance(problem, IKProblem):  # one link: position and, unless position_only, orientation
@@ -182,10 +182,12 @@ def as_float_array_seeds(seeds: object, n_dofs: int, batch: tuple[int, ...]) -> 
                      f"got {arr.shape}")
 
 
-def cached_solver(model: RobotModel, key: tuple, build) -> PoseIK:
+def cached_solver(model: KinematicModel, key: tuple, build) -> PoseIK:
     """The solver stored under ``key`` in the model's solver cache, built by ``build()`` when missing
     (least recently used dropped beyond CACHE_SIZE). Unhashable keys build a solver every call."""
-    cache = model.solver_cache
+    cache = getattr(model, "solver_cache", None)
+    if cache is None:  # a bare KinematicModel keeps no solvers
+        return build()
     try:
         solver = cache.pop(key, None)
     except TypeError:  # an unhashable argument: validated by the build, never cached

@@ -24,7 +24,7 @@ from app.ik._lm import error_norms, solve_batch
 from app.ik._analytic_kernel import solve_seeded
 from app.ik.tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
-from app.kinematics.model import RobotModel
+from app.kinematics.model import KinematicModel
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ class IKResult:
 
 
 @functools.lru_cache(maxsize=64)
-def _random_starts(model: RobotModel, seed: int, count: int, free: tuple[bool, ...]) -> np.ndarray:
+def _random_starts(model: KinematicModel, seed: int, count: int, free: tuple[bool, ...]) -> np.ndarray:
     """``count`` configurations uniform within the limits (+-pi where unlimited) from a generator seeded
     with ``seed``; NaN on held DOFs. Shape (1, count, n_dofs), read-only."""
     lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
@@ -156,7 +156,7 @@ def _random_starts(model: RobotModel, seed: int, count: int, free: tuple[bool, .
     return table
 
 
-def restart_points(model: RobotModel, free: np.ndarray, options: IKOptions, seeds: np.ndarray | None,
+def restart_points(model: KinematicModel, free: np.ndarray, options: IKOptions, seeds: np.ndarray | None,
                    batch: int) -> np.ndarray:
     """Seeds first, then random configurations within the limits (+-pi where unlimited); NaN marks
     held DOFs. Every problem gets the same random sequence, so a batch answers like single calls.
@@ -171,7 +171,7 @@ def restart_points(model: RobotModel, free: np.ndarray, options: IKOptions, seed
     return np.ascontiguousarray(np.where(free, table, np.nan))
 
 
-def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: np.ndarray,
+def solve_ik(model: KinematicModel, targets: PoseTargets, q_init: np.ndarray, free: np.ndarray,
              options: IKOptions, seeds: np.ndarray | None = None, arm: tuple | None = None) -> IKResult:
     """Solve a batch of pose-IK problems.
 
@@ -195,7 +195,7 @@ def solve_ik(model: RobotModel, targets: PoseTargets, q_init: np.ndarray, free: 
     return result_of(q, err, options, iters, restarts, targets.batch_shape)
 
 
-def run_kernel(model: RobotModel, q_init, starts, tgt_pos, tgt_rot, task: TaskTables, free, opts: LMOptions,
+def run_kernel(model: KinematicModel, q_init, starts, tgt_pos, tgt_rot, task: TaskTables, free, opts: LMOptions,
                arm: ArmTables | None):
     """The compiled loop, seeded by the closed form when ``arm`` is given. Returns (q, err, iters, restarts)."""
     args = (q_init, starts, model.fk_tables, model.jacobian_tables, tgt_pos, tgt_rot, task, free, opts)
@@ -204,7 +204,7 @@ def run_kernel(model: RobotModel, q_init, starts, tgt_pos, tgt_rot, task: TaskTa
     return solve_batch(*args, np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
 
 
-def lm_options(model: RobotModel, options: IKOptions) -> LMOptions:
+def lm_options(model: KinematicModel, options: IKOptions) -> LMOptions:
     """``options`` as the compiled loop takes them; the bounds are +-inf without ``respect_joint_limit``."""
     step_scale = np.where(model.revolute, 1.0, options.prismatic_step)
     unlimited = np.full(model.n_dofs, np.inf)

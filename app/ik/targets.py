@@ -18,7 +18,7 @@ import numpy as np
 from app.errors import InputError
 from app.ik._residual import ROT_AXIS, ROT_FULL, ROT_NONE
 from app.ik.tables import TaskTables
-from app.kinematics.model import RobotModel
+from app.kinematics.model import KinematicModel
 from app.validation import as_float_array, as_mask, as_rotation_matrices, as_vectors
 
 
@@ -79,7 +79,7 @@ class PoseTargets:
     frame: np.ndarray = field(default_factory=lambda: np.eye(3))
 
     @classmethod
-    def build(cls, model: RobotModel, links: Sequence, poss: Sequence, quats: Sequence, local_points=None,
+    def build(cls, model: KinematicModel, links: Sequence, poss: Sequence, quats: Sequence, local_points=None,
               pos_mask=(True, True, True), rot_mask=(True, True, True), batch_hint: tuple[int, ...] = (),
               frame: object = None) -> PoseTargets:
         """Validate and broadcast user targets. ``batch_hint`` is the batch shape of ``init_qpos``; ``frame``

@@ -1,5 +1,5 @@
-"""Pure-numpy kinematics: rotations, URDF parsing, the batched RobotModel."""
+"""Pure-numpy kinematics: rotations, ROS descriptions, URDF parsing, the batched KinematicModel."""
 
-from app.kinematics.model import RobotModel
+from app.kinematics.model import KinematicModel
 
-__all__ = ["RobotModel"]
+__all__ = ["KinematicModel"]

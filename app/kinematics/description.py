@@ -113,6 +113,11 @@ def expand_xacro(path: str, package_dirs: Sequence[str] | None = None,
     except ImportError:
         raise URDFError(f"expanding xacro files needs {XACRO_EXTRA}", path) from None
     mappings = {str(k): str(v) for k, v in (args or {}).items()}
+    declared = set(re.findall(r"<xacro:arg\s+name=[\"']([^\"']+)", Path(path).read_text(encoding="utf-8", errors="replace")))
+    unknown = sorted(set(mappings) - declared)
+    if unknown:
+        log.warning("%s: xacro_args %s are not declared by <xacro:arg> in this file (declared: %s); xacro ignores "
+                    "unknown ones", path, unknown, sorted(declared))
     with _xacro_find(os.path.dirname(os.path.abspath(path)), package_dirs) as failures:
         try:
             doc = xacro.process_file(path, mappings=mappings)

@@ -1,4 +1,5 @@
-"""RobotModel: batched forward kinematics and geometric Jacobians in pure numpy.
+"""KinematicModel: batched forward kinematics and geometric Jacobians in pure numpy (the user-facing
+``app.RobotModel`` adds the IK methods on top, in app.ik.model).
 
 Every movable joint (revolute, continuous, prismatic) is one DOF, in depth-first link
 order. ``<mimic>`` tags are recorded in :attr:`RobotModel.mimic` but not enforced: each
@@ -22,7 +23,7 @@ from app.validation import as_float_array, as_vectors, check_finite
 LinkRef = str | int
 
 
-class RobotModel:
+class KinematicModel:
     """Kinematic tree of a URDF robot.
 
     Attributes:
@@ -52,7 +53,6 @@ class RobotModel:
         self._mid = self._frozen(0.5 * (lo + hi))
         self.mimic = {j.name: (j.mimic.joint, j.mimic.multiplier, j.mimic.offset) for j in dofs if j.mimic}
         self._build_tables(spec)
-        self.solver_cache: dict = {}  # prepared solvers of the layers above (app.ik.prepared), keyed by them
         for arr in (self._parent, self._R_origin, self._p_origin, self._link_dof, self._dof_link, self._axis,
                     self._revolute, self._ancestor):
             arr.setflags(write=False)
@@ -113,19 +113,19 @@ class RobotModel:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_urdf(cls, path: str, package_dirs: Sequence[str] | None = None,
-                  xacro_args: Mapping[str, object] | None = None) -> RobotModel:
+                  xacro_args: Mapping[str, object] | None = None) -> KinematicModel:
         """Load a URDF file, or a ``.xacro`` file expanded with ``xacro_args`` (``$(find pkg)`` looked
         up in ``package_dirs`` and ``ROS_PACKAGE_PATH``). Kinematics never reads meshes, so absent
         meshes are fine here."""
         return cls(parse_urdf(path, package_dirs, xacro_args))
 
     @classmethod
-    def from_urdf_string(cls, text: str) -> RobotModel:
+    def from_urdf_string(cls, text: str) -> KinematicModel:
         """Load URDF XML text."""
         return cls(parse_urdf_string(text))
 
     def __repr__(self) -> str:
-        return f"RobotModel({self.name!r}, n_dofs={self.n_dofs}, n_links={self.n_links})"
+        return f"{type(self).__name__}({self.name!r}, n_dofs={self.n_dofs}, n_links={self.n_links})"
 
     # ------------------------------------------------------------------ names
     def link_index(self, link: LinkRef) -> int:
@@ -233,19 +233,6 @@ class RobotModel:
         lp = None if local_point is None else as_vectors(local_point, "local_point", 3)
         R, p = self.link_frames(q)
         return self.jacobian_from_frames(R, p, idx, lp)
-
-    def inverse_kinematics(self, link: LinkRef, pos: object = None, quat: object = None, *args, **kwargs):
-        """Pose IK for one link, Genesis's arguments in Genesis's order; see :func:`app.ik.api.inverse_kinematics`."""
-        from app.ik.api import inverse_kinematics
-
-        return inverse_kinematics(self, link, pos, quat, *args, **kwargs)
-
-    def inverse_kinematics_multilink(self, links: Sequence[LinkRef], poss: Sequence | None = None,
-                                     quats: Sequence | None = None, *args, **kwargs):
-        """Pose IK for several links at once; see :func:`app.ik.api.inverse_kinematics_multilink`."""
-        from app.ik.api import inverse_kinematics_multilink
-
-        return inverse_kinematics_multilink(self, links, poss, quats, *args, **kwargs)
 
     def clip(self, q: np.ndarray) -> np.ndarray:
         """``q`` clipped into the joint limits. Shape (..., n_dofs)."""

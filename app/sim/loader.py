@@ -20,7 +20,7 @@ import pybullet as pb
 
 from app.errors import URDFError
 from app.kinematics.description import geometry_urdf, read_description
-from app.kinematics.model import RobotModel
+from app.kinematics.model import KinematicModel
 from app.kinematics.rotations import wxyz_to_xyzw
 from app.kinematics.urdf import parse_urdf_string
 
@@ -41,7 +41,7 @@ class LoadedBody:
 
 
 @contextlib.contextmanager
-def simulator_file(model: RobotModel, text: str, path: str, package_dirs: Sequence[str] | None) -> Iterator[str]:
+def simulator_file(model: KinematicModel, text: str, path: str, package_dirs: Sequence[str] | None) -> Iterator[str]:
     """A temporary URDF file PyBullet can load (see the module docstring); removed on exit."""
     limits = {name: (float(lo), float(hi)) for name, lo, hi in zip(model.dof_names, model.q_lower, model.q_upper)}
     resolved = geometry_urdf(text, path, list(package_dirs or []), limits)
@@ -54,7 +54,7 @@ def simulator_file(model: RobotModel, text: str, path: str, package_dirs: Sequen
         os.unlink(tmp)
 
 
-def load_body(client: int, file: str, path: str, model: RobotModel, base_pos: Sequence[float] = (0.0, 0.0, 0.0),
+def load_body(client: int, file: str, path: str, model: KinematicModel, base_pos: Sequence[float] = (0.0, 0.0, 0.0),
               base_quat: Sequence[float] = (1.0, 0.0, 0.0, 0.0), fixed_base: bool = True, flags: int = 0) -> LoadedBody:
     """Load a prepared ``file`` (from :func:`simulator_file` of ``path``); ``base_quat`` is (w, x, y, z)."""
     try:
@@ -74,7 +74,7 @@ def load_body(client: int, file: str, path: str, model: RobotModel, base_pos: Se
     return LoadedBody(body, link_index, joint_index)
 
 
-def _check_windows(model: RobotModel, windows: Mapping[str, tuple[float, float]], path: str) -> None:
+def _check_windows(model: KinematicModel, windows: Mapping[str, tuple[float, float]], path: str) -> None:
     """PyBullet's joint windows (lower > upper: none) must be the model's."""
     for name, lo, hi in zip(model.dof_names, model.q_lower, model.q_upper):
         if name not in windows:
@@ -96,6 +96,6 @@ def load_urdf(client: int, path: str, package_dirs: Sequence[str] | None = None,
     """
     path = str(path)
     text = read_description(path, package_dirs, xacro_args)
-    model = RobotModel(parse_urdf_string(text, path))
+    model = KinematicModel(parse_urdf_string(text, path))
     with simulator_file(model, text, path, package_dirs) as file:
         return load_body(client, file, path, model, base_pos, base_quat, fixed_base, flags)

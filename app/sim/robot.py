@@ -16,7 +16,7 @@ import pybullet as pb
 from app.errors import AppError, InputError, UnknownNameError
 from app.ik.api import link_entries
 from app.kinematics.description import read_description
-from app.kinematics.model import RobotModel
+from app.ik.model import RobotModel
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import parse_urdf_string
 from app.sim.env_frames import BaseFrame, EnvRows, as_indices

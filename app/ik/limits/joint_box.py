@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from app.ik.qp import INF, Inequalities
-from app.kinematics.model import RobotModel
+from app.kinematics.model import KinematicModel
 
 
 class JointBoxParams(NamedTuple):
@@ -76,7 +76,7 @@ class JointLimits:
 
     slot = "joint_box"
 
-    def __init__(self, model: RobotModel, velocity_scale: float = 1.0, accel_max: float | None = None):
+    def __init__(self, model: KinematicModel, velocity_scale: float = 1.0, accel_max: float | None = None):
         self.v_max = np.minimum(model.v_max * velocity_scale, INF)
         self.q_min, self.q_max = model.q_lower, model.q_upper
         self.accel_max = accel_max

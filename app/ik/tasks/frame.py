@@ -17,7 +17,7 @@ from app.ik._residual import ROT_NONE, residual_batch, residual_one, task_jacobi
 from app.ik.tables import TaskTables
 from app.ik.targets import PoseTargets
 from app.kinematics._kernels import frames_one
-from app.kinematics.model import LinkRef, RobotModel
+from app.kinematics.model import KinematicModel, LinkRef
 from app.kinematics.tables import FKTables, JacobianTables
 from app.validation import as_rotation_matrices, as_vectors
 
@@ -82,7 +82,7 @@ class FrameTask:
 
     slot = "frame"
 
-    def __init__(self, model: RobotModel, link: LinkRef, gain: float = 10.0, pos_mask=(True, True, True),
+    def __init__(self, model: KinematicModel, link: LinkRef, gain: float = 10.0, pos_mask=(True, True, True),
                  rot_mask=(True, True, True), local_point=None, char_length: float = 0.1, weight: float = 1.0):
         self.model, self.link = model, link
         self.gain, self.char_length, self.weight = float(gain), float(char_length), float(weight)

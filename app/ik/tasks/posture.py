@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from app.errors import InputError
-from app.kinematics.model import RobotModel
+from app.kinematics.model import KinematicModel
 
 
 class PostureParams(NamedTuple):
@@ -49,7 +49,7 @@ class PostureTask:
 
     slot = "posture"
 
-    def __init__(self, model: RobotModel | None = None, gain: float = 1.0, weight: float = 1e-3,
+    def __init__(self, model: KinematicModel | None = None, gain: float = 1.0, weight: float = 1e-3,
                  q_ref: np.ndarray | None = None):
         if model is None and q_ref is None:
             raise InputError("PostureTask needs a model or q_ref")

@@ -1,0 +1,34 @@
+"""The user-facing robot model: kinematics (app.kinematics.model.KinematicModel) plus Genesis-style IK.
+
+``app.RobotModel`` is this class. It owns the cache of prepared IK solvers (app.ik.prepared.cached_solver)
+that its ``inverse_kinematics`` and ``inverse_kinematics_multilink`` reuse across calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.ik.api import inverse_kinematics, inverse_kinematics_multilink
+from app.kinematics.model import KinematicModel, LinkRef
+from app.kinematics.urdf import URDFSpec
+
+
+class RobotModel(KinematicModel):
+    """A URDF robot's kinematics with pose IK (see :class:`~app.kinematics.model.KinematicModel`).
+
+    Attributes:
+        solver_cache: Prepared IK solvers keyed by their fixed arguments (bounded, most recent kept).
+    """
+
+    def __init__(self, spec: URDFSpec):
+        super().__init__(spec)
+        self.solver_cache: dict = {}
+
+    def inverse_kinematics(self, link: LinkRef, pos: object = None, quat: object = None, *args, **kwargs):
+        """Pose IK for one link, Genesis's arguments in Genesis's order; see :func:`app.ik.api.inverse_kinematics`."""
+        return inverse_kinematics(self, link, pos, quat, *args, **kwargs)
+
+    def inverse_kinematics_multilink(self, links: Sequence[LinkRef], poss: Sequence | None = None,
+                                     quats: Sequence | None = None, *args, **kwargs):
+        """Pose IK for several links at once; see :func:`app.ik.api.inverse_kinematics_multilink`."""
+        return inverse_kinematics_multilink(self, links, poss, quats, *args, **kwargs)
