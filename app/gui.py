@@ -13,13 +13,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import pybullet as pb
 
 from app.config.schema import RunConfig
 from app.control.tasks import Targets
 from app.runner import simulate
 from app.sim.build import build_scene
+from app.sim.camera import save_window_view
 from app.sim.scene import display_available
+from app.sim.window import Window
 from app.errors import AppError
 
 log = logging.getLogger(__name__)
@@ -35,15 +36,14 @@ class GuiControls:
 
     def __init__(self, scene, robot, dt: float):
         self.scene, self.robot, self.dt = scene, robot, dt
-        c = scene.client
-        self.sliders = [pb.addUserDebugParameter(f"target d{axis} [m]", -0.2, 0.2, 0.0, physicsClientId=c)
-                        for axis in "xyz"]
+        self.window = Window(scene.client)
+        self.window.add_sliders([f"target d{axis} [m]" for axis in "xyz"], -0.2, 0.2)
         self.q0 = robot.get_qpos()
         self.paused = False
         self._wall0 = time.perf_counter()
 
     def offset(self) -> np.ndarray:
-        return np.array([pb.readUserDebugParameter(s, physicsClientId=self.scene.client) for s in self.sliders])
+        return self.window.sliders()
 
     def hook(self, t: float, targets: Targets) -> Targets:
         """Move environment 0's targets by the sliders' offset."""
@@ -54,8 +54,7 @@ class GuiControls:
     def on_tick(self, k: int) -> None:
         """Handle keys, wait while paused, sleep to stay in real time."""
         while True:
-            keys = pb.getKeyboardEvents(physicsClientId=self.scene.client)
-            pressed = {key for key, state in keys.items() if state & pb.KEY_WAS_TRIGGERED}
+            pressed = self.window.keys_pressed()
             if KEY_SPACE in pressed:
                 self.paused = not self.paused
                 log.info("paused" if self.paused else "resumed")
@@ -77,24 +76,11 @@ def run_gui(run: RunConfig, screenshot: str | Path | None = None) -> None:
     scene, robot = build_scene(replace(run, video=replace(run.video, enabled=False)), gui=True)
     try:
         cam = run.scene_config.camera
-        pb.resetDebugVisualizerCamera(0.9, 45.0, -30.0, list(cam.target), physicsClientId=scene.client)
         controls = GuiControls(scene, robot, scene.dt)
+        controls.window.look_at(cam.target)
         simulate(run, scene, robot, record_video=False, on_tick=controls.on_tick, target_hook=controls.hook)
         if screenshot is not None:
-            save_screenshot(scene.client, Path(screenshot))
+            save_window_view(scene.client, Path(screenshot))
     finally:
         scene.close()
 
-
-def save_screenshot(client: int, path: Path, width: int = 640, height: int = 480) -> Path:
-    """The window's current view rendered by OpenGL into a PNG."""
-    import imageio.v2 as imageio
-
-    info = pb.getDebugVisualizerCamera(physicsClientId=client)
-    view, proj = info[2], info[3]
-    _, _, rgba, _, _ = pb.getCameraImage(width, height, view, proj, renderer=pb.ER_BULLET_HARDWARE_OPENGL,
-                                         physicsClientId=client)
-    image = np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)[..., :3]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    imageio.imwrite(path, image)
-    return path

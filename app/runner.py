@@ -14,10 +14,11 @@ from app.config.schema import RunConfig
 from app.control.controllers import PoseIKController, QPController, QPControllerConfig
 from app.control.tasks import TargetGenerator
 from app.ik.tasks import FrameTask
-from app.render.camera import Camera, framing_camera
+from app.render.framing import frame_environments
 from app.render.report import finite_or_none, plot_tracking, write_json_atomic
 from app.render.video import Progress, write_mp4
 from app.sim.build import build_scene
+from app.sim.camera import Camera
 from app.sim.collision import CollisionPairs
 from app.sim.robot import Robot
 from app.sim.scene import Scene
@@ -99,8 +100,9 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
 
 
 def _camera(run: RunConfig, scene: Scene) -> Camera:
-    section = framing_camera(run.scene_config.camera, scene.env_origins)
-    return Camera(scene.client, section, run.video.width, run.video.height)
+    cam = run.scene_config.camera
+    eye, target = frame_environments(np.array(cam.eye), np.array(cam.target), cam.fov, scene.env_origins)
+    return Camera(scene.client, eye, target, cam.fov, run.video.width or cam.width, run.video.height or cam.height)
 
 
 def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False, on_tick=None) -> RunResult:

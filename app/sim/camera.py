@@ -1,0 +1,46 @@
+"""Pictures of the scene: headless frames from PyBullet's TinyRenderer (markers are bodies, so they
+show), and the GUI window's own view."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pybullet as pb
+
+
+class Camera:
+    """A fixed camera: eye and target (3,) in the world frame [m], vertical fov [deg], image size [px].
+
+    Frames are (height, width, 3) uint8.
+    """
+
+    def __init__(self, client: int, eye: Sequence[float], target: Sequence[float], fov: float, width: int,
+                 height: int):
+        self.client, self.width, self.height = client, int(width), int(height)
+        self.view = pb.computeViewMatrix(list(eye), list(target), (0.0, 0.0, 1.0), physicsClientId=client)
+        self.proj = pb.computeProjectionMatrixFOV(fov, self.width / self.height, 0.02, 30.0, physicsClientId=client)
+
+    def frame(self) -> np.ndarray:
+        """An RGB image of the current scene. Shape (height, width, 3), uint8."""
+        _, _, rgba, _, _ = pb.getCameraImage(self.width, self.height, self.view, self.proj, shadow=0,
+                                             renderer=pb.ER_TINY_RENDERER, physicsClientId=self.client)
+        return np.asarray(rgba, dtype=np.uint8).reshape(self.height, self.width, 4)[..., :3].copy()
+
+
+def window_view(client: int, width: int = 640, height: int = 480) -> np.ndarray:
+    """The GUI window's current view rendered by OpenGL. Shape (height, width, 3), uint8."""
+    info = pb.getDebugVisualizerCamera(physicsClientId=client)
+    _, _, rgba, _, _ = pb.getCameraImage(width, height, info[2], info[3], renderer=pb.ER_BULLET_HARDWARE_OPENGL,
+                                         physicsClientId=client)
+    return np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)[..., :3].copy()
+
+
+def save_window_view(client: int, path: Path, width: int = 640, height: int = 480) -> Path:
+    """:func:`window_view` into a PNG."""
+    import imageio.v2 as imageio
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    imageio.imwrite(path, window_view(client, width, height))
+    return path
