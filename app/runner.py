@@ -11,15 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.controllers import PoseIKController, QPController, QPControllerConfig
+from app.control.controllers import CONTROLLER_TYPES
 from app.control.tasks import TargetGenerator
-from app.ik.tasks import FrameTask
 from app.render.framing import frame_environments
 from app.render.report import finite_or_none, plot_tracking, write_json_atomic
 from app.render.video import Progress, write_mp4
 from app.sim.build import build_scene
 from app.sim.camera import Camera
-from app.sim.collision import CollisionPairs
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 
@@ -40,19 +38,16 @@ class RunResult:
     timings: dict = field(default_factory=dict)
 
 
-def make_controller(run: RunConfig, robot: Robot, scene: Scene, dt: float):
-    """The configured controller for ``robot`` ticking every ``dt`` seconds."""
-    c, t = run.controller, run.task
-    links = list(t.links) if t.type == "fingertips" else [run.scene_config.robot.ee_link]
-    if c.type == "ik":
-        return PoseIKController(robot, links, t.pos_mask, t.rot_mask, c.mode, dt, pos_tol=c.pos_tol,
-                                rot_tol=c.rot_tol, max_iters=c.max_iters, max_restarts=c.max_restarts, seed=run.seed)
-    task = FrameTask(robot.model, links[0], c.gain, t.pos_mask, t.rot_mask)
-    names = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
-    pairs = CollisionPairs(names, c.self_pairs, c.detection_distance) if names or c.self_pairs else None
-    cfg = QPControllerConfig(dt=dt, gain=c.gain, velocity_scale=c.velocity_scale, accel_max=c.accel_max,
-                             d_safe=c.d_safe, gamma=c.gamma)
-    return QPController(robot, task, cfg, pairs, scene.box_ids)
+def task_links(run: RunConfig) -> list[str]:
+    """The links the task moves: its own (fingertips) or the scene's end effector."""
+    return list(getattr(run.task, "links", ())) or [run.scene_config.robot.ee_link]
+
+
+def make_controller(run: RunConfig, robot: Robot, dt: float):
+    """The configured controller (the class paired with the config's type) ticking every ``dt`` seconds."""
+    boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
+    return run.controller.controller_cls.from_config(robot, run.controller, run.task, task_links(run), dt, boxes,
+                                                     run.seed)
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_tick=None, target_hook=None) -> tuple:
@@ -63,7 +58,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
     """
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
-    controller = make_controller(run, robot, scene, every / physics_hz)
+    controller = make_controller(run, robot, every / physics_hz)
     targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
     first = targets(0.0)
     markers = [scene.draw_debug_frame(first.pos[:, k], quat=first.quat[:, k], axis_length=0.08)
@@ -133,7 +128,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False
 
 def final_state(run, scene, robot, controller, targets) -> RunResult:
     q = robot.read_states()[0]
-    links = list(run.task.links) if run.task.type == "fingertips" else [run.scene_config.robot.ee_link]
+    links = task_links(run)
     pos, quat = robot.forward_kinematics(robot.unbatch(q), links_idx_local=[robot.model.link_index(l) for l in links])
     tg = targets(scene.t)
     n = robot.n_envs
@@ -163,7 +158,8 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
             "stalled_final": bool(tel["stalled"][-1, e]), "stalled_ever": bool(tel["stalled"][:, e].any()),
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
         })
-    return {"config": run.name, "controller": run.controller.type, "task": run.task.type,
+    controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
+    return {"config": run.name, "controller": controller, "task": run.task.type,
             "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
             "timings_s": {k: round(v, 4) for k, v in result.timings.items()}, "environments": envs}

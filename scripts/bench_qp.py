@@ -68,7 +68,7 @@ def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list
     """The control loop; returns (wall [s], timings per phase, the QPs and task rows of each tick)."""
     scene, robot = table_scene(n_envs)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0), QPControllerConfig(dt=DT * every),
-                        CollisionPairs(obstacles=("table",)), scene.box_ids)
+                        CollisionPairs(obstacles=("table",)))
     t, ticks = defaultdict(list), []
     ctrl.distance_rows = timed(ctrl.distance_rows, t["distance rows (PyBullet queries + Jacobians)"])
     robot.read_states = timed(robot.read_states, t["getJointStates"])

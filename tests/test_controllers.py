@@ -58,7 +58,7 @@ def test_table_margin_holds_while_target_is_inside_the_table():
     scene, robot = _scene(table=True)
     task = FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False))
     cfg = QPControllerConfig(dt=scene.dt, d_safe=0.01)
-    ctrl = QPController(robot, task, cfg, CollisionPairs(obstacles=("table",)), scene.box_ids)
+    ctrl = QPController(robot, task, cfg, CollisionPairs(obstacles=("table",)))
     target = np.array([[0.35, 0.05, -0.05]])  # 5 cm inside the table
     dists = []
     for _ in range(int(3.0 / scene.dt)):
@@ -130,12 +130,11 @@ def test_qp_failure_commands_safe_stop_and_is_reported(monkeypatch, caplog):
 
 
 def test_track_follows_a_target_generator_with_feed_forward():
-    from app.config.schema import TaskSection
-    from app.control.tasks import TargetGenerator
+    from app.control.tasks import CircleTask, TargetGenerator
 
     scene, robot = _scene(n_envs=2)
-    task = TaskSection(type="circle", center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(1.0, 1.0),
-                       rot_mask=(False, False, False))
+    task = CircleTask(center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(1.0, 1.0),
+                      rot_mask=(False, False, False))
     targets = TargetGenerator(task, robot.n_envs, np.zeros(3), seed=0)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False)),
                         QPControllerConfig(dt=scene.dt))
@@ -151,7 +150,7 @@ def test_controller_qp_holds_the_rows_each_task_and_limit_reports():
     limits' box and the collision limit's rows, each as that piece computes it on its own."""
     scene, robot = _scene(n_envs=3, table=True)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=7.0), QPControllerConfig(dt=scene.dt),
-                        CollisionPairs(obstacles=("table",), max_rows=6), scene.box_ids)
+                        CollisionPairs(obstacles=("table",), max_rows=6))
     rng = np.random.default_rng(5)
     n = robot.n_dofs
     q = robot.model.mid_config() + rng.normal(scale=0.3, size=(3, n))

@@ -12,12 +12,12 @@ from pathlib import Path
 import yaml
 
 from app.config.schema import RunConfig, SceneConfig
+from app.control.ik_controller import MODES, PoseIKControllerConfig
+from app.control.tasks import PathTask
 from app.errors import AppError, ConfigError
 from app.kinematics.model import KinematicModel
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CONTROLLERS, MODES = ("ik", "qp"), ("control", "kinematic")
-TASKS = ("circle", "static", "fingertips", "path")
 
 
 def read_yaml(path: Path) -> dict:
@@ -88,13 +88,36 @@ def build(cls: type, data: object, where: str):
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of keys, got {data!r}")
     hints = typing.get_type_hints(cls)
-    valid = [f.name for f in dataclasses.fields(cls) if not f.metadata.get("internal")]
+    fields = {f.name: f for f in dataclasses.fields(cls) if not f.metadata.get("internal")}
     kwargs = {}
     for key, value in data.items():
-        if key not in valid:
-            raise _unknown_key(key, valid, where)
-        kwargs[key] = _convert(hints[key], value, _join(where, key))
+        if key not in fields:
+            raise _unknown_key(key, list(fields), where)
+        types = fields[key].metadata.get("types")
+        kwargs[key] = _typed(types, fields[key].metadata["default_type"], value, _join(where, key)) if types \
+            else _convert(hints[key], value, _join(where, key))
     return cls(**kwargs)
+
+
+def _typed(types: dict[str, type], default: str, data: object, where: str):
+    """A section typed by its 'type' key (default ``default``): that type's dataclass, only its keys valid."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping of keys, got {data!r}")
+    name = data.get("type", default)
+    if name not in types:
+        close = difflib.get_close_matches(str(name), list(types), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise ConfigError(f"{where}.type: '{name}'{hint} is not one of {list(types)}")
+    rest = {k: v for k, v in data.items() if k != "type"}
+    try:
+        return build(types[name], rest, where)
+    except ConfigError as exc:
+        owners = [t for t, c in types.items() if t != name and any(k in {f.name for f in dataclasses.fields(c)}
+                                                                   for k in rest if k not in
+                                                                   {f.name for f in dataclasses.fields(types[name])})]
+        if "unknown key" in str(exc) and owners:
+            raise ConfigError(f"{exc} (type '{name}'; that key belongs to type {owners})") from None
+        raise
 
 
 def deep_merge(base: dict, override: dict) -> dict:
@@ -146,16 +169,16 @@ def validate(run: RunConfig, path: Path) -> None:
     _check(run.n_envs is None or run.n_envs >= 1, f"{f}: n_envs", f"must be >= 1 (or omitted), got {run.n_envs}")
     _check(run.duration > 0, f"{f}: duration", f"must be > 0 s, got {run.duration}")
     c, t, v, s = run.controller, run.task, run.video, run.scene_config
-    _check(c.type in CONTROLLERS, f"{f}: controller.type", f"'{c.type}' is not one of {list(CONTROLLERS)}")
-    _check(c.mode in MODES, f"{f}: controller.mode", f"'{c.mode}' is not one of {list(MODES)}")
-    _check(t.type in TASKS, f"{f}: task.type", f"'{t.type}' is not one of {list(TASKS)}")
+    if isinstance(c, PoseIKControllerConfig):
+        _check(c.mode in MODES, f"{f}: controller.mode", f"'{c.mode}' is not one of {list(MODES)}")
     _check(s.physics_hz > 0, _scene_key(run, f, "physics_hz"), f"must be > 0, got {s.physics_hz}")
     _check(c.control_hz is None or 0 < c.control_hz <= s.physics_hz, f"{f}: controller.control_hz",
            f"must be in (0, physics_hz={s.physics_hz}], got {c.control_hz}")
     _check(v.fps > 0, f"{f}: video.fps", f"must be > 0, got {v.fps}")
     for name, size in (("width", v.width or s.camera.width), ("height", v.height or s.camera.height)):
         _check(size >= 16 and size % 2 == 0, f"{f}: video.{name}", f"must be an even number >= 16 (H.264), got {size}")
-    _check(t.type != "path" or len(t.waypoints) >= 2, f"{f}: task.waypoints", "a path needs at least 2 waypoints")
+    _check(not isinstance(t, PathTask) or len(t.waypoints) >= 2, f"{f}: task.waypoints",
+           "a path needs at least 2 waypoints")
     _validate_robot(run, f)
 
 
@@ -182,9 +205,9 @@ def _validate_robot(run: RunConfig, f: str) -> None:
     except AppError as exc:
         raise ConfigError(f"{_scene_key(run, f, 'robot', 'urdf')}: {exc}") from None
     names = [(_scene_key(run, f, "robot", "ee_link"), s.robot.ee_link)]
-    names += [(f"{f}: task.links[{i}]", link) for i, link in enumerate(run.task.links if run.task.type == "fingertips" else ())]
-    names += [(f"{f}: controller.self_pairs[{i}][{k}]", link) for i, pair in enumerate(run.controller.self_pairs)
-              for k, link in enumerate(pair)]
+    names += [(f"{f}: task.links[{i}]", link) for i, link in enumerate(getattr(run.task, "links", ()))]
+    names += [(f"{f}: controller.self_pairs[{i}][{k}]", link)
+              for i, pair in enumerate(getattr(run.controller, "self_pairs", ())) for k, link in enumerate(pair)]
     for where, link in names:
         try:
             model.link_index(link)

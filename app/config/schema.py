@@ -1,12 +1,19 @@
 """The shape of scene files (``scenes/*.yaml``) and run files (``configs/*.yaml``).
 
 Every field has a type the loader checks; nested sections are dataclasses too. Lengths are
-in metres, angles in radians, times in seconds, quaternions (w, x, y, z).
+in metres, angles in radians, times in seconds, quaternions (w, x, y, z). The ``controller`` and
+``task`` sections are typed by their ``type`` key: each type is its own frozen dataclass, defined
+beside the code it configures (app.control), and only its keys are valid.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from app.control.controllers import CONTROLLER_TYPES, PoseIKControllerConfig, QPControllerConfig
+from app.control.tasks import TASK_TYPES, CircleTask, PoseTask
+
+ControllerConfig = PoseIKControllerConfig | QPControllerConfig  # one config per controller, chosen by 'type'
 
 
 @dataclass(frozen=True)
@@ -51,53 +58,6 @@ class SceneConfig:
 
 
 @dataclass(frozen=True)
-class ControllerSection:
-    """``type``: 'ik' (one batched pose-IK call per tick) or 'qp' (constrained differential IK).
-
-    ``mode`` (ik only): 'control' drives the motors, 'kinematic' sets the state directly.
-    """
-
-    type: str = "ik"
-    mode: str = "control"
-    control_hz: float | None = None
-    gain: float = 10.0
-    velocity_scale: float = 1.0
-    accel_max: float | None = 40.0
-    d_safe: float = 0.01
-    gamma: float = 0.05
-    detection_distance: float = 0.15
-    self_pairs: tuple[tuple[str, str], ...] = ()
-    pos_tol: float = 1e-4
-    rot_tol: float = 1e-3
-    max_iters: int = 60
-    max_restarts: int = 5
-
-
-@dataclass(frozen=True)
-class TaskSection:
-    """What the end effector (or fingertips) should do.
-
-    type 'circle': each env circles ``center`` at ``radius`` with an angular speed drawn from
-    ``angular_speed_range`` [rad/s]; 'static': hold ``center``; 'fingertips': the two fingertips
-    follow targets ``gap`` apart (oscillating by ``gap_amplitude``) around a circling centre;
-    'path': move through ``waypoints`` at ``speed`` [m/s], looping.
-    """
-
-    type: str = "circle"
-    center: tuple[float, float, float] = (0.35, 0.0, 0.2)
-    radius: float = 0.1
-    angular_speed_range: tuple[float, float] = (-3.0, 3.0)
-    quat: tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
-    pos_mask: tuple[bool, bool, bool] = (True, True, True)
-    rot_mask: tuple[bool, bool, bool] = (False, False, True)
-    gap: float = 0.04
-    gap_amplitude: float = 0.02
-    links: tuple[str, ...] = ("left_fingertip", "right_fingertip")
-    waypoints: tuple[tuple[float, float, float], ...] = ()
-    speed: float = 0.1
-
-
-@dataclass(frozen=True)
 class VideoSection:
     enabled: bool = True
     fps: int = 30
@@ -124,8 +84,9 @@ class RunConfig:
     env_spacing: tuple[float, float] = (1.0, 1.0)
     duration: float = 4.0
     seed: int = 0
-    controller: ControllerSection = field(default_factory=ControllerSection)
-    task: TaskSection = field(default_factory=TaskSection)
+    controller: ControllerConfig = field(default_factory=PoseIKControllerConfig,
+                                         metadata={"types": CONTROLLER_TYPES, "default_type": "ik"})
+    task: PoseTask = field(default_factory=CircleTask, metadata={"types": TASK_TYPES, "default_type": "circle"})
     video: VideoSection = field(default_factory=VideoSection)
     report: ReportSection = field(default_factory=ReportSection)
     out_dir: str = "videos"

@@ -1,18 +1,74 @@
-"""Target generators built from a run config: where each environment's targets are at time t.
+"""What the end effector (or fingertips) should do, one frozen dataclass per task type, and the target
+generator that turns one into targets over time.
 
-Each returns targets in every environment's own frame: positions (n_envs, n_targets, 3),
-quaternions (n_envs, n_targets, 4) (w, x, y, z) and linear velocities (n_envs, n_targets, 3)
-for the controllers' feed-forward.
+Targets are in every environment's own frame, relative to the robot's base position: positions
+(n_envs, n_targets, 3) [m], quaternions (n_envs, n_targets, 4) (w, x, y, z) and linear velocities
+(n_envs, n_targets, 3) [m/s] for the controllers' feed-forward.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from app.config.schema import TaskSection
-from app.kinematics.rotations import quat_normalize
+from app.kinematics.rotations import quat_normalize, quat_to_matrix
+
+Vec3 = tuple[float, float, float]
+Mask = tuple[bool, bool, bool]
+
+
+@dataclass(frozen=True)
+class PoseTask:
+    """What every task type has: the target orientation ``quat`` (w, x, y, z) and the IK masks."""
+
+    type: ClassVar[str] = ""
+    quat: tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
+    pos_mask: Mask = (True, True, True)
+    rot_mask: Mask = (False, False, True)
+
+
+@dataclass(frozen=True)
+class StaticTask(PoseTask):
+    """Hold ``center`` [m] (relative to the base)."""
+
+    type: ClassVar[str] = "static"
+    center: Vec3 = (0.35, 0.0, 0.2)
+
+
+@dataclass(frozen=True)
+class CircleTask(StaticTask):
+    """Each environment circles ``center`` at ``radius`` [m] with an angular speed drawn from
+    ``angular_speed_range`` [rad/s] (per environment, from the run's seed)."""
+
+    type: ClassVar[str] = "circle"
+    radius: float = 0.1
+    angular_speed_range: tuple[float, float] = (-3.0, 3.0)
+
+
+@dataclass(frozen=True)
+class FingertipsTask(CircleTask):
+    """The two ``links`` follow targets ``gap`` [m] apart along the target frame's y axis (oscillating by
+    ``gap_amplitude``) around a circling centre."""
+
+    type: ClassVar[str] = "fingertips"
+    links: tuple[str, ...] = ("left_fingertip", "right_fingertip")
+    gap: float = 0.04
+    gap_amplitude: float = 0.02
+
+
+@dataclass(frozen=True)
+class PathTask(PoseTask):
+    """Move through ``waypoints`` (relative to the base) at ``speed`` [m/s], looping."""
+
+    type: ClassVar[str] = "path"
+    waypoints: tuple[Vec3, ...] = ()
+    speed: float = 0.1
+
+
+TASK_TYPES = {cls.type: cls for cls in (CircleTask, StaticTask, FingertipsTask, PathTask)}
+TaskSpec = PoseTask  # every task type derives from it
 
 
 @dataclass(frozen=True)
@@ -25,36 +81,36 @@ class Targets:
 
 
 class TargetGenerator:
-    """Targets of a :class:`TaskSection` for ``n_envs`` environments, each in its own frame.
+    """Targets of a task for ``n_envs`` environments, each in its own frame.
 
     Args:
-        task: The task section. n_envs: Number of environments.
-        base_pos: Robot base position in the environment frame (the task's centre is relative to it).
+        task: A task dataclass (TASK_TYPES). n_envs: Number of environments.
+        base_pos: Robot base position in the environment frame (the task's points are relative to it).
         seed: Seeds the per-environment angular speeds.
     """
 
-    def __init__(self, task: TaskSection, n_envs: int, base_pos: np.ndarray, seed: int):
+    def __init__(self, task: PoseTask, n_envs: int, base_pos: np.ndarray, seed: int):
         self.task = task
         n = int(n_envs)
         self.origins = np.broadcast_to(np.asarray(base_pos, dtype=float), (n, 3))
-        lo, hi = task.angular_speed_range
+        lo, hi = task.angular_speed_range if isinstance(task, CircleTask) else (-3.0, 3.0)
         self.omega = np.random.default_rng(seed).uniform(lo, hi, n)
         self.quat = quat_normalize(np.array(task.quat))
-        self.n_targets = 2 if task.type == "fingertips" else 1
-        if task.type == "path":
+        self.n_targets = 2 if isinstance(task, FingertipsTask) else 1
+        if isinstance(task, PathTask):
             pts = np.array(task.waypoints)
             seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)
             self._path = (pts, np.concatenate([[0.0], np.cumsum(seg)]))
 
     def __call__(self, t: float) -> Targets:
-        kind = self.task.type
-        if kind == "path":
+        task = self.task
+        if isinstance(task, PathTask):
             pos, vel = self._on_path(t)
         else:
-            pos, vel = self._circle(t) if kind in ("circle", "fingertips") else self._static()
-        pos, vel = self.origins + pos, vel
+            pos, vel = self._circle(t) if isinstance(task, CircleTask) else self._static()
+        pos = self.origins + pos
         n = len(pos)
-        if kind == "fingertips":
+        if isinstance(task, FingertipsTask):
             pos, vel = self._fingertips(t, pos, vel)
         else:
             pos, vel = pos[:, None], vel[:, None]
@@ -74,8 +130,6 @@ class TargetGenerator:
 
     def _fingertips(self, t: float, centre: np.ndarray, vel: np.ndarray):
         """Left and right targets on the line of the target frame's y axis, ``gap`` apart."""
-        from app.kinematics.rotations import quat_to_matrix
-
         y_axis = quat_to_matrix(self.quat)[:, 1]
         half = 0.5 * (self.task.gap + self.task.gap_amplitude * np.sin(2.0 * t))
         dhalf = 0.5 * self.task.gap_amplitude * 2.0 * np.cos(2.0 * t)

@@ -21,6 +21,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._lm import error_norms, solve_batch
+from app.ik._residual import residual_batch
 from app.ik._analytic_kernel import solve_seeded
 from app.ik.tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
@@ -228,3 +229,12 @@ def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndar
     if batch_shape != (q.shape[0],):
         arrays = tuple(a.reshape(batch_shape + a.shape[1:]) for a in arrays)
     return IKResult(*arrays, batch_shape)
+
+
+def pose_error_norms(model: KinematicModel, q: np.ndarray, targets: PoseTargets) -> tuple[np.ndarray, np.ndarray]:
+    """Masked position [m] and rotation [rad] error norms of configurations q (B, n_dofs) against targets of
+    batch B (the one masked residual of the IK): shapes (B, n_links) each."""
+    err, _ = residual_batch(np.ascontiguousarray(q, dtype=float), model.fk_tables, model.jacobian_tables,
+                            targets.pos, targets.rot, targets.task_tables, False)
+    pos_err, rot_err, _ = error_norms(err, 1.0, 1.0)
+    return pos_err, rot_err

@@ -8,30 +8,15 @@ Jacobians at the witness points (world frame); static bodies contribute zeros.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pybullet as pb
 
-from app.ik.limits import DistanceRows
-from app.sim.robot import Robot
+from app.ik.limits.distance import CollisionPairs, DistanceRows
 
-
-@dataclass(frozen=True)
-class CollisionPairs:
-    """Which pairs to watch for one robot.
-
-    Attributes:
-        obstacles: Names of static boxes (scene.box_ids keys) checked against every robot link.
-        self_pairs: (link_a, link_b) names of non-adjacent robot links to keep apart.
-        detection_distance: Pairs farther than this [m] produce no row.
-        max_rows: At most this many rows per environment (closest first).
-    """
-
-    obstacles: tuple[str, ...] = ()
-    self_pairs: tuple[tuple[str, str], ...] = ()
-    detection_distance: float = 0.15
-    max_rows: int = 10
+if TYPE_CHECKING:
+    from app.sim.robot import Robot
 
 
 def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]]) -> DistanceRows:

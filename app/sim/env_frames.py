@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InputError
-from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.validation import as_float_array, check_finite
 
 
@@ -58,26 +57,3 @@ class EnvRows:
     def out(self, arr: np.ndarray) -> np.ndarray:
         """``arr`` (len(idx), ...) as returned to the caller: the environment axis dropped when unbatched."""
         return arr if self.batched else arr[0]
-
-
-@dataclass(frozen=True)
-class BaseFrame:
-    """The robot base's pose in every environment's frame: rotation R (3, 3), origin p (3,) [m]."""
-
-    R: np.ndarray
-    p: np.ndarray
-
-    def targets_to_base(self, pos: np.ndarray | None, quat: np.ndarray | None) -> tuple:
-        """Environment-frame targets pos (n, 3), quat (n, 4) wxyz (either None) -> the model's base frame."""
-        pos_b = None if pos is None else (pos - self.p) @ self.R
-        quat_b = None if quat is None else matrix_to_quat(self.R.T @ quat_to_matrix(quat))
-        return pos_b, quat_b
-
-    def poses_from_base(self, pos: np.ndarray, quat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Base-frame poses pos (..., 3), quat (..., 4) -> the environment's frame."""
-        return pos @ self.R.T + self.p, matrix_to_quat(self.R @ quat_to_matrix(quat))
-
-    def jacobian_from_base(self, J: np.ndarray) -> np.ndarray:
-        """A base-frame Jacobian (..., 6, n) with its rows rotated into the environment's frame."""
-        return np.concatenate([self.R @ J[..., :3, :], self.R @ J[..., 3:, :]], axis=-2)
-

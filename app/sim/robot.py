@@ -19,7 +19,10 @@ from app.kinematics.description import read_description
 from app.ik.model import RobotModel
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import parse_urdf_string
-from app.sim.env_frames import BaseFrame, EnvRows, as_indices
+from app.kinematics.base_frame import BaseFrame
+from app.ik.limits.distance import CollisionPairs, DistanceRows
+from app.sim.collision import distance_rows
+from app.sim.env_frames import EnvRows, as_indices
 from app.sim.loader import LoadedBody, load_body, simulator_file
 from app.validation import as_quaternions, as_vectors
 
@@ -80,9 +83,11 @@ class Robot:
         self.batched = False
 
     # ------------------------------------------------------------------ building and names
-    def build(self, env_origins: np.ndarray, batched: bool) -> None:
-        """Load one body per environment origin (world frame) and hold it at the mid-point of its limits."""
+    def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None) -> None:
+        """Load one body per environment origin (world frame) and hold it at the mid-point of its limits;
+        ``box_ids`` are the scene's static boxes (one body per environment each) for distance rows."""
         self.env_origins, self.batched = np.asarray(env_origins, dtype=float), batched
+        self.box_ids = dict(box_ids or {})
         with simulator_file(self.model, self._text, self.urdf, self.package_dirs) as file:
             self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat)
                            for origin in self.env_origins]
@@ -229,6 +234,19 @@ class Robot:
                                          targetPositions=q[row].tolist(), targetVelocities=v[row].tolist(),
                                          forces=forces, positionGains=[kp] * len(joints),
                                          velocityGains=[velocity_gain] * len(joints), physicsClientId=self.client)
+
+    # ------------------------------------------------------------------ the controllers' protocol
+    def command(self, q: np.ndarray, qdot: np.ndarray, position_gain: float | None = None) -> None:
+        """app.control.robot.ControlledRobot: motor targets q and feed-forward qdot (n_envs, n_dofs)."""
+        self.control_dofs_position(self.unbatch(q), velocity=self.unbatch(qdot), position_gain=position_gain)
+
+    def set_state(self, q: np.ndarray) -> None:
+        """app.control.robot.ControlledRobot: teleport to q (n_envs, n_dofs), at rest."""
+        self.set_qpos(self.unbatch(q))
+
+    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
+        """app.control.robot.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""
+        return distance_rows(self, pairs, q, self.box_ids)
 
     # ------------------------------------------------------------------ frames
     def base_frames(self) -> tuple[np.ndarray, np.ndarray]:

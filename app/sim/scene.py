@@ -97,7 +97,7 @@ class Scene:
         for box in self.boxes:
             self.box_ids[box.name] = [self._create_box(box, origin) for origin in self.env_origins]
         for robot in self.robots:
-            robot.build(self.env_origins, batched=n_envs is not None)
+            robot.build(self.env_origins, batched=n_envs is not None, box_ids=self.box_ids)
         self.built = True
         for frame in self.markers:
             self._materialize(frame)

@@ -2,9 +2,9 @@
 kernel, and a thin class (compute_qp_inequalities) that fills the tuple. The compiled builder
 (app.ik.qp_builder) assembles the QP from them."""
 
-from app.ik.limits.distance import CollisionLimit, DistanceRows
+from app.ik.limits.distance import CollisionLimit, CollisionPairs, DistanceRows
 from app.ik.limits.joint_box import JointLimits
 from app.ik.limits.rows import RowsLimit
 from app.ik.limits.velocity_box import VelocityBox
 
-__all__ = ["CollisionLimit", "DistanceRows", "JointLimits", "RowsLimit", "VelocityBox"]
+__all__ = ["CollisionLimit", "CollisionPairs", "DistanceRows", "JointLimits", "RowsLimit", "VelocityBox"]

@@ -42,6 +42,23 @@ class DistanceRows:
         return cls(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, n_dofs)), np.zeros((0, 3, n_dofs)))
 
 
+@dataclass(frozen=True)
+class CollisionPairs:
+    """Which pairs to watch for one robot.
+
+    Attributes:
+        obstacles: Names of static boxes (the scene's box names) checked against every robot link.
+        self_pairs: (link_a, link_b) names of non-adjacent robot links to keep apart.
+        detection_distance: Pairs farther than this [m] produce no row.
+        max_rows: At most this many rows per environment (closest first).
+    """
+
+    obstacles: tuple[str, ...] = ()
+    self_pairs: tuple[tuple[str, str], ...] = ()
+    detection_distance: float = 0.15
+    max_rows: int = 10
+
+
 class DistanceParams(NamedTuple):
     """distance (R,), normal (R, 3), J_ab = J_a - J_b (R, 3, n), env (R,) ascending, d_safe [m], gamma, dt [s]."""
 

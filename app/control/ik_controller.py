@@ -1,0 +1,115 @@
+"""The pose-IK controller: one batched pose-IK call for every environment per tick (Genesis' batched IK
+example), the answer commanded to the motors or set directly. It talks to any
+:class:`~app.control.robot.ControlledRobot`; targets are in each environment's frame."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from app.control.robot import ControlledRobot
+from app.control.tasks import PoseTask, Targets
+from app.control.telemetry import StallDetector, TelemetryLog
+from app.ik.solver import pose_error_norms
+from app.ik.targets import PoseTargets
+from app.kinematics.base_frame import BaseFrame
+from app.kinematics.rotations import quat_to_matrix
+
+MODES = ("control", "kinematic")
+
+
+@dataclass(frozen=True)
+class PoseIKControllerConfig:
+    """Settings of the pose-IK controller (the IK's own defaults where they are the solver's).
+
+    Attributes:
+        control_hz: Control rate [Hz]; None: every physics step.
+        mode: 'control' drives the motors, 'kinematic' sets the state directly.
+        pos_tol, rot_tol, max_iters, max_restarts: The IK's (app.ik.solver.IKOptions).
+        stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
+        dt: Control tick [s] (set by the run, not in YAML).
+    """
+
+    controller_cls: ClassVar[type]
+    dt: float = field(default=1.0 / 240.0, metadata={"internal": True})
+    control_hz: float | None = None
+    mode: str = "control"
+    pos_tol: float = 1e-4
+    rot_tol: float = 1e-3
+    max_iters: int = 60
+    max_restarts: int = 50
+    stall_window: int = 120
+    stall_tol: float = 1e-3
+
+
+class PoseIKController:
+    """One batched pose-IK call for every environment per tick.
+
+    Args:
+        robot: Any ControlledRobot.
+        links: Link names: one (pose IK) or several (multi-link IK, one target each).
+        pos_mask, rot_mask: IK masks (pos_mask on the environment's axes). config: Settings. seed: The IK's.
+    """
+
+    def __init__(self, robot: ControlledRobot, links: list[str], pos_mask=(True, True, True),
+                 rot_mask=(True, True, True), config: PoseIKControllerConfig | None = None, seed: int = 0):
+        self.robot, self.links = robot, list(links)
+        self.config = cfg = config or PoseIKControllerConfig()
+        self.masks = dict(pos_mask=tuple(pos_mask), rot_mask=tuple(rot_mask))
+        self.base = BaseFrame(*robot.base_frames())
+        frame = {} if np.array_equal(self.base.R, np.eye(3)) else {"frame_rotation": self.base.R}
+        self.ik_options = dict(pos_tol=cfg.pos_tol, rot_tol=cfg.rot_tol, max_iters=cfg.max_iters,
+                               max_restarts=cfg.max_restarts, seed=seed, **frame)
+        self.stalls = StallDetector(robot.n_envs, cfg.stall_window, cfg.stall_tol)
+        self.telemetry = TelemetryLog()
+        self._errors = PoseTargets.build(robot.model, self.links, [np.zeros(3)] * len(self.links),
+                                         [np.array([1.0, 0, 0, 0])] * len(self.links), None, pos_mask, rot_mask,
+                                         frame=self.base.R)
+        self._q_prev: np.ndarray | None = None
+
+    @classmethod
+    def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseTask, links: list[str],
+                    dt: float, obstacles: tuple[str, ...] = (), seed: int = 0) -> PoseIKController:
+        """The controller a run config asks for (obstacles are not this controller's concern)."""
+        del obstacles
+        return cls(robot, links, task.pos_mask, task.rot_mask, dataclasses.replace(config, dt=dt), seed)
+
+    def track(self, t: float, targets: Targets) -> None:
+        """One tick towards ``targets`` (environment frames)."""
+        robot, n = self.robot, len(self.links)
+        q_now = robot.read_states()[0]
+        pos, quat = self.base.targets_to_base(targets.pos.reshape(-1, 3), targets.quat.reshape(-1, 4))
+        pos, quat = pos.reshape(robot.n_envs, n, 3), quat.reshape(robot.n_envs, n, 4)
+        kwargs = dict(init_qpos=q_now, return_info=True, **self.masks, **self.ik_options)
+        if n == 1:
+            info = robot.model.inverse_kinematics(self.links[0], pos[:, 0], quat[:, 0], **kwargs)
+        else:
+            info = robot.model.inverse_kinematics_multilink(self.links, list(pos.transpose(1, 0, 2)),
+                                                            list(quat.transpose(1, 0, 2)), **kwargs)
+        q = info.q
+        if self.config.mode == "kinematic":
+            robot.set_state(q)
+        else:
+            qdot = np.zeros_like(q) if self._q_prev is None else (q - self._q_prev) / self.config.dt
+            robot.command(q, qdot)
+        self._q_prev = q
+        self._record(t, targets, np.atleast_1d(info.converged))
+
+    def _record(self, t: float, targets: Targets, converged: np.ndarray) -> None:
+        """Tracking errors of the measured state (not of the IK answer) against the targets, masked as the IK."""
+        robot = self.robot
+        q = robot.read_states()[0]
+        pos, quat = self.base.targets_to_base(targets.pos.reshape(-1, 3), targets.quat.reshape(-1, 4))
+        n, k = robot.n_envs, len(self.links)
+        rot = np.ascontiguousarray(quat_to_matrix(quat)).reshape(n, k, 3, 3)
+        errors = dataclasses.replace(self._errors, pos=np.ascontiguousarray(pos.reshape(n, k, 3)), rot=rot)
+        pos_err, rot_err = (e.max(axis=1) for e in pose_error_norms(robot.model, q, errors))
+        stalled = self.stalls.update(pos_err, targets.pos[:, 0])
+        self.telemetry.record(t, pos_err, rot_err, converged, np.ones(n), np.zeros(n, int), np.full(n, np.inf),
+                              stalled, [[] for _ in range(n)])
+
+
+PoseIKControllerConfig.controller_cls = PoseIKController

@@ -1,0 +1,210 @@
+"""The QP controller: pose error -> desired twist (gain + feed-forward) -> QP with joint limits and
+collision margins -> qdot; q_cmd = q + h qdot commanded with velocity feed-forward. A QP that OSQP
+does not report solved commands a safe stop (hold the measured q, zero velocity) and is reported.
+It talks to any :class:`~app.control.robot.ControlledRobot`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from app.control.robot import ControlledRobot
+from app.control.tasks import PoseTask, Targets
+from app.control.telemetry import StallDetector, TelemetryLog
+from app.errors import InputError
+from app.ik._qp_kernel import rows_at_bound
+from app.ik.limits import CollisionLimit, CollisionPairs, DistanceRows, JointLimits
+from app.ik.qp import QPBatch, QPSolver
+from app.ik.qp_builder import QPBuilder
+from app.ik.tasks import FrameTask, PostureTask
+from app.kinematics.base_frame import BaseFrame
+from app.validation import as_rotation_matrices, as_vectors
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class QPControllerConfig:
+    """Settings of the QP controller.
+
+    Attributes:
+        dt: Control tick h [s] (a multiple of the physics step; set by the run, not in YAML).
+        control_hz: Control rate [Hz]; None: every physics step.
+        gain: Pose error -> twist gain [1/s].
+        velocity_scale: Fraction of the URDF velocity limits allowed.
+        accel_max: Joint acceleration window around the measured velocity [rad/s^2]; None for none.
+            Commands the motors can follow: without it PyBullet overshot the velocity bounds by
+            up to 12 % after full-speed reversals.
+        d_safe: Collision margin [m]; gamma: fraction of the remaining margin allowed to close per
+            tick. 0.05 (with a 0.15 m detection distance) keeps the WidowX AI within 0.1 mm of
+            the margin at full speed; 0.5 with 0.05 m let it dive 11 mm into the margin, because
+            the motors cannot stop a 2 m/s arm within one 4 ms tick.
+        detection_distance: Pairs farther than this [m] give no collision row. self_pairs: (link_a, link_b)
+            robot links to keep apart too. max_rows: collision rows per environment (closest first).
+        posture_weight: Weight eps of the posture term (towards mid-range, in the task nullspace).
+        posture_gain: Gain [1/s] of the posture velocity towards the mid-point of the limits.
+        stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
+    """
+
+    controller_cls: ClassVar[type]
+    dt: float = field(default=1.0 / 240.0, metadata={"internal": True})
+    control_hz: float | None = None
+    gain: float = 10.0
+    velocity_scale: float = 1.0
+    accel_max: float | None = 40.0
+    d_safe: float = 0.01
+    gamma: float = 0.05
+    detection_distance: float = 0.15
+    self_pairs: tuple[tuple[str, str], ...] = ()
+    max_rows: int = 10
+    posture_weight: float = 1e-3
+    posture_gain: float = 1.0
+    stall_window: int = 120
+    stall_tol: float = 1e-3
+
+
+class QPController:
+    """Constrained differential IK for every environment of one robot.
+
+    Args:
+        robot: Any :class:`~app.control.robot.ControlledRobot` (the PyBullet one, or a numpy integrator).
+        task: The frame task to track (targets set in the base frame each tick).
+        config: Controller settings.
+        collisions: Pairs to keep apart (static boxes, self pairs); None for no collision rows.
+    """
+
+    def __init__(self, robot: ControlledRobot, task: FrameTask, config: QPControllerConfig,
+                 collisions: CollisionPairs | None = None):
+        self.robot, self.task, self.config = robot, task, config
+        self.collisions = collisions
+        self.base = BaseFrame(*robot.base_frames())
+        self.joint_limits = JointLimits(robot.model, config.velocity_scale, config.accel_max)
+        self.collision_limit = CollisionLimit(config.d_safe, config.gamma)
+        self.posture = PostureTask(robot.model, config.posture_gain, config.posture_weight)
+        n = robot.model.n_dofs
+        self.n_rows = n + (collisions.max_rows if collisions else 0)
+        self.builder = QPBuilder(n, self.n_rows)
+        self.solvers = [QPSolver(n, self.n_rows) for _ in range(robot.n_envs)]
+        self.stalls = StallDetector(robot.n_envs, config.stall_window, config.stall_tol)
+        self.telemetry = TelemetryLog()
+        self.last_qdot = np.zeros((robot.n_envs, n))
+        self._failing: list[str | None] = [None] * robot.n_envs  # logged once per failure episode
+
+    @classmethod
+    def from_config(cls, robot: ControlledRobot, config: QPControllerConfig, task: PoseTask, links: list[str],
+                    dt: float, obstacles: tuple[str, ...] = (), seed: int = 0) -> QPController:
+        """The controller a run config asks for: the task's first link tracked, ``obstacles`` (box names) and
+        the config's self pairs watched."""
+        del seed  # deterministic
+        frame = FrameTask(robot.model, links[0], config.gain, task.pos_mask, task.rot_mask)
+        watched = obstacles or config.self_pairs
+        pairs = CollisionPairs(tuple(obstacles), config.self_pairs, config.detection_distance,
+                               config.max_rows) if watched else None
+        return cls(robot, frame, dataclasses.replace(config, dt=dt), pairs)
+
+    def __repr__(self) -> str:
+        return f"QPController({self.task!r}, {self.joint_limits!r}, {self.collision_limit!r})"
+
+    def step(self, t: float, target_pos: np.ndarray, target_quat: np.ndarray | None,
+             target_twist: np.ndarray | None = None) -> np.ndarray:
+        """One tick for every environment. Targets in each environment's frame: (n_envs, 3), (n_envs, 4),
+        twist (n_envs, 6).
+
+        Returns the commanded joint velocities (n_envs, n_dofs).
+        """
+        robot, cfg = self.robot, self.config
+        q, v = robot.read_states()
+        targets = self._base_frame_targets(target_pos, target_quat, target_twist)
+        rows = self.distance_rows(q)
+        qps, err = self.build(q, v, targets, rows)
+        qdot, ok = self.solve(t, qps)
+        n_active, names, dmin = self._active(qps, qdot, ok, rows)
+        q_cmd = q + cfg.dt * qdot  # a failed QP leaves qdot = 0: hold the measured q (safe stop)
+        # q_cmd is integrated from the measured q, so a position gain would only add kp * qdot to the
+        # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
+        # kd = 1 make the motor track qdot exactly, within the effort limits.
+        robot.command(q_cmd, qdot, position_gain=0.0)
+        pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
+        stalled = self.stalls.update(pos_err, target_pos)
+        self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names)
+        self.last_qdot = qdot
+        return qdot
+
+    def _base_frame_targets(self, pos: object, quat: object | None, twist: object | None) -> tuple:
+        """Environment-frame targets, checked, as base-frame (pos (n_envs, 3), rotation matrices or None, twist)."""
+        n_envs = self.robot.n_envs
+        pos = as_vectors(pos, "target_pos", 3).reshape(-1, 3)
+        rot = None if quat is None else as_rotation_matrices(quat, "target_quat").reshape(-1, 3, 3)
+        twist = None if twist is None else as_vectors(twist, "target_twist", 6).reshape(-1, 6)
+        for name, arr in (("target_pos", pos), ("target_quat", rot), ("target_twist", twist)):
+            if arr is not None and len(arr) != n_envs:
+                raise InputError(f"{name} needs one row per environment ({n_envs}), got {len(arr)}")
+        base = self.base
+        return (base.targets_to_base(pos, None)[0], None if rot is None else base.rotations_to_base(rot),
+                None if twist is None else base.twists_to_base(twist))
+
+    def build(self, q: np.ndarray, v: np.ndarray, targets: tuple, rows: DistanceRows) -> tuple[QPBatch, np.ndarray]:
+        """The tick's QP of every environment (no solver, no PyBullet) and the task error (n_envs, 6): the
+        frame task, the posture, the joint box and the distance rows, by the one builder (app.ik.qp_builder).
+
+        Args:
+            q, v: Measured joint positions and velocities. Shapes (n_envs, n_dofs).
+            targets: Checked base-frame (pos (n_envs, 3), rotation matrices (n_envs, 3, 3) or None,
+                twist (n_envs, 6) or None).
+            rows: Distance rows of every environment (:meth:`distance_rows`).
+        """
+        self.task.set_target_frames(*targets)
+        qps = self.builder.build(q, v, (self.task, self.posture),
+                                 (self.joint_limits, self.collision_limit.with_rows(rows)), self.config.dt)
+        return qps, qps.task_error
+
+    def track(self, t: float, targets: Targets) -> None:
+        """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""
+        twist = np.concatenate([targets.vel[:, 0], np.zeros_like(targets.vel[:, 0])], axis=1)
+        orientation = any(self.task.rot_mask)
+        self.step(t, targets.pos[:, 0], targets.quat[:, 0] if orientation else None, twist)
+
+    def solve(self, t: float, qps: QPBatch) -> tuple[np.ndarray, np.ndarray]:
+        """Solve per environment -> (qdot (n_envs, n), solved (n_envs,)); a failure leaves qdot = 0."""
+        n_envs, n = len(qps), self.robot.model.n_dofs
+        qdot, ok = np.zeros((n_envs, n)), np.zeros(n_envs, bool)
+        for env in range(n_envs):
+            sol = self.solvers[env].solve(qps[env])
+            ok[env] = sol.solved
+            if sol.solved:
+                qdot[env] = sol.qdot
+            elif self._failing[env] is None:
+                log.warning("env %d: QP %s at t=%.3f s; commanding a safe stop", env, sol.status, t)
+            self._failing[env] = None if sol.solved else sol.status
+        return qdot, ok
+
+    def distance_rows(self, q: np.ndarray) -> DistanceRows:
+        """The robot's close pairs of every environment at q (n_envs, n_dofs), as rows (none if unwatched)."""
+        if self.collisions is None:
+            return DistanceRows.empty(q.shape[1])
+        return self.robot.distance_rows(q, self.collisions)
+
+    @staticmethod
+    def _active(qps: QPBatch, qdot: np.ndarray, ok: np.ndarray, rows: DistanceRows,
+                tol: float = 1e-6) -> tuple[np.ndarray, list[list[str]], np.ndarray]:
+        """Constraint rows at a bound per solved environment: (count (n_envs,), collision-row labels, and
+        the smallest watched distance (n_envs,) [m], inf where none)."""
+        n_envs, n = qdot.shape
+        at = rows_at_bound(qps.A, qps.l, qps.u, qdot, tol) & ok[:, None]
+        names: list[list[str]] = [[] for _ in range(n_envs)]
+        dmin = np.full(n_envs, np.inf)
+        if len(rows):
+            env = np.zeros(len(rows), dtype=int) if rows.env is None else rows.env
+            first = np.searchsorted(env, env)  # each environment's rows are grouped, closest first
+            dmin[env[first]] = rows.distance[first]
+            for k in np.flatnonzero(at[env, n + np.arange(len(rows)) - first]):
+                names[env[k]].append(rows.labels[k])
+        return at.sum(axis=1), names, dmin
+
+
+QPControllerConfig.controller_cls = QPController
