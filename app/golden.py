@@ -12,7 +12,7 @@ import numpy as np
 
 from app.config.loader import load_run_config
 from app.runner import final_state, simulate
-from app.sim.build import build_scene
+from app.build import build_scene
 
 GOLDEN_DURATION = 0.5  # [s] simulated per config
 GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministic on one machine

@@ -17,7 +17,7 @@ import numpy as np
 from app.config.schema import RunConfig
 from app.control.tasks import Targets
 from app.runner import simulate
-from app.sim.build import build_scene
+from app.build import build_scene
 from app.sim.camera import save_window_view
 from app.sim.scene import display_available
 from app.sim.window import Window

@@ -16,7 +16,7 @@ from app.control.tasks import TargetGenerator
 from app.render.framing import frame_environments
 from app.render.report import finite_or_none, plot_tracking, write_json_atomic
 from app.render.video import Progress, write_mp4
-from app.sim.build import build_scene
+from app.build import build_scene
 from app.sim.camera import Camera
 from app.sim.robot import Robot
 from app.sim.scene import Scene

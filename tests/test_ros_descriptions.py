@@ -190,7 +190,7 @@ def test_xacro_errors_name_the_package_the_file_and_the_extra(tmp_path, monkeypa
 
 def test_a_scene_file_can_name_a_xacro_description_with_its_args(tmp_path):
     from app.config.loader import load_run_config
-    from app.sim.build import build_scene
+    from app.build import build_scene
 
     scene_file = tmp_path / "xacro_scene.yaml"
     scene_file.write_text(f"robot:\n  urdf: {XACRO}\n  package_dirs: [{SRC}]\n  ee_link: left_tool0\n"

@@ -1,5 +1,7 @@
 """Closest points between a robot and its surroundings -> distance rows for the QP.
 
+``robot`` below is the scene robot (app.sim.robot.Robot, which calls these for its ``distance_rows``).
+
 PyBullet's ``getClosestPoints(A, B)`` reports the witness points on A and B, the normal on B
 pointing from B towards A, and the signed distance. The rows' Jacobians are the robot's point
 Jacobians at the witness points (world frame); static bodies contribute zeros.
@@ -8,18 +10,14 @@ Jacobians at the witness points (world frame); static bodies contribute zeros.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pybullet as pb
 
 from app.ik.limits.distance import CollisionPairs, DistanceRows
 
-if TYPE_CHECKING:
-    from app.sim.robot import Robot
 
-
-def distance_rows(robot: Robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]]) -> DistanceRows:
+def distance_rows(robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]]) -> DistanceRows:
     """Rows of every environment at joint positions q (n_envs, n_dofs), grouped by environment
     (``DistanceRows.env``), each environment's closest first and at most ``pairs.max_rows``."""
     found = []  # rows (see _closest_points)
@@ -55,7 +53,7 @@ class PairLabels(Sequence):
         return f"{self._names[self._links[k]]}|{self._others[k]}"
 
 
-def _closest_points(robot: Robot, pairs: CollisionPairs, env: int, box_ids: dict[str, list[int]]) -> list:
+def _closest_points(robot, pairs: CollisionPairs, env: int, box_ids: dict[str, list[int]]) -> list:
     """PyBullet's closest points of one environment's watched pairs as rows (distance, env, link_a,
     link_b or -1 for a static body, normal (3), point on a (3), point on b (3), name of b).
 
@@ -77,7 +75,7 @@ def _closest_points(robot: Robot, pairs: CollisionPairs, env: int, box_ids: dict
     return found
 
 
-def _witness_jacobians(robot: Robot, q: np.ndarray, env: np.ndarray, links: np.ndarray,
+def _witness_jacobians(robot, q: np.ndarray, env: np.ndarray, links: np.ndarray,
                        points: np.ndarray) -> np.ndarray:
     """Linear world-frame Jacobians of world points (K, 3) on links (K,) of environments env (K,), from
     q (n_envs, n_dofs): one FK and one Jacobian call for all of them. Shape (K, 3, n_dofs)."""
@@ -88,7 +86,7 @@ def _witness_jacobians(robot: Robot, q: np.ndarray, env: np.ndarray, links: np.n
     return np.einsum("ij,kjn->kin", R_wb, J)
 
 
-def min_distance(robot: Robot, box_ids: Sequence[int], env: int, max_distance: float = 1.0,
+def min_distance(robot, box_ids: Sequence[int], env: int, max_distance: float = 1.0,
                  movable_only: bool = False) -> float:
     """Smallest signed distance [m] between the robot of ``env`` and the given bodies (inf if none within).
 
