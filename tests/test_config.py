@@ -76,3 +76,29 @@ def test_misspelt_link_in_a_scene_file_names_that_file_the_key_and_the_nearest_l
     with pytest.raises(ConfigError, match=r"my_scene.yaml: robot.ee_link: unknown link 'ee_griper_link' "
                                           r"\(did you mean 'ee_gripper_link'\?\); valid link names"):
         load_run_config(_write(tmp_path, f"scene: {scene}\n"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("task:\n  type: circle\n  waypoints: [[0, 0, 0], [1, 0, 0]]\n",
+     r"run.yaml: task: unknown key 'waypoints'.* \(type 'circle'; that key belongs to type \['path'\]\)"),
+    ("controller:\n  type: ik\n  d_safe: 0.02\n",
+     r"run.yaml: controller: unknown key 'd_safe'.* \(type 'ik'; that key belongs to type \['qp'\]\)"),
+    ("controller:\n  type: qp\n  mode: kinematic\n", r"controller: unknown key 'mode'"),
+    ("task:\n  type: cirle\n", r"task.type: 'cirle' \(did you mean 'circle'\?\) is not one of"),
+])
+def test_each_section_type_takes_only_its_own_keys(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load_run_config(_write(tmp_path, SCENE + text))
+
+
+def test_controller_settings_come_from_the_yaml_with_the_library_defaults_elsewhere(tmp_path):
+    from app.control.controllers import PoseIKControllerConfig, QPControllerConfig
+
+    run = load_run_config(_write(tmp_path, SCENE + "controller:\n  type: qp\n  posture_gain: 2.5\n  stall_window: 60\n"
+                                 "  max_rows: 4\n"))
+    assert isinstance(run.controller, QPControllerConfig)
+    assert (run.controller.posture_gain, run.controller.stall_window, run.controller.max_rows) == (2.5, 60, 4)
+    ik = load_run_config(_write(tmp_path, SCENE + "controller:\n  type: ik\n"))
+    assert isinstance(ik.controller, PoseIKControllerConfig) and ik.controller.max_restarts == 50
+    with pytest.raises(ConfigError, match="dt"):
+        load_run_config(_write(tmp_path, SCENE + "controller:\n  type: ik\n  dt: 0.1\n"))  # set by the run

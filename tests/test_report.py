@@ -1,0 +1,29 @@
+"""The JSON report writer and the tracking-error plot."""
+
+import json
+
+import numpy as np
+import pytest
+
+from app.render.report import finite_or_none, plot_tracking, write_json_atomic
+
+
+def test_json_is_written_whole_with_numpy_values_and_non_finite_as_null(tmp_path):
+    path = write_json_atomic(tmp_path / "out" / "r.json", {"a": np.array([1.0, np.inf]), "b": np.int64(3),
+                                                           "c": np.bool_(True), "d": finite_or_none(np.nan)})
+    assert json.loads(path.read_text()) == {"a": [1.0, None], "b": 3, "c": True, "d": None}
+    assert [p.name for p in path.parent.iterdir()] == ["r.json"]  # no temp file left
+
+
+def test_a_failed_write_leaves_the_previous_report_and_no_temp_file(tmp_path):
+    path = write_json_atomic(tmp_path / "r.json", {"ok": 1})
+    with pytest.raises(TypeError):
+        write_json_atomic(path, {"bad": object()})
+    assert json.loads(path.read_text()) == {"ok": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_plot_is_a_png(tmp_path):
+    t = np.linspace(0, 1, 50)
+    path = plot_tracking(tmp_path / "p.png", t, np.abs(np.sin(t))[:, None] * 1e-3, np.zeros((50, 1)), "demo")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,31 @@
+"""The thread splitter: same answers for any thread count, small batches on the calling thread."""
+
+import threading
+
+import numpy as np
+
+from app import threads
+
+
+def _kernel(x, scale):
+    return x * scale, np.array([threading.get_ident()] * len(x))
+
+
+def test_chunks_give_the_same_result_as_one_call(monkeypatch):
+    x = np.arange(40.0)[:, None]
+    monkeypatch.setenv("APP_THREADS", "3")
+    out, _ = threads.chunked(_kernel, 40, (x,), (2.0,))
+    np.testing.assert_array_equal(out, 2.0 * x)
+
+
+def test_small_batches_stay_on_the_calling_thread(monkeypatch):
+    monkeypatch.setenv("APP_THREADS", "4")
+    _, ids = threads.chunked(_kernel, 5, (np.zeros((5, 1)),), (1.0,))
+    assert set(ids) == {threading.get_ident()}
+
+
+def test_thread_count_follows_app_threads(monkeypatch):
+    monkeypatch.setenv("APP_THREADS", "1")
+    assert threads.n_threads() == 1
+    monkeypatch.delenv("APP_THREADS")
+    assert threads.n_threads() >= 1
