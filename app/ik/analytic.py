@@ -24,6 +24,7 @@ import numpy as np
 from app.errors import InputError, NotApplicableError
 from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
 from app.ik._residual import ROT_FULL
+from app.ik.cache import cached
 from app.ik.tables import ArmTables
 from app.kinematics.model import KinematicModel, LinkRef
 from app.threads import chunked
@@ -172,9 +173,12 @@ def analytic_ik(model: KinematicModel, link: LinkRef, pos: object, quat: object,
     return q.reshape(batch + (N_BRANCHES, 6)), valid.reshape(batch + (N_BRANCHES,))
 
 
-@functools.lru_cache(maxsize=32)
 def certified_arm(model: KinematicModel, link: int) -> WristPartitionedArm | None:
-    """:func:`certify`'s result for a link index, cached; None when the family does not apply."""
+    """:func:`certify`'s result for a link index, kept in the model's cache; None when the family does not apply."""
+    return cached(model, ("closed form", int(link)), lambda: _certified_or_none(model, link))
+
+
+def _certified_or_none(model: KinematicModel, link: int) -> WristPartitionedArm | None:
     try:
         return certify(model, link)
     except NotApplicableError:

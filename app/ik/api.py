@@ -18,7 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.errors import InputError
-from app.ik.prepared import IKProblem, PoseIK, cached_solver, dof_indices
+from app.ik.cache import cached
+from app.ik.prepared import IKProblem, PoseIK, dof_indices
 from app.ik.solver import IKOptions
 from app.ik.targets import as_frame
 from app.kinematics.model import KinematicModel, LinkRef
@@ -126,7 +127,7 @@ def inverse_kinematics_multilink(model: KinematicModel, links: Sequence[LinkRef]
     def build() -> PoseIK:
         return PoseIK(model, IKProblem(*key[:9], IKOptions.from_kwargs(options)))
 
-    result = cached_solver(model, key, build).solve_links(poss, quats, init_qpos, seeds)
+    result = cached(model, key, build).solve_links(poss, quats, init_qpos, seeds)
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q

@@ -1,6 +1,6 @@
 """The user-facing robot model: kinematics (app.kinematics.model.KinematicModel) plus Genesis-style IK.
 
-``app.RobotModel`` is this class. It owns the cache of prepared IK solvers (app.ik.prepared.cached_solver)
+``app.RobotModel`` is this class. It owns the cache of prepared IK solvers (app.ik.cache.cached)
 that its ``inverse_kinematics`` and ``inverse_kinematics_multilink`` reuse across calls.
 """
 

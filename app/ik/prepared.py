@@ -4,7 +4,7 @@ Everything that does not change between calls (links, masks, which links have po
 orientation targets, the free DOFs, the closed-form certificate, the restart table, the
 solver options) is fixed at construction; :meth:`PoseIK.solve` only checks the targets and
 runs the compiled loop. ``model.inverse_kinematics`` (and the multi-link and scene-robot
-versions) keep recent solvers in :func:`cached_solver`'s cache, owned by the model.
+versions) keep recent solvers in the model's cache (app.ik.cache).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_rotation_matrices, as_vectors
 
-CACHE_SIZE = 32  # prepared solvers kept per model
 _IDENTITY_QUAT = np.array([1.0, 0.0, 0.0, 0.0])
 
 
@@ -180,21 +179,3 @@ def as_float_array_seeds(seeds: object, n_dofs: int, batch: tuple[int, ...]) -> 
         return arr
     raise InputError(f"seeds must have shape (k, {n_dofs}) or ({batch[0] if batch else 'n'}, k, {n_dofs}), "
                      f"got {arr.shape}")
-
-
-def cached_solver(model: KinematicModel, key: tuple, build) -> PoseIK:
-    """The solver stored under ``key`` in the model's solver cache, built by ``build()`` when missing
-    (least recently used dropped beyond CACHE_SIZE). Unhashable keys build a solver every call."""
-    cache = getattr(model, "solver_cache", None)
-    if cache is None:  # a bare KinematicModel keeps no solvers
-        return build()
-    try:
-        solver = cache.pop(key, None)
-    except TypeError:  # an unhashable argument: validated by the build, never cached
-        return build()
-    if solver is None:
-        solver = build()
-    cache[key] = solver
-    if len(cache) > CACHE_SIZE:
-        del cache[next(iter(cache))]
-    return solver

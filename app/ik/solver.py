@@ -13,7 +13,6 @@ that failed. The best configuration seen is returned; converged problems stop up
 
 from __future__ import annotations
 
-import functools
 import logging
 from dataclasses import dataclass, field
 
@@ -22,6 +21,7 @@ import numpy as np
 from app.errors import InputError
 from app.ik._lm import error_norms, solve_batch
 from app.ik._residual import residual_batch
+from app.ik.cache import cached
 from app.ik._analytic_kernel import solve_seeded
 from app.ik.tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
@@ -145,10 +145,13 @@ class IKResult:
                         self.iters, self.restarts, self.batch_shape)
 
 
-@functools.lru_cache(maxsize=64)
 def _random_starts(model: KinematicModel, seed: int, count: int, free: tuple[bool, ...]) -> np.ndarray:
     """``count`` configurations uniform within the limits (+-pi where unlimited) from a generator seeded
-    with ``seed``; NaN on held DOFs. Shape (1, count, n_dofs), read-only."""
+    with ``seed``; NaN on held DOFs. Shape (1, count, n_dofs), read-only; kept in the model's cache."""
+    return cached(model, ("random starts", seed, count, free), lambda: _draw_starts(model, seed, count, free))
+
+
+def _draw_starts(model: KinematicModel, seed: int, count: int, free: tuple[bool, ...]) -> np.ndarray:
     lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
     hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
     table = np.random.default_rng(seed).uniform(lo, hi, (count, model.n_dofs))
