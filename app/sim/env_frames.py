@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InputError
-from app.validation import as_float_array, check_finite
+from app.ik.api import link_entries
+from app.validation import as_float_array, as_quaternions, check_finite
 
 
 def as_indices(value: object, name: str, count: int, what: str) -> np.ndarray:
@@ -57,3 +58,26 @@ class EnvRows:
     def out(self, arr: np.ndarray) -> np.ndarray:
         """``arr`` (len(idx), ...) as returned to the caller: the environment axis dropped when unbatched."""
         return arr if self.batched else arr[0]
+
+
+def solve_in_envs(robot, links, poss, quats, local_points, init, genesis: tuple, envs_idx, kwargs: dict):
+    """The scene robot's IK (app.sim.robot.Robot): environment-frame targets -> base frame -> one multi-link
+    solve of the model, its position mask and errors in the environment's axes. ``genesis``: the Genesis
+    arguments after init_qpos, in order. Returns an IKResult (link axis kept)."""
+    envs = robot.envs(envs_idx)
+    if not isinstance(links, (list, tuple)) or not links:
+        raise InputError(f"links must be a non-empty list of links, got {links!r:.80}")
+    names = [l.name if hasattr(l, "idx_local") else l for l in links]
+    poss, quats = link_entries(poss, len(names), "poss"), link_entries(quats, len(names), "quats")
+    poss_b, quats_b = [], []
+    for i, (p, q) in enumerate(zip(poss, quats)):
+        p = None if p is None else envs.rows(p, f"poss[{i}]" if len(names) > 1 else "pos", 3)
+        q = None if q is None else envs.rows(q, f"quats[{i}]" if len(names) > 1 else "quat", 4)
+        p_b, q_b = robot.base.targets_to_base(p, None if q is None else as_quaternions(q, "quat"))
+        poss_b.append(None if p_b is None else envs.out(p_b))
+        quats_b.append(None if q_b is None else envs.out(q_b))
+    init = robot.get_qpos(envs_idx=envs_idx) if init is None else envs.out(envs.rows(init, "init_qpos", robot.n_dofs))
+    if not np.array_equal(robot.base.R, np.eye(3)):
+        kwargs = dict(kwargs, frame_rotation=robot.base.R)
+    return robot.model.inverse_kinematics_multilink(names, poss_b, quats_b, local_points, init, *genesis,
+                                                    return_info=True, **kwargs)

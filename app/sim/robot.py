@@ -8,57 +8,22 @@ with one row per addressed environment when the scene was built with ``n_envs``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pybullet as pb
 
 from app.errors import AppError, InputError, UnknownNameError
-from app.ik.api import link_entries
-from app.kinematics.description import read_description
+from app.ik.limits.distance import CollisionPairs, DistanceRows
 from app.ik.model import RobotModel
+from app.kinematics.base_frame import BaseFrame
+from app.kinematics.description import read_description
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import parse_urdf_string
-from app.kinematics.base_frame import BaseFrame
-from app.ik.limits.distance import CollisionPairs, DistanceRows
 from app.sim.collision import distance_rows
-from app.sim.env_frames import EnvRows, as_indices
+from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.loader import LoadedBody, load_body, simulator_file
+from app.sim.names import Joint, Link
 from app.validation import as_quaternions, as_vectors
-
-
-@dataclass(frozen=True)
-class Link:
-    """A link of a robot: its name and index in the robot's model (Genesis: ``idx``, ``idx_local``)."""
-
-    name: str
-    idx: int
-
-    @property
-    def idx_local(self) -> int:
-        return self.idx
-
-
-@dataclass(frozen=True)
-class Joint:
-    """A joint: its name, URDF type and DOF index (None for fixed joints), Genesis's names beside."""
-
-    name: str
-    type: str
-    idx_local: int
-    dof_idx_local: int | None
-
-    @property
-    def dofs_idx_local(self) -> list[int]:
-        return [] if self.dof_idx_local is None else [self.dof_idx_local]
-
-    @property
-    def q_idx_local(self) -> int | None:
-        return self.dof_idx_local
-
-    @property
-    def qs_idx_local(self) -> list[int]:
-        return self.dofs_idx_local
 
 
 class Robot:
@@ -308,7 +273,7 @@ class Robot:
                              "local_points is inverse_kinematics_multilink's")
         genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
                    max_step_size, dofs_idx_local)
-        result = self._solve([link], [] if pos is None else [pos], [] if quat is None else [quat],
+        result = solve_in_envs(self, [link], [] if pos is None else [pos], [] if quat is None else [quat],
                              None if local_point is None else [local_point], init_qpos, genesis, envs_idx,
                              kwargs).one_link()
         return result if return_info else ((result.q, result.err) if return_error else result.q)
@@ -326,26 +291,5 @@ class Robot:
         Returns q ([n_envs,] n_dofs) (and err ([n_envs,] n_links, 6))."""
         genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
                    max_step_size, dofs_idx_local)
-        result = self._solve(links, poss, quats, local_points, init_qpos, genesis, envs_idx, kwargs)
+        result = solve_in_envs(self, links, poss, quats, local_points, init_qpos, genesis, envs_idx, kwargs)
         return result if return_info else ((result.q, result.err) if return_error else result.q)
-
-    def _solve(self, links, poss, quats, local_points, init, genesis: tuple, envs_idx, kwargs: dict):
-        """Environment-frame targets -> base frame -> one multi-link solve of the model, its position mask and
-        errors in the environment's axes."""
-        envs = self.envs(envs_idx)
-        if not isinstance(links, (list, tuple)) or not links:
-            raise InputError(f"links must be a non-empty list of links, got {links!r:.80}")
-        names = [l.name if isinstance(l, Link) else l for l in links]
-        poss, quats = link_entries(poss, len(names), "poss"), link_entries(quats, len(names), "quats")
-        poss_b, quats_b = [], []
-        for i, (p, q) in enumerate(zip(poss, quats)):
-            p = None if p is None else envs.rows(p, f"poss[{i}]" if len(names) > 1 else "pos", 3)
-            q = None if q is None else envs.rows(q, f"quats[{i}]" if len(names) > 1 else "quat", 4)
-            p_b, q_b = self.base.targets_to_base(p, None if q is None else as_quaternions(q, "quat"))
-            poss_b.append(None if p_b is None else envs.out(p_b))
-            quats_b.append(None if q_b is None else envs.out(q_b))
-        init = self.get_qpos(envs_idx=envs_idx) if init is None else envs.out(envs.rows(init, "init_qpos", self.n_dofs))
-        if not np.array_equal(self.base.R, np.eye(3)):
-            kwargs = dict(kwargs, frame_rotation=self.base.R)
-        return self.model.inverse_kinematics_multilink(names, poss_b, quats_b, local_points, init, *genesis,
-                                                       return_info=True, **kwargs)
