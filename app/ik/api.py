@@ -26,6 +26,9 @@ from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_mask, as_vectors
 
 
+_ALL = (True, True, True)  # the default masks (one object, recognised at once)
+
+
 def link_entries(values: Sequence | None, n: int, name: str) -> list:
     """Genesis's list arguments: None or [] -> n Nones; else exactly n entries."""
     if values is None:
@@ -54,8 +57,12 @@ def _points_key(local_points: list) -> tuple | None:
                  for i, p in enumerate(local_points))
 
 
+
+
 def _mask_key(mask: object, name: str) -> tuple:
     """A mask as a key, checked first (a tuple or list of three bools passes at once)."""
+    if mask is _ALL:
+        return mask
     if isinstance(mask, (tuple, list)) and len(mask) == 3 and all(type(v) is bool for v in mask):
         return tuple(mask)
     return tuple(as_mask(mask, name).tolist())
@@ -64,6 +71,9 @@ def _mask_key(mask: object, name: str) -> tuple:
 def genesis_options(respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, max_step_size,
                     options: dict) -> dict:
     """Genesis's option arguments (None: ours by default) merged into our keyword options."""
+    if (max_samples is max_solver_iters is damping is pos_tol is rot_tol is max_step_size is None
+            and respect_joint_limit is True):
+        return options
     given = dict(max_samples=max_samples, max_solver_iters=max_solver_iters, damping=damping, pos_tol=pos_tol,
                  rot_tol=rot_tol, max_step_size=max_step_size)
     merged = {k: v for k, v in given.items() if v is not None}
@@ -78,7 +88,7 @@ def genesis_options(respect_joint_limit, max_samples, max_solver_iters, damping,
 
 def _options_key(options: dict) -> tuple:
     """Keyed with each value's type, so that True and 1 (or 1.0 and 1) never share a solver."""
-    return tuple(sorted((k, type(v).__name__, v) for k, v in options.items()))
+    return tuple(sorted((k, type(v).__name__, v) for k, v in options.items())) if options else ()
 
 
 def inverse_kinematics_multilink(model: KinematicModel, links: Sequence[LinkRef], poss: Sequence | None = None,
@@ -86,8 +96,8 @@ def inverse_kinematics_multilink(model: KinematicModel, links: Sequence[LinkRef]
                                  init_qpos: object = None, respect_joint_limit: bool = True,
                                  max_samples: int | None = None, max_solver_iters: int | None = None,
                                  damping: float | None = None, pos_tol: float | None = None,
-                                 rot_tol: float | None = None, pos_mask=(True, True, True),
-                                 rot_mask=(True, True, True), max_step_size: float | None = None,
+                                 rot_tol: float | None = None, pos_mask=_ALL,
+                                 rot_mask=_ALL, max_step_size: float | None = None,
                                  dofs_idx_local: Sequence[int] | None = None, return_error: bool = False, *,
                                  return_info: bool = False, seeds: np.ndarray | None = None,
                                  analytic_seed: bool = True, frame_rotation: object = None, **options):
@@ -137,7 +147,7 @@ def inverse_kinematics(model: KinematicModel, link: LinkRef, pos: object = None,
                        local_point: object = None, init_qpos: object = None, respect_joint_limit: bool = True,
                        max_samples: int | None = None, max_solver_iters: int | None = None,
                        damping: float | None = None, pos_tol: float | None = None, rot_tol: float | None = None,
-                       pos_mask=(True, True, True), rot_mask=(True, True, True), max_step_size: float | None = None,
+                       pos_mask=_ALL, rot_mask=_ALL, max_step_size: float | None = None,
                        dofs_idx_local: Sequence[int] | None = None, return_error: bool = False, *,
                        return_info: bool = False, **kwargs):
     """Joint positions that bring ``link`` (or ``local_point`` on it) to a target pose (Genesis's arguments).

@@ -16,7 +16,10 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik.analytic import closed_form
+from app.ik._analytic_kernel import solve_seeded_kernel
+from app.ik._lm import solve_batch_kernel
 from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel
+from app.threads import entry_point
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_rotation_matrices, as_vectors
@@ -103,6 +106,8 @@ class PoseIK:
         self._arm = closed_form(model, t) if seeded else None
         self._identity, self._mid = np.eye(3), model.mid_config()
         self._mid_row = self._mid.reshape(1, -1)
+        self._entry = None  # the compiled one-problem loop, called directly once known (app.threads.entry_point)
+        self._no_seeds = (np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
 
     def solve(self, pos: object = None, quat: object = None, init_qpos: object = None) -> IKResult:
         """One-link solve: pos ([n,] 3) [m], quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
@@ -166,10 +171,23 @@ class PoseIK:
         return np.minimum(np.maximum(q, self._lo), self._hi)
 
     def _run(self, batch, q0, tgt_pos, tgt_rot, starts) -> IKResult:
-        q, err, iters, restarts = run_kernel(self.model, np.ascontiguousarray(q0), self._starts if starts is None
-                                             else starts, tgt_pos, tgt_rot, self._task, self._free,
-                                             self._lm_options, self._arm)
+        q0 = np.ascontiguousarray(q0, dtype=float)
+        if starts is None and q0.shape[0] == 1:  # one problem, on this thread: the compiled code called directly
+            q, err, iters, restarts = self._one_problem(q0, np.ascontiguousarray(tgt_pos, dtype=float),
+                                                        np.ascontiguousarray(tgt_rot, dtype=float))
+        else:
+            q, err, iters, restarts = run_kernel(self.model, q0, self._starts if starts is None else starts, tgt_pos,
+                                                 tgt_rot, self._task, self._free, self._lm_options, self._arm)
         return result_of(q, err, self.options, iters, restarts, batch)
+
+    def _one_problem(self, q0: np.ndarray, tgt_pos: np.ndarray, tgt_rot: np.ndarray) -> tuple:
+        """The compiled loop for one problem (q0 (1, n), targets (1, T, ...), all C-contiguous float64)."""
+        m = self.model
+        args = (q0, self._starts, m.fk_tables, m.jacobian_tables, tgt_pos, tgt_rot, self._task, self._free,
+                self._lm_options) + ((self._arm,) if self._arm is not None else self._no_seeds)
+        if self._entry is None:
+            self._entry = entry_point(solve_seeded_kernel if self._arm is not None else solve_batch_kernel, args)
+        return self._entry(*args)
 
 
 def as_float_array_seeds(seeds: object, n_dofs: int, batch: tuple[int, ...]) -> np.ndarray:

@@ -32,6 +32,7 @@ from app.ik.qp import DAMPING, QPBatch
 from app.ik.tasks.frame import frame_rows_one, inactive_frame
 from app.ik.tasks.posture import PostureParams, posture_velocity_one
 from app.ik.tasks.rows import no_rows
+from app.threads import entry_point
 
 SLOTS = ("frame", "rows_task", "posture", "joint_box", "velocity_box", "distance", "rows_limit")
 
@@ -108,11 +109,14 @@ class QPBuilder:
         n_dofs: Joint velocities. n_rows: Constraint rows of every QP (n_dofs box rows + further rows),
             fixed for warm OSQP workspaces; None: as many as the call needs.
         damping: mu of the cost.
+        reuse: Built again and again with arguments of the same types (a controller's tick): the compiled
+            builder is then called directly after the first build (app.threads.entry_point).
     """
 
-    def __init__(self, n_dofs: int, n_rows: int | None = None, damping: float = DAMPING):
+    def __init__(self, n_dofs: int, n_rows: int | None = None, damping: float = DAMPING, reuse: bool = True):
         self.n, self.n_rows, self.damping = int(n_dofs), n_rows, float(damping)
         self._empty: dict[int, dict] = {}
+        self._reuse, self._entry = reuse, None
 
     def _defaults(self, batch: int) -> dict:
         """The empty slots for ``batch`` configurations (made once per batch size)."""
@@ -141,17 +145,23 @@ class QPBuilder:
         if q.shape[1] != self.n or v.shape != q.shape:
             raise InputError(f"q and v must have shape (B, {self.n}), got {q.shape} and {v.shape}")
         s = self.slots(len(q), dt, tasks, limits)
-        needed = int(np.bincount(s["distance"].env, minlength=len(q)).max(initial=0)) + s["rows_limit"].G.shape[1]
-        K = needed if self.n_rows is None else self.n_rows - self.n
+        if self.n_rows is None:
+            K = int(np.bincount(s["distance"].env, minlength=len(q)).max(initial=0)) + s["rows_limit"].G.shape[1]
+        else:
+            K = self.n_rows - self.n
         if s["rows_limit"].G.shape[1] > K:
             raise InputError(f"{self.n + s['rows_limit'].G.shape[1]} constraint rows exceed the QP's fixed size "
                              f"of {self.n + K}")
-        out = build_batch(q, v, *(s[name] for name in SLOTS), K, self.damping)
-        return QPBatch(*out)
+        args = (q, v, *(s[name] for name in SLOTS), K, self.damping)
+        if not self._reuse:
+            return QPBatch(*build_batch(*args))
+        if self._entry is None:
+            self._entry = entry_point(build_batch, args)
+        return QPBatch(*self._entry(*args))
 
 
 def build_qp(q: object, v: object | None = None, *, tasks: Sequence = (), limits: Sequence = (), dt: float = 1.0,
              n_rows: int | None = None, damping: float = DAMPING) -> QPBatch:
     """The QPs of configurations q (B, n) or (n,) from tasks and limits (see :class:`QPBuilder`)."""
     q = np.atleast_2d(np.asarray(q, dtype=float))
-    return QPBuilder(q.shape[1], n_rows, damping).build(q, v, tasks, limits, dt)
+    return QPBuilder(q.shape[1], n_rows, damping, reuse=False).build(q, v, tasks, limits, dt)

@@ -49,8 +49,10 @@ class EnvRows:
         row (width,) for every addressed environment (Genesis broadcasts it too); (width,) unbatched."""
         arr = check_finite(as_float_array(value, name), name)
         n = len(self.idx)
-        if arr.shape == (width,) or (self.batched and arr.shape == (n, width)):
-            return np.broadcast_to(arr, (n, width))
+        if self.batched and arr.shape == (n, width):
+            return arr
+        if arr.shape == (width,):
+            return arr.reshape(1, width) if n == 1 else np.broadcast_to(arr, (n, width))
         expected = f"({n}, {width}) (one row per environment addressed) or ({width},)" if self.batched \
             else f"({width},)"
         raise InputError(f"{name} must have shape {expected}, got {arr.shape}")

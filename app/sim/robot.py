@@ -57,6 +57,8 @@ class Robot:
             self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat)
                            for origin in self.env_origins]
         self._joints = [self.bodies[0].joint_index[n] for n in self.model.dof_names]
+        effort = self.model.effort_max
+        self._forces = np.where(np.isfinite(effort), effort, 1e3).tolist()  # motor force caps [N m] or [N]
         self.pb_to_model_link = {pb_idx: self.model.link_index(name)  # PyBullet link index -> model link
                                  for name, pb_idx in self.bodies[0].link_index.items()}
         self.movable_pb_links = frozenset(pb_idx for pb_idx, link in self.pb_to_model_link.items()
@@ -191,9 +193,9 @@ class Robot:
         for name, gain in (("position_gain", kp), ("velocity_gain", velocity_gain)):
             if isinstance(gain, bool) or not isinstance(gain, (int, float, np.number)) or not 0 <= gain < np.inf:
                 raise InputError(f"{name} must be a finite number >= 0, got {gain!r:.40}")
-        effort = self.model.effort_max[dofs]
-        forces = np.where(np.isfinite(effort), effort, 1e3).tolist()
-        joints = [self._joints[k] for k in dofs]
+        every = len(dofs) == self.n_dofs and dofs_idx_local is None
+        forces = self._forces if every else [self._forces[k] for k in dofs]
+        joints = self._joints if every else [self._joints[k] for k in dofs]
         for row, e in enumerate(envs.idx):
             pb.setJointMotorControlArray(self.bodies[e].body_id, joints, pb.POSITION_CONTROL,
                                          targetPositions=q[row].tolist(), targetVelocities=v[row].tolist(),
