@@ -89,6 +89,7 @@ class QPController:
         n = robot.model.n_dofs
         self.n_rows = n + (collisions.max_rows if collisions else 0)
         self.builder = QPBuilder(n, self.n_rows)
+        self._slots: dict | None = None  # posture, joint box and the empty slots, made at the first tick
         self.solvers = [QPSolver(n, self.n_rows) for _ in range(robot.n_envs)]
         self.stalls = StallDetector(robot.n_envs, config.stall_window, config.stall_tol)
         self.telemetry = TelemetryLog()
@@ -159,8 +160,12 @@ class QPController:
             rows: Distance rows of every environment (:meth:`distance_rows`).
         """
         self.task.set_target_frames(*targets)
-        qps = self.builder.build(q, v, (self.task, self.posture),
-                                 (self.joint_limits, self.collision_limit.with_rows(rows)), self.config.dt)
+        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+        if self._slots is None or len(self._slots["posture"].q_ref) != q.shape[1]:  # the parts fixed per run
+            self._slots = self.builder.slots(len(q), self.config.dt, (self.posture,), (self.joint_limits,))
+        slots = dict(self._slots, frame=self.task.params(len(q)),
+                     distance=self.collision_limit.with_rows(rows).params(self.config.dt))
+        qps = self.builder.build_slots(f(q), f(v), slots)
         return qps, qps.task_error
 
     def track(self, t: float, targets: Targets) -> None:

@@ -31,6 +31,7 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
         task.pos_mask
     Rc_Rt, d = np.empty((3, 3)), np.empty(3)
     F = task.frame
+    rotated = not (F[0, 0] == 1.0 and F[1, 1] == 1.0 and F[2, 2] == 1.0)  # orthonormal: else the identity
     for t in range(links.shape[0]):
         link = links[t]
         Rl = R[link]
@@ -38,7 +39,8 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
             d[r] = tgt_pos[t, r] - (p[link, r] + Rl[r, 0] * local_points[t, 0] + Rl[r, 1] * local_points[t, 1]
                                     + Rl[r, 2] * local_points[t, 2])
         for r in range(3):  # in the mask frame, then masked
-            err[t, r] = (F[r, 0] * d[0] + F[r, 1] * d[1] + F[r, 2] * d[2]) if pos_mask[t, r] else 0.0
+            v = (F[r, 0] * d[0] + F[r, 1] * d[1] + F[r, 2] * d[2]) if rotated else d[r]
+            err[t, r] = v if pos_mask[t, r] else 0.0
         err[t, 3:] = 0.0
         mode = rot_mode[t]
         if mode == ROT_FULL:
@@ -56,10 +58,10 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
             else:  # antiparallel: turn by pi about another axis of the link, perpendicular to a
                 f = Rl[:, (rot_axis + 1) % 3]
                 err[t, 3], err[t, 4], err[t, 5] = angle * f[0], angle * f[1], angle * f[2]
-        if mode != ROT_NONE:
-            d[:] = err[t, 3:]
+        if rotated and mode != ROT_NONE:
+            a0, a1, a2 = err[t, 3], err[t, 4], err[t, 5]
             for r in range(3):
-                err[t, 3 + r] = F[r, 0] * d[0] + F[r, 1] * d[1] + F[r, 2] * d[2]
+                err[t, 3 + r] = F[r, 0] * a0 + F[r, 1] * a1 + F[r, 2] * a2
 
 
 @njit(cache=True)
@@ -71,15 +73,17 @@ def task_jacobian_one(R, p, kin, task, J):
     axis = kin.axis
     links, local_points, rot_mode, rot_axis, pos_mask = task.links, task.local_points, task.rot_mode, task.rot_axis, \
         task.pos_mask
-    Jl, col = np.empty((6, axis.shape[0])), np.empty(3)
+    Jl = np.empty((6, axis.shape[0]))
     F = task.frame
+    rotated = not (F[0, 0] == 1.0 and F[1, 1] == 1.0 and F[2, 2] == 1.0)  # orthonormal: else the identity
     for t in range(links.shape[0]):
         link = links[t]
         jacobian_one(R, p, link, local_points[t], kin, Jl)
-        for k in range(Jl.shape[1]):  # position rows in the mask frame
-            col[:] = Jl[:3, k]
-            for r in range(3):
-                Jl[r, k] = (F[r, 0] * col[0] + F[r, 1] * col[1] + F[r, 2] * col[2]) if pos_mask[t, r] else 0.0
+        if rotated:
+            _rotate_rows(F, Jl, 0)  # position rows in the mask frame
+        for r in range(3):
+            if not pos_mask[t, r]:
+                Jl[r, :] = 0.0
         mode = rot_mode[t]
         if mode == ROT_NONE:
             Jl[3:, :] = 0.0
@@ -89,12 +93,18 @@ def task_jacobian_one(R, p, kin, task, J):
                 d = a[0] * Jl[3, k] + a[1] * Jl[4, k] + a[2] * Jl[5, k]
                 for r in range(3):
                     Jl[3 + r, k] -= d * a[r]
-        if mode != ROT_NONE:  # rotation rows in the mask frame, as the error
-            for k in range(Jl.shape[1]):
-                col[:] = Jl[3:, k]
-                for r in range(3):
-                    Jl[3 + r, k] = F[r, 0] * col[0] + F[r, 1] * col[1] + F[r, 2] * col[2]
+        if rotated and mode != ROT_NONE:  # rotation rows in the mask frame, as the error
+            _rotate_rows(F, Jl, 3)
         J[6 * t:6 * t + 6, :] = Jl
+
+
+@njit(cache=True)
+def _rotate_rows(F, J, r0):
+    """Rows r0..r0+2 of J (6, n) replaced by F (3, 3) times them."""
+    for k in range(J.shape[1]):
+        a, b, c = J[r0, k], J[r0 + 1, k], J[r0 + 2, k]
+        for r in range(3):
+            J[r0 + r, k] = F[r, 0] * a + F[r, 1] * b + F[r, 2] * c
 
 
 @njit(cache=True)

@@ -144,7 +144,11 @@ class QPBuilder:
         v = np.zeros_like(q) if v is None else f(np.atleast_2d(v))
         if q.shape[1] != self.n or v.shape != q.shape:
             raise InputError(f"q and v must have shape (B, {self.n}), got {q.shape} and {v.shape}")
-        s = self.slots(len(q), dt, tasks, limits)
+        return self.build_slots(q, v, self.slots(len(q), dt, tasks, limits))
+
+    def build_slots(self, q: np.ndarray, v: np.ndarray, s: dict) -> QPBatch:
+        """:meth:`build` from checked q, v (B, n_dofs) (C-contiguous float64) and every slot's parameters
+        (:meth:`slots`), for a caller that keeps the slots that do not change between ticks."""
         if self.n_rows is None:
             K = int(np.bincount(s["distance"].env, minlength=len(q)).max(initial=0)) + s["rows_limit"].G.shape[1]
         else:

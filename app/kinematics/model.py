@@ -18,6 +18,7 @@ from app.kinematics._kernels import jacobian_kernel, link_frames_kernel, point_j
 from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
 from app.kinematics.tables import FKTables, JacobianTables
 from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
+from app.threads import entry_point
 from app.validation import as_float_array, as_vectors, check_finite
 
 LinkRef = str | int
@@ -58,6 +59,7 @@ class KinematicModel:
             arr.setflags(write=False)
         self._fk = FKTables(self._parent, self._R_origin, self._p_origin, self._link_dof, self._axis, self._revolute)
         self._jac = JacobianTables(self._dof_link, self._axis, self._revolute, self._ancestor)
+        self._fk_entry = self._jac_entry = None  # compiled FK / Jacobian, called directly once known
 
     @staticmethod
     def _frozen(values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -163,7 +165,9 @@ class KinematicModel:
         """
         batch = q.shape[:-1]
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.n_dofs)
-        R, p = link_frames_kernel(q2, self._fk)
+        if self._fk_entry is None:  # then the compiled FK is called directly (no per-call argument typing)
+            self._fk_entry = entry_point(link_frames_kernel, (q2, self._fk))
+        R, p = self._fk_entry(q2, self._fk)
         return R.reshape(batch + R.shape[1:]), p.reshape(batch + p.shape[1:])
 
     def forward_kinematics(self, q: object, links: Sequence[LinkRef] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -195,7 +199,10 @@ class KinematicModel:
         p2 = p.reshape((-1,) + p.shape[-2:])
         lp = np.zeros(3) if local_point is None else local_point
         lp = np.ascontiguousarray(np.broadcast_to(lp, batch + (3,)), dtype=float).reshape(-1, 3)
-        J = jacobian_kernel(R2, p2, link, lp, self._jac)
+        args = (np.ascontiguousarray(R2), np.ascontiguousarray(p2), int(link), lp, self._jac)
+        if self._jac_entry is None:
+            self._jac_entry = entry_point(jacobian_kernel, args)
+        J = self._jac_entry(*args)
         return J.reshape(batch + (6, self.n_dofs))
 
     def point_jacobians(self, R: np.ndarray, p: np.ndarray, links: np.ndarray, points: np.ndarray,
