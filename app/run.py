@@ -1,18 +1,22 @@
 """Command line: ``python -m app.run CONFIG [--gui] [--no-video] [--out DIR] [--duration S] [--seed N]``.
 
-User errors (bad config, missing file, no display for --gui) exit with code 2 and one line on
-stderr, before any output file is written.
+User errors (bad config, missing file, an output folder that cannot be written, no display for
+--gui) exit with code 2 and one line on stderr, before any output file is written. SIGINT and
+SIGTERM stop the run with one line, no traceback and no partial file (exit 130 / 143); the
+outputs of an earlier run in the folder stay as they were.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from pathlib import Path
 
 from app.config.loader import load_run_config
 from app.errors import AppError
+from app.threads import n_threads
 
 log = logging.getLogger("app.run")
 
@@ -34,10 +38,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is (not an Exception: nothing swallows it on the way out)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(message)s")
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
+        return _main(args)
+    except KeyboardInterrupt:
+        print("interrupted (SIGINT): stopped; no output was written or replaced", file=sys.stderr)
+        return 130
+    except Terminated:
+        print("terminated (SIGTERM): stopped; no output was written or replaced", file=sys.stderr)
+        return 143
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
+        n_threads()  # APP_THREADS checked before any work
         run = load_run_config(args.config, duration=args.duration, seed=args.seed)
         out_dir = Path(args.out) if args.out else Path(run.out_dir) / run.name
         if args.gui:

@@ -14,6 +14,7 @@ from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.tasks import TargetGenerator
 from app.render.framing import frame_environments
+from app.render.outputs import OutputSet
 from app.render.report import finite_or_none, plot_tracking, write_json_atomic
 from app.render.video import Progress, write_mp4
 from app.build import build_scene
@@ -103,27 +104,45 @@ def _camera(run: RunConfig, scene: Scene) -> Camera:
 def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False, on_tick=None) -> RunResult:
     """Run ``run`` and write its outputs into ``out_dir``."""
     t_start = time.perf_counter()
-    scene, robot = build_scene(run, gui)
+    outputs = OutputSet(out_dir)  # checked (and stale partial files removed) before any work
     try:
-        record = video and run.video.enabled
-        controller, targets, frames, timings = simulate(run, scene, robot, record, on_tick)
-        result = final_state(run, scene, robot, controller, targets)
-        model = robot.model
-    finally:
-        scene.close()
-    if record and frames:
+        scene, robot = build_scene(run, gui)
+        try:
+            record = video and run.video.enabled
+            controller, targets, frames, timings = simulate(run, scene, robot, record, on_tick)
+            result = final_state(run, scene, robot, controller, targets)
+            model = robot.model
+        finally:
+            scene.close()
+        names = _write_outputs(run, result, model, outputs, frames if record else [], timings, t_start)
+        final = outputs.commit()  # every output complete: all renamed into place now
+    except BaseException:
+        outputs.discard()
+        raise
+    result.outputs = {kind: str(final[name]) for kind, name in names.items()}
+    return result
+
+
+def _write_outputs(run: RunConfig, result: RunResult, model, outputs: OutputSet, frames: list, timings: dict,
+                   t_start: float) -> dict[str, str]:
+    """Video, report and plot under their temporary names; returns kind -> final file name."""
+    names = {}
+    if frames:
         t0 = time.perf_counter()
-        result.outputs["video"] = str(write_mp4(out_dir / run.video.filename, frames, run.video.fps, len(frames)))
+        write_mp4(outputs.temporary(run.video.filename), frames, run.video.fps, len(frames))
         timings["encode"] = time.perf_counter() - t0
+        names["video"] = run.video.filename
     timings["total"] = time.perf_counter() - t_start
     result.timings = timings
     if run.report.enabled:
-        result.outputs["report"] = str(write_json_atomic(out_dir / run.report.filename, report_dict(run, result, model)))
+        write_json_atomic(outputs.temporary(run.report.filename), report_dict(run, result, model))
+        names["report"] = run.report.filename
         if run.report.plot:
             tel = result.telemetry
-            result.outputs["plot"] = str(plot_tracking(out_dir / run.report.plot_filename, tel["t"], tel["pos_err"],
-                                                       tel["rot_err"], run.name))
-    return result
+            plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"],
+                          run.name)
+            names["plot"] = run.report.plot_filename
+    return names
 
 
 def final_state(run, scene, robot, controller, targets) -> RunResult:

@@ -14,6 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from app.errors import InputError
+
 MIN_CHUNK = 4  # problems per thread below which a single call is faster
 _pool: ThreadPoolExecutor | None = None
 
@@ -22,7 +24,9 @@ def n_threads() -> int:
     """Threads to use: APP_THREADS if set, else the CPUs this process may run on."""
     env = os.environ.get("APP_THREADS")
     if env:
-        return max(1, int(env))
+        if not env.strip().isdigit() or int(env) < 1:
+            raise InputError(f"APP_THREADS must be a whole number >= 1 (threads for batched IK), got {env!r}")
+        return int(env)
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 

@@ -45,10 +45,11 @@ def as_vectors(value: object, name: str, size: int) -> np.ndarray:
 def as_quaternions(value: object, name: str) -> np.ndarray:
     """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
     quat = as_vectors(value, name, 4)
-    norm = np.sqrt((quat * quat).sum(axis=-1, keepdims=True))
-    if norm.min() < 1e-9:
+    scale = np.abs(quat).max(axis=-1, keepdims=True)  # scaled first: 1e200 or 1e-200 entries stay finite
+    if scale.min() == 0.0:
         raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
-    return quat / norm
+    quat = quat / scale
+    return quat / np.sqrt((quat * quat).sum(axis=-1, keepdims=True))
 
 
 def as_rotation_matrices(value: object, name: str) -> np.ndarray:
@@ -56,7 +57,7 @@ def as_rotation_matrices(value: object, name: str) -> np.ndarray:
     is an error. One compiled pass: the validation and the conversion of a pose target."""
     quat = as_vectors(value, name, 4)
     rot, smallest = quat_to_matrix_batch(np.ascontiguousarray(quat.reshape(-1, 4)))
-    if smallest < 1e-18:
+    if smallest == 0.0:
         raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
     return rot.reshape(quat.shape[:-1] + (3, 3))
 
@@ -71,14 +72,18 @@ def as_mask(value: Sequence[bool], name: str) -> np.ndarray:
 
 @njit(cache=True)
 def quat_to_matrix_batch(quat):
-    """(N, 4) (w, x, y, z), normalised here -> ((N, 3, 3) rotation matrices, smallest squared norm seen);
-    a zero quaternion gives the identity (callers refuse it by the returned norm)."""
+    """(N, 4) (w, x, y, z), normalised here (scaled by the largest entry first, so that huge or tiny ones stay
+    finite) -> ((N, 3, 3) rotation matrices, the smallest largest-entry seen); a zero quaternion gives the
+    identity (callers refuse it by the returned value, 0)."""
     out = np.empty((quat.shape[0], 3, 3))
     smallest = np.inf
     for i in range(quat.shape[0]):
-        w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
+        m = max(abs(quat[i, 0]), abs(quat[i, 1]), abs(quat[i, 2]), abs(quat[i, 3]))
+        smallest = min(smallest, m)
+        if m == 0.0:
+            m = 1.0
+        w, x, y, z = quat[i, 0] / m, quat[i, 1] / m, quat[i, 2] / m, quat[i, 3] / m
         n2 = w * w + x * x + y * y + z * z
-        smallest = min(smallest, n2)
         s = 1.0 / n2 if n2 > 0.0 else 0.0
         out[i, 0, 0] = 1 - 2 * s * (y * y + z * z)
         out[i, 0, 1] = 2 * s * (x * y - w * z)

@@ -55,7 +55,7 @@ def test_help_explains_every_option():
 
 @pytest.mark.parametrize("args, message", [
     (["configs/missing.yaml"], "missing.yaml: file not found"),
-    (["configs/single_ik.yaml", "--duration", "-1"], "duration: must be > 0"),
+    (["configs/single_ik.yaml", "--duration", "-1"], "duration: must be a finite time"),
 ])
 def test_user_errors_exit_2_with_one_line_and_write_nothing(tmp_path, args, message):
     out = tmp_path / "never"

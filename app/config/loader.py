@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import os
 import types
 import typing
 from pathlib import Path
@@ -18,6 +20,8 @@ from app.errors import AppError, ConfigError
 from app.kinematics.model import KinematicModel
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+MAX_DURATION = 3600.0  # [s] of simulated time in one run
+MAX_VIDEO_GB = 2.0  # video frames are held in memory until encoded
 
 
 def read_yaml(path: Path) -> dict:
@@ -26,6 +30,12 @@ def read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: file not found")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply for a config (mappings or lists within each other)") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -66,6 +76,8 @@ def _convert(hint: object, value: object, where: str) -> object:
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where}: expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{where}: must be a finite number, got {value!r}")
         return float(value)
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -166,20 +178,108 @@ def _check(ok: bool, where: str, message: str) -> None:
 def validate(run: RunConfig, path: Path) -> None:
     """Value checks that types alone cannot express: ranges, choices, files, link names."""
     f = path.name
-    _check(run.n_envs is None or run.n_envs >= 1, f"{f}: n_envs", f"must be >= 1 (or omitted), got {run.n_envs}")
-    _check(run.duration > 0, f"{f}: duration", f"must be > 0 s, got {run.duration}")
-    c, t, v, s = run.controller, run.task, run.video, run.scene_config
-    if isinstance(c, PoseIKControllerConfig):
-        _check(c.mode in MODES, f"{f}: controller.mode", f"'{c.mode}' is not one of {list(MODES)}")
-    _check(s.physics_hz > 0, _scene_key(run, f, "physics_hz"), f"must be > 0, got {s.physics_hz}")
-    _check(c.control_hz is None or 0 < c.control_hz <= s.physics_hz, f"{f}: controller.control_hz",
-           f"must be in (0, physics_hz={s.physics_hz}], got {c.control_hz}")
-    _check(v.fps > 0, f"{f}: video.fps", f"must be > 0, got {v.fps}")
-    for name, size in (("width", v.width or s.camera.width), ("height", v.height or s.camera.height)):
-        _check(size >= 16 and size % 2 == 0, f"{f}: video.{name}", f"must be an even number >= 16 (H.264), got {size}")
-    _check(not isinstance(t, PathTask) or len(t.waypoints) >= 2, f"{f}: task.waypoints",
-           "a path needs at least 2 waypoints")
+    c, s = run.controller, run.scene_config
+    for where, ok, message in _run_checks(run, f) + _scene_checks(run, f) + _controller_checks(c, s, f):
+        _check(ok, where, message)
     _validate_robot(run, f)
+
+
+def check_file_name(name: str, suffix: str) -> str | None:
+    """Why ``name`` is not a plain, visible file name ending in ``suffix`` (None when it is)."""
+    if not isinstance(name, str) or not name.strip():
+        return f"must be a file name, got {name!r}"
+    if "/" in name or "\\" in name or name in (".", "..") or "\0" in name or os.path.isabs(name):
+        return f"must be a plain file name in the output folder (no folders, no absolute path), got {name!r}"
+    if not name.lower().endswith(suffix) or len(name) <= len(suffix) or name.startswith("."):
+        return f"must be a visible file name ending in {suffix}, got {name!r}"
+    return None
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _run_checks(run: RunConfig, f: str) -> list[tuple]:
+    """(where, ok, message) of the run file's values: counts, time, seed, output names, resources."""
+    v, cam, t = run.video, run.scene_config.camera, run.task
+    w, h = v.width or cam.width, v.height or cam.height
+    size_key = lambda k: f"{f}: video.{k}" if getattr(v, k) else _scene_key(run, f, "camera", k)  # noqa: E731
+    frames = math.ceil(run.duration * v.fps) + 1 if _finite(run.duration) else 0
+    gigabytes = frames * w * h * 3 / 1e9
+    checks = [
+        (f"{f}: n_envs", run.n_envs is None or 1 <= run.n_envs <= run.max_envs,
+         f"must be 1..max_envs={run.max_envs} (or omitted), got {run.n_envs}; set max_envs to allow more"),
+        (f"{f}: duration", _finite(run.duration) and 0 < run.duration <= MAX_DURATION,
+         f"must be a finite time in (0, {MAX_DURATION:g}] s, got {run.duration}"),
+        (f"{f}: seed", 0 <= run.seed < 2 ** 32, f"must be in 0..2**32-1, got {run.seed}"),
+        (f"{f}: video.fps", 1 <= v.fps <= 240, f"must be 1..240 frames per second, got {v.fps}"),
+        (size_key("width"), 16 <= w <= 4096 and w % 2 == 0, f"must be an even number in 16..4096 (H.264), got {w}"),
+        (size_key("height"), 16 <= h <= 4096 and h % 2 == 0, f"must be an even number in 16..4096 (H.264), got {h}"),
+        (f"{f}: video", not v.enabled or gigabytes <= MAX_VIDEO_GB,
+         f"{frames} frames of {w}x{h} would hold {gigabytes:.1f} GB in memory (limit {MAX_VIDEO_GB} GB); lower "
+         "video.fps, the size or the duration, or run with --no-video"),
+        (f"{f}: task.waypoints", not isinstance(t, PathTask) or len(t.waypoints) >= 2, "a path needs at least 2 waypoints"),
+        (f"{f}: task.quat", any(t.quat), "must be a nonzero (w, x, y, z) quaternion"),
+        (f"{f}: task", _task_ok(t), "radius and gaps must be >= 0, speed > 0, angular_speed_range low <= high"),
+    ]
+    for key, name, suffix in (("video.filename", v.filename, ".mp4"), ("report.filename", run.report.filename, ".json"),
+                              ("report.plot_filename", run.report.plot_filename, ".png")):
+        problem = check_file_name(name, suffix)
+        checks.append((f"{f}: {key}", problem is None, problem))
+    return checks
+
+
+def _task_ok(t) -> bool:
+    return (getattr(t, "radius", 0.0) >= 0 and getattr(t, "gap", 0.0) >= 0 and getattr(t, "gap_amplitude", 0.0) >= 0
+            and getattr(t, "speed", 1.0) > 0
+            and (not hasattr(t, "angular_speed_range") or t.angular_speed_range[0] <= t.angular_speed_range[1]))
+
+
+def _scene_checks(run: RunConfig, f: str) -> list[tuple]:
+    """(where, ok, message) of the scene's values: physics rate, camera, boxes, base pose."""
+    s = run.scene_config
+    cam = s.camera
+    checks = [
+        (_scene_key(run, f, "physics_hz"), 1 <= s.physics_hz <= 10000, f"must be in [1, 10000] Hz, got {s.physics_hz}"),
+        (_scene_key(run, f, "camera", "fov"), 0 < cam.fov < 180, f"must be in (0, 180) degrees, got {cam.fov}"),
+        (_scene_key(run, f, "camera", "eye"), math.dist(cam.eye, cam.target) > 1e-6,
+         f"must differ from camera.target, got eye {cam.eye} and target {cam.target}"),
+        (_scene_key(run, f, "robot", "base_quat"), any(s.robot.base_quat), "must be a nonzero (w, x, y, z) quaternion"),
+    ]
+    for key, box in [("table", s.table), ("floor", s.floor)] + [(f"obstacles[{i}]", b) for i, b in enumerate(s.obstacles)]:
+        if box is not None:
+            checks.append((_scene_key(run, f, key.split("[")[0], "size"), all(x > 0 for x in box.size),
+                           f"{key}.size: every side must be > 0 m, got {box.size}"))
+            checks.append((_scene_key(run, f, key.split("[")[0], "rgba"), all(0 <= x <= 1 for x in box.rgba),
+                           f"{key}.rgba: values must be in [0, 1], got {box.rgba}"))
+    return checks
+
+
+def _controller_checks(c, s: SceneConfig, f: str) -> list[tuple]:
+    """(where, ok, message) of the controller section's values."""
+    k = f"{f}: controller"
+    checks = [(f"{k}.control_hz", c.control_hz is None or 0 < c.control_hz <= s.physics_hz,
+               f"must be in (0, physics_hz={s.physics_hz}], got {c.control_hz}"),
+              (f"{k}.stall_window", c.stall_window >= 1, f"must be >= 1 tick, got {c.stall_window}"),
+              (f"{k}.stall_tol", c.stall_tol > 0, f"must be > 0 m, got {c.stall_tol}")]
+    if isinstance(c, PoseIKControllerConfig):
+        return checks + [
+            (f"{k}.mode", c.mode in MODES, f"'{c.mode}' is not one of {list(MODES)}"),
+            (f"{k}.pos_tol", c.pos_tol > 0, f"must be > 0 m, got {c.pos_tol}"),
+            (f"{k}.rot_tol", c.rot_tol > 0, f"must be > 0 rad, got {c.rot_tol}"),
+            (f"{k}.max_iters", c.max_iters >= 1, f"must be >= 1, got {c.max_iters}"),
+            (f"{k}.max_restarts", c.max_restarts >= 0, f"must be >= 0, got {c.max_restarts}")]
+    return checks + [
+        (f"{k}.gain", c.gain > 0, f"must be > 0 1/s, got {c.gain}"),
+        (f"{k}.velocity_scale", 0 < c.velocity_scale <= 1, f"must be in (0, 1], got {c.velocity_scale}"),
+        (f"{k}.accel_max", c.accel_max is None or c.accel_max > 0, f"must be > 0 (or omitted), got {c.accel_max}"),
+        (f"{k}.d_safe", c.d_safe >= 0, f"must be >= 0 m, got {c.d_safe}"),
+        (f"{k}.gamma", 0 < c.gamma <= 1, f"must be in (0, 1], got {c.gamma}"),
+        (f"{k}.detection_distance", c.detection_distance > c.d_safe,
+         f"must exceed d_safe={c.d_safe} m, got {c.detection_distance}"),
+        (f"{k}.max_rows", c.max_rows >= 1, f"must be >= 1, got {c.max_rows}"),
+        (f"{k}.posture_weight", c.posture_weight >= 0, f"must be >= 0, got {c.posture_weight}"),
+        (f"{k}.posture_gain", c.posture_gain >= 0, f"must be >= 0 1/s, got {c.posture_gain}")]
 
 
 def _scene_key(run: RunConfig, f: str, *keys: str) -> str:

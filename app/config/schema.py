@@ -81,6 +81,7 @@ class RunConfig:
     scene: str = "scenes/table.yaml"
     scene_overrides: dict | None = None
     n_envs: int | None = None
+    max_envs: int = 1024  # n_envs above this is refused (each environment costs ~20 MB and build time)
     env_spacing: tuple[float, float] = (1.0, 1.0)
     duration: float = 4.0
     seed: int = 0

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from app.render.outputs import PARTIAL
+
 
 def write_json_atomic(path: Path, data: dict) -> Path:
     """Write JSON to ``path`` through a temporary file and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".json", prefix=f".{path.stem}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(suffix=".json", prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2, allow_nan=False, default=_jsonable)
@@ -56,7 +58,7 @@ def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.nd
     fig.suptitle(f"{title}: tracking error ({pos_err.shape[1]} env{'s' if pos_err.shape[1] > 1 else ''})")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".png", prefix=f".{path.stem}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(suffix=".png", prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=100)

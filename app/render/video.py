@@ -16,6 +16,7 @@ import imageio.v2 as imageio
 import numpy as np
 
 from app.errors import InputError
+from app.render.outputs import PARTIAL
 
 
 class Progress:
@@ -47,7 +48,7 @@ def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: i
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".mp4", prefix=f".{path.stem}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(suffix=".mp4", prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
     os.close(fd)
     progress = Progress("encoding", total or 0) if total else None
     writer = None

@@ -1,0 +1,67 @@
+"""A run's output files, all or nothing: written under temporary names in the output folder and
+renamed into place together at the very end, so that a failed or interrupted run leaves the
+previous outputs as they were. Temporary names start with ``.app-partial.``; a run removes the
+ones a killed earlier run left in its folder before it starts (one run per folder at a time).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from app.errors import AppError
+
+PARTIAL = ".app-partial."
+
+
+class OutputSet:
+    """The files one run writes into ``folder``.
+
+    Raises AppError at construction when the folder cannot be created or written (before any work).
+    """
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise AppError(f"--out {self.folder}: exists and is not a folder")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(prefix=PARTIAL + "probe.", dir=self.folder)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            raise AppError(f"--out {self.folder}: cannot create or write this folder ({exc.strerror})") from None
+        self._pending: dict[Path, Path] = {}  # final -> temporary
+        self.remove_stale()
+
+    def remove_stale(self) -> list[Path]:
+        """Remove temporary files that an earlier, killed run left in the folder."""
+        stale = [p for p in self.folder.iterdir() if p.name.startswith(PARTIAL) and p.is_file()]
+        for p in stale:
+            p.unlink(missing_ok=True)
+        return stale
+
+    def temporary(self, name: str) -> Path:
+        """Where to write the output ``name`` now (same suffix, hidden, in the folder)."""
+        final = self.folder / name
+        fd, tmp = tempfile.mkstemp(prefix=f"{PARTIAL}{Path(name).stem}.", suffix=Path(name).suffix, dir=self.folder)
+        os.close(fd)
+        self._pending[final] = Path(tmp)
+        return Path(tmp)
+
+    def commit(self) -> dict[str, Path]:
+        """Rename every temporary file into place (readable by all). Returns name -> final path."""
+        done = {}
+        for final, tmp in self._pending.items():
+            os.chmod(tmp, 0o644)  # mkstemp made it private
+            os.replace(tmp, final)
+            done[final.name] = final
+        self._pending.clear()
+        return done
+
+    def discard(self) -> None:
+        """Remove every temporary file (the run failed or was interrupted)."""
+        for tmp in self._pending.values():
+            tmp.unlink(missing_ok=True)
+        self._pending.clear()
