@@ -42,6 +42,14 @@ def as_vectors(value: object, name: str, size: int) -> np.ndarray:
     return check_finite(arr, name)
 
 
+def as_point(value: object, name: str) -> np.ndarray:
+    """One finite point (3,) [m]; InputError naming ``name`` otherwise."""
+    arr = as_float_array(value, name)
+    if arr.shape != (3,):
+        raise InputError(f"{name} must be one point of shape (3,), got shape {arr.shape}")
+    return check_finite(arr, name)
+
+
 def as_quaternions(value: object, name: str) -> np.ndarray:
     """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
     quat = as_vectors(value, name, 4)

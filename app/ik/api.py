@@ -23,7 +23,7 @@ from app.ik.prepared import IKProblem, PoseIK, dof_indices
 from app.ik.solver import IKOptions
 from app.ik.targets import as_frame
 from app.kinematics.model import KinematicModel, LinkRef
-from app.validation import as_mask, as_vectors
+from app.validation import as_mask, as_point
 
 
 _ALL = (True, True, True)  # the default masks (one object, recognised at once)
@@ -53,7 +53,7 @@ def _link_list(links: object) -> list:
 def _points_key(local_points: list) -> tuple | None:
     if all(p is None for p in local_points):
         return None
-    return tuple(None if p is None else tuple(as_vectors(p, f"local_points[{i}]", 3).reshape(3).tolist())
+    return tuple(None if p is None else tuple(as_point(p, f"local_points[{i}]").tolist())
                  for i, p in enumerate(local_points))
 
 

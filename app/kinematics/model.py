@@ -9,6 +9,7 @@ fingers of a gripper separately. Frames are URDF link frames in the model's base
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -19,7 +20,7 @@ from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
 from app.kinematics.tables import FKTables, JacobianTables
 from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
 from app.threads import entry_point
-from app.validation import as_float_array, as_vectors, check_finite
+from app.validation import as_float_array, as_point, check_finite
 
 LinkRef = str | int
 
@@ -119,11 +120,15 @@ class KinematicModel:
         """Load a URDF file, or a ``.xacro`` file expanded with ``xacro_args`` (``$(find pkg)`` looked
         up in ``package_dirs`` and ``ROS_PACKAGE_PATH``). Kinematics never reads meshes, so absent
         meshes are fine here."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError(f"from_urdf takes a file path, got {type(path).__name__} {path!r:.60}")
         return cls(parse_urdf(path, package_dirs, xacro_args))
 
     @classmethod
     def from_urdf_string(cls, text: str) -> KinematicModel:
         """Load URDF XML text."""
+        if not isinstance(text, str):
+            raise InputError(f"from_urdf_string takes the URDF's XML text (a str), got {type(text).__name__}")
         return cls(parse_urdf_string(text))
 
     def __repr__(self) -> str:
@@ -180,6 +185,8 @@ class KinematicModel:
             ``(pos, quat)``: shapes (..., n_sel, 3) [m] and (..., n_sel, 4) (w, x, y, z).
         """
         q = self.check_q(q)
+        if links is not None and (isinstance(links, (str, int)) or not hasattr(links, "__iter__")):
+            raise InputError(f"links must be a list of link names or indices (or None for all), got {links!r:.60}")
         idx = list(range(self.n_links)) if links is None else [self.link_index(l) for l in links]
         R, p = self.link_frames(q)
         return p[..., idx, :].copy(), matrix_to_quat(R[..., idx, :, :])
@@ -237,7 +244,7 @@ class KinematicModel:
         """
         q = self.check_q(q)
         idx = self.link_index(link)
-        lp = None if local_point is None else as_vectors(local_point, "local_point", 3)
+        lp = None if local_point is None else as_point(local_point, "local_point")
         R, p = self.link_frames(q)
         return self.jacobian_from_frames(R, p, idx, lp)
 
