@@ -12,6 +12,7 @@ import numpy as np
 
 from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
+from app.control.telemetry import InvariantMonitor
 from app.control.tasks import TargetGenerator
 from app.render.framing import frame_environments
 from app.render.outputs import OutputSet
@@ -35,6 +36,7 @@ class RunResult:
     targets_pos: np.ndarray
     targets_quat: np.ndarray
     telemetry: dict
+    invariants: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
 
@@ -69,6 +71,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
     frame_every = physics_hz / run.video.fps
     frames, timings = [], dict(control=0.0, physics=0.0, render=0.0)
     progress = Progress("simulating", n_steps) if n_steps * robot.n_envs > 20000 else None
+    m = robot.model
+    controller.invariants = InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs)
     for k in range(n_steps):
         t = k / physics_hz
         tg = targets(t) if target_hook is None else target_hook(t, targets(t))
@@ -80,6 +84,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_
             marker.set_pose(tg.pos[:, i], tg.quat[:, i])
         scene.update_debug_objects()
         scene.step()
+        controller.invariants.update(*robot.read_states())
         t2 = time.perf_counter()
         if camera is not None and k >= len(frames) * frame_every - 1e-9:
             frames.append(camera.frame())
@@ -151,11 +156,25 @@ def final_state(run, scene, robot, controller, targets) -> RunResult:
     pos, quat = robot.forward_kinematics(robot.unbatch(q), links_idx_local=[robot.model.link_index(l) for l in links])
     tg = targets(scene.t)
     n = robot.n_envs
+    inv = getattr(controller, "invariants", None)
+    invariants = {} if inv is None else {"limit_excess": inv.limit_excess, "velocity_ratio": inv.velocity_ratio}
     return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,
-                     controller.telemetry.arrays())
+                     controller.telemetry.arrays(), invariants)
 
 
 REACHED_POS, REACHED_ROT = 1e-3, 1e-2  # [m], [rad]: the report's "reached_final" tolerance
+
+
+def invariant_summary(run: RunConfig, result: RunResult) -> dict:
+    """The worst value over every environment and physics step of each promise the simulated arms keep."""
+    inv, tel = result.invariants, result.telemetry
+    d_safe = getattr(run.controller, "d_safe", None)
+    return {"joint_limit_excess_max_rad": float(inv["limit_excess"].max()),
+            "joint_limit_promise_rad": 1e-6,
+            "velocity_over_bound_max": float(inv["velocity_ratio"].max()),
+            "velocity_promise": None if getattr(run.controller, "mode", "control") == "kinematic" else 1.02,
+            "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"])) if len(tel["t"]) else None,
+            "obstacle_promise_m": None if d_safe is None else d_safe - 1e-4}
 
 
 def report_dict(run: RunConfig, result: RunResult, model) -> dict:
@@ -176,9 +195,12 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
             "joint_limit_margin_min": float(margin[e]),
             "stalled_final": bool(tel["stalled"][-1, e]), "stalled_ever": bool(tel["stalled"][:, e].any()),
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
+            "joint_limit_excess_max_rad": float(result.invariants["limit_excess"][e]),
+            "velocity_over_bound_max": float(result.invariants["velocity_ratio"][e]),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
     return {"config": run.name, "controller": controller, "task": run.task.type,
             "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
+            "invariants": invariant_summary(run, result),
             "timings_s": {k: round(v, 4) for k, v in result.timings.items()}, "environments": envs}

@@ -13,12 +13,14 @@ import numpy as np
 from app.control.robot import ControlledRobot
 from app.control.tasks import PoseTask, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
+from app.ik.limits import JointLimits
 from app.ik.solver import pose_error_norms
 from app.ik.targets import PoseTargets
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
 
 MODES = ("control", "kinematic")
+LIMIT_MARGIN = 1e-4  # [rad] or [m]: commands stay this far inside the joint limits (the motors' stopping error)
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class PoseIKControllerConfig:
         mode: 'control' drives the motors, 'kinematic' sets the state directly.
         pos_tol, rot_tol, max_iters, max_restarts: The IK's (app.ik.solver.IKOptions).
         stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
+        accel_max: Joint acceleration bound [rad/s^2] of the commanded motion in control mode (as the QP
+            controller's); None: velocity and position limits only.
         dt: Control tick [s] (set by the run, not in YAML).
     """
 
@@ -43,6 +47,7 @@ class PoseIKControllerConfig:
     max_restarts: int = 50
     stall_window: int = 120
     stall_tol: float = 1e-3
+    accel_max: float | None = 40.0
 
 
 class PoseIKController:
@@ -68,7 +73,7 @@ class PoseIKController:
         self._errors = PoseTargets.build(robot.model, self.links, [np.zeros(3)] * len(self.links),
                                          [np.array([1.0, 0, 0, 0])] * len(self.links), None, pos_mask, rot_mask,
                                          frame=self.base.R)
-        self._q_prev: np.ndarray | None = None
+        self._joint_box = JointLimits(robot.model, 1.0, cfg.accel_max, LIMIT_MARGIN)
 
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseTask, links: list[str],
@@ -80,8 +85,9 @@ class PoseIKController:
     def track(self, t: float, targets: Targets) -> None:
         """One tick towards ``targets`` (environment frames)."""
         robot, n = self.robot, len(self.links)
-        q_now = robot.read_states()[0]
-        pos, quat = self.base.targets_to_base(targets.pos.reshape(-1, 3), targets.quat.reshape(-1, 4))
+        q_now, v_now = robot.read_states()
+        ahead = targets.pos if self.config.mode == "kinematic" else targets.pos + targets.vel * self.config.dt
+        pos, quat = self.base.targets_to_base(ahead.reshape(-1, 3), targets.quat.reshape(-1, 4))
         pos, quat = pos.reshape(robot.n_envs, n, 3), quat.reshape(robot.n_envs, n, 4)
         kwargs = dict(init_qpos=q_now, return_info=True, **self.masks, **self.ik_options)
         if n == 1:
@@ -93,10 +99,19 @@ class PoseIKController:
         if self.config.mode == "kinematic":
             robot.set_state(q)
         else:
-            qdot = np.zeros_like(q) if self._q_prev is None else (q - self._q_prev) / self.config.dt
-            robot.command(q, qdot)
-        self._q_prev = q
+            robot.command(*self._velocity_limited(q_now, v_now, q), position_gain=0.0)
         self._record(t, targets, np.atleast_1d(info.converged))
+
+    def _velocity_limited(self, q_now: np.ndarray, v_now: np.ndarray, q_goal: np.ndarray) -> tuple:
+        """The step towards the IK answer that the motors can follow: the velocity (q_goal - q_now) / dt clipped
+        into the joint box of the QP's joint limits (URDF velocity bounds, the position limits one tick ahead,
+        braking distance and the acceleration window around the measured velocity); (q_cmd, qdot), each
+        (n_envs, n_dofs). With position gain 0 and velocity gain 1 the motor tracks qdot (within its effort),
+        so the arm keeps its velocity bounds and stops at the limits instead of running past them."""
+        dt = self.config.dt
+        box = self._joint_box.compute_qp_inequalities(q_now, dt, v_now)  # aims LIMIT_MARGIN inside the limits
+        qdot = np.clip((q_goal - q_now) / dt, box.lo, box.hi)
+        return q_now + qdot * dt, qdot
 
     def _record(self, t: float, targets: Targets, converged: np.ndarray) -> None:
         """Tracking errors of the measured state (not of the IK answer) against the targets, masked as the IK."""

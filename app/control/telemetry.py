@@ -69,3 +69,24 @@ class TelemetryLog:
         for name in ("pos_err", "rot_err", "qp_ok", "scale", "n_active", "min_distance", "stalled"):
             out[name] = np.array(getattr(self, name))
         return out
+
+
+class InvariantMonitor:
+    """The worst values, per environment, of what the simulated arms promise: joints within their limits
+    and velocities within their URDF bounds, updated from the measured state after every physics step.
+
+    Args:
+        q_lower, q_upper, v_max: The model's limits (n_dofs,).
+    """
+
+    def __init__(self, q_lower: np.ndarray, q_upper: np.ndarray, v_max: np.ndarray, n_envs: int):
+        self.q_lower, self.q_upper = q_lower, q_upper
+        self.v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, np.inf)
+        self.limit_excess = np.zeros(n_envs)  # [rad] or [m] beyond a limit, 0 if never
+        self.velocity_ratio = np.zeros(n_envs)  # largest |v| / v_max seen
+
+    def update(self, q: np.ndarray, v: np.ndarray) -> None:
+        """One measured state: q, v (n_envs, n_dofs)."""
+        excess = np.maximum(self.q_lower - q, q - self.q_upper).max(axis=1)
+        self.limit_excess = np.maximum(self.limit_excess, excess)
+        self.velocity_ratio = np.maximum(self.velocity_ratio, (np.abs(v) / self.v_max).max(axis=1))

@@ -72,13 +72,17 @@ class JointLimits:
         model: The robot.
         velocity_scale: Fraction of the URDF velocity limits to allow.
         accel_max: Joint acceleration bound [rad/s^2 or m/s^2], scalar or (n_dofs,); None for none.
+        margin: The box aims this far inside the position limits [rad or m]: what a simulated motor
+            overshoots when it stops at a limit (the controllers use 1e-4).
     """
 
     slot = "joint_box"
 
-    def __init__(self, model: KinematicModel, velocity_scale: float = 1.0, accel_max: float | None = None):
+    def __init__(self, model: KinematicModel, velocity_scale: float = 1.0, accel_max: float | None = None,
+                 margin: float = 0.0):
         self.v_max = np.minimum(model.v_max * velocity_scale, INF)
-        self.q_min, self.q_max = model.q_lower, model.q_upper
+        self.margin = float(margin)
+        self.q_min, self.q_max = model.q_lower + self.margin, model.q_upper - self.margin
         self.accel_max = accel_max
         self._accel = np.broadcast_to(np.inf if accel_max is None else np.asarray(accel_max, dtype=float),
                                       self.v_max.shape).copy()
