@@ -150,3 +150,21 @@ def test_huge_or_tiny_quaternion_entries_are_normalised_without_overflow(widowx)
     assert info.converged and np.isfinite(info.err).all() and np.isfinite(info.rot_err)
     tiny = widowx.inverse_kinematics("ee_gripper_link", [0.3, 0.0, 0.2], [0.0, 1e-200, 0.0, 0.0], return_info=True)
     np.testing.assert_allclose(tiny.q, info.q)
+
+
+def test_stale_urdf_copies_of_a_killed_process_are_removed(tmp_path, monkeypatch):
+    import tempfile
+
+    from app.sim import loader
+    from app.sim.scene import Scene
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    old, fresh = tmp_path / f"{loader.PREFIX}old.urdf", tmp_path / f"{loader.PREFIX}fresh.urdf"
+    old.write_text("<robot/>"), fresh.write_text("<robot/>")
+    os.utime(old, (time.time() - 2 * loader.STALE_AFTER,) * 2)
+    scene = Scene()
+    scene.add_robot(str(ROOT / "assets" / "urdf" / "widowx_ai.urdf"))
+    scene.build()
+    scene.close()
+    assert not old.exists() and fresh.exists()  # a copy in use by another process now is left alone
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name]

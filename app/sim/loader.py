@@ -13,8 +13,10 @@ import contextlib
 import math
 import os
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pybullet as pb
 
@@ -45,13 +47,27 @@ def simulator_file(model: KinematicModel, text: str, path: str, package_dirs: Se
     """A temporary URDF file PyBullet can load (see the module docstring); removed on exit."""
     limits = {name: (float(lo), float(hi)) for name, lo, hi in zip(model.dof_names, model.q_lower, model.q_upper)}
     resolved = geometry_urdf(text, path, list(package_dirs or []), limits)
-    fd, tmp = tempfile.mkstemp(suffix=".urdf", prefix="app_resolved_")
+    _remove_stale_copies()
+    fd, tmp = tempfile.mkstemp(suffix=".urdf", prefix=PREFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(resolved)
         yield tmp
     finally:
         os.unlink(tmp)
+
+
+PREFIX = "app_resolved_"  # the temporary copies, in the system's temp folder
+STALE_AFTER = 3600.0  # [s]: a copy this old was left by a killed process (a load takes a second)
+
+
+def _remove_stale_copies() -> None:
+    """Delete temporary copies that a killed process (SIGKILL) could not remove."""
+    now = time.time()
+    for stale in Path(tempfile.gettempdir()).glob(f"{PREFIX}*.urdf"):
+        with contextlib.suppress(OSError):
+            if now - stale.stat().st_mtime > STALE_AFTER:
+                stale.unlink()
 
 
 def load_body(client: int, file: str, path: str, model: KinematicModel, base_pos: Sequence[float] = (0.0, 0.0, 0.0),
