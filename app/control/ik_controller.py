@@ -14,7 +14,7 @@ from app.control.robot import ControlledRobot
 from app.control.tasks import PoseTask, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.limits import JointLimits
-from app.ik.solver import pose_error_norms
+from app.ik.solver import IKOptions, pose_error_norms
 from app.ik.targets import PoseTargets
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
@@ -41,10 +41,10 @@ class PoseIKControllerConfig:
     dt: float = field(default=1.0 / 240.0, metadata={"internal": True})
     control_hz: float | None = None
     mode: str = "control"
-    pos_tol: float = 1e-4
-    rot_tol: float = 1e-3
-    max_iters: int = 60
-    max_restarts: int = 50
+    pos_tol: float = IKOptions.pos_tol  # the IK's defaults, defined once (app.ik.solver.IKOptions)
+    rot_tol: float = IKOptions.rot_tol
+    max_iters: int = IKOptions.max_iters
+    max_restarts: int = IKOptions.max_restarts
     stall_window: int = 120
     stall_tol: float = 1e-3
     accel_max: float | None = 40.0
