@@ -1,6 +1,8 @@
-"""Inverse kinematics: pose IK (damped least squares), closed form, differential IK, QP."""
+"""Inverse kinematics: app.RobotModel's pose IK (one prepared-solver pipeline), closed form, differential
+IK, and the QP's tasks, limits, builder and solvers."""
 
-from app.ik.solver import IKOptions, IKResult, solve_ik
+from app.ik.prepared import IKProblem, PoseIK
+from app.ik.solver import IKOptions, IKResult
 from app.ik.targets import PoseTargets
 
-__all__ = ["IKOptions", "IKResult", "PoseTargets", "solve_ik"]
+__all__ = ["IKOptions", "IKProblem", "IKResult", "PoseIK", "PoseTargets"]

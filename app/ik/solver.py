@@ -175,30 +175,6 @@ def restart_points(model: KinematicModel, free: np.ndarray, options: IKOptions, 
     return np.ascontiguousarray(np.where(free, table, np.nan))
 
 
-def solve_ik(model: KinematicModel, targets: PoseTargets, q_init: np.ndarray, free: np.ndarray,
-             options: IKOptions, seeds: np.ndarray | None = None, arm: tuple | None = None) -> IKResult:
-    """Solve a batch of pose-IK problems.
-
-    Args:
-        model: The robot.
-        targets: Normalised targets, batch size B.
-        q_init: First guess, within the limits. Shape (B, n_dofs).
-        free: DOFs the solver may move; the others stay at ``q_init``. Shape (n_dofs,), bool.
-        options: Solver settings.
-        seeds: Extra starting points tried, in order, before the random restarts.
-            Shape (B, n_seeds, n_dofs) or (n_seeds, n_dofs).
-        arm: Closed-form parameters (app.ik.analytic.kernel_arm) for a one-link full-pose task:
-            every problem first starts from its valid branches, nearest to its q_init first.
-    Returns:
-        IKResult of batch B, with convergence and errors computed from FK of the returned ``q``.
-    """
-    q_init = np.ascontiguousarray(q_init, dtype=float)
-    starts = restart_points(model, free, options, seeds, q_init.shape[0])
-    q, err, iters, restarts = run_kernel(model, q_init, starts, targets.pos, targets.rot, targets.task_tables,
-                                         np.ascontiguousarray(free, dtype=bool), lm_options(model, options), arm)
-    return result_of(q, err, options, iters, restarts, targets.batch_shape)
-
-
 def run_kernel(model: KinematicModel, q_init, starts, tgt_pos, tgt_rot, task: TaskTables, free, opts: LMOptions,
                arm: ArmTables | None):
     """The compiled loop, seeded by the closed form when ``arm`` is given. Returns (q, err, iters, restarts)."""
