@@ -101,8 +101,13 @@ def nullspace_projector_one(J, damping, N):
     if m == 0:
         return
     L = np.empty((m, m))
-    _damped_gram(J, np.ones(n, dtype=np.bool_), damping, L)
-    cholesky_into(L, L)
+    for i in range(m):  # J J^T + damping^2 I
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(n):
+                s += J[i, k] * J[j, k]
+            L[i, j] = s + (damping * damping if i == j else 0.0)
+    cholesky_into(L, L)  # reads and writes the lower triangle only
     Y = np.empty((m, n))  # Y = L^-1 J, so that J^T (J J^T + damping^2 I)^-1 J = Y^T Y
     for c in range(n):
         for i in range(m):

@@ -29,18 +29,22 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
     """
     links, local_points, rot_mode, rot_axis, pos_mask = task.links, task.local_points, task.rot_mode, task.rot_axis, \
         task.pos_mask
-    Rc_Rt, d = np.empty((3, 3)), np.empty(3)
+    Rc_Rt = np.empty((3, 3))
     F = task.frame
     rotated = not (F[0, 0] == 1.0 and F[1, 1] == 1.0 and F[2, 2] == 1.0)  # orthonormal: else the identity
     for t in range(links.shape[0]):
         link = links[t]
         Rl = R[link]
-        for r in range(3):
-            d[r] = tgt_pos[t, r] - (p[link, r] + Rl[r, 0] * local_points[t, 0] + Rl[r, 1] * local_points[t, 1]
-                                    + Rl[r, 2] * local_points[t, 2])
-        for r in range(3):  # in the mask frame, then masked
-            v = (F[r, 0] * d[0] + F[r, 1] * d[1] + F[r, 2] * d[2]) if rotated else d[r]
-            err[t, r] = v if pos_mask[t, r] else 0.0
+        lp = local_points[t]
+        d0 = tgt_pos[t, 0] - (p[link, 0] + Rl[0, 0] * lp[0] + Rl[0, 1] * lp[1] + Rl[0, 2] * lp[2])
+        d1 = tgt_pos[t, 1] - (p[link, 1] + Rl[1, 0] * lp[0] + Rl[1, 1] * lp[1] + Rl[1, 2] * lp[2])
+        d2 = tgt_pos[t, 2] - (p[link, 2] + Rl[2, 0] * lp[0] + Rl[2, 1] * lp[1] + Rl[2, 2] * lp[2])
+        if rotated:  # in the mask frame
+            d0, d1, d2 = (F[0, 0] * d0 + F[0, 1] * d1 + F[0, 2] * d2, F[1, 0] * d0 + F[1, 1] * d1 + F[1, 2] * d2,
+                          F[2, 0] * d0 + F[2, 1] * d1 + F[2, 2] * d2)
+        err[t, 0] = d0 if pos_mask[t, 0] else 0.0
+        err[t, 1] = d1 if pos_mask[t, 1] else 0.0
+        err[t, 2] = d2 if pos_mask[t, 2] else 0.0
         err[t, 3:] = 0.0
         mode = rot_mode[t]
         if mode == ROT_FULL:

@@ -156,7 +156,8 @@ class QPBuilder:
         if s["rows_limit"].G.shape[1] > K:
             raise InputError(f"{self.n + s['rows_limit'].G.shape[1]} constraint rows exceed the QP's fixed size "
                              f"of {self.n + K}")
-        args = (q, v, *(s[name] for name in SLOTS), K, self.damping)
+        args = (q, v, s["frame"], s["rows_task"], s["posture"], s["joint_box"], s["velocity_box"], s["distance"],
+                s["rows_limit"], K, self.damping)  # SLOTS' order
         if not self._reuse:
             return QPBatch(*build_batch(*args))
         if self._entry is None:

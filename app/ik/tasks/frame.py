@@ -110,15 +110,19 @@ class FrameTask:
         twist (B, 6) or None, all finite, in the base frame."""
         tables = self._tables[rot is not None]
         B = len(pos)
-        if rot is None:
-            rot = np.broadcast_to(np.eye(3), (B, 3, 3))
-        elif len(rot) != B:
+        if rot is not None and len(rot) != B:
             raise InputError(f"pos and quat must have the same batch size, got {B} and {len(rot)}")
-        ff = np.zeros((B, 6)) if twist is None else np.ascontiguousarray(np.broadcast_to(twist, (B, 6)), dtype=float)
-        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
-        m = self.model
-        self._params = FrameParams(True, m.fk_tables, m.jacobian_tables, tables, f(pos[:, None]), f(rot[:, None]),
-                                   ff, self._ff_mask, self.gain, self._w)
+        if twist is not None and len(twist) not in (1, B):
+            raise InputError(f"twist needs one row per target ({B}) or one for all, got {len(twist)}")
+        p = self._params
+        if p is None or len(p.tgt_pos) != B:  # arrays made once per batch size, filled every tick
+            m = self.model
+            p = FrameParams(True, m.fk_tables, m.jacobian_tables, tables, np.empty((B, 1, 3)),
+                            np.empty((B, 1, 3, 3)), np.zeros((B, 6)), self._ff_mask, self.gain, self._w)
+        p.tgt_pos[:, 0] = pos
+        p.tgt_rot[:, 0] = np.eye(3) if rot is None else rot
+        p.ff[:] = 0.0 if twist is None else twist
+        self._params = p if p.tables is tables else p._replace(tables=tables)
 
     def params(self, batch: int) -> FrameParams:
         """The targets and gains as the compiled builder takes them, checked to be set for ``batch`` configurations."""
