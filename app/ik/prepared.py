@@ -120,21 +120,23 @@ class PoseIK:
             if any(self.problem.rot_mask):
                 raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
             quat = _IDENTITY_QUAT  # rot_mask all False: the orientation is free anyway
-        return self.solve_links([pos], [quat], init_qpos).one_link()
+        return self.solve_links([pos], [quat], init_qpos, one_link=True)
 
     def solve_links(self, poss: Sequence, quats: Sequence, init_qpos: object = None,
-                    seeds: np.ndarray | None = None) -> IKResult:
+                    seeds: np.ndarray | None = None, one_link: bool = False) -> IKResult:
         """Solve for one target per link: poss[i] ([n,] 3) or None, quats[i] ([n,] 4) or None, as the
         problem's ``has_pos``/``has_rot`` say; init_qpos ([n,] n_dofs); seeds ([n,] k, n_dofs) tried after
-        init_qpos, before the random restarts. Returns an IKResult with the link axis (err ([n,] n_links, 6))."""
+        init_qpos, before the random restarts. Returns an IKResult with the link axis (err ([n,] n_links, 6)), or
+        without it for a one-link solver asked ``one_link`` (err ([n,] 6))."""
         pb = self.problem
         for name, given, expected in (("poss", poss, pb.has_pos), ("quats", quats, pb.has_rot)):
             for i, (g, e) in enumerate(zip(given, expected)):
                 if (g is not None) != e:
                     raise InputError(f"{name}[{i}] is {'required' if e else 'not taken'} by this solver "
                                      f"(prepared for {name} given where {list(expected)})")
+        one_link = one_link and self.n_links == 1
         if self.n_links == 1 and seeds is None and pb.has_pos[0]:
-            return self._one_link(poss[0], quats[0], init_qpos)
+            return self._one_link(poss[0], quats[0], init_qpos, one_link)
         q0 = None if init_qpos is None else self.model.check_q(init_qpos, "init_qpos")
         hint = () if q0 is None else q0.shape[:-1]
         targets = PoseTargets.build(self.model, list(pb.links), list(poss), list(quats),
@@ -147,9 +149,9 @@ class PoseIK:
         if seeds is not None:
             seeds = as_float_array_seeds(seeds, self.model.n_dofs, batch)
             starts = restart_points(self.model, self._free, self.options, seeds, q_init.shape[0])
-        return self._run(batch, q_init, targets.pos, targets.rot, starts)
+        return self._run(batch, q_init, targets.pos, targets.rot, starts, one_link)
 
-    def _one_link(self, pos: object, quat: object, init_qpos: object) -> IKResult:
+    def _one_link(self, pos: object, quat: object, init_qpos: object, one_link: bool) -> IKResult:
         """solve_links for one link with a position target, without the general bookkeeping."""
         p = as_vectors(pos, "pos", 3)
         rot = self._identity if quat is None else as_rotation_matrices(quat, "quat")
@@ -157,12 +159,12 @@ class PoseIK:
         if p.ndim == 1 and rot.ndim == 2 and q0.ndim == 1:  # one problem: the common call, kept short
             tgt_pos, tgt_rot = np.ascontiguousarray(p.reshape(1, 1, 3)), rot.reshape(1, 1, 3, 3)
             q0 = self._mid_row if init_qpos is None else self._clip(q0).reshape(1, -1)
-            return self._run((), q0, tgt_pos, tgt_rot, None)
+            return self._run((), q0, tgt_pos, tgt_rot, None, one_link)
         batch = self._batch([p.shape[:-1], rot.shape[:-2], q0.shape[:-1]])
         tgt_pos = np.ascontiguousarray(as_rows(p[..., None, :], batch, (1, 3)))  # (n, 1 link, 3)
         tgt_rot = np.ascontiguousarray(as_rows(rot[..., None, :, :], batch, (1, 3, 3)))
         q0 = self._clip(as_rows(q0, batch, (self.model.n_dofs,)))
-        return self._run(batch, q0, tgt_pos, tgt_rot, None)
+        return self._run(batch, q0, tgt_pos, tgt_rot, None, one_link)
 
     def _batch(self, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
         return shapes[0] if all(s == shapes[0] for s in shapes) and len(shapes[0]) <= 1 else batch_shape_of(shapes)
@@ -170,7 +172,7 @@ class PoseIK:
     def _clip(self, q: np.ndarray) -> np.ndarray:
         return np.minimum(np.maximum(q, self._lo), self._hi)
 
-    def _run(self, batch, q0, tgt_pos, tgt_rot, starts) -> IKResult:
+    def _run(self, batch, q0, tgt_pos, tgt_rot, starts, one_link: bool = False) -> IKResult:
         q0 = np.ascontiguousarray(q0, dtype=float)
         if starts is None and q0.shape[0] == 1:  # one problem, on this thread: the compiled code called directly
             q, err, iters, restarts = self._one_problem(q0, np.ascontiguousarray(tgt_pos, dtype=float),
@@ -178,7 +180,7 @@ class PoseIK:
         else:
             q, err, iters, restarts = run_kernel(self.model, q0, self._starts if starts is None else starts, tgt_pos,
                                                  tgt_rot, self._task, self._free, self._lm_options, self._arm)
-        return result_of(q, err, self.options, iters, restarts, batch)
+        return result_of(q, err, self.options, iters, restarts, batch, one_link)
 
     def _one_problem(self, q0: np.ndarray, tgt_pos: np.ndarray, tgt_rot: np.ndarray) -> tuple:
         """The compiled loop for one problem (q0 (1, n), targets (1, T, ...), all C-contiguous float64)."""

@@ -114,7 +114,7 @@ GENESIS_OPTIONS = (  # (Genesis's keyword, IKOptions field, conversion)
 )
 
 
-@dataclass
+@dataclass(slots=True)  # made on every call: slots make it cheaper
 class IKResult:
     """Outcome of a pose-IK call; arrays lead with the batch shape ``(...)`` of the call.
 
@@ -197,13 +197,15 @@ def lm_options(model: KinematicModel, options: IKOptions) -> LMOptions:
 
 
 def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndarray, restarts: np.ndarray,
-              batch_shape: tuple[int, ...]) -> IKResult:
+              batch_shape: tuple[int, ...], one_link: bool = False) -> IKResult:
     """IKResult of batch shape ``batch_shape`` from configurations q (B, n_dofs) and their FK residuals
-    err (B, n_links, 6), the link axis kept (:meth:`IKResult.one_link` drops it). Warns on failures."""
+    err (B, n_links, 6), the link axis kept unless ``one_link`` (as :meth:`IKResult.one_link`). Warns on failures."""
     pos_err, rot_err, ok = error_norms(err, options.pos_tol, options.rot_tol)
     if not ok.all():
         log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
                     int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)
+    if one_link:
+        pos_err, rot_err, err = pos_err[:, 0], rot_err[:, 0], err[:, 0]
     arrays = (q, ok, pos_err, rot_err, err, iters, restarts)
     if batch_shape != (q.shape[0],):
         arrays = tuple(a.reshape(batch_shape + a.shape[1:]) for a in arrays)
