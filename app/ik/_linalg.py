@@ -53,10 +53,11 @@ def solve_spd(A, b, out):
 
 @njit(cache=True)
 def _damped_gram(J, free, damping, G):
-    """G = J_f J_f^T + damping^2 I, J_f = J restricted to the ``free`` columns. J (m, n), G (m, m)."""
+    """The lower triangle of G = J_f J_f^T + damping^2 I (all :func:`cholesky_into` reads), J_f = J
+    restricted to the ``free`` columns. J (m, n), G (m, m)."""
     m, n = J.shape
     for i in range(m):
-        for j in range(m):
+        for j in range(i + 1):
             s = 0.0
             for k in range(n):
                 if free[k]:
@@ -101,13 +102,8 @@ def nullspace_projector_one(J, damping, N):
     if m == 0:
         return
     L = np.empty((m, m))
-    for i in range(m):  # J J^T + damping^2 I
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(n):
-                s += J[i, k] * J[j, k]
-            L[i, j] = s + (damping * damping if i == j else 0.0)
-    cholesky_into(L, L)  # reads and writes the lower triangle only
+    _damped_gram(J, np.ones(n, dtype=np.bool_), damping, L)
+    cholesky_into(L, L)
     Y = np.empty((m, n))  # Y = L^-1 J, so that J^T (J J^T + damping^2 I)^-1 J = Y^T Y
     for c in range(n):
         for i in range(m):
