@@ -10,7 +10,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.robot import ControlledRobot
+from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.tasks import PoseTask, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.limits import JointLimits
@@ -20,7 +20,6 @@ from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
 
 MODES = ("control", "kinematic")
-LIMIT_MARGIN = 1e-4  # [rad] or [m]: commands stay this far inside the joint limits (the motors' stopping error)
 
 
 @dataclass(frozen=True)

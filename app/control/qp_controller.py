@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.robot import ControlledRobot
+from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.tasks import PoseTask, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
@@ -26,7 +26,6 @@ from app.kinematics.base_frame import BaseFrame
 from app.validation import as_rotation_matrices, as_vectors
 
 log = logging.getLogger(__name__)
-LIMIT_MARGIN = 1e-4  # [rad] or [m] the joint box stays inside the position limits (the motors' stopping error)
 DISTANCE_BUFFER = 1e-3  # [m] added to d_safe in the collision rows (tracking error and linearisation)
 
 

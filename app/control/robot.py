@@ -15,6 +15,8 @@ import numpy as np
 from app.ik.limits.distance import CollisionPairs, DistanceRows
 from app.ik.model import RobotModel
 
+LIMIT_MARGIN = 1e-4  # [rad] or [m]: controllers command this far inside the joint limits (motors' stopping error)
+
 
 class ControlledRobot(Protocol):
     """A robot of ``n_envs`` environments with ``model.n_dofs`` DOFs each."""
