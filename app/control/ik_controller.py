@@ -94,12 +94,12 @@ class PoseIKController:
         else:
             info = robot.model.inverse_kinematics_multilink(self.links, list(pos.transpose(1, 0, 2)),
                                                             list(quat.transpose(1, 0, 2)), **kwargs)
-        q = info.q
         if self.config.mode == "kinematic":
-            robot.set_state(q)
-        else:
-            robot.command(*self._velocity_limited(q_now, v_now, q), position_gain=0.0)
-        self._record(t, targets, np.atleast_1d(info.converged))
+            robot.set_state(info.q)
+            q_now = robot.read_states()[0]  # the state set (clipped into the limits)
+        else:  # commanding moves nothing until the next physics step: q_now stays the measured state
+            robot.command(*self._velocity_limited(q_now, v_now, info.q), position_gain=0.0)
+        self._record(t, targets, q_now, np.atleast_1d(info.converged))
 
     def _velocity_limited(self, q_now: np.ndarray, v_now: np.ndarray, q_goal: np.ndarray) -> tuple:
         """The step towards the IK answer that the motors can follow: the velocity (q_goal - q_now) / dt clipped
@@ -112,10 +112,10 @@ class PoseIKController:
         qdot = np.clip((q_goal - q_now) / dt, box.lo, box.hi)
         return q_now + qdot * dt, qdot
 
-    def _record(self, t: float, targets: Targets, converged: np.ndarray) -> None:
-        """Tracking errors of the measured state (not of the IK answer) against the targets, masked as the IK."""
+    def _record(self, t: float, targets: Targets, q: np.ndarray, converged: np.ndarray) -> None:
+        """Tracking errors of the measured state q (n_envs, n_dofs) (not of the IK answer) against the targets,
+        masked as the IK."""
         robot = self.robot
-        q = robot.read_states()[0]
         pos, quat = self.base.targets_to_base(targets.pos.reshape(-1, 3), targets.quat.reshape(-1, 4))
         n, k = robot.n_envs, len(self.links)
         rot = np.ascontiguousarray(quat_to_matrix(quat)).reshape(n, k, 3, 3)
