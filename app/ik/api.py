@@ -58,7 +58,6 @@ def _points_key(local_points: list) -> tuple | None:
 
 
 
-
 def _mask_key(mask: object, name: str) -> tuple:
     """A mask as a key, checked first (a tuple or list of three bools passes at once)."""
     if mask is _ALL:

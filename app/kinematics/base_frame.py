@@ -41,4 +41,3 @@ class BaseFrame:
     def jacobian_from_base(self, J: np.ndarray) -> np.ndarray:
         """A base-frame Jacobian (..., 6, n) with its rows rotated into the environment's frame."""
         return np.concatenate([self.R @ J[..., :3, :], self.R @ J[..., 3:, :]], axis=-2)
-

@@ -2,7 +2,7 @@
 ``app.RobotModel`` adds the IK methods on top, in app.ik.model).
 
 Every movable joint (revolute, continuous, prismatic) is one DOF, in depth-first link
-order. ``<mimic>`` tags are recorded in :attr:`RobotModel.mimic` but not enforced: each
+order. ``<mimic>`` tags are recorded in :attr:`KinematicModel.mimic` but not enforced: each
 mimicking joint stays an independent DOF, as in PyBullet, so that IK may move the two
 fingers of a gripper separately. Frames are URDF link frames in the model's base frame.
 """

@@ -1,7 +1,7 @@
 """The model's tables as the compiled kernels take them: named fields, not positions.
 
 A kernel reads ``fk.parent`` or ``jac.ancestor``; adding a field is one edit here and one where
-the model fills it (RobotModel._build_tables).
+the model fills it (KinematicModel._build_tables).
 """
 
 from __future__ import annotations
