@@ -124,9 +124,9 @@ def _typed(types: dict[str, type], default: str, data: object, where: str):
     try:
         return build(types[name], rest, where)
     except ConfigError as exc:
-        owners = [t for t, c in types.items() if t != name and any(k in {f.name for f in dataclasses.fields(c)}
-                                                                   for k in rest if k not in
-                                                                   {f.name for f in dataclasses.fields(types[name])})]
+        keys_of = {t: {f.name for f in dataclasses.fields(c)} for t, c in types.items()}
+        foreign = [k for k in rest if k not in keys_of[name]]
+        owners = [t for t, keys in keys_of.items() if t != name and any(k in keys for k in foreign)]
         if "unknown key" in str(exc) and owners:
             raise ConfigError(f"{exc} (type '{name}'; that key belongs to type {owners})") from None
         raise
