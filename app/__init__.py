@@ -4,9 +4,13 @@
 PyBullet on first use.
 """
 
+from app.kernel_cache import configure as _configure_kernel_cache
+
+_configure_kernel_cache()  # before any kernel module is imported: numba's cache keyed on the source
+
 from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError,
-                        UnknownNameError, URDFError)
-from app.ik.model import RobotModel
+                        UnknownNameError, URDFError)  # noqa: E402
+from app.ik.model import RobotModel  # noqa: E402
 
 __all__ = [
     "AppError",

@@ -11,26 +11,27 @@ from numba import njit
 
 
 @njit(cache=True)
-def cholesky_into(A, L):
-    """Lower Cholesky factor of the symmetric positive-definite A (m, m) into L (m, m) (L may be A:
-    the lower triangle is overwritten in place). Pivots are floored at 1e-300 (never NaN)."""
+def cholesky_inplace(A):
+    """Overwrite the lower triangle of the symmetric positive-definite A (m, m) with its Cholesky factor.
+    Pivots are floored at 1e-300 (never NaN). One array in and out: a separate output that might alias
+    the input kept LLVM from keeping values in registers (the LM loop was ~10 % slower)."""
     m = A.shape[0]
     for j in range(m):
         d = A[j, j]
         for k in range(j):
-            d -= L[j, k] * L[j, k]
+            d -= A[j, k] * A[j, k]
         d = np.sqrt(max(d, 1e-300))
-        L[j, j] = d
+        A[j, j] = d
         for i in range(j + 1, m):
             s = A[i, j]
             for k in range(j):
-                s -= L[i, k] * L[j, k]
-            L[i, j] = s / d
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
 
 
 @njit(cache=True)
 def cho_solve(L, b, out):
-    """Solve L L^T x = b into out, with L from :func:`cholesky_into`."""
+    """Solve L L^T x = b into out, with L from :func:`cholesky_inplace`."""
     m = L.shape[0]
     for i in range(m):
         s = b[i]
@@ -47,13 +48,13 @@ def cho_solve(L, b, out):
 @njit(cache=True)
 def solve_spd(A, b, out):
     """Solve A x = b for a symmetric positive-definite A (n, n) into out (A is overwritten)."""
-    cholesky_into(A, A)
+    cholesky_inplace(A)
     cho_solve(A, b, out)
 
 
 @njit(cache=True)
 def _damped_gram(J, free, damping, G):
-    """The lower triangle of G = J_f J_f^T + damping^2 I (all :func:`cholesky_into` reads), J_f = J
+    """The lower triangle of G = J_f J_f^T + damping^2 I (all :func:`cholesky_inplace` reads), J_f = J
     restricted to the ``free`` columns. J (m, n), G (m, m)."""
     m, n = J.shape
     for i in range(m):
@@ -103,7 +104,7 @@ def nullspace_projector_one(J, damping, N):
         return
     L = np.empty((m, m))
     _damped_gram(J, np.ones(n, dtype=np.bool_), damping, L)
-    cholesky_into(L, L)
+    cholesky_inplace(L)
     Y = np.empty((m, n))  # Y = L^-1 J, so that J^T (J J^T + damping^2 I)^-1 J = Y^T Y
     for c in range(n):
         for i in range(m):
