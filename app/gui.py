@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.tasks import Targets
+from app.control.tasks import TargetGenerator, Targets
 from app.runner import simulate
 from app.build import build_scene
 from app.sim.camera import save_window_view
@@ -78,7 +78,8 @@ def run_gui(run: RunConfig, screenshot: str | Path | None = None) -> None:
         cam = run.scene_config.camera
         controls = GuiControls(scene, robot, scene.dt)
         controls.window.look_at(cam.target)
-        simulate(run, scene, robot, record_video=False, on_tick=controls.on_tick, target_hook=controls.hook)
+        targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+        simulate(run, scene, robot, targets, on_tick=controls.on_tick, target_hook=controls.hook)
         if screenshot is not None:
             save_window_view(scene.client, Path(screenshot))
     finally:

@@ -4,7 +4,7 @@ Numba's own cache (``cache=True``) is checked against the time stamp of the file
 function only, not the files of the functions it calls and inlines: after an edit to
 ``app/ik/_linalg.py`` the LM loop in ``app/ik/_lm.py`` kept running the old Cholesky from its cache
 (seen here: 10 % slower, and it could as well have been wrong). Keying the folder on a hash of every
-source file of the package makes any edit compile afresh once; folders of other versions are removed after an hour.
+source file of the package that uses numba makes any edit to a kernel compile afresh once; folders of other versions are removed after an hour.
 
 :func:`configure` must run before any kernel module is imported (``app/__init__.py`` calls it).
 """
@@ -12,6 +12,7 @@ source file of the package makes any edit compile afresh once; folders of other 
 from __future__ import annotations
 
 import hashlib
+import re
 import logging
 import os
 import shutil
@@ -25,11 +26,15 @@ STALE_AFTER_S = 3600.0
 
 
 def source_hash(package: Path = PACKAGE) -> str:
-    """First 16 hex digits of the SHA-256 over every ``.py`` file of ``package`` (paths and contents)."""
+    """First 16 hex digits of the SHA-256 over the ``.py`` files of ``package`` that import numba (paths and
+    contents): a compiled function calls only compiled functions, so these are all a kernel depends on,
+    and an edit elsewhere does not cost a recompile."""
     digest = hashlib.sha256()
     for path in sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts):
-        digest.update(str(path.relative_to(package)).encode())
-        digest.update(path.read_bytes())
+        text = path.read_bytes()
+        if re.search(rb"^\s*(from numba\b|import numba\b)", text, re.MULTILINE):
+            digest.update(str(path.relative_to(package)).encode())
+            digest.update(text)
     return digest.hexdigest()[:16]
 
 

@@ -52,14 +52,27 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return _main(args)
-    except KeyboardInterrupt:
-        print("interrupted (SIGINT): stopped; no output was written or replaced", file=sys.stderr)
-        return 130
-    except Terminated:
+    except (KeyboardInterrupt, Terminated, SystemError) as exc:
+        signal_exc = _signal_of(exc)
+        if signal_exc is None:
+            raise
+        if isinstance(signal_exc, KeyboardInterrupt):
+            print("interrupted (SIGINT): stopped; no output was written or replaced", file=sys.stderr)
+            return 130
         print("terminated (SIGTERM): stopped; no output was written or replaced", file=sys.stderr)
         return 143
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _signal_of(exc: BaseException | None) -> BaseException | None:
+    """The KeyboardInterrupt or Terminated behind ``exc``: a signal that lands while a compiled kernel is called
+    surfaces as numba's SystemError ("returned a result with an exception set") caused by it."""
+    while exc is not None:
+        if isinstance(exc, (KeyboardInterrupt, Terminated)):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _main(args: argparse.Namespace) -> int:

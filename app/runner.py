@@ -14,14 +14,14 @@ from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.telemetry import InvariantMonitor
 from app.control.tasks import TargetGenerator
-from app.render.framing import frame_environments
+from app.control.status import latest_status
 from app.render.outputs import OutputSet
+from app.render.progress import Progress
 from app.render.report import finite_or_none, plot_tracking, write_json_atomic
-from app.render.video import Progress, write_mp4
 from app.build import build_scene
-from app.sim.camera import Camera
 from app.sim.robot import Robot
 from app.sim.scene import Scene
+from app.video_job import FrameState, VideoJob, auto_workers, video_spec, video_view
 
 log = logging.getLogger(__name__)
 
@@ -53,101 +53,122 @@ def make_controller(run: RunConfig, robot: Robot, dt: float):
                                                      run.seed)
 
 
-def simulate(run: RunConfig, scene: Scene, robot: Robot, record_video: bool, on_tick=None, target_hook=None) -> tuple:
-    """The control loop; returns (controller, generator, frames, timings).
+def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerator, recorder=None, on_tick=None,
+             target_hook=None) -> tuple:
+    """The control loop; returns (controller, timings [s]).
 
-    ``on_tick(k)`` runs after each physics step (the GUI paces and pauses there);
-    ``target_hook(t, targets)`` may change the targets (the GUI's sliders).
+    ``recorder(FrameState)`` receives the state of each video frame; ``on_tick(k)`` runs after each physics
+    step (the GUI paces and pauses there; it may return True to stop); ``target_hook(t, targets)`` may change
+    the targets (the GUI's sliders). Target frames are drawn in the scene only where someone looks (GUI).
     """
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     controller = make_controller(run, robot, every / physics_hz)
-    targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
     first = targets(0.0)
     markers = [scene.draw_debug_frame(first.pos[:, k], quat=first.quat[:, k], axis_length=0.08)
-               for k in range(targets.n_targets)]
-    camera = _camera(run, scene) if record_video else None
+               for k in range(targets.n_targets)] if scene.gui else []
     n_steps = int(round(run.duration * physics_hz))
-    frame_every = physics_hz / run.video.fps
-    frames, timings = [], dict(control=0.0, physics=0.0, render=0.0)
-    progress = Progress("simulating", n_steps) if n_steps * robot.n_envs > 20000 else None
+    frame_every, n_frames = physics_hz / run.video.fps, 0
+    timings = dict(control=0.0, physics=0.0, record=0.0)
+    progress = Progress("simulating", n_steps, unit="step")
     m = robot.model
     controller.invariants = InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs)
-    for k in range(n_steps):
-        t = k / physics_hz
-        tg = targets(t) if target_hook is None else target_hook(t, targets(t))
-        t0 = time.perf_counter()
-        if k % every == 0:
-            controller.track(t, tg)
-        t1 = time.perf_counter()
-        for i, marker in enumerate(markers):
-            marker.set_pose(tg.pos[:, i], tg.quat[:, i])
-        scene.update_debug_objects()
-        scene.step()
-        controller.invariants.update(*robot.read_states())
-        t2 = time.perf_counter()
-        if camera is not None and k >= len(frames) * frame_every - 1e-9:
-            frames.append(camera.frame())
-        timings["control"] += t1 - t0
-        timings["physics"] += t2 - t1
-        timings["render"] += time.perf_counter() - t2
-        if on_tick is not None:
-            on_tick(k)
-        if progress and k % 50 == 0:
-            progress.update(k)
-    if progress:
+    try:
+        for k in range(n_steps):
+            t = k / physics_hz
+            tg = targets(t) if target_hook is None else target_hook(t, targets(t))
+            t0 = time.perf_counter()
+            if k % every == 0:
+                controller.track(t, tg)
+            t1 = time.perf_counter()
+            for i, marker in enumerate(markers):
+                marker.set_pose(tg.pos[:, i], tg.quat[:, i])
+            scene.update_debug_objects()
+            scene.step()
+            q, v = robot.read_states()
+            controller.invariants.update(q, v)
+            t2 = time.perf_counter()
+            if recorder is not None and k >= n_frames * frame_every - 1e-9:
+                recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs)))
+                n_frames += 1
+            timings["control"] += t1 - t0
+            timings["physics"] += t2 - t1
+            timings["record"] += time.perf_counter() - t2
+            if on_tick is not None and on_tick(k):
+                break
+            if k % 20 == 0:
+                progress.update(k)
         progress.update(n_steps)
-    return controller, targets, frames, timings
+    finally:
+        progress.close()
+    return controller, timings
 
 
-def _camera(run: RunConfig, scene: Scene) -> Camera:
-    cam = run.scene_config.camera
-    eye, target = frame_environments(np.array(cam.eye), np.array(cam.target), cam.fov, scene.env_origins)
-    return Camera(scene.client, eye, target, cam.fov, run.video.width or cam.width, run.video.height or cam.height)
+def frame_count(run: RunConfig) -> int:
+    """Video frames of a run: one every physics_hz / fps steps, the first at the first step."""
+    n_steps = int(round(run.duration * run.scene_config.physics_hz))
+    return int(np.ceil(n_steps / (run.scene_config.physics_hz / run.video.fps) - 1e-9))
+
+
+def _video_job(run: RunConfig, outputs: OutputSet) -> VideoJob:
+    workers = auto_workers() if run.video.workers is None else run.video.workers
+    return VideoJob(run, outputs.temporary(run.video.filename), run.video.fps, frame_count(run), workers)
+
+
+def _video_look(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerator):
+    view = video_view(run, robot, targets, scene.env_origins)
+    anchors = scene.env_origins + np.asarray(run.scene_config.robot.base_pos)
+    return video_spec(run, view, scene.env_origins, anchors)
 
 
 def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False, on_tick=None) -> RunResult:
-    """Run ``run`` and write its outputs into ``out_dir``."""
+    """Run ``run`` and write its outputs into ``out_dir`` (all or none of them)."""
     t_start = time.perf_counter()
     outputs = OutputSet(out_dir)  # checked (and stale partial files removed) before any work
+    job = None
     try:
+        job = _video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now
         scene, robot = build_scene(run, gui)
         try:
-            record = video and run.video.enabled
-            controller, targets, frames, timings = simulate(run, scene, robot, record, on_tick)
+            targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+            if job is not None:
+                job.start(_video_look(run, scene, robot, targets))
+            controller, timings = simulate(run, scene, robot, targets, job.add if job else None, on_tick)
             result = final_state(run, scene, robot, controller, targets)
-            model = robot.model
         finally:
             scene.close()
-        names = _write_outputs(run, result, model, outputs, frames if record else [], timings, t_start)
+        names = _write_plot(run, result, outputs)  # while the renderers finish
+        if job is not None:
+            t0 = time.perf_counter()
+            job.finish()
+            timings["video_after_sim"] = time.perf_counter() - t0
+            names["video"] = run.video.filename
+        timings["total"] = time.perf_counter() - t_start
+        result.timings = timings
+        names.update(_write_report(run, result, robot.model, outputs))
         final = outputs.commit()  # every output complete: all renamed into place now
     except BaseException:
+        if job is not None:
+            job.abort()
         outputs.discard()
         raise
     result.outputs = {kind: str(final[name]) for kind, name in names.items()}
     return result
 
 
-def _write_outputs(run: RunConfig, result: RunResult, model, outputs: OutputSet, frames: list, timings: dict,
-                   t_start: float) -> dict[str, str]:
-    """Video, report and plot under their temporary names; returns kind -> final file name."""
-    names = {}
-    if frames:
-        t0 = time.perf_counter()
-        write_mp4(outputs.temporary(run.video.filename), frames, run.video.fps, len(frames))
-        timings["encode"] = time.perf_counter() - t0
-        names["video"] = run.video.filename
-    timings["total"] = time.perf_counter() - t_start
-    result.timings = timings
-    if run.report.enabled:
-        write_json_atomic(outputs.temporary(run.report.filename), report_dict(run, result, model))
-        names["report"] = run.report.filename
-        if run.report.plot:
-            tel = result.telemetry
-            plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"],
-                          run.name)
-            names["plot"] = run.report.plot_filename
-    return names
+def _write_plot(run: RunConfig, result: RunResult, outputs: OutputSet) -> dict[str, str]:
+    if not (run.report.enabled and run.report.plot):
+        return {}
+    tel = result.telemetry
+    plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name)
+    return {"plot": run.report.plot_filename}
+
+
+def _write_report(run: RunConfig, result: RunResult, model, outputs: OutputSet) -> dict[str, str]:
+    if not run.report.enabled:
+        return {}
+    write_json_atomic(outputs.temporary(run.report.filename), report_dict(run, result, model))
+    return {"report": run.report.filename}
 
 
 def final_state(run, scene, robot, controller, targets) -> RunResult:

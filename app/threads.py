@@ -16,7 +16,8 @@ import numpy as np
 
 from app.errors import InputError
 
-MIN_CHUNK = 4  # problems per thread below which a single call is faster
+MIN_CHUNK = 24  # problems per thread below which one thread is faster (scripts/bench_threads.py: a hand-over
+# costs ~0.04 ms; tracking problems take ~5 us each, so two threads pay from ~32-48 problems)
 _pool: ThreadPoolExecutor | None = None
 
 
@@ -33,7 +34,7 @@ def n_threads() -> int:
 def _executor() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=n_threads(), thread_name_prefix="app-kernel")
+        _pool = ThreadPoolExecutor(max_workers=max(1, n_threads() - 1), thread_name_prefix="app-kernel")
     return _pool
 
 
@@ -53,7 +54,8 @@ def chunked(kernel: Callable, batch: int, per_problem: Sequence[np.ndarray], sha
     def run(a: int, b: int):
         return kernel(*[x if x.shape[0] == 1 else x[a:b] for x in per_problem], *shared)
 
-    parts = list(_executor().map(run, bounds[:-1], bounds[1:]))
+    rest = [_executor().submit(run, a, b) for a, b in zip(bounds[1:-1], bounds[2:])]
+    parts = [run(bounds[0], bounds[1])] + [f.result() for f in rest]  # the first chunk on this thread
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
 
 

@@ -84,19 +84,36 @@ def test_stale_partial_files_of_a_killed_run_are_removed_by_the_next_run(tmp_pat
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
 def test_sigint_and_sigterm_stop_with_one_line_and_no_partial_file(tmp_path, sig, code, word):
     out = tmp_path / "out"
+    before = _multiprocessing_pids()
     proc = subprocess.Popen([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--duration", "60",
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
-    while time.time() < deadline and not (out.exists() and any(out.iterdir()) is False and out.is_dir()):
+    while time.time() < deadline and not out.is_dir():
         time.sleep(0.2)  # the output folder exists once the run has started its work
     time.sleep(2.0)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     err = _ours(err)
     assert proc.returncode == code, err
-    lines = [l for l in err.splitlines() if not l.startswith(("simulating", "encoding"))]  # progress lines aside
+    lines = [l for l in err.splitlines() if not l.startswith(("simulating", "video"))]  # progress lines aside
     assert len(lines) == 1 and word in lines[0] and "Traceback" not in err, err
     assert list(out.iterdir()) == []
+    deadline = time.time() + 10
+    while time.time() < deadline and _multiprocessing_pids() - before:
+        time.sleep(0.2)
+    assert not _multiprocessing_pids() - before, "render processes left running"
+
+
+def _multiprocessing_pids() -> set[int]:
+    """Processes started by multiprocessing (the render processes and their fork server)."""
+    pids = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and b"multiprocessing" in open(f"/proc/{entry}/cmdline", "rb").read():
+                pids.add(int(entry))
+        except OSError:
+            pass
+    return pids
 
 
 @pytest.mark.parametrize("text, message", [

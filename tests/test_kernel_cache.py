@@ -13,8 +13,9 @@ def _package(tmp_path):
     pkg = tmp_path / "pkg"
     (pkg / "ik").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
-    (pkg / "ik" / "_linalg.py").write_text("def solve(): return 1\n")
-    (pkg / "ik" / "_lm.py").write_text("from pkg.ik._linalg import solve\n")
+    (pkg / "ik" / "_linalg.py").write_text("from numba import njit\n\n@njit\ndef solve(): return 1\n")
+    (pkg / "ik" / "_lm.py").write_text("from numba import njit\nfrom pkg.ik._linalg import solve\n")
+    (pkg / "report.py").write_text("def summary(): return 0\n")
     return pkg
 
 
@@ -22,8 +23,15 @@ def test_source_hash_changes_when_a_callee_in_another_file_changes(tmp_path):
     pkg = _package(tmp_path)
     before = kernel_cache.source_hash(pkg)
     assert kernel_cache.source_hash(pkg) == before
-    (pkg / "ik" / "_linalg.py").write_text("def solve(): return 2\n")
+    (pkg / "ik" / "_linalg.py").write_text("from numba import njit\n\n@njit\ndef solve(): return 2\n")
     assert kernel_cache.source_hash(pkg) != before
+
+
+def test_source_hash_ignores_files_without_kernels(tmp_path):
+    pkg = _package(tmp_path)
+    before = kernel_cache.source_hash(pkg)
+    (pkg / "report.py").write_text("def summary(): return 1\n")
+    assert kernel_cache.source_hash(pkg) == before
 
 
 def test_source_hash_ignores_pycache_contents(tmp_path):

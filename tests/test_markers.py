@@ -9,7 +9,7 @@ from app.sim.scene import Scene
 def test_frame_marker_appears_in_rendered_image_and_moves():
     scene = Scene()
     scene.build()
-    cam = Camera(scene.client, (0.6, -0.6, 0.5), (0.0, 0.0, 0.1), 50.0, 160, 120)
+    cam = Camera.looking_at(scene.client, (0.6, -0.6, 0.5), (0.0, 0.0, 0.1), 50.0, 160, 120)
     empty = cam.frame()
     marker = scene.draw_debug_frame([0.0, 0.0, 0.1], quat=[1.0, 0.0, 0.0, 0.0], axis_length=0.15, axis_radius=0.01)
     shown = cam.frame()

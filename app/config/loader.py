@@ -218,6 +218,11 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
         (f"{f}: video", not v.enabled or gigabytes <= MAX_VIDEO_GB,
          f"{frames} frames of {w}x{h} would hold {gigabytes:.1f} GB in memory (limit {MAX_VIDEO_GB} GB); lower "
          "video.fps, the size or the duration, or run with --no-video"),
+        (f"{f}: video.follow_env", v.follow_env is None or 0 <= v.follow_env < (run.n_envs or 1),
+         f"must be an environment index in 0..{(run.n_envs or 1) - 1} (or omitted), got {v.follow_env}"),
+        (f"{f}: video.framing", v.framing in ("auto", "scene"), f"must be 'auto' or 'scene', got {v.framing!r}"),
+        (f"{f}: video.workers", v.workers is None or 0 <= v.workers <= 32,
+         f"must be 0..32 render processes (0: render in this process; omitted: one per CPU), got {v.workers}"),
         (f"{f}: task.waypoints", not isinstance(t, PathTask) or len(t.waypoints) >= 2, "a path needs at least 2 waypoints"),
         (f"{f}: task.quat", any(t.quat), "must be a nonzero (w, x, y, z) quaternion"),
         (f"{f}: task", _task_ok(t), "radius and gaps must be >= 0, speed > 0, angular_speed_range low <= high"),

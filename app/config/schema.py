@@ -59,11 +59,19 @@ class SceneConfig:
 
 @dataclass(frozen=True)
 class VideoSection:
+    """The mp4: rendered from recorded states by ``workers`` processes (None: one per CPU, at most 4; 0: in
+    this process, after each frame is recorded); ``framing`` "auto" fills the picture with the environments
+    seen along the scene camera's line of sight (or only ``follow_env``'s: a close-up), "scene" keeps the
+    scene's camera as given."""
+
     enabled: bool = True
     fps: int = 30
     width: int | None = None
     height: int | None = None
     filename: str = "video.mp4"
+    follow_env: int | None = None
+    framing: str = "auto"
+    workers: int | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Atomic mp4 writing (H.264, yuv420p) with a progress bar on stderr.
+"""Atomic mp4 writing (H.264, yuv420p), with progress on stderr.
 
 Frames go to a temporary file next to the target whose name ends in .mp4; only a complete
 video is renamed into place, so an interrupted or failed run leaves no corrupt file.
@@ -7,7 +7,6 @@ video is renamed into place, so an interrupted or failed run leaves no corrupt f
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,31 +16,13 @@ import numpy as np
 
 from app.errors import InputError
 from app.render.outputs import PARTIAL
+from app.render.progress import Progress
 
 
-class Progress:
-    """A one-line progress bar on stderr (redrawn in place on a terminal, a few lines otherwise)."""
-
-    def __init__(self, label: str, total: int, stream=None):
-        self.label, self.total, self.stream = label, max(total, 1), stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._last = -1
-
-    def update(self, done: int) -> None:
-        frac = min(done / self.total, 1.0)
-        if self.tty:
-            bar = "#" * int(30 * frac)
-            self.stream.write(f"\r{self.label} [{bar:<30}] {done}/{self.total}")
-            if done >= self.total:
-                self.stream.write("\n")
-        elif int(4 * frac) > self._last:  # 0 %, 25 %, 50 %, 75 %, 100 %
-            self._last = int(4 * frac)
-            self.stream.write(f"{self.label}: {done}/{self.total}\n")
-        self.stream.flush()
-
-
-def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: int | None = None) -> Path:
-    """Encode RGB frames (height, width, 3) uint8 into ``path`` atomically. Returns the final path.
+def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: int | None = None,
+              label: str = "encoding") -> Path:
+    """Encode RGB frames (height, width, 3) uint8 into ``path`` atomically, with progress (``label``) when
+    ``total`` frames are announced. Returns the final path.
 
     Raises:
         InputError: no frames, or an odd width/height (H.264 with yuv420p needs even sizes).
@@ -50,7 +31,7 @@ def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: i
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".mp4", prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
     os.close(fd)
-    progress = Progress("encoding", total or 0) if total else None
+    progress = Progress(label, total, unit="frame") if total else None
     writer = None
     try:
         count = 0
@@ -60,7 +41,8 @@ def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: i
                 if h % 2 or w % 2:
                     raise InputError(f"video frames must have even width and height, got {w}x{h}")
                 writer = imageio.get_writer(tmp, fps=fps, codec="libx264", pixelformat="yuv420p",
-                                            macro_block_size=1, ffmpeg_log_level="error")
+                                            macro_block_size=1, ffmpeg_log_level="error",
+                                            output_params=["-preset", "veryfast"])
             writer.append_data(frame)
             count += 1
             if progress:
@@ -73,6 +55,8 @@ def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: i
         os.chmod(path, 0o644)  # mkstemp made it private
         return path
     finally:
+        if progress:
+            progress.close()
         if writer is not None:
             writer.close()
         if os.path.exists(tmp):

@@ -11,16 +11,21 @@ import pybullet as pb
 
 
 class Camera:
-    """A fixed camera: eye and target (3,) in the world frame [m], vertical fov [deg], image size [px].
+    """A fixed camera from its view (4, 4) and projection (4, 4) matrices (OpenGL conventions, world -> camera ->
+    clip, as app.render.framing.CameraView gives them) and image size [px]. Frames are (height, width, 3) uint8."""
 
-    Frames are (height, width, 3) uint8.
-    """
-
-    def __init__(self, client: int, eye: Sequence[float], target: Sequence[float], fov: float, width: int,
-                 height: int):
+    def __init__(self, client: int, view: np.ndarray, projection: np.ndarray, width: int, height: int):
         self.client, self.width, self.height = client, int(width), int(height)
-        self.view = pb.computeViewMatrix(list(eye), list(target), (0.0, 0.0, 1.0), physicsClientId=client)
-        self.proj = pb.computeProjectionMatrixFOV(fov, self.width / self.height, 0.02, 30.0, physicsClientId=client)
+        self.view = np.asarray(view, dtype=float).T.ravel().tolist()  # PyBullet's matrices are column-major
+        self.proj = np.asarray(projection, dtype=float).T.ravel().tolist()
+
+    @classmethod
+    def looking_at(cls, client: int, eye: Sequence[float], target: Sequence[float], fov: float, width: int,
+                   height: int) -> Camera:
+        """Eye and target (3,) in the world frame [m], vertical fov [deg], z up."""
+        view = pb.computeViewMatrix(list(eye), list(target), (0.0, 0.0, 1.0), physicsClientId=client)
+        proj = pb.computeProjectionMatrixFOV(fov, width / height, 0.02, 30.0, physicsClientId=client)
+        return cls(client, np.reshape(view, (4, 4)).T, np.reshape(proj, (4, 4)).T, width, height)
 
     def frame(self) -> np.ndarray:
         """An RGB image of the current scene. Shape (height, width, 3), uint8."""

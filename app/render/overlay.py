@@ -1,0 +1,118 @@
+"""What a video frame shows on top of the rendered scene (Pillow): every target frame drawn over the
+picture, so one inside the table or an obstacle stays visible, a status dot per environment, and a
+caption with the run's name, the simulated time and how many environments have reached their targets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from app.render.framing import CameraView
+
+AXIS_RGB = ((235, 40, 40), (40, 215, 60), (50, 110, 255))  # x, y, z
+OUTLINE_RGB = (15, 15, 15)
+
+
+class OverlayStyle(NamedTuple):
+    """Sizes of what is drawn: axis_length [m] of a target frame, drawn at least ``min_axis_px`` long;
+    line width [px]; font size [px]; ``legend``: (label, RGB) per status code."""
+
+    axis_length: float
+    min_axis_px: float
+    line_px: int
+    font_px: int
+    legend: tuple[tuple[str, tuple[int, int, int]], ...]
+
+    @classmethod
+    def for_view(cls, view: CameraView, legend: Sequence, axis_length: float = 0.08) -> OverlayStyle:
+        """Sizes that read at this picture size: axes at least 1/16 of the height long and ~1/130 wide (3 px
+        at 480 px lines), text ~1/32."""
+        return cls(axis_length, view.height / 16, max(3, round(view.height / 130)), max(11, round(view.height / 32)),
+                   tuple((str(label), tuple(rgb)) for label, rgb in legend))
+
+
+class FrameOverlay(NamedTuple):
+    """One frame's annotations (world frame). targets_pos (n_envs, T, 3) [m], targets_rot (n_envs, T, 3, 3);
+    status (n_envs,) codes into the legend; anchors (n_envs, 3): where each environment's dot goes."""
+
+    title: str
+    t: float
+    targets_pos: np.ndarray
+    targets_rot: np.ndarray
+    status: np.ndarray
+    anchors: np.ndarray
+    reached_code: int = 0
+
+
+def _font(size: int) -> ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+def draw_overlay(image: np.ndarray, view: CameraView, frame: FrameOverlay, style: OverlayStyle) -> np.ndarray:
+    """``image`` (H, W, 3) uint8 with the annotations drawn; a new array."""
+    picture = Image.fromarray(image)
+    draw = ImageDraw.Draw(picture)
+    _draw_frames(draw, view, frame.targets_pos.reshape(-1, 3), frame.targets_rot.reshape(-1, 3, 3), style)
+    _draw_status(draw, view, frame, style)
+    _draw_caption(draw, frame, style)
+    return np.asarray(picture)
+
+
+def _draw_frames(draw: ImageDraw.ImageDraw, view: CameraView, pos: np.ndarray, rot: np.ndarray,
+                 style: OverlayStyle) -> None:
+    """Each frame's three axes, outlined in dark, long axes last so the nearest-to-viewer stays on top."""
+    origin_px, in_front = view.project(pos)
+    tips_px, _ = view.project(pos[:, None, :] + style.axis_length * rot.transpose(0, 2, 1))
+    w = style.line_px
+    for k in np.flatnonzero(in_front):
+        o = origin_px[k]
+        ends = []
+        for a in range(3):
+            d = tips_px[k, a] - o
+            length = np.hypot(*d)
+            scale = max(1.0, style.min_axis_px / length) if length > 1e-6 else 0.0
+            ends.append(o + d * scale)
+        for a in sorted(range(3), key=lambda a: -np.hypot(*(ends[a] - o))):
+            draw.line([tuple(o), tuple(ends[a])], fill=OUTLINE_RGB, width=w + 2)
+            draw.line([tuple(o), tuple(ends[a])], fill=AXIS_RGB[a], width=w)
+        r = w + 1
+        draw.ellipse([o[0] - r, o[1] - r, o[0] + r, o[1] + r], fill=(245, 245, 245), outline=OUTLINE_RGB)
+
+
+def _draw_status(draw: ImageDraw.ImageDraw, view: CameraView, frame: FrameOverlay, style: OverlayStyle) -> None:
+    """A dot coloured by status with the environment's number beside it."""
+    px, in_front = view.project(frame.anchors)
+    font = _font(max(9, style.font_px - 3))
+    r = max(4, style.font_px // 3)
+    for e in np.flatnonzero(in_front):
+        x, y = px[e]
+        rgb = style.legend[int(frame.status[e])][1]
+        draw.ellipse([x - r, y - r, x + r, y + r], fill=rgb, outline=OUTLINE_RGB, width=1)
+        draw.text((x + r + 2, y - r), str(e), fill=(255, 255, 255), font=font, stroke_width=2, stroke_fill=OUTLINE_RGB)
+
+
+def _draw_caption(draw: ImageDraw.ImageDraw, frame: FrameOverlay, style: OverlayStyle) -> None:
+    """Top left: name, time, reached n/N; below it the legend of the codes present in this frame."""
+    font = _font(style.font_px)
+    n = len(frame.status)
+    done = int(np.sum(frame.status == frame.reached_code))
+    text = f"{frame.title}   t = {frame.t:5.2f} s   reached {done}/{n}"
+    pad = style.font_px // 3
+    draw.rectangle(_box(draw, (pad, pad), text, font, pad), fill=(0, 0, 0))
+    draw.text((2 * pad, 2 * pad), text, fill=(255, 255, 255), font=font)
+    x, y = 2 * pad, 4 * pad + style.font_px
+    small = _font(max(9, style.font_px - 3))
+    for code in sorted(set(int(c) for c in frame.status)):
+        label, rgb = style.legend[code]
+        r = max(4, style.font_px // 3)
+        draw.ellipse([x, y + 2, x + 2 * r, y + 2 + 2 * r], fill=rgb, outline=OUTLINE_RGB)
+        draw.text((x + 2 * r + 4, y), label, fill=(255, 255, 255), font=small, stroke_width=2, stroke_fill=OUTLINE_RGB)
+        x += 2 * r + 12 + int(draw.textlength(label, font=small))
+
+
+def _box(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, font, pad: int) -> tuple[int, int, int, int]:
+    left, top, right, bottom = draw.textbbox((xy[0] + pad, xy[1] + pad), text, font=font)
+    return xy[0], xy[1], right + pad, bottom + pad

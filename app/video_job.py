@@ -1,0 +1,244 @@
+"""Videos rendered from recorded states, off the simulation's critical path.
+
+The control loop records one :class:`FrameState` per video frame (joint positions, targets, status:
+a few kB) and goes on; render processes, each with a headless copy of the run's scene, pose the arms,
+render with TinyRenderer and draw the overlay, while a thread here feeds the finished frames, in order,
+to the encoder (ffmpeg, a process of its own). Rendering is the largest cost of a run (~40 ms a
+640x480 frame), so on a 2-core machine it now overlaps the simulation instead of following it.
+``workers=0`` renders the same states with the same code in this process: the serial reference, and
+the video is the same frame for frame (tests/test_video_job.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+from multiprocessing.pool import AsyncResult
+import os
+import queue
+import signal
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from app.build import build_scene
+from app.config.schema import RunConfig
+from app.control.status import STATUS_STYLE, EnvStatus
+from app.kinematics.rotations import quat_to_matrix
+from app.render.framing import CameraView
+from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
+from app.render.video import write_mp4
+from app.sim.camera import Camera
+
+log = logging.getLogger(__name__)
+CHUNK = 4  # frames per render task
+MAX_AUTO_WORKERS = 4
+CAPTION_RESERVE = 0.1  # top fraction of the picture kept for the caption and legend
+
+
+class FrameState(NamedTuple):
+    """What one video frame shows, recorded during the run. t [s]; q (n_envs, n_dofs); targets in each
+    environment's frame: pos (n_envs, T, 3) [m], quat (n_envs, T, 4) wxyz; status (n_envs,) EnvStatus codes."""
+
+    t: float
+    q: np.ndarray
+    targets_pos: np.ndarray
+    targets_quat: np.ndarray
+    status: np.ndarray
+
+
+class VideoSpec(NamedTuple):
+    """How the frames look (picklable, sent with each render task): the camera, the overlay's sizes and title,
+    each environment's world origin (n_envs, 3) and where its status dot goes (n_envs, 3)."""
+
+    title: str
+    view: CameraView
+    style: OverlayStyle
+    env_origins: np.ndarray
+    anchors: np.ndarray
+
+
+def legend() -> tuple:
+    return tuple(STATUS_STYLE[code] for code in EnvStatus)
+
+
+class SceneRenderer:
+    """A headless copy of the run's scene (``run`` as :func:`headless` gives it) that renders FrameStates."""
+
+    def __init__(self, run: RunConfig):
+        self.scene, self.robot = build_scene(run, gui=False)
+        self._camera: tuple | None = None
+
+    def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
+        """The picture of ``state`` with its overlay. Shape (height, width, 3) uint8."""
+        v = spec.view
+        if self._camera is None or self._camera[0] is not v:
+            self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
+        self.robot.set_qpos(self.robot.unbatch(state.q))
+        image = self._camera[1].frame()
+        overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
+                               quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED))
+        return draw_overlay(image, v, overlay, spec.style)
+
+    def close(self) -> None:
+        self.scene.close()
+
+
+def headless(run: RunConfig) -> RunConfig:
+    """The run as a renderer builds it: no GUI, no video of its own."""
+    return replace(run, video=replace(run.video, enabled=False))
+
+
+_renderer: SceneRenderer | None = None  # one per render process
+
+
+def _worker_init(run: RunConfig) -> None:
+    global _renderer
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the pool
+    _renderer = SceneRenderer(run)
+
+
+def _worker_render(spec: VideoSpec, states: list[FrameState]) -> list[np.ndarray]:
+    return [_renderer.render(spec, s) for s in states]
+
+
+def _context():
+    """Render processes fork from a server that imported this module once (~0.5 s saved per process); never
+    fork this process itself (its threads, PyBullet client)."""
+    method = os.environ.get("APP_MP", "forkserver")
+    ctx = mp.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
+def auto_workers() -> int:
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cpus, MAX_AUTO_WORKERS))
+
+
+class VideoJob:
+    """Renders states as they are added and encodes them, in order, into ``path`` (atomically). The render
+    processes start (and build their scenes) at once, while the caller builds its own; :meth:`start` gives
+    the look of the frames before the first :meth:`add`.
+
+    Args:
+        run: The run. path: The mp4 (a temporary name ending in .mp4). fps: Frames per second.
+        total: Frames expected (for progress). workers: Render processes; 0 renders here.
+    """
+
+    def __init__(self, run: RunConfig, path: Path, fps: int, total: int, workers: int):
+        self._batch: list[FrameState] = []
+        self.spec: VideoSpec | None = None
+        self._queue: queue.Queue = queue.Queue()
+        self._aborted = threading.Event()
+        self._error: BaseException | None = None
+        self._pool = _context().Pool(workers, _worker_init, (headless(run),)) if workers else None
+        self._renderer = None if workers else SceneRenderer(headless(run))
+        self.frames = 0
+        self._thread = threading.Thread(target=self._encode, args=(path, fps, total), daemon=True,
+                                        name="video-encoder")
+        self._thread.start()
+
+    def start(self, spec: VideoSpec) -> None:
+        """How the frames look (camera, overlay), known once the caller's scene is built."""
+        self.spec = spec
+
+    def add(self, state: FrameState) -> None:
+        """Queue one frame (copies nothing: pass arrays that are not modified later)."""
+        self._batch.append(state)
+        self.frames += 1
+        if len(self._batch) >= CHUNK:
+            self._submit()
+
+    def _submit(self) -> None:
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        if self._pool is not None:
+            self._queue.put(self._pool.apply_async(_worker_render, (self.spec, batch)))
+        else:
+            self._queue.put([self._renderer.render(self.spec, s) for s in batch])
+
+    def _frames(self):
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            while isinstance(item, AsyncResult) and not item.ready():
+                if self._aborted.is_set():
+                    raise RuntimeError("video aborted")
+                item.wait(0.2)
+            yield from (item.get() if isinstance(item, AsyncResult) else item)
+
+    def _encode(self, path: Path, fps: int, total: int) -> None:
+        try:
+            write_mp4(path, self._frames(), fps, total, label="video")
+        except BaseException as exc:  # handed to finish()
+            self._error = exc
+
+    def finish(self) -> None:
+        """Wait until every frame is rendered and encoded; raises what a render process or the encoder raised."""
+        self._submit()
+        self._queue.put(None)
+        self._thread.join()
+        self._close(terminate=self._error is not None)
+        if self._error is not None:
+            raise self._error
+
+    def abort(self) -> None:
+        """Stop now (interrupted or failed run): render processes terminated, the partial file removed."""
+        self._aborted.set()
+        self._close(terminate=True)
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+
+    def _close(self, terminate: bool) -> None:
+        if self._pool is not None:
+            if terminate:
+                self._pool.terminate()
+            else:
+                self._pool.close()
+            self._pool.join()
+            self._pool = None
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+
+def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchors: np.ndarray) -> VideoSpec:
+    """The look of a run's video: its name as the title, overlay sizes to suit the picture."""
+    return VideoSpec(run.name, view, OverlayStyle.for_view(view, legend()), env_origins, anchors)
+
+
+def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np.ndarray) -> np.ndarray:
+    """World points (n, 3) the picture must hold for environments ``envs``: table and obstacle corners, the
+    arm's links at the start and the targets over the run (sampled)."""
+    from app.render.framing import box_corners
+
+    cfg = run.scene_config
+    local = [box_corners(b.pos, b.size) for b in (cfg.table, *cfg.obstacles) if b is not None]
+    local.append(np.asarray(cfg.robot.base_pos, dtype=float)[None])
+    links, _ = robot.forward_kinematics(robot.unbatch(robot.initial_qpos))
+    links = np.asarray(links).reshape(robot.n_envs, -1, 3)
+    times = np.linspace(0.0, run.duration, 24)
+    sampled = np.concatenate([targets(t).pos for t in times], axis=1)  # (n_envs, 24 T, 3)
+    per_env = [np.concatenate(local + [links[e], sampled[e]]) + env_origins[e] for e in envs]
+    return np.concatenate(per_env)
+
+
+def video_view(run: RunConfig, robot, targets, env_origins: np.ndarray) -> CameraView:
+    """The run's camera: the scene camera's line of sight, framed on every environment (or ``follow_env``)."""
+    from app.render.framing import fit_view
+
+    cam, v = run.scene_config.camera, run.video
+    width, height = v.width or cam.width, v.height or cam.height
+    if v.framing == "scene":
+        return CameraView(np.array(cam.eye, dtype=float), np.array(cam.target, dtype=float), cam.fov, width, height)
+    envs = np.arange(len(env_origins)) if v.follow_env is None else np.array([v.follow_env])
+    points = fit_points(run, robot, targets, envs, env_origins)
+    return fit_view(points, np.array(cam.eye), np.array(cam.target), cam.fov, width, height,
+                    top_reserve=CAPTION_RESERVE)

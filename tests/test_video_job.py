@@ -1,0 +1,113 @@
+"""Videos rendered from recorded states: render processes give the serial video frame for frame, the camera
+frames the environments (or one, close up), target frames stay visible on top, and an aborted job leaves
+no file and no process behind."""
+
+import dataclasses
+import multiprocessing as mp
+
+import imageio.v2 as imageio
+import numpy as np
+import pytest
+
+from app.config.loader import load_run_config
+from app.render.framing import CameraView, fit_view
+from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
+from app.runner import execute
+from app.video_job import FrameState, VideoJob, legend
+from tests.conftest import ROOT
+
+
+def _run(**video):
+    run = load_run_config(ROOT / "configs" / "batched_ik.yaml", duration=0.3)
+    run = dataclasses.replace(run, n_envs=4, video=dataclasses.replace(run.video, width=160, height=120, **video))
+    return run
+
+
+def _frames(path):
+    return np.stack([f for f in imageio.get_reader(path)])
+
+
+@pytest.mark.slow
+def test_render_processes_give_the_serial_video_frame_for_frame(tmp_path):
+    serial = execute(_run(workers=0), tmp_path / "serial")
+    parallel = execute(_run(workers=2), tmp_path / "parallel")
+    a, b = _frames(serial.outputs["video"]), _frames(parallel.outputs["video"])
+    assert a.shape == (8, 120, 160, 3)  # 0.3 s at 25 fps, the first frame at t = 0
+    np.testing.assert_array_equal(a, b)
+    assert (tmp_path / "serial" / "video.mp4").read_bytes() == (tmp_path / "parallel" / "video.mp4").read_bytes()
+
+
+def test_aborted_job_leaves_no_file_and_no_render_process(tmp_path):
+    path = tmp_path / "video.mp4"
+    job = VideoJob(_run(), path, fps=25, total=10, workers=1)
+    job.abort()
+    assert not list(tmp_path.iterdir())
+    assert not mp.active_children()
+
+
+def _view():
+    return CameraView(np.array([1.2, -1.2, 0.9]), np.array([0.3, 0.0, 0.15]), 50.0, 320, 240)
+
+
+def test_a_target_frame_inside_an_obstacle_is_drawn_on_top():
+    view = _view()
+    grey = np.full((240, 320, 3), 128, np.uint8)  # the obstacle hides everything behind it
+    pos = np.array([[[0.3, 0.0, 0.15]]])
+    frame = FrameOverlay("t", 0.0, pos, np.eye(3)[None, None], np.zeros(1, np.int8), pos[:, 0] + [0, 0, -0.1])
+    out = draw_overlay(grey, view, frame, OverlayStyle.for_view(view, legend()))
+    (x, y), _ = view.project(pos[0, 0])
+    patch = out[int(y) - 25:int(y) + 25, int(x) - 25:int(x) + 25].astype(int)
+    red = ((patch[..., 0] > 200) & (patch[..., 1] < 80)).sum()
+    green = ((patch[..., 1] > 180) & (patch[..., 0] < 80)).sum()
+    blue = ((patch[..., 2] > 200) & (patch[..., 0] < 80)).sum()
+    assert min(red, green, blue) >= 20, (red, green, blue)  # each axis a few pixels wide and >= 12 px long
+
+
+def test_fit_view_holds_every_point_inside_the_margins_and_fills_one_direction():
+    rng = np.random.default_rng(3)
+    points = rng.uniform([-2, -2, 0], [2, 2, 0.5], (200, 3))
+    view = fit_view(points, [1.2, -1.2, 0.9], [0.3, 0.0, 0.15], 45.0, 640, 480, margin=0.05, top_reserve=0.1)
+    px, in_front = view.project(points)
+    assert in_front.all()
+    x, y = px[:, 0] / 640, px[:, 1] / 480  # fractions of the picture
+    assert x.min() >= 0.025 - 1e-6 and x.max() <= 0.975 + 1e-6 and y.min() >= 0.125 - 1e-6 and y.max() <= 0.975 + 1e-6
+    assert max(1 - x.max(), x.min()) < 0.03 or max(1 - y.max(), y.min() - 0.1) < 0.03  # tight on one axis
+    direction = (view.target - view.eye) / np.linalg.norm(view.target - view.eye)
+    np.testing.assert_allclose(direction, np.array([-0.9, 1.2, -0.75]) / np.linalg.norm([-0.9, 1.2, -0.75]))
+
+
+def test_camera_matrices_are_pybullets():
+    import pybullet as pb
+
+    view = _view()
+    V = np.reshape(pb.computeViewMatrix(list(view.eye), list(view.target), [0, 0, 1]), (4, 4)).T
+    P = np.reshape(pb.computeProjectionMatrixFOV(50.0, 320 / 240, 0.02, 30.0), (4, 4)).T
+    np.testing.assert_allclose(view.view, V, atol=1e-6)
+    np.testing.assert_allclose(view.projection, P, atol=1e-6)
+
+
+def test_follow_env_frames_one_environment_close_up():
+    from app.build import build_scene
+    from app.control.tasks import TargetGenerator
+    from app.video_job import video_view
+
+    run = _run(follow_env=3)
+    scene, robot = build_scene(run)
+    try:
+        tg = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+        close = video_view(run, robot, tg, scene.env_origins)
+        wide = video_view(dataclasses.replace(run, video=dataclasses.replace(run.video, follow_env=None)), robot, tg,
+                          scene.env_origins)
+    finally:
+        scene.close()
+    from app.render.framing import box_corners
+
+    table = run.scene_config.table
+    px, _ = close.project(box_corners(table.pos, table.size) + scene.env_origins[3])
+    assert px[:, 0].min() >= 0 and px[:, 0].max() <= 160 and np.ptp(px[:, 0]) > 0.6 * 160  # env 3's table fills it
+    assert np.linalg.norm(close.eye - close.target) < 0.6 * np.linalg.norm(wide.eye - wide.target)
+
+
+def test_recorded_states_are_what_the_renderer_needs():
+    state = FrameState(0.1, np.zeros((2, 8)), np.zeros((2, 1, 3)), np.tile([1.0, 0, 0, 0], (2, 1, 1)), np.zeros(2))
+    assert state._fields == ("t", "q", "targets_pos", "targets_quat", "status")
