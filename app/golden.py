@@ -13,6 +13,7 @@ import numpy as np
 from app.config.loader import load_run_config
 from app.runner import final_state, simulate
 from app.build import build_scene
+from app.control.tasks import TargetGenerator
 
 GOLDEN_DURATION = 0.5  # [s] simulated per config
 GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministic on one machine
@@ -23,8 +24,9 @@ def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
     run = load_run_config(config, duration=duration)
     scene, robot = build_scene(run)
     try:
-        controller, targets, _, _ = simulate(run, scene, robot, record_video=False)
-        result = final_state(run, scene, robot, controller, targets)
+        targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+        controller, _ = simulate(run, scene, robot, targets, show_progress=False)
+        result = final_state(run, robot, controller, targets, scene.t)
     finally:
         scene.close()
     return {"config": run.name, "duration_s": duration, "q_final": result.q_final.tolist(),

@@ -1,13 +1,18 @@
-"""Interactive run in PyBullet's window, in real time.
+"""Interactive run in PyBullet's window, in real time, for finding out why an arm misses.
 
-Sliders move the target of environment 0; keys: space pauses or resumes, n steps once while
-paused, r puts the arms back to their initial joint positions. Without a display it refuses
-with a clear error (PyBullet would kill the process).
+The parameter panel holds sliders for the selected environment's target (offsets x, y, z [m] and roll,
+pitch, yaw [rad]) and one that selects the environment. Drawn live: each target frame (thick) and the
+end effector's actual frame (thin), a status light per environment (the colours of
+app.control.status) and a text line for the selected one (errors, status, constraints at their bound).
+The window stays open after the run's duration, holding the last target, until the user quits (q, ESC
+or closing the window); then the report and plot are written as a headless run writes them.
+Keys avoid PyBullet's own (a c d g i j k l o p s v w, F1, ESC).
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -15,73 +20,214 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
+from app.control.status import STATUS_STYLE, EnvStatus, latest_status
 from app.control.tasks import TargetGenerator, Targets
-from app.runner import simulate
+from app.errors import AppError
+from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, rpy_to_matrix
+from app.render.outputs import OutputSet
+from app.runner import _write_plot, _write_report, final_state, simulate, task_links
 from app.build import build_scene
 from app.sim.camera import save_window_view
 from app.sim.scene import display_available
-from app.sim.window import Window
-from app.errors import AppError
+from app.sim.window import StatusLights, Window
 
 log = logging.getLogger(__name__)
-KEY_SPACE, KEY_N, KEY_R = ord(" "), ord("n"), ord("r")
+KEYS = (  # key, what it does (printed at start, shown in the window with h)
+    (" ", "space: pause / resume"), ("n", "n: one step while paused"), ("r", "r: reset the arms"),
+    ("[", "[ / ]: previous / next environment"), ("]", None), ("f", "f: camera follows the selected environment"),
+    ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
+)
+HELP = [text for _, text in KEYS if text]
+DRAW_EVERY = 8  # physics steps between redraws of frames, lights and text (30 Hz at 240 Hz)
+SLIDERS = ("target dx [m]", "target dy [m]", "target dz [m]", "target droll [rad]", "target dpitch [rad]",
+           "target dyaw [rad]")
 
 
-class GuiControls:
-    """Sliders and keyboard of the window; paces the loop to real time.
+class GuiSession:
+    """The window's state and handlers; the loop calls :meth:`hook` and :meth:`on_tick`.
 
     Args:
-        scene, robot: The built GUI scene. dt: Physics step [s].
+        run: The run. scene, robot: Its built GUI scene. targets: The run's target generator.
     """
 
-    def __init__(self, scene, robot, dt: float):
-        self.scene, self.robot, self.dt = scene, robot, dt
+    def __init__(self, run: RunConfig, scene, robot, targets: TargetGenerator):
+        self.run, self.scene, self.robot, self.targets = run, scene, robot, targets
         self.window = Window(scene.client)
-        self.window.add_sliders([f"target d{axis} [m]" for axis in "xyz"], -0.2, 0.2)
-        self.q0 = robot.get_qpos()
-        self.paused = False
+        n = robot.n_envs
+        self._env_slider = self.window.add_slider("environment", 0, max(n - 1, 1e-9), 0) if n > 1 else None
+        self._first = [self.window.add_slider(name, -0.2 if "[m]" in name else -1.6,
+                                              0.2 if "[m]" in name else 1.6) for name in SLIDERS][0]
+        self.selected, self.paused, self.follow, self.show_help, self.quit = 0, False, False, True, False
+        self._last_env_slider, self._step_once = 0, False
+        self.offsets = np.zeros((n, 6))  # per environment: dx dy dz [m], droll dpitch dyaw [rad]
+        self.links = [robot.model.link_index(name) for name in task_links(run)]
+        self.actual = scene.draw_debug_frame(np.zeros((n, 3)), quat=np.tile([1.0, 0, 0, 0], (n, 1)),
+                                             axis_length=0.05, axis_radius=0.0018)
+        base = np.asarray(run.scene_config.robot.base_pos)
+        self.lights = StatusLights(scene.client, scene.env_origins + base + [0.0, -0.14, 0.03], radius=0.022)
+        self.q_last = robot.read_states()[0]
+        self.k = 0
         self._wall0 = time.perf_counter()
+        self.window.look_at(scene.env_origins[0] + np.asarray(run.scene_config.camera.target))
 
-    def offset(self) -> np.ndarray:
-        return self.window.sliders()
+    # ------------------------------------------------------------------ keys
+    def handle_key(self, key: int) -> None:
+        """What one key press does (the scripted tests call this directly)."""
+        n = self.robot.n_envs
+        if key == ord(" "):
+            self.paused = not self.paused
+            log.info("paused" if self.paused else "resumed")
+        elif key == ord("n"):
+            self._step_once = True
+        elif key == ord("r"):
+            self.robot.reset()
+            log.info("arms reset to their initial joint positions")
+        elif key in (ord("["), ord("]")):
+            self.select((self.selected + (1 if key == ord("]") else -1)) % n)
+        elif key == ord("f"):
+            self.follow = not self.follow
+        elif key == ord("h"):
+            self.show_help = not self.show_help
+        elif key == ord("q"):
+            self.quit = True
 
+    def select(self, env: int) -> None:
+        """Select environment ``env``: the sliders move its target, the camera turns to it."""
+        self.selected = int(env)
+        log.info("environment %d selected", self.selected)
+        self._look_at_selected()
+
+    def _look_at_selected(self) -> None:
+        dist, yaw, pitch = self.window.camera()
+        self.window.look_at(self.scene.env_origins[self.selected] + np.asarray(self.run.scene_config.camera.target),
+                            dist, yaw, pitch)
+
+    # ------------------------------------------------------------------ the loop's callbacks
     def hook(self, t: float, targets: Targets) -> Targets:
-        """Move environment 0's targets by the sliders' offset."""
-        pos = targets.pos.copy()
-        pos[0] += self.offset()
-        return Targets(pos, targets.quat, targets.vel)
+        """The run's targets, held at their last value after the duration; the sliders move the selected
+        environment's target (the others keep the offsets they had)."""
+        targets = self.targets(min(t, self.run.duration))
+        pos, quat = targets.pos.copy(), targets.quat.copy()
+        self.offsets[self.selected] = self.window.sliders()[self._first:self._first + 6]
+        for e in np.flatnonzero(np.any(self.offsets != 0, axis=1)):
+            pos[e] += self.offsets[e, :3]
+            turn = rpy_to_matrix(self.offsets[e, 3:])
+            quat[e] = matrix_to_quat(turn @ quat_to_matrix(quat[e]))
+        return Targets(pos, quat, targets.vel if t < self.run.duration else np.zeros_like(targets.vel))
 
-    def on_tick(self, k: int) -> None:
-        """Handle keys, wait while paused, sleep to stay in real time."""
-        while True:
-            pressed = self.window.keys_pressed()
-            if KEY_SPACE in pressed:
-                self.paused = not self.paused
-                log.info("paused" if self.paused else "resumed")
-            if KEY_R in pressed:
-                self.robot.set_qpos(self.q0)
-            if not self.paused or KEY_N in pressed:
-                break
-            time.sleep(0.01)
-            self._wall0 = time.perf_counter() - (k + 1) * self.dt
-        lag = (k + 1) * self.dt - (time.perf_counter() - self._wall0)
+    def on_tick(self, k: int, controller, q: np.ndarray) -> bool:
+        """Keys, drawing, pause and real-time pacing after physics step k; True to stop."""
+        self.k, self.q_last = k, q
+        self._poll(controller)
+        while self.paused and not self._step_once and not self.quit:
+            time.sleep(0.02)
+            self._poll(controller)
+            self._wall0 = time.perf_counter() - (k + 1) * self.scene.dt
+        self._step_once = False
+        lag = (k + 1) * self.scene.dt - (time.perf_counter() - self._wall0)
         if lag > 0:
             time.sleep(lag)
+        return self.quit
+
+    def _poll(self, controller) -> None:
+        if not self.window.open:
+            self.quit = True
+            return
+        for key in sorted(self.window.keys_pressed()):
+            self.handle_key(key)
+        if self._env_slider is not None:
+            chosen = int(round(self.window.sliders()[self._env_slider]))
+            if chosen != self._last_env_slider:
+                self._last_env_slider = chosen
+                self.select(chosen)
+        if self.k % DRAW_EVERY == 0 or self.paused:
+            self.draw(controller)
+
+    def draw(self, controller) -> None:
+        """Actual end-effector frames, status lights, the selected environment's text, the camera."""
+        pos, quat = self.robot.forward_kinematics(self.robot.unbatch(self.q_last), links_idx_local=self.links[:1])
+        pos, quat = np.reshape(pos, (-1, 3)), np.reshape(quat, (-1, 4))
+        self.actual.set_pose(self.robot.unbatch(pos), self.robot.unbatch(quat))
+        self.scene.update_debug_objects()
+        status = latest_status(controller.telemetry, self.robot.n_envs)
+        self.lights.set([STATUS_STYLE[EnvStatus(c)][1] for c in status])
+        origin = self.scene.env_origins[self.selected]
+        lines = [self.status_line(controller, status)] + (HELP if self.show_help else [])
+        dist = self.window.camera()[0]
+        top = origin + np.asarray(self.run.scene_config.camera.target) + [0.0, 0.0, 0.42 * dist / 0.9] \
+            - 0.5 * dist * self.window.right()  # left of the selected environment, in sight
+        for i in range(1 + len(HELP)):  # one text item per line (PyBullet draws one line each), centred
+            self.window.text(f"line{i}", [lines[i] if i < len(lines) else ""], top - [0.0, 0.0, 0.032 * i * dist / 0.9],
+                             rgb=(0.6, 0.0, 0.0) if i == 0 else (0.05, 0.05, 0.05), size=1.0)
+        if self.follow:
+            self._look_at_selected()
+
+    def status_line(self, controller, status: np.ndarray) -> str:
+        """'env 3 | tracking | pos 1.20 mm | rot 0.40 deg | at bound: 2 (table)' for the selected environment."""
+        tel, e = controller.telemetry, self.selected
+        if not tel.t:
+            return f"env {e} | starting"
+        label = STATUS_STYLE[EnvStatus(int(status[e]))][0]
+        names = tel.active_names[-1][e] if tel.active_names else []
+        bound = f" | at bound: {int(tel.n_active[-1][e])}" + (f" ({', '.join(names[:3])})" if names else "")
+        held = " | paused" if self.paused else ""
+        after = " | holding the last target" if self.scene.t >= self.run.duration else ""
+        return (f"env {e} | {label} | pos {tel.pos_err[-1][e] * 1e3:.2f} mm | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
+                f" deg{bound}{held}{after}")
 
 
-def run_gui(run: RunConfig, screenshot: str | Path | None = None) -> None:
-    """Run ``run`` in the window for its duration; optionally save a PNG of the window's view at the end."""
+def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path | None = None,
+            max_steps: int | None = None, session_hook=None) -> GuiSession:
+    """Run ``run`` in the window until the user quits (or ``max_steps`` physics steps, for scripts); then
+    write the report and plot into ``out_dir`` (if given) and return the session. ``session_hook(session)``
+    runs once the window is up (tests drive it from there); ``screenshot``: a PNG of the window's view at the end."""
     if not display_available():
         raise AppError("--gui needs a display: DISPLAY is not set (run without --gui, or under xvfb-run)")
+    outputs = OutputSet(out_dir) if out_dir is not None else None
     scene, robot = build_scene(replace(run, video=replace(run.video, enabled=False)), gui=True)
     try:
-        cam = run.scene_config.camera
-        controls = GuiControls(scene, robot, scene.dt)
-        controls.window.look_at(cam.target)
         targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
-        simulate(run, scene, robot, targets, on_tick=controls.on_tick, target_hook=controls.hook)
-        if screenshot is not None:
+        session = GuiSession(run, scene, robot, targets)
+        sys.stderr.write("GUI keys (also in the window):\n  " + "\n  ".join(HELP) + "\n")
+        if session_hook is not None:
+            session_hook(session)
+        steps = max_steps if max_steps is not None else 10 ** 12  # until the user quits
+        controller, _ = simulate(run, scene, robot, targets, on_tick=session.on_tick, target_hook=session.hook,
+                                 n_steps=steps, show_progress=False)
+        if screenshot is not None and session.window.open:
             save_window_view(scene.client, Path(screenshot))
+        result = final_state(run, robot, controller, lambda t: session.hook(t, None), scene.t, q=session.q_last)
     finally:
         scene.close()
+    if outputs is None:
+        outputs = _Discard()
+    try:
+        names = {**_write_plot(run, result, outputs), **_write_report(run, result, robot.model, outputs)}
+        final = outputs.commit()
+    except BaseException:
+        outputs.discard()
+        raise
+    for kind, name in names.items():
+        if name in final:
+            log.info("%s: %s", kind, final[name])
+    session.result = result
+    return session
 
+
+class _Discard:
+    """An output set that keeps nothing (run_gui without an output folder): the summary is still computed."""
+
+    def __init__(self):
+        import tempfile
+
+        self._dir = tempfile.TemporaryDirectory(prefix="app-gui-")
+
+    def temporary(self, name: str) -> Path:
+        return Path(self._dir.name) / name
+
+    def commit(self) -> dict:
+        self._dir.cleanup()
+        return {}
+
+    def discard(self) -> None:
+        self._dir.cleanup()

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 PACKAGE = Path(__file__).resolve().parent
 PREFIX = "numba-"
 STALE_AFTER_S = 3600.0
+fresh = False  # set by configure(): no kernel compiled for this source yet (the first run compiles, ~30 s)
 
 
 def source_hash(package: Path = PACKAGE) -> str:
@@ -65,6 +66,8 @@ def configure() -> Path | None:
     if not _writable(folder):
         log.debug("no writable numba cache folder at %s", folder)
         return None
+    global fresh
+    fresh = not any(folder.rglob("*.nbi"))
     numba.config.CACHE_DIR = str(folder)
     os.utime(folder)  # marks it in use for the clean-up below, run by other versions
     now = time.time()

@@ -1,5 +1,6 @@
-"""Command line: ``python -m app.run CONFIG [--gui] [--no-video] [--out DIR] [--duration S] [--seed N]``.
+"""Command line: ``python -m app.run CONFIG [--gui] [--no-video] [--check] [--out DIR] [--duration S] [--seed N]``.
 
+Ends with a summary of how the run went; ``--check`` exits 3 when an environment missed its target.
 User errors (bad config, missing file, an output folder that cannot be written, no display for
 --gui) exit with code 2 and one line on stderr, before any output file is written. SIGINT and
 SIGTERM stop the run with one line, no traceback and no partial file (exit 130 / 143); the
@@ -15,6 +16,9 @@ import sys
 from pathlib import Path
 
 from app.config.loader import load_run_config
+import numpy as np
+
+import app.kernel_cache as kernel_cache
 from app.errors import AppError
 from app.threads import n_threads
 
@@ -28,8 +32,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "report and a tracking-error plot.")
     parser.add_argument("config", help="run config, e.g. configs/batched_ik.yaml (it names its scene file)")
     parser.add_argument("--gui", action="store_true",
-                        help="open PyBullet's window in real time: sliders move env 0's target; keys: "
-                             "space pause/resume, n single step while paused, r reset (needs a display)")
+                        help="open PyBullet's window in real time (needs a display): sliders move the selected "
+                             "environment's target; keys: space pause/resume, n one step, r reset, [ ] environment, "
+                             "f follow, h help, q quit; it stays open after the duration; quitting writes the report")
+    parser.add_argument("--check", action="store_true",
+                        help="exit with code 3 when any environment missed its target at the end (for CI)")
     parser.add_argument("--no-video", action="store_true", help="skip rendering and the mp4 (much faster)")
     parser.add_argument("--out", default=None, help="output folder (default: videos/<config name>)")
     parser.add_argument("--duration", type=float, default=None, help="simulated seconds (overrides the config)")
@@ -80,21 +87,42 @@ def _main(args: argparse.Namespace) -> int:
         n_threads()  # APP_THREADS checked before any work
         run = load_run_config(args.config, duration=args.duration, seed=args.seed)
         out_dir = Path(args.out) if args.out else Path(run.out_dir) / run.name
+        if kernel_cache.fresh:
+            log.info("compiling the numba kernels for this version of the code (first run only, ~30 s)")
         if args.gui:
             from app.gui import run_gui
 
-            run_gui(run)
-            return 0
-        from app.runner import execute
+            summary = run_gui(run, out_dir).result.summary
+        else:
+            from app.runner import execute
 
-        result = execute(run, out_dir, video=not args.no_video)
+            result = execute(run, out_dir, video=not args.no_video)
+            for kind, path in result.outputs.items():
+                log.info("%s: %s", kind, path)
+            log.info("timings [s]: %s", ", ".join(f"{k} {v:.2f}" for k, v in result.timings.items()))
+            summary = result.summary
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    for kind, path in result.outputs.items():
-        log.info("%s: %s", kind, path)
-    log.info("timings [s]: %s", ", ".join(f"{k} {v:.2f}" for k, v in result.timings.items()))
-    return 0
+    for line in summary_lines(summary):
+        log.info("%s", line)
+    return 3 if args.check and summary["reached"] < summary["n_envs"] else 0
+
+
+def summary_lines(s: dict) -> list[str]:
+    """The end-of-run summary as the console prints it."""
+    def mm(x):
+        return "n/a" if x is None else f"{x * 1e3:.2f} mm"
+
+    missed = f" (missed: {', '.join(map(str, s['missed_envs'][:12]))}{' ...' if len(s['missed_envs']) > 12 else ''})"
+    obstacle = ("no obstacle watched" if s["min_obstacle_distance_m"] is None else
+                f"closest obstacle {mm(s['min_obstacle_distance_m'])}"
+                + (f" (d_safe {mm(s['d_safe_m'])})" if s["d_safe_m"] is not None else ""))
+    return [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
+            f"{mm(s['pos_err_final_max_m'])}, {np.degrees(s['rot_err_final_max_rad'] or 0.0):.2f} deg",
+            f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
+            f"{s['solver_failed_final']} ({100 * s['solver_failed_ticks_fraction']:.1f} % of ticks); {obstacle}; "
+            f"smallest joint-limit margin {s['joint_limit_margin_min_rad']:.4f} rad"]
 
 
 if __name__ == "__main__":

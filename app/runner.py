@@ -14,7 +14,7 @@ from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.telemetry import InvariantMonitor
 from app.control.tasks import TargetGenerator
-from app.control.status import latest_status
+from app.control.status import REACHED_POS, REACHED_ROT, latest_status, reached
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
 from app.render.report import finite_or_none, plot_tracking, write_json_atomic
@@ -39,6 +39,7 @@ class RunResult:
     invariants: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
 
 
 def task_links(run: RunConfig) -> list[str]:
@@ -54,12 +55,13 @@ def make_controller(run: RunConfig, robot: Robot, dt: float):
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerator, recorder=None, on_tick=None,
-             target_hook=None) -> tuple:
-    """The control loop; returns (controller, timings [s]).
+             target_hook=None, n_steps: int | None = None, show_progress: bool = True) -> tuple:
+    """The control loop, ``n_steps`` physics steps (default: the run's duration); returns (controller, timings [s]).
 
-    ``recorder(FrameState)`` receives the state of each video frame; ``on_tick(k)`` runs after each physics
-    step (the GUI paces and pauses there; it may return True to stop); ``target_hook(t, targets)`` may change
-    the targets (the GUI's sliders). Target frames are drawn in the scene only where someone looks (GUI).
+    ``recorder(FrameState)`` receives the state of each video frame; ``on_tick(k, controller, q)`` runs after
+    each physics step with the measured joints q (n_envs, n_dofs) (the GUI paces, pauses and draws there; it
+    returns True to stop); ``target_hook(t, targets)`` may change the targets (the GUI's sliders). Target frames
+    are drawn in the scene only where someone looks (GUI).
     """
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
@@ -67,10 +69,10 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
     first = targets(0.0)
     markers = [scene.draw_debug_frame(first.pos[:, k], quat=first.quat[:, k], axis_length=0.08)
                for k in range(targets.n_targets)] if scene.gui else []
-    n_steps = int(round(run.duration * physics_hz))
+    n_steps = int(round(run.duration * physics_hz)) if n_steps is None else n_steps
     frame_every, n_frames = physics_hz / run.video.fps, 0
     timings = dict(control=0.0, physics=0.0, record=0.0)
-    progress = Progress("simulating", n_steps, unit="step")
+    progress = Progress("simulating", n_steps, unit="step") if show_progress else None
     m = robot.model
     controller.invariants = InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs)
     try:
@@ -94,13 +96,15 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1
             timings["record"] += time.perf_counter() - t2
-            if on_tick is not None and on_tick(k):
+            if on_tick is not None and on_tick(k, controller, q):
                 break
-            if k % 20 == 0:
+            if progress and k % 20 == 0:
                 progress.update(k)
-        progress.update(n_steps)
+        if progress:
+            progress.update(n_steps)
     finally:
-        progress.close()
+        if progress:
+            progress.close()
     return controller, timings
 
 
@@ -121,20 +125,20 @@ def _video_look(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGener
     return video_spec(run, view, scene.env_origins, anchors)
 
 
-def execute(run: RunConfig, out_dir: Path, video: bool = True, gui: bool = False, on_tick=None) -> RunResult:
+def execute(run: RunConfig, out_dir: Path, video: bool = True) -> RunResult:
     """Run ``run`` and write its outputs into ``out_dir`` (all or none of them)."""
     t_start = time.perf_counter()
     outputs = OutputSet(out_dir)  # checked (and stale partial files removed) before any work
     job = None
     try:
         job = _video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now
-        scene, robot = build_scene(run, gui)
+        scene, robot = build_scene(run)
         try:
             targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
             if job is not None:
                 job.start(_video_look(run, scene, robot, targets))
-            controller, timings = simulate(run, scene, robot, targets, job.add if job else None, on_tick)
-            result = final_state(run, scene, robot, controller, targets)
+            controller, timings = simulate(run, scene, robot, targets, job.add if job else None)
+            result = final_state(run, robot, controller, targets, scene.t)
         finally:
             scene.close()
         names = _write_plot(run, result, outputs)  # while the renderers finish
@@ -165,25 +169,27 @@ def _write_plot(run: RunConfig, result: RunResult, outputs: OutputSet) -> dict[s
 
 
 def _write_report(run: RunConfig, result: RunResult, model, outputs: OutputSet) -> dict[str, str]:
+    """The report (if enabled); sets ``result.summary`` either way."""
+    report = report_dict(run, result, model)
+    result.summary = report["summary"]
     if not run.report.enabled:
         return {}
-    write_json_atomic(outputs.temporary(run.report.filename), report_dict(run, result, model))
+    write_json_atomic(outputs.temporary(run.report.filename), report)
     return {"report": run.report.filename}
 
 
-def final_state(run, scene, robot, controller, targets) -> RunResult:
-    q = robot.read_states()[0]
+def final_state(run: RunConfig, robot: Robot, controller, targets, t: float, q: np.ndarray | None = None) -> RunResult:
+    """The run's end at time t [s]: joints q (n_envs, n_dofs) (read from the robot unless given), link poses
+    by FK, targets, telemetry and invariants."""
+    q = robot.read_states()[0] if q is None else q
     links = task_links(run)
     pos, quat = robot.forward_kinematics(robot.unbatch(q), links_idx_local=[robot.model.link_index(l) for l in links])
-    tg = targets(scene.t)
+    tg = targets(t)
     n = robot.n_envs
     inv = getattr(controller, "invariants", None)
     invariants = {} if inv is None else {"limit_excess": inv.limit_excess, "velocity_ratio": inv.velocity_ratio}
     return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,
                      controller.telemetry.arrays(), invariants)
-
-
-REACHED_POS, REACHED_ROT = 1e-3, 1e-2  # [m], [rad]: the report's "reached_final" tolerance
 
 
 def invariant_summary(run: RunConfig, result: RunResult) -> dict:
@@ -198,8 +204,37 @@ def invariant_summary(run: RunConfig, result: RunResult) -> dict:
             "obstacle_promise_m": None if d_safe is None else d_safe - 1e-4}
 
 
+def run_summary(run: RunConfig, envs: list[dict]) -> dict:
+    """How the run went, over every environment: the figures the console prints and ``--check`` reads."""
+    def worst(key, pick=max):
+        values = [e[key] for e in envs if e[key] is not None]
+        return pick(values) if values else None
+
+    d_safe = getattr(run.controller, "d_safe", None)
+    return {"reached": sum(e["reached_final"] for e in envs), "n_envs": len(envs),
+            "missed_envs": [e["env"] for e in envs if not e["reached_final"]],
+            "pos_err_final_max_m": worst("pos_err_final_m"), "rot_err_final_max_rad": worst("rot_err_final_rad"),
+            "stalled_final": sum(e["stalled_final"] for e in envs), "stalled_ever": sum(e["stalled_ever"] for e in envs),
+            "solver_failed_final": sum(not e["solver_ok_final"] for e in envs),
+            "solver_failed_ticks_fraction": 1.0 - float(np.mean([e["solver_ok_fraction"] for e in envs])),
+            "min_obstacle_distance_m": worst("min_obstacle_distance_m", min), "d_safe_m": d_safe,
+            "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min)}
+
+
+def task_description(run: RunConfig) -> dict:
+    """The task's masks and the tolerances used: the errors in the report are those of the masked task (the
+    position along the masked axes of the base frame, the rotation the rot_mask constrains), as the IK sees it."""
+    task, c = run.task, run.controller
+    return {"type": task.type, "links": task_links(run), "pos_mask": list(task.pos_mask),
+            "rot_mask": list(task.rot_mask),
+            "errors": "masked: position over the pos_mask axes [m]; rotation of the rot_mask axes [rad] (one True: "
+                      "the angle between that link axis and the target's; all three: the full rotation)",
+            "controller_tolerance": {k: getattr(c, k) for k in ("pos_tol", "rot_tol") if hasattr(c, k)}}
+
+
 def report_dict(run: RunConfig, result: RunResult, model) -> dict:
-    """Per environment: final joints, link poses, targets, errors, flags, margins; plus timings."""
+    """Per environment: final joints, link poses, targets, errors, flags, margins; a summary, the task's masks
+    and tolerances, the invariants kept, and timings."""
     tel = result.telemetry
     margin = np.minimum(result.q_final - model.q_lower, model.q_upper - result.q_final).min(axis=1)
     envs = []
@@ -212,7 +247,7 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
             "pos_err_final_m": float(tel["pos_err"][-1, e]), "rot_err_final_rad": float(tel["rot_err"][-1, e]),
             "pos_err_max_after_1s_m": float(np.max(tel["pos_err"][tel["t"] >= min(1.0, tel["t"][-1]), e])),
             "solver_ok_fraction": float(np.mean(tel["qp_ok"][:, e])), "solver_ok_final": bool(tel["qp_ok"][-1, e]),
-            "reached_final": bool(tel["pos_err"][-1, e] <= REACHED_POS and tel["rot_err"][-1, e] <= REACHED_ROT),
+            "reached_final": bool(reached(tel["pos_err"][-1, e], tel["rot_err"][-1, e])),
             "joint_limit_margin_min": float(margin[e]),
             "stalled_final": bool(tel["stalled"][-1, e]), "stalled_ever": bool(tel["stalled"][:, e].any()),
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
@@ -222,6 +257,7 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
     return {"config": run.name, "controller": controller, "task": run.task.type,
             "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
+            "summary": run_summary(run, envs), "task_masks": task_description(run),
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
             "invariants": invariant_summary(run, result),
             "timings_s": {k: round(v, 4) for k, v in result.timings.items()}, "environments": envs}

@@ -1,32 +1,52 @@
-"""GUI mode under Xvfb (installed by .ci/run): it runs, and a screenshot shows the arm."""
+"""GUI mode under Xvfb (installed by .ci/run): it runs, a screenshot of the X screen shows the parameter panel
+and the frames, and a scripted session pauses, steps, switches environment and quits, writing the report."""
 
 import shutil
 import subprocess
 import sys
 
 import imageio.v2 as imageio
+import numpy as np
 import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("xvfb-run") is None,
-                                                   reason="xvfb-run not installed (Debian package xvfb)")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("xvfb-run") is None or shutil.which("xwd") is None,
+                                                   reason="xvfb-run or xwd not installed (Debian: xvfb, x11-apps)")]
 
 
 def _xvfb(code_or_args, timeout=180):
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", sys.executable, *code_or_args]
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable, *code_or_args]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
-def test_gui_cli_runs_in_real_time_and_exits_0():
-    res = _xvfb(["-m", "app.run", "configs/single_ik.yaml", "--gui", "--duration", "0.5"])
-    assert res.returncode == 0, res.stderr[-2000:]
+def test_scripted_session_pauses_steps_switches_environment_quits_and_writes_the_report(tmp_path):
+    import json
+
+    from tests.gui.xwd import read_xwd  # noqa: F401  (the session script takes the screenshot with it)
+
+    shot = tmp_path / "screen.png"
+    res = _xvfb(["-m", "tests.gui.session", str(tmp_path / "out"), str(shot)])
+    assert res.returncode == 0, res.stderr[-3000:]
+    log = json.loads(res.stdout.strip().splitlines()[-1])
+    seen = {e["poll"]: e for e in log["events"]}
+    assert seen[10]["paused"] and seen[10]["k"] == seen[9]["k_before"] + 1  # paused; n stepped exactly once
+    assert seen[14]["selected"] == 1 and seen[14]["k"] == seen[10]["k"]  # ] selected env 1; still paused
+    assert not seen[25]["paused"] and not seen[25]["help"]  # space resumed, h hid the help
+    assert log["quit"] and log["outputs"] == ["report.json", "tracking_error.png"]
+    image = imageio.imread(shot)
+    panel = image[60:400, 780:1000]  # PyBullet's parameter panel: light grey with slider tracks
+    assert (np.abs(panel.astype(int) - 240).max(axis=-1) < 20).mean() > 0.5, "no parameter panel on the screen"
+    view = image[40:640, 250:770].astype(int)
+    red = ((view[..., 0] > 180) & (view[..., 1] < 60) & (view[..., 2] < 60)).sum()
+    green = ((view[..., 1] > 150) & (view[..., 0] < 60) & (view[..., 2] < 60)).sum()
+    assert red > 30 and green > 30, (red, green)  # the target and end-effector frames
 
 
 def test_gui_screenshot_shows_the_arm(tmp_path):
     png = tmp_path / "gui.png"
     code = ("from app.config.loader import load_run_config; from app.gui import run_gui; "
-            f"run_gui(load_run_config('configs/single_ik.yaml', duration=0.5), screenshot=r'{png}')")
+            f"run_gui(load_run_config('configs/single_ik.yaml', duration=0.5), screenshot=r'{png}', max_steps=120)")
     res = _xvfb(["-c", code])
     assert res.returncode == 0, res.stderr[-2000:]
     image = imageio.imread(png)

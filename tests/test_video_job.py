@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
-from app.render.framing import CameraView, fit_view
+from app.render.framing import CameraView
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.runner import execute
 from app.video_job import FrameState, VideoJob, legend
@@ -61,29 +61,6 @@ def test_a_target_frame_inside_an_obstacle_is_drawn_on_top():
     green = ((patch[..., 1] > 180) & (patch[..., 0] < 80)).sum()
     blue = ((patch[..., 2] > 200) & (patch[..., 0] < 80)).sum()
     assert min(red, green, blue) >= 20, (red, green, blue)  # each axis a few pixels wide and >= 12 px long
-
-
-def test_fit_view_holds_every_point_inside_the_margins_and_fills_one_direction():
-    rng = np.random.default_rng(3)
-    points = rng.uniform([-2, -2, 0], [2, 2, 0.5], (200, 3))
-    view = fit_view(points, [1.2, -1.2, 0.9], [0.3, 0.0, 0.15], 45.0, 640, 480, margin=0.05, top_reserve=0.1)
-    px, in_front = view.project(points)
-    assert in_front.all()
-    x, y = px[:, 0] / 640, px[:, 1] / 480  # fractions of the picture
-    assert x.min() >= 0.025 - 1e-6 and x.max() <= 0.975 + 1e-6 and y.min() >= 0.125 - 1e-6 and y.max() <= 0.975 + 1e-6
-    assert max(1 - x.max(), x.min()) < 0.03 or max(1 - y.max(), y.min() - 0.1) < 0.03  # tight on one axis
-    direction = (view.target - view.eye) / np.linalg.norm(view.target - view.eye)
-    np.testing.assert_allclose(direction, np.array([-0.9, 1.2, -0.75]) / np.linalg.norm([-0.9, 1.2, -0.75]))
-
-
-def test_camera_matrices_are_pybullets():
-    import pybullet as pb
-
-    view = _view()
-    V = np.reshape(pb.computeViewMatrix(list(view.eye), list(view.target), [0, 0, 1]), (4, 4)).T
-    P = np.reshape(pb.computeProjectionMatrixFOV(50.0, 320 / 240, 0.02, 30.0), (4, 4)).T
-    np.testing.assert_allclose(view.view, V, atol=1e-6)
-    np.testing.assert_allclose(view.projection, P, atol=1e-6)
 
 
 def test_follow_env_frames_one_environment_close_up():

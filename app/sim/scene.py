@@ -59,8 +59,10 @@ class Scene:
             raise AppError("--gui needs a display: DISPLAY is not set (use xvfb-run, or run without --gui)")
         self.gui, self.dt = gui, float(dt)
         self.client = pb.connect(pb.GUI if gui else pb.DIRECT)
-        if gui:
-            pb.configureDebugVisualizer(pb.COV_ENABLE_GUI, 0, physicsClientId=self.client)
+        if gui:  # the parameter panel (sliders) shown, the camera preview panes hidden
+            for flag, on in ((pb.COV_ENABLE_GUI, 1), (pb.COV_ENABLE_RGB_BUFFER_PREVIEW, 0),
+                             (pb.COV_ENABLE_DEPTH_BUFFER_PREVIEW, 0), (pb.COV_ENABLE_SEGMENTATION_MARK_PREVIEW, 0)):
+                pb.configureDebugVisualizer(flag, on, physicsClientId=self.client)
         pb.setGravity(*gravity, physicsClientId=self.client)
         pb.setTimeStep(self.dt, physicsClientId=self.client)
         self.robots: list[Robot] = []

@@ -1,4 +1,5 @@
-"""The PyBullet GUI window's inputs and view: parameter sliders, key presses, the viewing camera."""
+"""The PyBullet GUI window's inputs and drawings: parameter panel and sliders, key presses, text, the
+viewing camera and status lights. Only this module and the scene talk to the window."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import pybullet as pb
 
+KEY_ESCAPE = 27
+
 
 class Window:
     """The window of a GUI scene's client."""
@@ -14,11 +17,17 @@ class Window:
     def __init__(self, client: int):
         self.client = client
         self._sliders: list[int] = []
+        self._texts: dict[str, int] = {}
 
-    def add_sliders(self, names: Sequence[str], low: float, high: float, start: float = 0.0) -> None:
-        """One slider per name in the parameter panel."""
-        self._sliders += [pb.addUserDebugParameter(name, low, high, start, physicsClientId=self.client)
-                          for name in names]
+    @property
+    def open(self) -> bool:
+        """False once the user closed the window (or pressed ESC, which PyBullet takes as a close)."""
+        return pb.isConnected(self.client)
+
+    def add_slider(self, name: str, low: float, high: float, start: float = 0.0) -> int:
+        """One slider in the parameter panel; returns its index for :meth:`sliders`."""
+        self._sliders.append(pb.addUserDebugParameter(name, low, high, start, physicsClientId=self.client))
+        return len(self._sliders) - 1
 
     def sliders(self) -> np.ndarray:
         """Every slider's value, in the order added. Shape (k,)."""
@@ -29,7 +38,50 @@ class Window:
         keys = pb.getKeyboardEvents(physicsClientId=self.client)
         return {key for key, state in keys.items() if state & pb.KEY_WAS_TRIGGERED}
 
+    def text(self, slot: str, lines: Sequence[str], at: Sequence[float], rgb=(0.05, 0.05, 0.05),
+             size: float = 1.2) -> None:
+        """Show ``lines`` at world point ``at`` (3,), replacing what ``slot`` showed before."""
+        text = "\n".join(lines)
+        previous = self._texts.get(slot, -1)
+        self._texts[slot] = pb.addUserDebugText(text, list(map(float, at)), list(rgb), size,
+                                                replaceItemUniqueId=previous, physicsClientId=self.client)
+
     def look_at(self, target: Sequence[float], distance: float = 0.9, yaw_deg: float = 45.0,
                 pitch_deg: float = -30.0) -> None:
         """Point the window's camera at ``target`` (3,) [m]."""
-        pb.resetDebugVisualizerCamera(distance, yaw_deg, pitch_deg, list(target), physicsClientId=self.client)
+        pb.resetDebugVisualizerCamera(distance, yaw_deg, pitch_deg, list(map(float, target)),
+                                      physicsClientId=self.client)
+
+    def right(self) -> np.ndarray:
+        """The window camera's unit right vector (3,) in the world frame."""
+        horizontal = np.array(pb.getDebugVisualizerCamera(physicsClientId=self.client)[6])
+        return horizontal / np.linalg.norm(horizontal)
+
+    def camera(self) -> tuple[float, float, float]:
+        """The window camera's (distance [m], yaw [deg], pitch [deg])."""
+        info = pb.getDebugVisualizerCamera(physicsClientId=self.client)
+        return info[10], info[8], info[9]
+
+
+class StatusLights:
+    """One visual-only sphere per environment whose colour shows its status.
+
+    Args:
+        client: PyBullet client. positions: World positions (n, 3) [m]. radius: [m].
+    """
+
+    def __init__(self, client: int, positions: np.ndarray, radius: float = 0.02):
+        self.client = client
+        shape = pb.createVisualShape(pb.GEOM_SPHERE, radius=radius, rgbaColor=(0.6, 0.6, 0.6, 1),
+                                     physicsClientId=client)
+        self.bodies = [pb.createMultiBody(0, -1, shape, list(map(float, p)), physicsClientId=client)
+                       for p in positions]
+        self._rgb: list[tuple | None] = [None] * len(self.bodies)
+
+    def set(self, rgb_per_env: Sequence[tuple[int, int, int]]) -> None:
+        """Colours (0-255 RGB) per environment; only changed ones are sent."""
+        for i, rgb in enumerate(rgb_per_env):
+            if rgb != self._rgb[i]:
+                pb.changeVisualShape(self.bodies[i], -1, rgbaColor=[c / 255 for c in rgb] + [1.0],
+                                     physicsClientId=self.client)
+                self._rgb[i] = rgb

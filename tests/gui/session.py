@@ -1,0 +1,52 @@
+"""A scripted GUI session, run under Xvfb by tests/test_gui.py: keys pressed in order (through the same
+handler the window's keys reach), a screenshot of the X screen while paused, then quit. Prints a JSON
+line with what happened."""
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from app.config.loader import load_run_config
+from app.gui import run_gui
+from tests.gui.xwd import read_xwd
+
+out_dir, shot = Path(sys.argv[1]), Path(sys.argv[2])
+run = load_run_config("configs/batched_ik.yaml", duration=0.3)
+run = replace(run, n_envs=4)
+log = {"events": []}
+SCRIPT = {5: " ", 9: "n", 13: "]", 16: "SHOT", 20: "h", 24: " ", 60: "q"}  # poll number -> key
+
+
+def hook(session):
+    polls = {"n": 0}
+    real = session.window.keys_pressed
+
+    def keys():
+        real()  # the window's own events are still drained
+        polls["n"] += 1
+        key = SCRIPT.get(polls["n"])
+        if key == "SHOT":
+            dump = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, check=True).stdout
+            import imageio.v2 as imageio
+
+            imageio.imwrite(shot, read_xwd(dump))
+            return set()
+        if key is not None:
+            log["events"].append({"poll": polls["n"], "key": key, "k_before": session.k})
+            return {ord(key)}
+        if polls["n"] in (10, 14, 25):
+            log["events"].append({"poll": polls["n"], "paused": session.paused, "k": session.k,
+                                  "selected": session.selected, "help": session.show_help})
+        return set()
+
+    session.window.keys_pressed = keys
+
+
+session = run_gui(run, out_dir, session_hook=hook, max_steps=100000)
+log.update(quit=session.quit, k=session.k, reached=session.result.summary["reached"],
+           outputs=sorted(p.name for p in out_dir.iterdir()))
+print(json.dumps(log))
