@@ -27,3 +27,23 @@ def test_plot_is_a_png(tmp_path):
     t = np.linspace(0, 1, 50)
     path = plot_tracking(tmp_path / "p.png", t, np.abs(np.sin(t))[:, None] * 1e-3, np.zeros((50, 1)), "demo")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_labels_are_plain_numbers_even_for_tiny_errors(tmp_path, monkeypatch):
+    """Errors far below the symlog threshold used to get offset/scientific labels that overlapped "0"."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from app.render.report import plot_tracking
+
+    captured = []
+    monkeypatch.setattr(plt.Figure, "savefig", lambda self, *a, **k: captured.append(self))
+    t = np.linspace(0, 1, 50)
+    plot_tracking(tmp_path / "p.png", t, np.full((50, 1), 2e-9), np.full((50, 1), 5e-8), "tiny")
+    fig = captured[0]
+    fig.canvas.draw()
+    labels = [tick.get_text() for ax in fig.axes for tick in ax.get_yticklabels()]
+    assert labels and all("e" not in s and "times" not in s for s in labels), labels
+    assert all(not ax.yaxis.get_offset_text().get_text() for ax in fig.axes)

@@ -52,8 +52,14 @@ def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.nd
     axes[1].plot(t, np.degrees(rot_err), lw=0.8)
     axes[1].set_ylabel("rotation error [deg]")
     axes[1].set_xlabel("time [s]")
-    for ax in axes:
+    from matplotlib.ticker import FuncFormatter
+
+    for ax, values in zip(axes, (pos_err * 1e3, np.degrees(rot_err))):
         ax.set_yscale("symlog", linthresh=1e-2)
+        finite = values[np.isfinite(values)]
+        top = max(float(finite.max()) * 1.5 if finite.size else 0.0, 0.1)  # tiny errors: plain 0 .. 0.1 axis
+        ax.set_ylim(0.0, top)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain labels, no offset notation
         ax.grid(alpha=0.3)
     fig.suptitle(f"{title}: tracking error ({pos_err.shape[1]} env{'s' if pos_err.shape[1] > 1 else ''})")
     fig.tight_layout()
