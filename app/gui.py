@@ -66,7 +66,7 @@ class GuiSession:
         base = np.asarray(run.scene_config.robot.base_pos)
         self.lights = StatusLights(scene.client, scene.env_origins + base + [0.0, -0.14, 0.03], radius=0.022)
         self.q_last = robot.read_states()[0]
-        self.k = 0
+        self.k, self.controller = 0, None
         self._wall0 = time.perf_counter()
         self.window.look_at(scene.env_origins[0] + np.asarray(run.scene_config.camera.target))
 
@@ -108,7 +108,8 @@ class GuiSession:
         environment's target (the others keep the offsets they had)."""
         targets = self.targets(min(t, self.run.duration))
         pos, quat = targets.pos.copy(), targets.quat.copy()
-        self.offsets[self.selected] = self.window.sliders()[self._first:self._first + 6]
+        if self.window.open:  # else the offsets of the last tick (the window was closed)
+            self.offsets[self.selected] = self.window.sliders()[self._first:self._first + 6]
         for e in np.flatnonzero(np.any(self.offsets != 0, axis=1)):
             pos[e] += self.offsets[e, :3]
             turn = rpy_to_matrix(self.offsets[e, 3:])
@@ -117,7 +118,7 @@ class GuiSession:
 
     def on_tick(self, k: int, controller, q: np.ndarray) -> bool:
         """Keys, drawing, pause and real-time pacing after physics step k; True to stop."""
-        self.k, self.q_last = k, q
+        self.k, self.q_last, self.controller = k, q, controller
         self._poll(controller)
         while self.paused and not self._step_once and not self.quit:
             time.sleep(0.02)
@@ -187,13 +188,15 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
     scene, robot = build_scene(replace(run, video=replace(run.video, enabled=False)), gui=True)
     try:
         targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
-        session = GuiSession(run, scene, robot, targets)
+        window = Window(scene.client)
+        session = _closed_guard(window, None, lambda: GuiSession(run, scene, robot, targets))
         sys.stderr.write("GUI keys (also in the window):\n  " + "\n  ".join(HELP) + "\n")
         if session_hook is not None:
             session_hook(session)
         steps = max_steps if max_steps is not None else 10 ** 12  # until the user quits
-        controller, _ = simulate(run, scene, robot, targets, on_tick=session.on_tick, target_hook=session.hook,
-                                 n_steps=steps, show_progress=False)
+        controller = _closed_guard(window, session, lambda: simulate(
+            run, scene, robot, targets, on_tick=session.on_tick, target_hook=session.hook, n_steps=steps,
+            show_progress=False)[0])
         if screenshot is not None and session.window.open:
             save_window_view(scene.client, Path(screenshot))
         result = final_state(run, robot, controller, lambda t: session.hook(t, None), scene.t, q=session.q_last)
@@ -212,6 +215,20 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
             log.info("%s: %s", kind, final[name])
     session.result = result
     return session
+
+
+def _closed_guard(window: Window, session: GuiSession | None, work):
+    """``work()``; when the user closes the window meanwhile, PyBullet's next call fails: the run then ends as
+    if q was pressed (with the last tick's controller), or, before the first tick, with a clear error."""
+    try:
+        return work()
+    except Exception:
+        if window.open:
+            raise
+        if session is None or session.controller is None:
+            raise AppError("the GUI window was closed before the run began: no output was written") from None
+        session.quit = True
+        return session.controller
 
 
 class _Discard:
