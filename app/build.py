@@ -6,15 +6,16 @@ import numpy as np
 
 from app.config.schema import BoxSection, RunConfig
 from app.sim.robot import Robot
-from app.sim.scene import BoxSpec, Scene
+from app.sim.scene import BoxSpec, Scene, grid_origins
 
 
 def _box(section: BoxSection) -> BoxSpec:
     return BoxSpec(section.name, section.size, section.pos, rgba=section.rgba)
 
 
-def build_scene(run: RunConfig, gui: bool = False) -> tuple[Scene, Robot]:
-    """Scene with the run's robot, table, floor and obstacles, built for ``run.n_envs``."""
+def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = None) -> tuple[Scene, Robot]:
+    """Scene with the run's robot, table, floor and obstacles, built for ``run.n_envs`` environments, or only for
+    ``envs`` (indices; one worker's share) at the places they have in the whole grid."""
     cfg = run.scene_config
     scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity)
     try:
@@ -23,7 +24,11 @@ def build_scene(run: RunConfig, gui: bool = False) -> tuple[Scene, Robot]:
         for section in (cfg.floor, cfg.table, *cfg.obstacles):
             if section is not None:
                 scene.add_box(_box(section))
-        scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing)
+        if envs is None:
+            scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing)
+        else:
+            origins = grid_origins(run.n_envs or 1, run.env_spacing)[np.asarray(envs, dtype=int)]
+            scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins)
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))

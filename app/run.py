@@ -41,6 +41,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", default=None, help="output folder (default: videos/<config name>)")
     parser.add_argument("--duration", type=float, default=None, help="simulated seconds (overrides the config)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (overrides the config)")
+    parser.add_argument("--n-envs", type=int, default=None, help="number of environments (overrides the config)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="split the environments over N Ray worker processes (overrides the config's "
+                             "'workers'; needs the 'scale' extra; same results for any N)")
+    parser.add_argument("--ray-address", default=None,
+                        help="join this Ray cluster (default: $RAY_ADDRESS, else a local one with N CPUs)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     return parser.parse_args(argv)
 
@@ -85,18 +91,26 @@ def _signal_of(exc: BaseException | None) -> BaseException | None:
 def _main(args: argparse.Namespace) -> int:
     try:
         n_threads()  # APP_THREADS checked before any work
-        run = load_run_config(args.config, duration=args.duration, seed=args.seed)
+        run = load_run_config(args.config, duration=args.duration, seed=args.seed, n_envs=args.n_envs,
+                              workers=args.workers)
         out_dir = Path(args.out) if args.out else Path(run.out_dir) / run.name
         if kernel_cache.fresh:
             log.info("compiling the numba kernels for this version of the code (first run only, ~30 s)")
+        if args.gui and run.workers > 1:
+            raise AppError("--gui runs in this process: use it without --workers (or workers: 1)")
         if args.gui:
             from app.gui import run_gui
 
             summary = run_gui(run, out_dir).result.summary
         else:
-            from app.runner import execute
+            if run.workers > 1:
+                from app.scale import execute_sharded
 
-            result = execute(run, out_dir, video=not args.no_video)
+                result = execute_sharded(run, out_dir, run.workers, args.ray_address, video=not args.no_video)
+            else:
+                from app.runner import execute
+
+                result = execute(run, out_dir, video=not args.no_video)
             for kind, path in result.outputs.items():
                 log.info("%s: %s", kind, path)
             log.info("timings [s]: %s", ", ".join(f"{k} {v:.2f}" for k, v in result.timings.items()))

@@ -114,15 +114,16 @@ def frame_count(run: RunConfig) -> int:
     return int(np.ceil(n_steps / (run.scene_config.physics_hz / run.video.fps) - 1e-9))
 
 
-def _video_job(run: RunConfig, outputs: OutputSet) -> VideoJob:
+def video_job(run: RunConfig, outputs: OutputSet) -> VideoJob:
     workers = auto_workers() if run.video.workers is None else run.video.workers
     return VideoJob(run, outputs.temporary(run.video.filename), run.video.fps, frame_count(run), workers)
 
 
-def _video_look(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerator):
-    view = video_view(run, robot, targets, scene.env_origins)
-    anchors = scene.env_origins + np.asarray(run.scene_config.robot.base_pos)
-    return video_spec(run, view, scene.env_origins, anchors)
+def video_look(run: RunConfig, robot: Robot, targets: TargetGenerator, env_origins: np.ndarray):
+    """The video's camera and overlay for environments at ``env_origins`` (n_envs, 3)."""
+    view = video_view(run, robot, targets, env_origins)
+    anchors = env_origins + np.asarray(run.scene_config.robot.base_pos)
+    return video_spec(run, view, env_origins, anchors)
 
 
 def execute(run: RunConfig, out_dir: Path, video: bool = True) -> RunResult:
@@ -131,31 +132,37 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True) -> RunResult:
     outputs = OutputSet(out_dir)  # checked (and stale partial files removed) before any work
     job = None
     try:
-        job = _video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now
+        job = video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now
         scene, robot = build_scene(run)
         try:
             targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
             if job is not None:
-                job.start(_video_look(run, scene, robot, targets))
+                job.start(video_look(run, robot, targets, scene.env_origins))
             controller, timings = simulate(run, scene, robot, targets, job.add if job else None)
             result = final_state(run, robot, controller, targets, scene.t)
         finally:
             scene.close()
-        names = _write_plot(run, result, outputs)  # while the renderers finish
-        if job is not None:
-            t0 = time.perf_counter()
-            job.finish()
-            timings["video_after_sim"] = time.perf_counter() - t0
-            names["video"] = run.video.filename
-        timings["total"] = time.perf_counter() - t_start
-        result.timings = timings
-        names.update(_write_report(run, result, robot.model, outputs))
-        final = outputs.commit()  # every output complete: all renamed into place now
+        return finish(run, result, robot.model, outputs, job, timings, t_start)
     except BaseException:
         if job is not None:
             job.abort()
         outputs.discard()
         raise
+
+
+def finish(run: RunConfig, result: RunResult, model, outputs: OutputSet, job: VideoJob | None, timings: dict,
+           t_start: float) -> RunResult:
+    """Plot (while the renderers finish), video, report; then every output renamed into place together."""
+    names = _write_plot(run, result, outputs)
+    if job is not None:
+        t0 = time.perf_counter()
+        job.finish()
+        timings["video_after_sim"] = time.perf_counter() - t0
+        names["video"] = run.video.filename
+    timings["total"] = time.perf_counter() - t_start
+    result.timings = timings
+    names.update(_write_report(run, result, model, outputs))
+    final = outputs.commit()  # every output complete: all renamed into place now
     result.outputs = {kind: str(final[name]) for kind, name in names.items()}
     return result
 

@@ -223,10 +223,10 @@ def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np
     local = [box_corners(b.pos, b.size) for b in (cfg.table, *cfg.obstacles) if b is not None]
     local.append(np.asarray(cfg.robot.base_pos, dtype=float)[None])
     links, _ = robot.forward_kinematics(robot.unbatch(robot.initial_qpos))
-    links = np.asarray(links).reshape(robot.n_envs, -1, 3)
+    links = np.asarray(links).reshape(robot.n_envs, -1, 3)[0]  # every environment starts alike
     times = np.linspace(0.0, run.duration, 24)
     sampled = np.concatenate([targets(t).pos for t in times], axis=1)  # (n_envs, 24 T, 3)
-    per_env = [np.concatenate(local + [links[e], sampled[e]]) + env_origins[e] for e in envs]
+    per_env = [np.concatenate(local + [links, sampled[e]]) + env_origins[e] for e in envs]
     return np.concatenate(per_env)
 
 

@@ -150,10 +150,14 @@ def resolve_path(path: str, config_dir: Path) -> Path:
     return Path(path)
 
 
-def load_run_config(path: str | Path, **overrides) -> RunConfig:
-    """Load and validate a run file and its scene; ``overrides`` replace top-level run fields."""
+def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **overrides) -> RunConfig:
+    """Load and validate a run file and its scene; ``sets`` ({"controller.gain": 2.0, ...}: dotted keys) are
+    written into the file's data before it is read, checked as if they were in it; ``overrides`` replace
+    top-level run fields."""
     path = Path(path)
     data = read_yaml(path)
+    for key, value in (sets or {}).items():
+        data = deep_set(data, key, value, path.name)
     unknown = set(overrides) - {f.name for f in dataclasses.fields(RunConfig)}
     if unknown:
         raise ConfigError(f"unknown overrides {sorted(unknown)}")
@@ -168,6 +172,25 @@ def load_run_config(path: str | Path, **overrides) -> RunConfig:
     run = dataclasses.replace(run, scene_config=scene)
     validate(run, path)
     return run
+
+
+def deep_set(data: object, dotted: str, value: object, where: str) -> dict:
+    """``data`` (a mapping) with ``dotted`` ("controller.gain") set to ``value``; intermediate sections made."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: the file must be a mapping of keys to set {dotted}")
+    parts = dotted.split(".")
+    if not all(parts):
+        raise ConfigError(f"--set {dotted!r}: keys are dotted names such as controller.gain")
+    out = dict(data)
+    node = out
+    for part in parts[:-1]:
+        child = node.get(part)
+        if child is not None and not isinstance(child, dict):
+            raise ConfigError(f"{where}: {part} is not a section, cannot set {dotted}")
+        node[part] = dict(child or {})
+        node = node[part]
+    node[parts[-1]] = value
+    return out
 
 
 def _check(ok: bool, where: str, message: str) -> None:
@@ -207,6 +230,8 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
     frames = math.ceil(run.duration * v.fps) + 1 if _finite(run.duration) else 0
     gigabytes = frames * w * h * 3 / 1e9
     checks = [
+        (f"{f}: workers", 1 <= run.workers <= max(1, run.n_envs or 1),
+         f"must be 1..n_envs={run.n_envs or 1} processes (each needs an environment), got {run.workers}"),
         (f"{f}: n_envs", run.n_envs is None or 1 <= run.n_envs <= run.max_envs,
          f"must be 1..max_envs={run.max_envs} (or omitted), got {run.n_envs}; set max_envs to allow more"),
         (f"{f}: duration", _finite(run.duration) and 0 < run.duration <= MAX_DURATION,

@@ -93,6 +93,7 @@ class RunConfig:
     env_spacing: tuple[float, float] = (1.0, 1.0)
     duration: float = 4.0
     seed: int = 0
+    workers: int = 1  # processes (Ray actors) the environments are split over; 1: this process, no Ray
     controller: ControllerConfig = field(default_factory=PoseIKControllerConfig,
                                          metadata={"types": CONTROLLER_TYPES, "default_type": "ik"})
     task: PoseTask = field(default_factory=CircleTask, metadata={"types": TASK_TYPES, "default_type": "circle"})

@@ -87,14 +87,18 @@ class TargetGenerator:
         task: A task dataclass (TASK_TYPES). n_envs: Number of environments.
         base_pos: Robot base position in the environment frame (the task's points are relative to it).
         seed: Seeds the per-environment angular speeds.
+        envs: The environments (indices into ``n_envs``) this generator serves, e.g. one worker's share; the
+            draws are those of all ``n_envs`` environments, sliced, so a share answers as the whole run does.
     """
 
-    def __init__(self, task: PoseTask, n_envs: int, base_pos: np.ndarray, seed: int):
+    def __init__(self, task: PoseTask, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
         self.task = task
-        n = int(n_envs)
-        self.origins = np.broadcast_to(np.asarray(base_pos, dtype=float), (n, 3))
         lo, hi = task.angular_speed_range if isinstance(task, CircleTask) else (-3.0, 3.0)
-        self.omega = np.random.default_rng(seed).uniform(lo, hi, n)
+        self.omega = np.random.default_rng(seed).uniform(lo, hi, int(n_envs))
+        if envs is not None:
+            self.omega = self.omega[np.asarray(envs, dtype=int)]
+        n = len(self.omega)
+        self.origins = np.broadcast_to(np.asarray(base_pos, dtype=float), (n, 3))
         self.quat = quat_normalize(np.array(task.quat))
         self.n_targets = 2 if isinstance(task, FingertipsTask) else 1
         if isinstance(task, PathTask):

@@ -89,13 +89,17 @@ class Scene:
         self._check_not_built()
         self.boxes.append(box)
 
-    def build(self, n_envs: int | None = None, env_spacing: Sequence[float] = (1.0, 1.0)) -> None:
-        """Create every body once per environment, on a near-square grid centred on the origin."""
+    def build(self, n_envs: int | None = None, env_spacing: Sequence[float] = (1.0, 1.0), *,
+              env_origins: np.ndarray | None = None) -> None:
+        """Create every body once per environment, on a near-square grid centred on the origin (or at the
+        world points ``env_origins`` (n_envs, 3): one worker's share of a larger grid)."""
         self._check_not_built()
         if n_envs is not None and (not isinstance(n_envs, (int, np.integer)) or n_envs < 1):
             raise InputError(f"n_envs must be an integer >= 1 or None, got {n_envs!r}")
         self.n_envs = n_envs
-        self.env_origins = grid_origins(1 if n_envs is None else int(n_envs), env_spacing)
+        count = 1 if n_envs is None else int(n_envs)
+        self.env_origins = grid_origins(count, env_spacing) if env_origins is None else \
+            np.asarray(env_origins, dtype=float).reshape(count, 3)
         for box in self.boxes:
             self.box_ids[box.name] = [self._create_box(box, origin) for origin in self.env_origins]
         for robot in self.robots:

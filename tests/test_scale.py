@@ -1,0 +1,69 @@
+"""Scale-out (app.scale): environments split over workers answer exactly as one process; Ray is optional
+and its absence is a clear error."""
+
+import dataclasses
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from app.config.loader import load_run_config
+from app.errors import AppError
+from app.scale import merge, require_ray, run_shard, shares
+from tests.conftest import ROOT
+
+
+def _run(config="qp_obstacle.yaml", n_envs=3, duration=0.25):
+    run = load_run_config(ROOT / "configs" / config, duration=duration, n_envs=n_envs)
+    return dataclasses.replace(run, video=dataclasses.replace(run.video, width=96, height=64, workers=0))
+
+
+def test_shares_are_contiguous_and_balanced():
+    assert [list(s) for s in shares(5, 2)] == [[0, 1, 2], [3, 4]]
+    with pytest.raises(AppError, match="workers must be 1..n_envs=2"):
+        shares(2, 3)
+
+
+@pytest.mark.parametrize("config", ["qp_obstacle.yaml", "batched_ik.yaml"])
+def test_shards_merged_equal_the_whole_run_environment_by_environment(config):
+    run = _run(config)
+    whole, whole_frames = merge([run_shard(run, np.arange(3), True)])
+    parts, frames = merge([run_shard(run, np.array([2]), True), run_shard(run, np.array([0, 1]), True)])
+    for name in ("q_final", "ee_pos", "ee_quat", "targets_pos", "targets_quat"):
+        np.testing.assert_array_equal(getattr(parts, name), getattr(whole, name), err_msg=name)
+    for key in whole.telemetry:
+        np.testing.assert_array_equal(parts.telemetry[key], whole.telemetry[key], err_msg=key)
+    assert len(frames) == len(whole_frames) > 0
+    for a, b in zip(frames, whole_frames):
+        np.testing.assert_array_equal(a.q, b.q)
+        np.testing.assert_array_equal(a.status, b.status)
+
+
+def test_missing_ray_is_an_error_naming_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(AppError, match=r'pip install -e "\.\[scale\]"'):
+        require_ray()
+
+
+def test_workers_above_n_envs_is_a_config_error():
+    from app.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="workers: must be 1..n_envs=2"):
+        load_run_config(ROOT / "configs" / "batched_ik.yaml", n_envs=2, workers=3)
+
+
+@pytest.mark.slow
+def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp_path):
+    pytest.importorskip("ray")
+    from app.run import main
+
+    args = [str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.25", "--n-envs", "3"]
+    assert main(args + ["--out", str(tmp_path / "one")]) == 0
+    assert main(args + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
+    one, two = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("one", "two"))
+    assert one["environments"] == two["environments"] and one["summary"] == two["summary"]
+    assert (tmp_path / "one" / "video.mp4").read_bytes() == (tmp_path / "two" / "video.mp4").read_bytes()
+    import ray
+
+    ray.shutdown()
