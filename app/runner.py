@@ -126,7 +126,7 @@ def video_look(run: RunConfig, robot: Robot, targets: TargetGenerator, env_origi
     return video_spec(run, view, env_origins, anchors)
 
 
-def execute(run: RunConfig, out_dir: Path, video: bool = True) -> RunResult:
+def execute(run: RunConfig, out_dir: Path, video: bool = True, show_progress: bool = True) -> RunResult:
     """Run ``run`` and write its outputs into ``out_dir`` (all or none of them)."""
     t_start = time.perf_counter()
     outputs = OutputSet(out_dir)  # checked (and stale partial files removed) before any work
@@ -138,7 +138,8 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True) -> RunResult:
             targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
             if job is not None:
                 job.start(video_look(run, robot, targets, scene.env_origins))
-            controller, timings = simulate(run, scene, robot, targets, job.add if job else None)
+            controller, timings = simulate(run, scene, robot, targets, job.add if job else None,
+                                           show_progress=show_progress)
             result = final_state(run, robot, controller, targets, scene.t)
         finally:
             scene.close()

@@ -63,6 +63,14 @@ def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.nd
         ax.grid(alpha=0.3)
     fig.suptitle(f"{title}: tracking error ({pos_err.shape[1]} env{'s' if pos_err.shape[1] > 1 else ''})")
     fig.tight_layout()
+    return save_figure_atomic(fig, path)
+
+
+def save_figure_atomic(fig, path: Path) -> Path:
+    """A matplotlib figure into the PNG ``path`` through a temporary file and a rename; the figure is closed."""
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".png", prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
     os.close(fd)

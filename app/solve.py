@@ -1,0 +1,165 @@
+"""Command line for large IK batches:
+``python -m app.solve TARGETS.npz --urdf URDF --link LINK [--workers N] [--ray-address A] --out OUT.npz``.
+
+TARGETS.npz holds ``pos`` (n, 3) [m] and ``quat`` (n, 4) (w, x, y, z), optionally ``init_qpos``
+(n, n_dofs); OUT.npz gets ``q`` (n, n_dofs), ``converged`` (n,), ``pos_err`` (n,) [m] and ``rot_err`` (n,)
+[rad]. Chunks of targets are solved by N Ray workers (each loads the model once, one compute thread),
+or in this process for N = 1; the answers are the same for any N and chunk size (every problem is solved
+on its own). A malformed file is an error naming the array and the shape expected (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from app.errors import AppError, InputError
+
+log = logging.getLogger("app.solve")
+FIELDS = ("q", "converged", "pos_err", "rot_err")
+
+
+def read_targets(path: Path, n_dofs: int) -> dict[str, np.ndarray]:
+    """pos (n, 3), quat (n, 4) and optional init_qpos (n, n_dofs) from ``path``, checked."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a readable .npz file ({exc})") from None
+    wanted = {"pos": 3, "quat": 4, "init_qpos": n_dofs}
+    missing = [k for k in ("pos", "quat") if k not in arrays]
+    if missing:
+        raise InputError(f"{path}: missing array(s) {missing}; it has {sorted(arrays)} (needs pos (n, 3) and "
+                         f"quat (n, 4) wxyz, optionally init_qpos (n, {n_dofs}))")
+    n = len(arrays["pos"]) if arrays["pos"].ndim == 2 else -1
+    for key, width in wanted.items():
+        if key not in arrays:
+            continue
+        a = arrays[key]
+        if a.ndim != 2 or a.shape != (max(n, 0), width) or a.dtype.kind not in "fiu":
+            raise InputError(f"{path}: {key} must be a numeric array of shape (n, {width}) with n = len(pos), "
+                             f"got {a.dtype} {a.shape}" + (f" (pos is {arrays['pos'].shape})" if key != "pos" else ""))
+        if not np.all(np.isfinite(a)):
+            raise InputError(f"{path}: {key} has non-finite entries (first at row {int(np.argwhere(~np.isfinite(a))[0, 0])})")
+    if n < 1:
+        raise InputError(f"{path}: pos must hold at least one target")
+    return {k: np.asarray(v, dtype=float) for k, v in arrays.items() if k in wanted}
+
+
+def solve_chunk(model, link: str, targets: dict[str, np.ndarray], options: dict) -> dict[str, np.ndarray]:
+    """One chunk solved here: the fields of OUT.npz."""
+    info = model.inverse_kinematics(link, pos=targets["pos"], quat=targets["quat"],
+                                    init_qpos=targets.get("init_qpos"), return_info=True, **options)
+    return {"q": info.q, "converged": info.converged, "pos_err": info.pos_err, "rot_err": info.rot_err}
+
+
+def chunks(targets: dict[str, np.ndarray], size: int) -> list[dict[str, np.ndarray]]:
+    n = len(targets["pos"])
+    return [{k: v[a:a + size] for k, v in targets.items()} for a in range(0, n, size)]
+
+
+def solve_all(urdf: str, link: str, targets: dict, workers: int, chunk: int, options: dict,
+              address: str | None = None, model=None) -> dict[str, np.ndarray]:
+    """Every chunk, in order, on ``workers`` Ray actors (or here for 1); with progress."""
+    from app.render.progress import Progress
+
+    parts = chunks(targets, chunk)
+    progress = Progress("solving", len(targets["pos"]), unit="target")
+    try:
+        if workers <= 1:
+            results = []
+            for part in parts:
+                results.append(solve_chunk(model, link, part, options))
+                progress.update(sum(len(r["q"]) for r in results))
+        else:
+            results = _solve_on_ray(urdf, link, parts, workers, options, address, progress)
+    finally:
+        progress.close()
+    return {k: np.concatenate([r[k] for r in results]) for k in FIELDS}
+
+
+def _solve_on_ray(urdf, link, parts, workers, options, address, progress) -> list[dict]:
+    from app.scale import start_ray
+
+    ray = start_ray(workers, address)
+
+    @ray.remote(num_cpus=1)
+    class Solver:
+        def __init__(self, urdf: str):
+            os.environ["APP_THREADS"] = "1"
+            from app import RobotModel
+
+            self.model = RobotModel.from_urdf(urdf)
+
+        def solve(self, part: dict) -> dict:
+            return solve_chunk(self.model, link, part, options)
+
+    actors = [Solver.remote(urdf) for _ in range(workers)]
+    try:
+        refs = [actors[i % workers].solve.remote(part) for i, part in enumerate(parts)]
+        done, remaining = 0, list(refs)
+        while remaining:
+            ready, remaining = ray.wait(remaining, num_returns=1)
+            done += sum(len(parts[refs.index(r)]["pos"]) for r in ready)
+            progress.update(done)
+        return ray.get(refs)
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+
+
+def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".npz", prefix=f".{path.stem}.", dir=path.parent)
+    os.close(fd)
+    try:
+        np.savez(tmp, **arrays)
+        os.replace(tmp, path)
+        os.chmod(path, 0o644)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.solve", description=__doc__.split("\n\n")[1],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("targets", help="TARGETS.npz with pos (n, 3), quat (n, 4) wxyz, optional init_qpos")
+    parser.add_argument("--urdf", default="assets/urdf/widowx_ai.urdf", help="robot description (.urdf/.xacro)")
+    parser.add_argument("--link", default="ee_gripper_link", help="the link to place")
+    parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process)")
+    parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
+    parser.add_argument("--chunk", type=int, default=4096, help="targets per task")
+    parser.add_argument("--out", required=True, help="OUT.npz: q, converged, pos_err, rot_err")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    try:
+        if args.workers < 1 or args.chunk < 1:
+            raise InputError(f"--workers and --chunk must be >= 1, got {args.workers} and {args.chunk}")
+        out = Path(args.out)
+        if out.suffix != ".npz":
+            raise InputError(f"--out must name a .npz file, got {args.out!r}")
+        from app import RobotModel
+
+        model = RobotModel.from_urdf(args.urdf)
+        model.link_index(args.link)  # an unknown link is an error listing the valid names
+        targets = read_targets(Path(args.targets), model.n_dofs)
+        result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, {}, args.ray_address, model)
+        write_npz_atomic(out, result)
+    except AppError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    ok = result["converged"]
+    log.info("%s: %d of %d targets converged; worst %.3g m, %.3g rad", out, int(ok.sum()), len(ok),
+             float(result["pos_err"].max()), float(result["rot_err"].max()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""Command line for sweeps: ``python -m app.sweep CONFIG --seeds 0:100 [--set KEY=VALUE ...] [--workers N]
+[--ray-address A] --out DIR [--video]``.
+
+One episode per seed and setting (``--set controller.gain=2.0``; the same key given twice, or more, sweeps
+over its values), each a whole run whose report goes to ``DIR/<episode>/``; episodes run as Ray tasks on
+N workers (in this process for N = 1). ``DIR/summary.json`` and ``summary.png``: success rate (every
+environment reached its target), error percentiles, stall and solver-failure counts, the worst seeds,
+per setting; an episode that fails is listed there with its error, not fatal. Re-running skips the
+episodes whose report is already in DIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import logging
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from app.errors import AppError, ConfigError
+
+log = logging.getLogger("app.sweep")
+
+
+def parse_seeds(text: str) -> list[int]:
+    """'0:100' (end excluded), '3', or '1,5,9' -> seeds."""
+    try:
+        if ":" in text:
+            a, b = (int(x) for x in text.split(":"))
+            seeds = list(range(a, b))
+        else:
+            seeds = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ConfigError(f"--seeds must be START:END, N or N,M,...; got {text!r}") from None
+    if not seeds or min(seeds) < 0:
+        raise ConfigError(f"--seeds must name at least one seed >= 0, got {text!r}")
+    return seeds
+
+
+def parse_sets(items: list[str]) -> list[dict[str, object]]:
+    """['controller.gain=1', 'controller.gain=2', 'task.radius=0.05'] -> the settings grid (YAML values)."""
+    values: dict[str, list] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set takes KEY=VALUE (e.g. controller.gain=2.0), got {item!r}")
+        try:
+            values.setdefault(key.strip(), []).append(yaml.safe_load(text))
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"--set {item!r}: the value is not YAML ({exc.problem})") from None
+    keys = list(values)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(values[k] for k in keys))] or [{}]
+
+
+def episode_name(seed: int, setting: dict, vary: bool) -> str:
+    tag = "_".join(f"{k}={v}" for k, v in setting.items()) if vary else ""
+    return f"seed{seed:04d}" + ("_" + re.sub(r"[^A-Za-z0-9.=_-]+", "-", tag) if tag else "")
+
+
+def run_episode(config: str, seed: int, setting: dict, out_dir: str, video: bool) -> dict:
+    """One episode, its report written into ``out_dir``; returns its summary (or its error)."""
+    from app.config.loader import load_run_config
+    from app.runner import execute
+
+    try:
+        run = load_run_config(config, sets=setting, seed=seed)
+        result = execute(run, Path(out_dir), video=video, show_progress=False)
+        return {"ok": True, "summary": result.summary}
+    except Exception as exc:  # reported in the sweep's summary, not fatal to the sweep
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:400]}
+
+
+def _done(folder: Path) -> dict | None:
+    try:
+        return {"ok": True, "summary": json.loads((folder / "report.json").read_text())["summary"]}
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def run_all(jobs: list[tuple], workers: int, address: str | None, video: bool) -> list[dict]:
+    """Every (config, seed, setting, folder) job; finished ones skipped; with progress."""
+    from app.render.progress import Progress
+
+    results: list[dict | None] = [_done(Path(j[3])) for j in jobs]
+    todo = [i for i, r in enumerate(results) if r is None]
+    if len(todo) < len(jobs):
+        log.info("%d of %d episodes already in the output folder: skipped", len(jobs) - len(todo), len(jobs))
+    progress = Progress("episodes", len(jobs), unit="episode")
+    progress.update(len(jobs) - len(todo))
+    try:
+        if workers <= 1:
+            for n, i in enumerate(todo, 1):
+                results[i] = run_episode(*jobs[i], video)
+                progress.update(len(jobs) - len(todo) + n)
+        else:
+            _on_ray(jobs, todo, results, workers, address, video, progress)
+    finally:
+        progress.close()
+    return results
+
+
+def _on_ray(jobs, todo, results, workers, address, video, progress) -> None:
+    from app.scale import start_ray
+
+    ray = start_ray(workers, address)
+
+    @ray.remote(num_cpus=1)
+    def episode(*args):
+        os.environ["APP_THREADS"] = "1"
+        return run_episode(*args)
+
+    refs = {episode.remote(*jobs[i], video): i for i in todo}
+    remaining, base = list(refs), len(jobs) - len(todo)
+    while remaining:
+        ready, remaining = ray.wait(remaining, num_returns=1)
+        for ref in ready:
+            results[refs[ref]] = ray.get(ref)
+        progress.update(base + len(refs) - len(remaining))
+
+
+def summarize(jobs: list[tuple], results: list[dict], settings: list[dict]) -> dict:
+    """The sweep's figures, over all episodes and per setting."""
+    def block(rows):
+        ok = [r for r in rows if r["result"]["ok"]]
+        s = [r["result"]["summary"] for r in ok]
+        pos = np.array([x["pos_err_final_max_m"] for x in s], dtype=float)
+        rot = np.array([x["rot_err_final_max_rad"] for x in s], dtype=float)
+        pct = lambda a: {f"p{q}": float(np.percentile(a, q)) for q in (50, 90, 99)} | {"max": float(a.max())} \
+            if a.size else {}  # noqa: E731
+        worst = sorted(ok, key=lambda r: -r["result"]["summary"]["pos_err_final_max_m"])[:5]
+        return {"episodes": len(rows), "failed_episodes": len(rows) - len(ok),
+                "success_rate": float(np.mean([x["reached"] == x["n_envs"] for x in s])) if s else None,
+                "envs_reached_fraction": float(sum(x["reached"] for x in s) / max(1, sum(x["n_envs"] for x in s))),
+                "pos_err_final_m": pct(pos), "rot_err_final_rad": pct(rot),
+                "stalled_envs": int(sum(x["stalled_final"] for x in s)),
+                "solver_failed_envs": int(sum(x["solver_failed_final"] for x in s)),
+                "worst_seeds": [{"seed": r["seed"], "pos_err_final_max_m": r["result"]["summary"]["pos_err_final_max_m"]}
+                                for r in worst]}
+
+    rows = [{"seed": j[1], "setting": j[2], "episode": Path(j[3]).name, "result": r} for j, r in zip(jobs, results)]
+    return {"all": block(rows),
+            "per_setting": [{"setting": st, **block([r for r in rows if r["setting"] == st])} for st in settings],
+            "failed": [{"episode": r["episode"], "error": r["result"]["error"]} for r in rows if not r["result"]["ok"]],
+            "episodes": [{"episode": r["episode"], "seed": r["seed"], "setting": r["setting"], "ok": r["result"]["ok"],
+                          **({"reached": r["result"]["summary"]["reached"], "n_envs": r["result"]["summary"]["n_envs"],
+                              "pos_err_final_max_m": r["result"]["summary"]["pos_err_final_max_m"]}
+                             if r["result"]["ok"] else {})} for r in rows]}
+
+
+def plot_summary(path: Path, summary: dict, title: str) -> None:
+    """Final position error per episode (sorted, log) and success rate per setting."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from app.render.report import save_figure_atomic
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    errs = sorted(e["pos_err_final_max_m"] * 1e3 for e in summary["episodes"] if e["ok"])
+    ax1.semilogy(range(len(errs)), np.maximum(errs, 1e-6) if errs else [], ".-")
+    ax1.set_xlabel("episode (sorted)")
+    ax1.set_ylabel("worst final position error [mm]")
+    ax1.grid(alpha=0.3)
+    labels = [", ".join(f"{k}={v}" for k, v in s["setting"].items()) or "config" for s in summary["per_setting"]]
+    rates = [100 * (s["success_rate"] or 0.0) for s in summary["per_setting"]]
+    ax2.bar(range(len(rates)), rates, color="tab:green")
+    ax2.set_xticks(range(len(rates)), labels, rotation=20, ha="right", fontsize=8)
+    ax2.set_ylabel("episodes with every env reached [%]")
+    ax2.set_ylim(0, 105)
+    fig.suptitle(f"{title}: {summary['all']['episodes']} episodes, {summary['all']['failed_episodes']} failed")
+    fig.tight_layout()
+    save_figure_atomic(fig, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.sweep", description=__doc__.split("\n\n")[1])
+    parser.add_argument("config", help="run config, e.g. configs/single_ik.yaml")
+    parser.add_argument("--seeds", default="0:10", help="START:END (end excluded), N, or N,M,... (default 0:10)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a config value (dotted key, YAML value); repeat a key to sweep over its values")
+    parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process)")
+    parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
+    parser.add_argument("--out", required=True, help="output folder: one subfolder per episode, summary.json/.png")
+    parser.add_argument("--video", action="store_true", help="also render each episode's video (slow)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    try:
+        from app.config.loader import load_run_config
+
+        seeds, settings = parse_seeds(args.seeds), parse_sets(args.set)
+        for setting in settings:
+            load_run_config(args.config, sets=setting)  # every setting checked before any episode runs
+        if args.workers < 1:
+            raise ConfigError(f"--workers must be >= 1, got {args.workers}")
+        out = Path(args.out)
+        vary = len(settings) > 1 or bool(settings[0])
+        jobs = [(str(Path(args.config).resolve()), seed, st, str(out / episode_name(seed, st, vary)))
+                for st in settings for seed in seeds]
+        results = run_all(jobs, args.workers, args.ray_address, args.video)
+        summary = summarize(jobs, results, settings)
+        from app.render.report import write_json_atomic
+
+        write_json_atomic(out / "summary.json", summary)
+        plot_summary(out / "summary.png", summary, Path(args.config).stem)
+    except AppError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    a = summary["all"]
+    log.info("%s: %d episodes, %d failed; success rate %s; worst final position error %s", out / "summary.json",
+             a["episodes"], a["failed_episodes"], "n/a" if a["success_rate"] is None else f"{100 * a['success_rate']:.0f} %",
+             f"{a['pos_err_final_m'].get('max', float('nan')) * 1e3:.3f} mm" if a["pos_err_final_m"] else "n/a")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""app.solve: large IK batches from an .npz file; the same answers in chunks and on Ray workers; malformed
+files are errors naming the array and the shape expected."""
+
+import numpy as np
+import pytest
+
+from app.errors import InputError
+from app.solve import main, read_targets
+from tests.conftest import WIDOWX_URDF
+
+
+@pytest.fixture(scope="module")
+def targets_file(tmp_path_factory, widowx):
+    rng = np.random.default_rng(5)
+    q = rng.uniform(widowx.q_lower, widowx.q_upper, (300, widowx.n_dofs))
+    pos, quat = widowx.forward_kinematics(q, ["ee_gripper_link"])
+    path = tmp_path_factory.mktemp("solve") / "targets.npz"
+    np.savez(path, pos=pos[:, 0], quat=quat[:, 0])
+    return path
+
+
+def test_solves_every_target_and_chunks_do_not_change_answers(targets_file, tmp_path, widowx):
+    assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--out", str(tmp_path / "a.npz")]) == 0
+    assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--chunk", "37", "--out", str(tmp_path / "b.npz")]) == 0
+    a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
+    assert sorted(a.files) == ["converged", "pos_err", "q", "rot_err"] and a["q"].shape == (300, widowx.n_dofs)
+    for key in a.files:
+        np.testing.assert_array_equal(a[key], b[key])
+    assert a["converged"].all()
+    data = np.load(targets_file)
+    pos, _ = widowx.forward_kinematics(a["q"], ["ee_gripper_link"])
+    assert np.abs(pos[:, 0] - data["pos"]).max() < 1e-4  # FK of the answers, not the solver's word
+
+
+@pytest.mark.parametrize("arrays, message", [
+    ({"pos": np.zeros((4, 3))}, r"missing array\(s\) \['quat'\]"),
+    ({"pos": np.zeros((4, 3)), "quat": np.zeros((3, 4))}, r"quat must be .*shape \(n, 4\).*got float64 \(3, 4\)"),
+    ({"pos": np.zeros((4, 2)), "quat": np.zeros((4, 4))}, r"pos must be .*shape \(n, 3\)"),
+    ({"pos": np.full((2, 3), np.nan), "quat": np.ones((2, 4))}, r"pos has non-finite entries \(first at row 0\)"),
+    ({"pos": np.zeros((2, 3)), "quat": np.ones((2, 4)), "init_qpos": np.zeros((2, 3))}, r"init_qpos must be .*\(n, 8\)"),
+])
+def test_malformed_files_name_the_array_and_the_shape(tmp_path, arrays, message):
+    path = tmp_path / "bad.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(InputError, match=message):
+        read_targets(path, 8)
+
+
+def test_cli_exits_2_with_one_line_for_a_bad_file(tmp_path, capsys):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    assert main([str(bad), "--out", str(tmp_path / "o.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a readable .npz file" in err[0]
+    assert not (tmp_path / "o.npz").exists()
+
+
+@pytest.mark.slow
+def test_two_ray_workers_give_the_answers_of_one_process(targets_file, tmp_path):
+    ray = pytest.importorskip("ray")
+    try:
+        assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--out", str(tmp_path / "a.npz")]) == 0
+        assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--workers", "2", "--chunk", "64",
+                     "--out", str(tmp_path / "b.npz")]) == 0
+    finally:
+        ray.shutdown()
+    a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
+    for key in a.files:
+        np.testing.assert_array_equal(a[key], b[key])

@@ -1,0 +1,54 @@
+"""app.sweep: one episode per seed and setting, a summary over them, failures reported not fatal, finished
+episodes skipped on a re-run, and the same figures on Ray workers."""
+
+import json
+
+import pytest
+
+from app.errors import ConfigError
+from app.sweep import main, parse_seeds, parse_sets
+from tests.conftest import ROOT
+
+CONFIG = str(ROOT / "configs" / "batched_ik.yaml")
+ARGS = [CONFIG, "--seeds", "0:3", "--set", "duration=0.3", "--set", "n_envs=2"]
+
+
+def test_seed_and_setting_grammar():
+    assert parse_seeds("2:5") == [2, 3, 4] and parse_seeds("1,7") == [1, 7] and parse_seeds("3") == [3]
+    assert parse_sets(["a.b=1", "a.b=2", "c=[0, 1]"]) == [{"a.b": 1, "c": [0, 1]}, {"a.b": 2, "c": [0, 1]}]
+    with pytest.raises(ConfigError, match="--seeds must be"):
+        parse_seeds("a:b")
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        parse_sets(["gain"])
+
+
+def test_sweep_writes_reports_and_summary_reports_a_failed_episode_and_skips_finished_ones(tmp_path):
+    out = tmp_path / "sweep"
+    out.mkdir()
+    (out / "seed0001_duration=0.3_n_envs=2").write_text("in the way")  # this episode cannot write its folder
+    assert main(ARGS + ["--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["all"]["episodes"] == 3 and summary["all"]["failed_episodes"] == 1
+    assert summary["failed"][0]["episode"] == "seed0001_duration=0.3_n_envs=2"
+    assert (out / "summary.png").stat().st_size > 1000
+    assert (out / "seed0000_duration=0.3_n_envs=2" / "report.json").is_file()
+    stamp = (out / "seed0000_duration=0.3_n_envs=2" / "report.json").stat().st_mtime_ns
+    assert main(ARGS + ["--out", str(out)]) == 0  # re-run: the finished episodes are not run again
+    assert (out / "seed0000_duration=0.3_n_envs=2" / "report.json").stat().st_mtime_ns == stamp
+
+
+def test_a_bad_setting_is_refused_before_any_episode(tmp_path, capsys):
+    assert main([CONFIG, "--set", "controller.gainn=2", "--out", str(tmp_path / "s")]) == 2
+    assert "gainn" in capsys.readouterr().err and not (tmp_path / "s").exists()
+
+
+@pytest.mark.slow
+def test_ray_workers_give_the_same_summary(tmp_path):
+    ray = pytest.importorskip("ray")
+    try:
+        assert main(ARGS + ["--out", str(tmp_path / "one")]) == 0
+        assert main(ARGS + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
+    finally:
+        ray.shutdown()
+    one, two = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("one", "two"))
+    assert one["all"] == two["all"] and one["episodes"] == two["episodes"]
