@@ -1,9 +1,10 @@
 """Scale-out on Ray: a run's environments sharded over worker processes (or machines), same answers.
 
-Each Ray actor owns a PyBullet client (DIRECT) with its share of the environments, built where they
-stand in the whole grid, the run's controller and the targets of its environments sliced from the draw
-for all of them; it runs the whole episode on one compute thread (environments never interact, so no
-tick needs to wait for another worker) and returns its telemetry, final state and recorded video states.
+The environments are cut into blocks. Each block is run by a Ray actor (or by this process, which
+starts on the blocks while Ray starts, ~3 s) in a PyBullet client (DIRECT) of its own, its environments
+built where they stand in the whole grid, with the run's controller and the targets sliced from the
+draw for all environments; a block runs its whole episode on one compute thread (environments never
+interact, so no tick waits for another worker) and returns its telemetry, final state and video states.
 The parent merges them in environment order and writes one report (and renders the video from the
 gathered states) exactly as a one-process run does. ``workers: 1`` never imports Ray.
 """
@@ -12,7 +13,10 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,6 +33,7 @@ from app.sim.scene import grid_origins
 from app.video_job import FrameState
 
 log = logging.getLogger(__name__)
+BLOCKS_PER_WORKER = 4  # blocks per process: small enough to balance, large enough to amortise a scene build
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 
 
@@ -76,13 +81,16 @@ class Shard(NamedTuple):
 
 def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
     """One worker's share of ``run``: the environments ``envs`` simulated in their own PyBullet client."""
+    t0 = time.perf_counter()
     scene, robot = build_scene(run, envs=envs)
+    build_s = time.perf_counter() - t0
     try:
         targets = TargetGenerator(run.task, run.n_envs or 1, np.array(run.scene_config.robot.base_pos), run.seed,
                                   envs=envs)
         frames: list[FrameState] = []
         controller, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
                                        show_progress=False)
+        timings["build"] = build_s
         return Shard(envs, final_state(run, robot, controller, targets, scene.t), frames, timings)
     finally:
         scene.close()
@@ -106,37 +114,119 @@ def merge(shards: list[Shard]) -> tuple[RunResult, list[FrameState]]:
 
 def _actor_class(ray):
     @ray.remote(num_cpus=1)
-    class ShardActor:
-        """A worker process with one PyBullet client; one compute thread (the shards are the parallelism)."""
+    class Worker:
+        """A worker process on one compute thread (the items are the parallelism)."""
 
         def __init__(self):
             os.environ["APP_THREADS"] = "1"
 
-        def run(self, run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
-            return run_shard(run, envs, record_video)
+        def call(self, work: Callable, item):
+            return work(item)
 
-    return ShardActor
+    return Worker
+
+
+def run_everywhere(items: list, work: Callable, workers: int, address: str | None = None,
+                   on_done: Callable[[int], None] | None = None) -> tuple[list, dict]:
+    """``work(item)`` for every item, each once, by whoever is free first: this process from the start (on a
+    thread of its own) and ``workers`` Ray actors once Ray is up (it takes ~3 s to start; it is started from
+    the main thread, which its processes' lifetime is tied to). ``work`` must be a module-level function (it
+    travels to the workers). Returns (the results in item order, timings [s]); ``on_done(count)`` as items
+    finish (progress). The first error raised by ``work`` anywhere is raised here."""
+    require_ray()
+    todo, lock, stop = deque(range(len(items))), threading.Lock(), threading.Event()
+    results: dict[int, object] = {}
+    state: dict = {"t0": time.perf_counter(), "here": 0}
+
+    def take() -> int | None:
+        with lock:
+            return todo.popleft() if todo and not stop.is_set() else None
+
+    def put(i: int, value) -> None:
+        with lock:
+            results[i] = value
+            done = len(results)
+        if on_done is not None:
+            on_done(done)
+
+    def local() -> None:
+        try:
+            while (i := take()) is not None:
+                put(i, work(items[i]))
+                state["here"] += 1
+        except BaseException as exc:  # raised again below
+            state.setdefault("error", exc)
+            stop.set()
+
+    worker = threading.Thread(target=local, name="local-work", daemon=True)
+    worker.start()
+    try:
+        _feed(items, work, workers, address, take, put, stop, state)
+        while worker.is_alive():
+            worker.join(0.2)  # short waits: a signal reaches this (main) thread at once
+        if "error" in state:
+            raise state["error"]
+    finally:
+        stop.set()
+        worker.join(timeout=5)  # it ends after its current item; on an interrupt the process does not wait longer
+        for actor in state.get("actors", ()):
+            state["ray"].kill(actor)
+    timings = {"ray_start": state.get("ray_up_s", 0.0), "wall": time.perf_counter() - state["t0"],
+               "items_here": state["here"]}
+    return [results[i] for i in range(len(items))], timings
+
+
+def _feed(items, work, workers, address, take, put, stop, state) -> None:
+    """:func:`run_everywhere`'s Ray side: start (or join) Ray, start the actors, keep each one busy while there
+    is work; errors of a worker stop everything."""
+    ray = state["ray"] = start_ray(workers, address)
+    state["ray_up_s"] = time.perf_counter() - state["t0"]
+    idle, busy, actors, actor_cls = [], {}, state.setdefault("actors", []), _actor_class(ray)
+    while not stop.is_set():
+        while (idle or len(actors) < workers) and (i := take()) is not None:
+            if not idle:  # an actor only for work that is there
+                actors.append(actor_cls.remote())
+                idle.append(actors[-1])
+            actor = idle.pop()
+            busy[actor.call.remote(work, items[i])] = (actor, i)
+        if not busy:
+            return
+        ready, _ = ray.wait(list(busy), num_returns=1, timeout=0.2)
+        for ref in ready:
+            actor, i = busy.pop(ref)
+            try:
+                put(i, ray.get(ref))
+            except BaseException as exc:
+                state.setdefault("error", exc)
+                stop.set()
+                raise
+            idle.append(actor)
+
+
+def _shard_of(args: tuple) -> Shard:
+    run, envs, record = args
+    return run_shard(run, envs, record)
 
 
 def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | None = None,
                     video: bool = True) -> RunResult:
-    """:func:`app.runner.execute` with the environments split over ``workers`` Ray actors."""
+    """:func:`app.runner.execute` with the environments in blocks run by ``workers`` Ray actors and this process."""
     t_start = time.perf_counter()
     n_envs = run.n_envs or 1
-    groups = shares(n_envs, workers)
+    shares(n_envs, workers)  # checks the count
     outputs = OutputSet(out_dir)
-    ray = start_ray(workers, address)
-    actors, job = [], None
+    record = video and run.video.enabled
+    groups = shares(n_envs, min(n_envs, BLOCKS_PER_WORKER * (workers + 1)))
+    progress = Progress("environments", n_envs, unit="env")
+    job = None
     try:
-        t0 = time.perf_counter()
-        actor_cls = _actor_class(ray)
-        actors = [actor_cls.remote() for _ in groups]
-        record = video and run.video.enabled
-        pending = [a.run.remote(run, envs, record) for a, envs in zip(actors, groups)]
-        timings = {"ray_start": t0 - t_start}
-        shards = _gather(ray, pending)
-        timings["workers"] = time.perf_counter() - t0
-        timings["simulation_max"] = max(sum(s.timings.values()) for s in shards)
+        done = lambda count: progress.update(sum(len(g) for g in groups[:count]))  # noqa: E731 (approximate)
+        try:
+            shards, timings = run_everywhere([(run, g, record) for g in groups], _shard_of, workers, address, done)
+        finally:
+            progress.close()
+        timings = {"ray_start": timings["ray_start"], "blocks_wall": timings["wall"],
+                   "blocks_here": timings["items_here"], "blocks": len(groups)}
         result, frames = merge(shards)
         scene, robot = build_scene(run, envs=np.array([0]))  # the model, and the start pose for the camera
         scene.close()
@@ -152,23 +242,3 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
             job.abort()
         outputs.discard()
         raise
-    finally:
-        for actor in actors:
-            ray.kill(actor)
-
-
-def _gather(ray, pending: list) -> list[Shard]:
-    """Every shard's result, with progress as they finish."""
-    progress = Progress("workers", len(pending), unit="shard")
-    done, results = 0, {}
-    remaining = list(pending)
-    try:
-        while remaining:
-            ready, remaining = ray.wait(remaining, num_returns=1)
-            for ref in ready:
-                results[ref] = ray.get(ref)
-                done += 1
-            progress.update(done)
-    finally:
-        progress.close()
-    return [results[ref] for ref in pending]

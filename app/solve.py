@@ -3,8 +3,8 @@
 
 TARGETS.npz holds ``pos`` (n, 3) [m] and ``quat`` (n, 4) (w, x, y, z), optionally ``init_qpos``
 (n, n_dofs); OUT.npz gets ``q`` (n, n_dofs), ``converged`` (n,), ``pos_err`` (n,) [m] and ``rot_err`` (n,)
-[rad]. Chunks of targets are solved by N Ray workers (each loads the model once, one compute thread),
-or in this process for N = 1; the answers are the same for any N and chunk size (every problem is solved
+[rad]. Chunks of targets are solved by this process and N Ray workers (each loads the model once, one
+compute thread), whoever is free first, or by this process alone for N = 1; the answers are the same for any N and chunk size (every problem is solved
 on its own). A malformed file is an error naming the array and the shape expected (exit 2).
 """
 
@@ -72,46 +72,35 @@ def solve_all(urdf: str, link: str, targets: dict, workers: int, chunk: int, opt
     parts = chunks(targets, chunk)
     progress = Progress("solving", len(targets["pos"]), unit="target")
     try:
+        if model is not None:
+            _models.setdefault(urdf, model)
         if workers <= 1:
             results = []
             for part in parts:
-                results.append(solve_chunk(model, link, part, options))
+                results.append(solve_part((urdf, link, part, options)))
                 progress.update(sum(len(r["q"]) for r in results))
         else:
-            results = _solve_on_ray(urdf, link, parts, workers, options, address, progress)
+            from app.scale import run_everywhere
+
+            sizes = np.cumsum([len(p["pos"]) for p in parts])
+            results, _ = run_everywhere([(urdf, link, p, options) for p in parts], solve_part, workers, address,
+                                        lambda count: progress.update(int(sizes[count - 1])))
     finally:
         progress.close()
     return {k: np.concatenate([r[k] for r in results]) for k in FIELDS}
 
 
-def _solve_on_ray(urdf, link, parts, workers, options, address, progress) -> list[dict]:
-    from app.scale import start_ray
+_models: dict[str, object] = {}  # per process: the model of each description, loaded once
 
-    ray = start_ray(workers, address)
 
-    @ray.remote(num_cpus=1)
-    class Solver:
-        def __init__(self, urdf: str):
-            os.environ["APP_THREADS"] = "1"
-            from app import RobotModel
+def solve_part(args: tuple) -> dict[str, np.ndarray]:
+    """(urdf, link, targets chunk, options) -> the chunk's answers; runs here or in a Ray worker."""
+    urdf, link, part, options = args
+    if urdf not in _models:
+        from app import RobotModel
 
-            self.model = RobotModel.from_urdf(urdf)
-
-        def solve(self, part: dict) -> dict:
-            return solve_chunk(self.model, link, part, options)
-
-    actors = [Solver.remote(urdf) for _ in range(workers)]
-    try:
-        refs = [actors[i % workers].solve.remote(part) for i, part in enumerate(parts)]
-        done, remaining = 0, list(refs)
-        while remaining:
-            ready, remaining = ray.wait(remaining, num_returns=1)
-            done += sum(len(parts[refs.index(r)]["pos"]) for r in ready)
-            progress.update(done)
-        return ray.get(refs)
-    finally:
-        for actor in actors:
-            ray.kill(actor)
+        _models[urdf] = RobotModel.from_urdf(urdf)
+    return solve_chunk(_models[urdf], link, part, options)
 
 
 def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:

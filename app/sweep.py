@@ -2,8 +2,8 @@
 [--ray-address A] --out DIR [--video]``.
 
 One episode per seed and setting (``--set controller.gain=2.0``; the same key given twice, or more, sweeps
-over its values), each a whole run whose report goes to ``DIR/<episode>/``; episodes run as Ray tasks on
-N workers (in this process for N = 1). ``DIR/summary.json`` and ``summary.png``: success rate (every
+over its values), each a whole run whose report goes to ``DIR/<episode>/``; episodes run on N Ray workers
+and this process, whoever is free first (this process alone for N = 1). ``DIR/summary.json`` and ``summary.png``: success rate (every
 environment reached its target), error percentiles, stall and solver-failure counts, the worst seeds,
 per setting; an episode that fails is listed there with its error, not fatal. Re-running skips the
 episodes whose report is already in DIR.
@@ -15,7 +15,6 @@ import argparse
 import itertools
 import json
 import logging
-import os
 import re
 import sys
 from pathlib import Path
@@ -99,29 +98,21 @@ def run_all(jobs: list[tuple], workers: int, address: str | None, video: bool) -
                 results[i] = run_episode(*jobs[i], video)
                 progress.update(len(jobs) - len(todo) + n)
         else:
-            _on_ray(jobs, todo, results, workers, address, video, progress)
+            from app.scale import run_everywhere
+
+            base = len(jobs) - len(todo)
+            found, _ = run_everywhere([(*jobs[i], video) for i in todo], episode_of, workers, address,
+                                      lambda count: progress.update(base + count))
+            for i, value in zip(todo, found):
+                results[i] = value
     finally:
         progress.close()
     return results
 
 
-def _on_ray(jobs, todo, results, workers, address, video, progress) -> None:
-    from app.scale import start_ray
-
-    ray = start_ray(workers, address)
-
-    @ray.remote(num_cpus=1)
-    def episode(*args):
-        os.environ["APP_THREADS"] = "1"
-        return run_episode(*args)
-
-    refs = {episode.remote(*jobs[i], video): i for i in todo}
-    remaining, base = list(refs), len(jobs) - len(todo)
-    while remaining:
-        ready, remaining = ray.wait(remaining, num_returns=1)
-        for ref in ready:
-            results[refs[ref]] = ray.get(ref)
-        progress.update(base + len(refs) - len(remaining))
+def episode_of(args: tuple) -> dict:
+    """:func:`run_episode` for one job tuple (config, seed, setting, folder, video); here or in a Ray worker."""
+    return run_episode(*args)
 
 
 def summarize(jobs: list[tuple], results: list[dict], settings: list[dict]) -> dict:

@@ -1,0 +1,111 @@
+"""Scale-out benchmark: 1 against N Ray workers in one sitting (medians of --repeats, interleaved).
+
+Usage: python scripts/bench_scale.py [--workers 2] [--repeats 3] [--solve-targets 200000] [--quick]
+
+- The QP run of configs/qp_obstacle.yaml with 64 environments for 6 s, no video: wall time of the whole
+  command, and the simulation phase (one process: the control loop's timings; sharded: from the first block
+  to the last, Ray's start, the workers' imports and scene builds included, since this process works on
+  blocks meanwhile; Ray's start is printed on its own).
+- A 64-seed sweep of configs/single_ik.yaml (no video): wall time.
+- app.solve on WidowX AI targets (random configurations within the limits, FK): targets per second.
+- The data a lock-step design would move per control tick and environment (for a cluster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(cmd: list[str]) -> float:
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, *cmd], cwd=ROOT, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{res.stderr[-2000:]}")
+    return time.perf_counter() - t0
+
+
+def qp_run(workers: int, out: Path, duration: float, n_envs: int) -> tuple[float, float]:
+    """(wall [s], simulation [s]) of the 64-environment QP run."""
+    wall = timed(["-m", "app.run", "configs/qp_obstacle.yaml", "--no-video", "--n-envs", str(n_envs), "--duration",
+                  str(duration), "--workers", str(workers), "--out", str(out)])
+    t = json.loads((out / "report.json").read_text())["timings_s"]
+    sim = t["blocks_wall"] if workers > 1 else t["control"] + t["physics"] + t["record"]
+    return wall, sim
+
+
+def per_tick_bytes(n_envs: int = 64) -> dict[str, float]:
+    """Bytes per environment and control tick: a lock-step design's state up, command down, telemetry row."""
+    from app.control.status import EnvStatus
+    from app.video_job import FrameState
+
+    q = np.zeros((n_envs, 8))
+    up = len(pickle.dumps((q, q)))  # joint positions and velocities
+    down = len(pickle.dumps((q, q)))  # motor targets and feed-forward velocities
+    row = len(pickle.dumps([np.zeros(n_envs)] * 7))  # t, pos/rot error, ok, scale, active, distance, stalled
+    frame = len(pickle.dumps(FrameState(0.0, q, np.zeros((n_envs, 1, 3)), np.zeros((n_envs, 1, 4)),
+                                        np.full(n_envs, EnvStatus.REACHED, np.int8))))
+    return {"state_up_B": up / n_envs, "command_down_B": down / n_envs, "telemetry_B": row / n_envs,
+            "video_frame_state_B": frame / n_envs}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--solve-targets", type=int, default=200_000)
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check the script")
+    args = parser.parse_args()
+    n_envs, duration, seeds = (8, 0.5, "0:8") if args.quick else (64, 6.0, "0:64")
+    tmp = Path(tempfile.mkdtemp(prefix="bench_scale_"))
+    rows: dict[str, list[float]] = {}
+    for r in range(args.repeats):
+        for w in (1, args.workers):
+            wall, sim = qp_run(w, tmp / f"qp{w}_{r}", duration, n_envs)
+            rows.setdefault(f"qp wall w{w}", []).append(wall)
+            rows.setdefault(f"qp sim w{w}", []).append(sim)
+            rows.setdefault(f"sweep wall w{w}", []).append(timed(
+                ["-m", "app.sweep", "configs/single_ik.yaml", "--seeds", seeds, "--workers", str(w),
+                 "--out", str(tmp / f"sweep{w}_{r}")]))
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    w = args.workers
+    print(f"QP run, {n_envs} envs, {duration} s, no video (median of {args.repeats}):")
+    print(f"  simulation  1 worker {med['qp sim w1']:.2f} s, {w} workers {med[f'qp sim w{w}']:.2f} s: "
+          f"{med['qp sim w1'] / med[f'qp sim w{w}']:.2f}x")
+    print(f"  wall        1 worker {med['qp wall w1']:.2f} s, {w} workers {med[f'qp wall w{w}']:.2f} s: "
+          f"{med['qp wall w1'] / med[f'qp wall w{w}']:.2f}x (start-up and merge with {w}: "
+          f"{med[f'qp wall w{w}'] - med[f'qp sim w{w}']:.2f} s, with 1: {med['qp wall w1'] - med['qp sim w1']:.2f} s)")
+    print(f"sweep of single_ik, seeds {seeds}: 1 worker {med['sweep wall w1']:.2f} s, {w} workers "
+          f"{med[f'sweep wall w{w}']:.2f} s: {med['sweep wall w1'] / med[f'sweep wall w{w}']:.2f}x")
+    _bench_solve(tmp, 20_000 if args.quick else args.solve_targets, w)
+    print("per environment and control tick (pickled):", {k: round(v, 1) for k, v in per_tick_bytes(n_envs).items()})
+
+
+def _bench_solve(tmp: Path, n: int, workers: int) -> None:
+    from app import RobotModel
+
+    model = RobotModel.from_urdf(str(ROOT / "assets" / "urdf" / "widowx_ai.urdf"))
+    q = np.random.default_rng(0).uniform(model.q_lower, model.q_upper, (n, model.n_dofs))
+    pos, quat = model.forward_kinematics(q, ["ee_gripper_link"])
+    np.savez(tmp / "targets.npz", pos=pos[:, 0], quat=quat[:, 0])
+    for w in (1, workers):
+        wall = timed(["-m", "app.solve", str(tmp / "targets.npz"), "--workers", str(w), "--out",
+                      str(tmp / f"q{w}.npz")])
+        ok = np.load(tmp / f"q{w}.npz")["converged"].mean()
+        print(f"app.solve {n} WidowX targets, {w} worker(s): {wall:.2f} s wall, {n / wall:,.0f} targets/s "
+              f"(converged {100 * ok:.2f} %)")
+
+
+if __name__ == "__main__":
+    main()
