@@ -146,7 +146,7 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
         with lock:
             results[i] = value
             done = len(results)
-        if on_done is not None:
+        if on_done is not None and not stop.is_set():
             on_done(done)
 
     def local() -> None:

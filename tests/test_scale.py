@@ -64,6 +64,23 @@ def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp
     one, two = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("one", "two"))
     assert one["environments"] == two["environments"] and one["summary"] == two["summary"]
     assert (tmp_path / "one" / "video.mp4").read_bytes() == (tmp_path / "two" / "video.mp4").read_bytes()
-    import ray
 
-    ray.shutdown()
+
+def _square(x):
+    if x == 7:
+        raise ValueError("item 7 is bad")
+    return x * x
+
+
+@pytest.mark.slow
+def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_error():
+    ray = pytest.importorskip("ray")
+    from app.scale import run_everywhere
+
+    try:
+        values, timings = run_everywhere(list(range(6)), _square, 2)
+        assert values == [0, 1, 4, 9, 16, 25] and 0 <= timings["items_here"] <= 6
+        with pytest.raises(ValueError, match="item 7 is bad"):
+            run_everywhere(list(range(40)), _square, 2)
+    finally:
+        ray.shutdown()
