@@ -128,9 +128,9 @@ def _actor_class(ray):
 
 def run_everywhere(items: list, work: Callable, workers: int, address: str | None = None,
                    on_done: Callable[[int], None] | None = None) -> tuple[list, dict]:
-    """``work(item)`` for every item, each once, by whoever is free first: this process from the start (on a
-    thread of its own) and ``workers`` Ray actors once Ray is up (it takes ~3 s to start; it is started from
-    the main thread, which its processes' lifetime is tied to). ``work`` must be a module-level function (it
+    """``work(item)`` for every item, each once: this process works on items (on a thread of its own) while Ray
+    starts (~3 s; from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors
+    take them as they become free. ``work`` must be a module-level function (it
     travels to the workers). Returns (the results in item order, timings [s]); ``on_done(count)`` as items
     finish (progress). The first error raised by ``work`` anywhere is raised here."""
     require_ray()
@@ -150,8 +150,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             on_done(done)
 
     def local() -> None:
-        try:
-            while (i := take()) is not None:
+        try:  # until the actors are up: then this process only feeds them (no more processes than CPUs)
+            while not state.get("actors_up") and (i := take()) is not None:
                 put(i, work(items[i]))
                 state["here"] += 1
         except BaseException as exc:  # raised again below
@@ -189,6 +189,7 @@ def _feed(items, work, workers, address, take, put, stop, state) -> None:
                 idle.append(actors[-1])
             actor = idle.pop()
             busy[actor.call.remote(work, items[i])] = (actor, i)
+        state["actors_up"] = len(actors) >= workers
         if not busy:
             return
         ready, _ = ray.wait(list(busy), num_returns=1, timeout=0.2)

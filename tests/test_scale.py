@@ -84,3 +84,43 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
             run_everywhere(list(range(40)), _square, 2)
     finally:
         ray.shutdown()
+
+
+def _ray_pids() -> set[int]:
+    import os
+
+    pids = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and any(name in open(f"/proc/{entry}/cmdline", "rb").read()
+                                       for name in (b"raylet", b"gcs_server", b"ray::")):
+                pids.add(int(entry))
+        except OSError:
+            pass
+    return pids
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, code", [(2, 130), (15, 143)])
+def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code):
+    import subprocess
+    import time
+
+    pytest.importorskip("ray")
+    before = _ray_pids()
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "app.run", "configs/qp_obstacle.yaml", "--n-envs", "8",
+                             "--workers", "2", "--duration", "60", "--no-video", "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (_ray_pids() - before):
+        time.sleep(0.2)  # Ray is up
+    time.sleep(3.0)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err[-2000:]
+    assert "Traceback" not in err and list(out.iterdir()) == []
+    deadline = time.time() + 20
+    while time.time() < deadline and _ray_pids() - before:
+        time.sleep(0.5)
+    assert not _ray_pids() - before, "Ray processes left running"
