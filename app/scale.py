@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import threading
 import time
 from collections import deque
@@ -33,6 +34,7 @@ from app.sim.scene import grid_origins
 from app.video_job import FrameState
 
 log = logging.getLogger(__name__)
+STOP = threading.Event()  # set when a run in this process is interrupted: a block running here ends at its next tick
 BLOCKS_PER_WORKER = 4  # blocks per process: small enough to balance, large enough to amortise a scene build
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 
@@ -52,6 +54,7 @@ def start_ray(workers: int, address: str | None = None):
     address = address or os.environ.get("RAY_ADDRESS") or None
     if not ray.is_initialized():
         quiet = dict(logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
+        sigterm = signal.getsignal(signal.SIGTERM)  # ray.init replaces it with sys.exit(15)
         try:
             if address:
                 ray.init(address=address, **quiet)
@@ -60,6 +63,9 @@ def start_ray(workers: int, address: str | None = None):
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        finally:
+            if threading.current_thread() is threading.main_thread() and sigterm is not None:
+                signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
     return ray
 
 
@@ -89,7 +95,7 @@ def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
                                   envs=envs)
         frames: list[FrameState] = []
         controller, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
-                                       show_progress=False)
+                                       on_tick=lambda k, controller, q: STOP.is_set(), show_progress=False)
         timings["build"] = build_s
         return Shard(envs, final_state(run, robot, controller, targets, scene.t), frames, timings)
     finally:
@@ -168,7 +174,9 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             raise state["error"]
     finally:
         stop.set()
-        worker.join(timeout=5)  # it ends after its current item; on an interrupt the process does not wait longer
+        STOP.set()  # a block running here stops at its next tick (other work ends with its item)
+        worker.join(timeout=120)  # never leave it running into the interpreter's exit (PyBullet would crash)
+        STOP.clear()
         for actor in state.get("actors", ()):
             state["ray"].kill(actor)
     timings = {"ray_start": state.get("ray_up_s", 0.0), "wall": time.perf_counter() - state["t0"],

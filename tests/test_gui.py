@@ -23,7 +23,6 @@ def _xvfb(code_or_args, timeout=180):
 def test_scripted_session_pauses_steps_switches_environment_quits_and_writes_the_report(tmp_path):
     import json
 
-    from tests.gui.xwd import read_xwd  # noqa: F401  (the session script takes the screenshot with it)
 
     shot = tmp_path / "screen.png"
     res = _xvfb(["-m", "tests.gui.session", str(tmp_path / "out"), str(shot)])

@@ -70,3 +70,27 @@ def test_gui_without_display_exits_2(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
     res = _cli("configs/single_ik.yaml", "--gui", env=env)
     assert res.returncode == 2 and "needs a display" in res.stderr
+
+
+def test_check_exits_3_when_an_environment_misses_and_0_when_all_reach(tmp_path, capsys):
+    config = str(ROOT / "configs" / "qp_obstacle.yaml")
+    assert main([config, "--duration", "0.3", "--no-video", "--check", "--out", str(tmp_path / "miss")]) == 3
+    assert main([config, "--duration", "0.3", "--no-video", "--out", str(tmp_path / "plain")]) == 0  # no --check
+    report = json.loads((tmp_path / "miss" / "report.json").read_text())
+    summary = report["summary"]
+    assert summary["reached"] == 0 and summary["missed_envs"] == [0] and summary["d_safe_m"] == 0.01
+    assert report["task_masks"]["rot_mask"] == [True, False, False] and "masked" in report["task_masks"]["errors"]
+    assert main([str(ROOT / "configs" / "single_ik.yaml"), "--no-video", "--check", "--out", str(tmp_path / "ok")]) == 0
+
+
+def test_summary_lines_say_how_the_run_went():
+    from app.run import summary_lines
+
+    lines = summary_lines({"reached": 14, "n_envs": 16, "missed_envs": [3, 9], "pos_err_final_max_m": 0.0123,
+                           "rot_err_final_max_rad": 0.01, "stalled_final": 1, "stalled_ever": 2,
+                           "solver_failed_final": 0, "solver_failed_ticks_fraction": 0.015,
+                           "min_obstacle_distance_m": 0.0105, "d_safe_m": 0.01, "joint_limit_margin_min_rad": 0.02})
+    text = "\n".join(lines)
+    for part in ("reached 14/16 (missed: 3, 9)", "12.30 mm", "0.57 deg", "stalled at the end 1 (ever 2)",
+                 "1.5 % of ticks", "closest obstacle 10.50 mm (d_safe 10.00 mm)", "0.0200 rad"):
+        assert part in text, (part, text)

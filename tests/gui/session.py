@@ -8,7 +8,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 
 from app.config.loader import load_run_config
 from app.gui import run_gui
