@@ -64,7 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(message)s")
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _main(args)
+        try:
+            return _main(args)
+        finally:
+            if "ray" in sys.modules:  # a sharded run: no Ray process outlives the command
+                from app.scale import shutdown_ray
+
+                shutdown_ray()
     except (KeyboardInterrupt, Terminated, SystemError) as exc:
         signal_exc = _signal_of(exc)
         if signal_exc is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -67,6 +68,14 @@ def start_ray(workers: int, address: str | None = None):
             if threading.current_thread() is threading.main_thread() and sigterm is not None:
                 signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
     return ray
+
+
+def shutdown_ray() -> None:
+    """Stop this process's Ray (the local cluster it started, or its connection to one), if any: the command
+    lines call it on the way out, interrupted or not, so no Ray process outlives them."""
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
 
 
 def shares(n_envs: int, workers: int) -> list[np.ndarray]:

@@ -144,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if "ray" in sys.modules:
+            from app.scale import shutdown_ray
+
+            shutdown_ray()
     ok = result["converged"]
     log.info("%s: %d of %d targets converged; worst %.3g m, %.3g rad", out, int(ok.sum()), len(ok),
              float(result["pos_err"].max()), float(result["rot_err"].max()))

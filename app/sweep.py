@@ -203,6 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if "ray" in sys.modules:
+            from app.scale import shutdown_ray
+
+            shutdown_ray()
     a = summary["all"]
     log.info("%s: %d episodes, %d failed; success rate %s; worst final position error %s", out / "summary.json",
              a["episodes"], a["failed_episodes"], "n/a" if a["success_rate"] is None else f"{100 * a['success_rate']:.0f} %",
