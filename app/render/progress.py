@@ -36,7 +36,8 @@ class Progress:
             elif int(4 * done / self.total) > self._last:
                 self._last = int(4 * done / self.total)
                 elapsed = time.perf_counter() - self._t0
-                eta = f", ETA {elapsed * (self.total - done) / done:.1f} s" if 0 < done < self.total else ""
+                eta = f", ETA {elapsed * (self.total - done) / done:.1f} s" if self.total // 10 <= done < self.total \
+                    and done else ""  # an ETA from the first percent (a compile, a start-up) would mislead
                 self.stream.write(f"{self.label}: {done}/{self.total} ({elapsed:.1f} s{eta})\n")
                 self.stream.flush()
             self._done = done
