@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -62,12 +63,18 @@ def _terminate(signum, frame) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(message)s")
+    return run_cli(lambda: _main(args))
+
+
+def run_cli(body, stopped: str = "no output was written or replaced") -> int:
+    """``body()``'s exit code, with SIGINT and SIGTERM ending it in one line (130 / 143) and no Ray process
+    left behind (the command lines of app.run, app.sweep and app.solve share this)."""
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         try:
-            return _main(args)
+            return body()
         finally:
-            if "ray" in sys.modules:  # a sharded run: no Ray process outlives the command
+            if "ray" in sys.modules:  # no Ray process outlives the command
                 from app.scale import shutdown_ray
 
                 shutdown_ray()
@@ -75,11 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         signal_exc = _signal_of(exc)
         if signal_exc is None:
             raise
-        if isinstance(signal_exc, KeyboardInterrupt):
-            print("interrupted (SIGINT): stopped; no output was written or replaced", file=sys.stderr)
-            return 130
-        print("terminated (SIGTERM): stopped; no output was written or replaced", file=sys.stderr)
-        return 143
+        word, code = ("interrupted (SIGINT)", 130) if isinstance(signal_exc, KeyboardInterrupt) else \
+            ("terminated (SIGTERM)", 143)
+        print(f"{word}: stopped; {stopped}", file=sys.stderr)
+        if "ray" in sys.modules:  # an interrupted Ray client can crash in the interpreter's exit: skip it
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        return code
     finally:
         signal.signal(signal.SIGTERM, previous)
 

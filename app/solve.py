@@ -128,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="OUT.npz: q, converged, pos_err, rot_err")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    from app.run import run_cli
+
+    return run_cli(lambda: _solve(args), "no output was written or replaced")
+
+
+def _solve(args: argparse.Namespace) -> int:
     try:
         if args.workers < 1 or args.chunk < 1:
             raise InputError(f"--workers and --chunk must be >= 1, got {args.workers} and {args.chunk}")
@@ -144,11 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        if "ray" in sys.modules:
-            from app.scale import shutdown_ray
 
-            shutdown_ray()
     ok = result["converged"]
     log.info("%s: %d of %d targets converged; worst %.3g m, %.3g rad", out, int(ok.sum()), len(ok),
              float(result["pos_err"].max()), float(result["rot_err"].max()))

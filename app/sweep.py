@@ -182,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--video", action="store_true", help="also render each episode's video (slow)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    from app.run import run_cli
+
+    return run_cli(lambda: _sweep(args), "finished episodes are kept (a re-run skips them), nothing partial")
+
+
+def _sweep(args: argparse.Namespace) -> int:
     try:
         from app.config.loader import load_run_config
 
@@ -203,11 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        if "ray" in sys.modules:
-            from app.scale import shutdown_ray
 
-            shutdown_ray()
     a = summary["all"]
     log.info("%s: %d episodes, %d failed; success rate %s; worst final position error %s", out / "summary.json",
              a["episodes"], a["failed_episodes"], "n/a" if a["success_rate"] is None else f"{100 * a['success_rate']:.0f} %",

@@ -175,6 +175,8 @@ class QPSolver:
             self._solver.update(Px=Px, Ax=Ax, q=qp.c, l=qp.l, u=qp.u)
             res = self._solver.solve(raise_error=False)
             info, x = res.info, res.x
+        if info.status_val == osqp.SolverStatus.OSQP_SIGINT:
+            raise KeyboardInterrupt  # OSQP caught a Ctrl-C during its iterations and returned: pass it on
         x = np.array(x, dtype=float)
         solved = info.status_val == self._solved and np.isfinite(x.sum())  # a NaN or inf anywhere shows in the sum
         if not solved:
