@@ -60,6 +60,7 @@ class GuiSession:
         self.selected, self.paused, self.follow, self.show_help, self.quit = 0, False, False, True, False
         self._last_env_slider, self._step_once = 0, False
         self.offsets = np.zeros((n, 6))  # per environment: dx dy dz [m], droll dpitch dyaw [rad]
+        self._slider_base, self._held = np.zeros(6), np.zeros(6)  # at the last selection: sliders, offsets
         self.links = [robot.model.link_index(name) for name in task_links(run)]
         self.actual = scene.draw_debug_frame(np.zeros((n, 3)), quat=np.tile([1.0, 0, 0, 0], (n, 1)),
                                              axis_length=0.05, axis_radius=0.0018)
@@ -94,6 +95,9 @@ class GuiSession:
     def select(self, env: int) -> None:
         """Select environment ``env``: the sliders move its target, the camera turns to it."""
         self.selected = int(env)
+        if self.window.open:  # the sliders now move this environment from where it is: no jump
+            self._slider_base = self.window.sliders()[self._first:self._first + 6]
+        self._held = self.offsets[self.selected].copy()
         log.info("environment %d selected", self.selected)
         self._look_at_selected()
 
@@ -105,11 +109,12 @@ class GuiSession:
     # ------------------------------------------------------------------ the loop's callbacks
     def hook(self, t: float, targets: Targets) -> Targets:
         """The run's targets, held at their last value after the duration; the sliders move the selected
-        environment's target (the others keep the offsets they had)."""
+        environment's target from where it was when selected (the others keep the offsets they had)."""
         targets = self.targets(min(t, self.run.duration))
         pos, quat = targets.pos.copy(), targets.quat.copy()
         if self.window.open:  # else the offsets of the last tick (the window was closed)
-            self.offsets[self.selected] = self.window.sliders()[self._first:self._first + 6]
+            moved = self.window.sliders()[self._first:self._first + 6] - self._slider_base
+            self.offsets[self.selected] = self._held + moved
         for e in np.flatnonzero(np.any(self.offsets != 0, axis=1)):
             pos[e] += self.offsets[e, :3]
             turn = rpy_to_matrix(self.offsets[e, 3:])

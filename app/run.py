@@ -78,6 +78,12 @@ def run_cli(body, stopped: str = "no output was written or replaced") -> int:
                 from app.scale import shutdown_ray
 
                 shutdown_ray()
+    except SystemExit as exc:  # Ray's own SIGTERM handler (active while ray.init runs) exits with 15
+        if exc.code != signal.SIGTERM:
+            raise
+        print(f"terminated (SIGTERM): stopped; {stopped}", file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(143)
     except (KeyboardInterrupt, Terminated, SystemError) as exc:
         signal_exc = _signal_of(exc)
         if signal_exc is None:

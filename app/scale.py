@@ -198,6 +198,10 @@ def _feed(items, work, workers, address, take, put, stop, state) -> None:
     is work; errors of a worker stop everything."""
     ray = state["ray"] = start_ray(workers, address)
     state["ray_up_s"] = time.perf_counter() - state["t0"]
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if cpus < workers:  # an actor asks for one CPU: more would wait for ever
+        log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
+        workers = max(cpus, 1)
     idle, busy, actors, actor_cls = [], {}, state.setdefault("actors", []), _actor_class(ray)
     while not stop.is_set():
         while (idle or len(actors) < workers) and (i := take()) is not None:
@@ -215,9 +219,11 @@ def _feed(items, work, workers, address, take, put, stop, state) -> None:
             try:
                 put(i, ray.get(ref))
             except BaseException as exc:
-                state.setdefault("error", exc)
+                cause = getattr(exc, "cause", None)  # a worker's own error, as raised there (one line for users)
+                error = cause if isinstance(cause, AppError) else exc
+                state.setdefault("error", error)
                 stop.set()
-                raise
+                raise error from None
             idle.append(actor)
 
 

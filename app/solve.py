@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +29,16 @@ FIELDS = ("q", "converged", "pos_err", "rot_err")
 def read_targets(path: Path, n_dofs: int) -> dict[str, np.ndarray]:
     """pos (n, 3), quat (n, 4) and optional init_qpos (n, n_dofs) from ``path``, checked."""
     try:
-        with np.load(path, allow_pickle=False) as data:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputError(f"{path}: not a readable .npz file ({exc})") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise InputError(f"{path}: an .npz archive of named arrays is needed (pos, quat[, init_qpos]), "
+                         f"this holds a single {type(data).__name__}")
+    try:
+        with data:
             arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise InputError(f"{path}: not a readable .npz file ({exc})") from None
     wanted = {"pos": 3, "quat": 4, "init_qpos": n_dofs}
     missing = [k for k in ("pos", "quat") if k not in arrays]
@@ -142,6 +150,7 @@ def _solve(args: argparse.Namespace) -> int:
             raise InputError(f"--out must name a .npz file, got {args.out!r}")
         from app import RobotModel
 
+        args.urdf = str(Path(args.urdf).resolve())  # the same file for workers on other machines' working dirs
         model = RobotModel.from_urdf(args.urdf)
         model.link_index(args.link)  # an unknown link is an error listing the valid names
         targets = read_targets(Path(args.targets), model.n_dofs)

@@ -191,15 +191,20 @@ def _sweep(args: argparse.Namespace) -> int:
     try:
         from app.config.loader import load_run_config
 
-        seeds, settings = parse_seeds(args.seeds), parse_sets(args.set)
+        seeds, settings = list(dict.fromkeys(parse_seeds(args.seeds))), parse_sets(args.set)  # each seed once
         for setting in settings:
             load_run_config(args.config, sets=setting)  # every setting checked before any episode runs
         if args.workers < 1:
             raise ConfigError(f"--workers must be >= 1, got {args.workers}")
-        out = Path(args.out)
+        out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
         vary = len(settings) > 1 or bool(settings[0])
         jobs = [(str(Path(args.config).resolve()), seed, st, str(out / episode_name(seed, st, vary)))
                 for st in settings for seed in seeds]
+        folders = [j[3] for j in jobs]
+        if len(set(folders)) < len(folders):
+            clash = next(f for f in folders if folders.count(f) > 1)
+            raise ConfigError(f"two settings give the same episode folder {Path(clash).name!r}: make the --set "
+                              "values differ in letters, digits or . = _ -")
         results = run_all(jobs, args.workers, args.ray_address, args.video)
         summary = summarize(jobs, results, settings)
         from app.render.report import write_json_atomic

@@ -166,6 +166,8 @@ class VideoJob:
     def _frames(self):
         while True:
             item = self._queue.get()
+            if self._aborted.is_set():
+                raise RuntimeError("video aborted")  # write_mp4 removes its partial file
             if item is None:
                 return
             while isinstance(item, AsyncResult) and not item.ready():

@@ -67,3 +67,16 @@ def test_two_ray_workers_give_the_answers_of_one_process(targets_file, tmp_path)
     a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
     for key in a.files:
         np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_a_single_array_file_and_a_truncated_archive_are_clear_errors(tmp_path):
+    single = tmp_path / "pos.npy"
+    np.save(single, np.zeros((3, 3)))
+    with pytest.raises(InputError, match="an .npz archive of named arrays is needed"):
+        read_targets(single, 8)
+    full = tmp_path / "full.npz"
+    np.savez(full, pos=np.zeros((3, 3)), quat=np.ones((3, 4)))
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(full.read_bytes()[:60])
+    with pytest.raises(InputError, match="not a readable .npz file"):
+        read_targets(cut, 8)

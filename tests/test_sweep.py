@@ -52,3 +52,9 @@ def test_ray_workers_give_the_same_summary(tmp_path):
         ray.shutdown()
     one, two = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("one", "two"))
     assert one["all"] == two["all"] and one["episodes"] == two["episodes"]
+
+
+def test_settings_that_give_one_folder_are_refused(tmp_path, capsys):
+    args = [CONFIG, "--seeds", "0", "--set", "task.quat=[0, 1, 0, 0]", "--set", "task.quat=[0 ,1, 0, 0]"]
+    assert main(args + ["--out", str(tmp_path / "s")]) == 2
+    assert "same episode folder" in capsys.readouterr().err
