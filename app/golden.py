@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.runner import final_state, simulate
+from app.runner import final_state, run_targets, simulate
 from app.build import build_scene
-from app.control.tasks import TargetGenerator
 
 GOLDEN_DURATION = 0.5  # [s] simulated per config
 GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministic on one machine
@@ -24,7 +23,7 @@ def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
     run = load_run_config(config, duration=duration)
     scene, robot = build_scene(run)
     try:
-        targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+        targets = run_targets(run, robot.n_envs)
         controller, _ = simulate(run, scene, robot, targets, show_progress=False)
         result = final_state(run, robot, controller, targets, scene.t)
     finally:

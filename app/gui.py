@@ -25,7 +25,8 @@ from app.control.tasks import TargetGenerator, Targets
 from app.errors import AppError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, rpy_to_matrix
 from app.render.outputs import OutputSet
-from app.runner import _write_plot, _write_report, final_state, simulate, task_links
+from app.runner import _write_plot, _write_report, abandon, final_state, report_dict, run_targets, simulate, \
+    task_links
 from app.build import build_scene
 from app.sim.camera import save_window_view
 from app.sim.scene import display_available
@@ -192,7 +193,7 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
     outputs = OutputSet(out_dir) if out_dir is not None else None
     scene, robot = build_scene(replace(run, video=replace(run.video, enabled=False)), gui=True)
     try:
-        targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+        targets = run_targets(run, robot.n_envs)
         window = Window(scene.client)
         session = _closed_guard(window, None, lambda: GuiSession(run, scene, robot, targets))
         sys.stderr.write("GUI keys (also in the window):\n  " + "\n  ".join(HELP) + "\n")
@@ -207,16 +208,16 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
         result = final_state(run, robot, controller, lambda t: session.hook(t, None), scene.t, q=session.q_last)
     finally:
         scene.close()
-    if outputs is None:
-        outputs = _Discard()
-    try:
-        names = {**_write_plot(run, result, outputs), **_write_report(run, result, robot.model, outputs)}
-        final = outputs.commit()
-    except BaseException:
-        outputs.discard()
-        raise
-    for kind, name in names.items():
-        if name in final:
+    if outputs is None:  # a script's session: the summary only
+        result.summary = report_dict(run, result, robot.model)["summary"]
+    else:
+        try:
+            names = {**_write_plot(run, result, outputs), **_write_report(run, result, robot.model, outputs)}
+            final = outputs.commit()
+        except BaseException:
+            abandon(outputs, None)
+            raise
+        for kind, name in names.items():
             log.info("%s: %s", kind, final[name])
     session.result = result
     return session
@@ -234,22 +235,3 @@ def _closed_guard(window: Window, session: GuiSession | None, work):
             raise AppError("the GUI window was closed before the run began: no output was written") from None
         session.quit = True
         return session.controller
-
-
-class _Discard:
-    """An output set that keeps nothing (run_gui without an output folder): the summary is still computed."""
-
-    def __init__(self):
-        import tempfile
-
-        self._dir = tempfile.TemporaryDirectory(prefix="app-gui-")
-
-    def temporary(self, name: str) -> Path:
-        return Path(self._dir.name) / name
-
-    def commit(self) -> dict:
-        self._dir.cleanup()
-        return {}
-
-    def discard(self) -> None:
-        self._dir.cleanup()

@@ -78,13 +78,7 @@ def run_cli(body, stopped: str = "no output was written or replaced") -> int:
                 from app.scale import shutdown_ray
 
                 shutdown_ray()
-    except SystemExit as exc:  # Ray's own SIGTERM handler (active while ray.init runs) exits with 15
-        if exc.code != signal.SIGTERM:
-            raise
-        print(f"terminated (SIGTERM): stopped; {stopped}", file=sys.stderr)
-        sys.stderr.flush()
-        os._exit(143)
-    except (KeyboardInterrupt, Terminated, SystemError) as exc:
+    except (KeyboardInterrupt, Terminated, SystemError, SystemExit) as exc:
         signal_exc = _signal_of(exc)
         if signal_exc is None:
             raise
@@ -106,6 +100,8 @@ def _signal_of(exc: BaseException | None) -> BaseException | None:
     while exc is not None:
         if isinstance(exc, (KeyboardInterrupt, Terminated)):
             return exc
+        if isinstance(exc, SystemExit) and exc.code == signal.SIGTERM:  # Ray's SIGTERM handler, while ray.init runs
+            return Terminated()
         exc = exc.__cause__ or exc.__context__
     return None
 

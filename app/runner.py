@@ -47,6 +47,20 @@ def task_links(run: RunConfig) -> list[str]:
     return list(getattr(run.task, "links", ())) or [run.scene_config.robot.ee_link]
 
 
+def run_targets(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None) -> TargetGenerator:
+    """The run's target generator for ``n_envs`` environments (default: the run's), or for the environments
+    ``envs`` of them (their draws sliced from those of all)."""
+    return TargetGenerator(run.task, run.n_envs or 1 if n_envs is None else n_envs,
+                           np.array(run.scene_config.robot.base_pos), run.seed, envs=envs)
+
+
+def abandon(outputs: OutputSet, job: VideoJob | None) -> None:
+    """A run failed or was interrupted: render processes stopped, no output written or replaced."""
+    if job is not None:
+        job.abort()
+    outputs.discard()
+
+
 def make_controller(run: RunConfig, robot: Robot, dt: float):
     """The configured controller (the class paired with the config's type) ticking every ``dt`` seconds."""
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
@@ -135,7 +149,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, show_progress: bo
         job = video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now
         scene, robot = build_scene(run)
         try:
-            targets = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+            targets = run_targets(run, robot.n_envs)
             if job is not None:
                 job.start(video_look(run, robot, targets, scene.env_origins))
             controller, timings = simulate(run, scene, robot, targets, job.add if job else None,
@@ -145,9 +159,7 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, show_progress: bo
             scene.close()
         return finish(run, result, robot.model, outputs, job, timings, t_start)
     except BaseException:
-        if job is not None:
-            job.abort()
-        outputs.discard()
+        abandon(outputs, job)
         raise
 
 

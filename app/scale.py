@@ -26,11 +26,10 @@ import numpy as np
 
 from app.build import build_scene
 from app.config.schema import RunConfig
-from app.control.tasks import TargetGenerator
 from app.errors import AppError
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
-from app.runner import RunResult, final_state, finish, simulate, video_job, video_look
+from app.runner import RunResult, abandon, final_state, finish, run_targets, simulate, video_job, video_look
 from app.sim.scene import grid_origins
 from app.video_job import FrameState
 
@@ -100,8 +99,7 @@ def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
     scene, robot = build_scene(run, envs=envs)
     build_s = time.perf_counter() - t0
     try:
-        targets = TargetGenerator(run.task, run.n_envs or 1, np.array(run.scene_config.robot.base_pos), run.seed,
-                                  envs=envs)
+        targets = run_targets(run, envs=envs)
         frames: list[FrameState] = []
         controller, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
                                        on_tick=lambda k, controller, q: STOP.is_set(), show_progress=False)
@@ -256,13 +254,11 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
         scene.close()
         if record:
             job = video_job(run, outputs)
-            targets = TargetGenerator(run.task, n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+            targets = run_targets(run)
             job.start(video_look(run, robot, targets, grid_origins(n_envs, run.env_spacing)))
             for frame in frames:
                 job.add(frame)
         return finish(run, result, robot.model, outputs, job, timings, t_start)
     except BaseException:
-        if job is not None:
-            job.abort()
-        outputs.discard()
+        abandon(outputs, job)
         raise

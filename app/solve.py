@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from app.errors import AppError, InputError
+from app.render.outputs import write_atomic
 
 log = logging.getLogger("app.solve")
 FIELDS = ("q", "converged", "pos_err", "rot_err")
@@ -111,19 +110,6 @@ def solve_part(args: tuple) -> dict[str, np.ndarray]:
     return solve_chunk(_models[urdf], link, part, options)
 
 
-def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".npz", prefix=f".{path.stem}.", dir=path.parent)
-    os.close(fd)
-    try:
-        np.savez(tmp, **arrays)
-        os.replace(tmp, path)
-        os.chmod(path, 0o644)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.solve", description=__doc__.split("\n\n")[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -155,7 +141,7 @@ def _solve(args: argparse.Namespace) -> int:
         model.link_index(args.link)  # an unknown link is an error listing the valid names
         targets = read_targets(Path(args.targets), model.n_dofs)
         result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, {}, args.ray_address, model)
-        write_npz_atomic(out, result)
+        write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

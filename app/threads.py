@@ -21,14 +21,19 @@ MIN_CHUNK = 24  # problems per thread below which one thread is faster (scripts/
 _pool: ThreadPoolExecutor | None = None
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
 def n_threads() -> int:
-    """Threads to use: APP_THREADS if set, else the CPUs this process may run on."""
+    """Threads to use: APP_THREADS if set, else :func:`available_cpus`."""
     env = os.environ.get("APP_THREADS")
     if env:
         if not env.strip().isdigit() or int(env) < 1:
             raise InputError(f"APP_THREADS must be a whole number >= 1 (threads for batched IK), got {env!r}")
         return int(env)
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return available_cpus()
 
 
 def _executor() -> ThreadPoolExecutor:

@@ -28,10 +28,11 @@ from app.build import build_scene
 from app.config.schema import RunConfig
 from app.control.status import STATUS_STYLE, EnvStatus
 from app.kinematics.rotations import quat_to_matrix
-from app.render.framing import CameraView
+from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
 from app.sim.camera import Camera
+from app.threads import available_cpus
 
 log = logging.getLogger(__name__)
 CHUNK = 4  # frames per render task
@@ -116,8 +117,7 @@ def _context():
 
 
 def auto_workers() -> int:
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cpus, MAX_AUTO_WORKERS))
+    return min(available_cpus(), MAX_AUTO_WORKERS)
 
 
 class VideoJob:
@@ -219,8 +219,6 @@ def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchor
 def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np.ndarray) -> np.ndarray:
     """World points (n, 3) the picture must hold for environments ``envs``: table and obstacle corners, the
     arm's links at the start and the targets over the run (sampled)."""
-    from app.render.framing import box_corners
-
     cfg = run.scene_config
     local = [box_corners(b.pos, b.size) for b in (cfg.table, *cfg.obstacles) if b is not None]
     local.append(np.asarray(cfg.robot.base_pos, dtype=float)[None])
@@ -234,8 +232,6 @@ def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np
 
 def video_view(run: RunConfig, robot, targets, env_origins: np.ndarray) -> CameraView:
     """The run's camera: the scene camera's line of sight, framed on every environment (or ``follow_env``)."""
-    from app.render.framing import fit_view
-
     cam, v = run.scene_config.camera, run.video
     width, height = v.width or cam.width, v.height or cam.height
     if v.framing == "scene":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,18 @@ REFERENCE = ROOT.parent / "shared" / "reference"
 OFFICIAL_URDF = REFERENCE / "trossen_arm_description" / "urdf" / "wxai_base.urdf"
 PANDA_URDF = Path(pybullet_data.getDataPath()) / "franka_panda" / "panda.urdf"
 KUKA_URDF = Path(pybullet_data.getDataPath()) / "kuka_iiwa" / "model.urdf"
+
+
+def pids_running(*needles: bytes) -> set[int]:
+    """Processes whose command line contains any of ``needles`` (render processes, Ray's daemons, ...)."""
+    pids = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and any(n in open(f"/proc/{entry}/cmdline", "rb").read() for n in needles):
+                pids.add(int(entry))
+        except OSError:
+            pass
+    return pids
 
 
 def require_reference() -> Path:

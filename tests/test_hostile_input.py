@@ -14,7 +14,7 @@ from app.config.loader import load_run_config
 from app.errors import ConfigError
 from app.render.outputs import PARTIAL
 from app.run import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, pids_running
 
 SCENE = f"scene: {ROOT / 'scenes' / 'table.yaml'}\n"
 
@@ -106,14 +106,7 @@ def test_sigint_and_sigterm_stop_with_one_line_and_no_partial_file(tmp_path, sig
 
 def _multiprocessing_pids() -> set[int]:
     """Processes started by multiprocessing (the render processes and their fork server)."""
-    pids = set()
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and b"multiprocessing" in open(f"/proc/{entry}/cmdline", "rb").read():
-                pids.add(int(entry))
-        except OSError:
-            pass
-    return pids
+    return pids_running(b"multiprocessing")
 
 
 @pytest.mark.parametrize("text, message", [

@@ -11,7 +11,7 @@ import pytest
 from app.config.loader import load_run_config
 from app.errors import AppError
 from app.scale import merge, require_ray, run_shard, shares
-from tests.conftest import ROOT
+from tests.conftest import ROOT, pids_running
 
 
 def _run(config="qp_obstacle.yaml", n_envs=3, duration=0.25):
@@ -87,17 +87,7 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
 
 
 def _ray_pids() -> set[int]:
-    import os
-
-    pids = set()
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and any(name in open(f"/proc/{entry}/cmdline", "rb").read()
-                                       for name in (b"raylet", b"gcs_server", b"ray::")):
-                pids.add(int(entry))
-        except OSError:
-            pass
-    return pids
+    return pids_running(b"raylet", b"gcs_server", b"ray::")
 
 
 @pytest.mark.slow

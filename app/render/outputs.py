@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from app.errors import AppError
@@ -65,3 +66,20 @@ class OutputSet:
         for tmp in self._pending.values():
             tmp.unlink(missing_ok=True)
         self._pending.clear()
+
+
+def write_atomic(path: str | Path, suffix: str, write: Callable[[str], None]) -> Path:
+    """``write(tmp)`` into a temporary file beside ``path`` (its name starts with ``.app-partial.`` and ends in
+    ``suffix``, as ffmpeg and numpy want), then renamed onto ``path``; on any failure nothing is left."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=suffix, prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+        os.chmod(path, 0o644)  # mkstemp made it private
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path

@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from app.render.outputs import PARTIAL
+from app.render.outputs import write_atomic
 
 
 def write_json_atomic(path: Path, data: dict) -> Path:
     """Write JSON to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".json", prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2, allow_nan=False, default=_jsonable)
-        os.replace(tmp, path)
-        os.chmod(path, 0o644)  # mkstemp made it private
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+
+    return write_atomic(path, ".json", write)
 
 
 def _jsonable(value):
@@ -70,16 +62,7 @@ def save_figure_atomic(fig, path: Path) -> Path:
     """A matplotlib figure into the PNG ``path`` through a temporary file and a rename; the figure is closed."""
     import matplotlib.pyplot as plt
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".png", prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
-        os.chmod(path, 0o644)
+        return write_atomic(path, ".png", lambda tmp: fig.savefig(tmp, dpi=100))
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import numpy as np
 import pybullet as pb
 
-KEY_ESCAPE = 27
 
 
 class Window:
