@@ -1,24 +1,30 @@
 """Scale-out on Ray: a run's environments sharded over worker processes (or machines), same answers.
 
-The environments are cut into blocks. Each block is run by a Ray actor (or by this process, which
-starts on the blocks while Ray starts, ~3 s) in a PyBullet client (DIRECT) of its own, its environments
+The environments are cut into blocks, large first and smaller towards the end (guided self-scheduling:
+each block is a share of what is left, so few blocks pay the per-block cost, ~0.25 s of fixed work per
+episode, and the last ones even out the workers' finishing times). Each block is run by a Ray actor (or by
+this process, which starts on the first block while Ray starts, ~2.5 s) in a PyBullet client (DIRECT) of its own, its environments
 built where they stand in the whole grid, with the run's controller and the targets sliced from the
 draw for all environments; a block runs its whole episode on one compute thread (environments never
 interact, so no tick waits for another worker) and returns its telemetry, final state and video states.
 The parent merges them in environment order and writes one report (and renders the video from the
-gathered states) exactly as a one-process run does. ``workers: 1`` never imports Ray.
+gathered states) exactly as a one-process run does; Ray, when this process started it, shuts down (~1.3 s)
+while the outputs are written. ``workers: 1`` never imports Ray.
 """
 
 from __future__ import annotations
 
 import logging
+import gc
 import os
+import pickle
 import signal
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,7 +41,7 @@ from app.video_job import FrameState
 
 log = logging.getLogger(__name__)
 STOP = threading.Event()  # set when a run in this process is interrupted: a block running here ends at its next tick
-BLOCKS_PER_WORKER = 4  # blocks per process: small enough to balance, large enough to amortise a scene build
+SMALLEST_BLOCK = 2  # environments: a smaller block costs more in fixed work per episode than it evens out
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 
 
@@ -50,6 +56,7 @@ def require_ray():
 
 def start_ray(workers: int, address: str | None = None):
     """Join the cluster at ``address`` (or $RAY_ADDRESS), else start a local one with ``workers`` CPUs."""
+    global _ours
     ray = require_ray()
     address = address or os.environ.get("RAY_ADDRESS") or None
     if not ray.is_initialized():
@@ -66,15 +73,60 @@ def start_ray(workers: int, address: str | None = None):
         finally:
             if threading.current_thread() is threading.main_thread() and sigterm is not None:
                 signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
+        _ours = _session(ray)
     return ray
+
+
+_ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
+
+
+def _session(ray) -> str | None:
+    return ray.get_runtime_context().gcs_address if ray.is_initialized() else None
 
 
 def shutdown_ray() -> None:
     """Stop this process's Ray (the local cluster it started, or its connection to one), if any: the command
     lines call it on the way out, interrupted or not, so no Ray process outlives them."""
+    global _ours
     ray = sys.modules.get("ray")
     if ray is not None and ray.is_initialized():
+        if _ours is not None and _session(ray) == _ours:
+            _stop_autoscaler(ray)
         ray.shutdown()
+    _ours = None
+
+
+def _stop_autoscaler(ray) -> None:
+    """Kill the local cluster's autoscaler monitor (a single node has nothing to scale) before ray.shutdown:
+    on SIGTERM it reports its end to the GCS, which ray.shutdown has stopped by then, and is killed after a 1 s
+    timeout (1.0 of shutdown's 1.3 s). Ray's private node object; anything unexpected leaves it to ray.shutdown."""
+    try:
+        node = ray._private.worker._global_node
+        monitors = [info.process for info in node.all_processes.get("monitor", ())] if node is not None else []
+    except AttributeError:
+        return
+    for process in monitors:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=1)
+
+
+@contextmanager
+def ray_released() -> Iterator[None]:
+    """The body (writing a command's outputs) runs while Ray shuts down on a thread, if :func:`start_ray`
+    started (or joined) it: ray.shutdown stops the cluster's processes one after another (~0.3 s). A Ray the
+    caller started stays up. Both are done on exit."""
+    ray = sys.modules.get("ray")
+    ours = ray is not None and _ours is not None and _session(ray) == _ours
+    thread = threading.Thread(target=shutdown_ray, name="ray-shutdown") if ours else None
+    if thread is not None:
+        gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
+        thread.start()
+    try:
+        yield
+    finally:
+        while thread is not None and thread.is_alive():
+            thread.join(0.2)  # short waits: a signal reaches this (main) thread at once
 
 
 def shares(n_envs: int, workers: int) -> list[np.ndarray]:
@@ -82,6 +134,17 @@ def shares(n_envs: int, workers: int) -> list[np.ndarray]:
     if not 1 <= workers <= n_envs:
         raise AppError(f"workers must be 1..n_envs={n_envs} (each worker needs an environment), got {workers}")
     return [a for a in np.array_split(np.arange(n_envs), workers)]
+
+
+def guided_blocks(n_envs: int, streams: int, smallest: int = SMALLEST_BLOCK) -> list[np.ndarray]:
+    """Contiguous blocks of environment indices, each ``1/streams`` of those left (at least ``smallest``):
+    large blocks first, small ones last (guided self-scheduling; ``streams``: processes working at once)."""
+    blocks, start = [], 0
+    while start < n_envs:
+        size = min(n_envs - start, max(smallest, -(-(n_envs - start) // streams)))
+        blocks.append(np.arange(start, start + size))
+        start += size
+    return blocks
 
 
 class Shard(NamedTuple):
@@ -144,8 +207,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
     """``work(item)`` for every item, each once: this process works on items (on a thread of its own) while Ray
     starts (~3 s; from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors
     take them as they become free. ``work`` must be a module-level function (it
-    travels to the workers). Returns (the results in item order, timings [s]); ``on_done(count)`` as items
-    finish (progress). The first error raised by ``work`` anywhere is raised here."""
+    travels to the workers). Returns (the results in item order, timings [s]); ``on_done(i)`` as item i
+    finishes (progress). The first error raised by ``work`` anywhere is raised here."""
     require_ray()
     todo, lock, stop = deque(range(len(items))), threading.Lock(), threading.Event()
     results: dict[int, object] = {}
@@ -158,9 +221,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
     def put(i: int, value) -> None:
         with lock:
             results[i] = value
-            done = len(results)
         if on_done is not None and not stop.is_set():
-            on_done(done)
+            on_done(i)
 
     def local() -> None:
         try:  # until the actors are up: then this process only feeds them (no more processes than CPUs)
@@ -186,6 +248,7 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
         STOP.clear()
         for actor in state.get("actors", ()):
             state["ray"].kill(actor)
+        state.pop("actors", None)
     timings = {"ray_start": state.get("ray_up_s", 0.0), "wall": time.perf_counter() - state["t0"],
                "items_here": state["here"]}
     return [results[i] for i in range(len(items))], timings
@@ -215,7 +278,7 @@ def _feed(items, work, workers, address, take, put, stop, state) -> None:
         for ref in ready:
             actor, i = busy.pop(ref)
             try:
-                put(i, ray.get(ref))
+                put(i, _owned(ray.get(ref)))
             except BaseException as exc:
                 cause = getattr(exc, "cause", None)  # a worker's own error, as raised there (one line for users)
                 error = cause if isinstance(cause, AppError) else exc
@@ -223,6 +286,12 @@ def _feed(items, work, workers, address, take, put, stop, state) -> None:
                 stop.set()
                 raise error from None
             idle.append(actor)
+
+
+def _owned(value):
+    """A copy of a value from Ray that owns its memory: Ray's arrays point into its object store, which must not
+    be touched once Ray shuts down (that ends the process)."""
+    return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _shard_of(args: tuple) -> Shard:
@@ -238,27 +307,27 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
     shares(n_envs, workers)  # checks the count
     outputs = OutputSet(out_dir)
     record = video and run.video.enabled
-    groups = shares(n_envs, min(n_envs, BLOCKS_PER_WORKER * (workers + 1)))
+    groups = guided_blocks(n_envs, workers + 1)
     progress = Progress("environments", n_envs, unit="env")
     job = None
     try:
-        done = lambda count: progress.update(sum(len(g) for g in groups[:count]))  # noqa: E731 (approximate)
         try:
-            shards, timings = run_everywhere([(run, g, record) for g in groups], _shard_of, workers, address, done)
+            shards, timings = run_everywhere([(run, g, record) for g in groups], _shard_of, workers, address,
+                                             lambda i: progress.add(len(groups[i])))
         finally:
             progress.close()
         timings = {"ray_start": timings["ray_start"], "blocks_wall": timings["wall"],
                    "blocks_here": timings["items_here"], "blocks": len(groups)}
-        result, frames = merge(shards)
-        scene, robot = build_scene(run, envs=np.array([0]))  # the model, and the start pose for the camera
-        scene.close()
-        if record:
-            job = video_job(run, outputs)
-            targets = run_targets(run)
-            job.start(video_look(run, robot, targets, grid_origins(n_envs, run.env_spacing)))
-            for frame in frames:
-                job.add(frame)
-        return finish(run, result, robot.model, outputs, job, timings, t_start)
+        with ray_released():
+            result, frames = merge(shards)
+            scene, robot = build_scene(run, envs=np.array([0]))  # the model, and the start pose for the camera
+            scene.close()
+            if record:
+                job = video_job(run, outputs)
+                job.start(video_look(run, robot, run_targets(run), grid_origins(n_envs, run.env_spacing)))
+                for frame in frames:
+                    job.add(frame)
+            return finish(run, result, robot.model, outputs, job, timings, t_start)
     except BaseException:
         abandon(outputs, job)
         raise

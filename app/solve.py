@@ -89,9 +89,8 @@ def solve_all(urdf: str, link: str, targets: dict, workers: int, chunk: int, opt
         else:
             from app.scale import run_everywhere
 
-            sizes = np.cumsum([len(p["pos"]) for p in parts])
             results, _ = run_everywhere([(urdf, link, p, options) for p in parts], solve_part, workers, address,
-                                        lambda count: progress.update(int(sizes[count - 1])))
+                                        lambda i: progress.add(len(parts[i]["pos"])))
     finally:
         progress.close()
     return {k: np.concatenate([r[k] for r in results]) for k in FIELDS}
@@ -141,7 +140,10 @@ def _solve(args: argparse.Namespace) -> int:
         model.link_index(args.link)  # an unknown link is an error listing the valid names
         targets = read_targets(Path(args.targets), model.n_dofs)
         result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, {}, args.ray_address, model)
-        write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
+        from app.run import released_ray
+
+        with released_ray():
+            write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

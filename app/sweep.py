@@ -100,9 +100,8 @@ def run_all(jobs: list[tuple], workers: int, address: str | None, video: bool) -
         else:
             from app.scale import run_everywhere
 
-            base = len(jobs) - len(todo)
             found, _ = run_everywhere([(*jobs[i], video) for i in todo], episode_of, workers, address,
-                                      lambda count: progress.update(base + count))
+                                      lambda i: progress.add(1))
             for i, value in zip(todo, found):
                 results[i] = value
     finally:
@@ -206,11 +205,13 @@ def _sweep(args: argparse.Namespace) -> int:
             raise ConfigError(f"two settings give the same episode folder {Path(clash).name!r}: make the --set "
                               "values differ in letters, digits or . = _ -")
         results = run_all(jobs, args.workers, args.ray_address, args.video)
-        summary = summarize(jobs, results, settings)
         from app.render.report import write_json_atomic
+        from app.run import released_ray
 
-        write_json_atomic(out / "summary.json", summary)
-        plot_summary(out / "summary.png", summary, Path(args.config).stem)
+        with released_ray():
+            summary = summarize(jobs, results, settings)
+            write_json_atomic(out / "summary.json", summary)
+            plot_summary(out / "summary.png", summary, Path(args.config).stem)
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

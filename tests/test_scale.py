@@ -10,7 +10,7 @@ import pytest
 
 from app.config.loader import load_run_config
 from app.errors import AppError
-from app.scale import merge, require_ray, run_shard, shares
+from app.scale import guided_blocks, merge, require_ray, run_shard, shares
 from tests.conftest import ROOT, pids_running
 
 
@@ -23,6 +23,29 @@ def test_shares_are_contiguous_and_balanced():
     assert [list(s) for s in shares(5, 2)] == [[0, 1, 2], [3, 4]]
     with pytest.raises(AppError, match="workers must be 1..n_envs=2"):
         shares(2, 3)
+
+
+def test_guided_blocks_cover_each_environment_once_largest_first():
+    for n_envs, streams in [(64, 3), (5, 2), (1, 3), (257, 9)]:
+        blocks = guided_blocks(n_envs, streams)
+        np.testing.assert_array_equal(np.concatenate(blocks), np.arange(n_envs))
+        sizes = [len(b) for b in blocks]
+        assert sizes == sorted(sizes, reverse=True) and min(sizes[:-1] or [2]) >= 2
+    assert [len(b) for b in guided_blocks(64, 3)] == [22, 14, 10, 6, 4, 3, 2, 2, 1]
+    assert len(guided_blocks(64, 3)) < 12  # far fewer than equal blocks small enough to balance
+
+
+def test_progress_add_counts_work_finishing_out_of_order():
+    import io
+
+    from app.render.progress import Progress
+
+    stream = io.StringIO()
+    progress = Progress("environments", 10, unit="env", stream=stream)
+    for units in (6, 1, 3):
+        progress.add(units)
+    progress.close()
+    assert stream.getvalue().splitlines()[-1].startswith("environments: 10/10")
 
 
 @pytest.mark.parametrize("config", ["qp_obstacle.yaml", "batched_ik.yaml"])
@@ -84,6 +107,29 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
             run_everywhere(list(range(40)), _square, 2)
     finally:
         ray.shutdown()
+
+
+def _big(x):
+    return np.full(200_000, float(x))  # 1.6 MB: Ray hands it over from its object store
+
+
+@pytest.mark.slow
+def test_results_outlive_ray_which_stops_only_if_started_here():
+    ray = pytest.importorskip("ray")
+    from app.scale import ray_released, run_everywhere
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)  # the caller's own Ray stays up
+    try:
+        with ray_released():
+            run_everywhere([1, 2, 3], _big, 2)
+        assert ray.is_initialized()
+    finally:
+        ray.shutdown()
+    values, _ = run_everywhere(list(range(6)), _big, 2)  # starts Ray
+    with ray_released():
+        pass
+    assert not ray.is_initialized()
+    assert [float(v.sum()) for v in values] == [200_000.0 * x for x in range(6)]  # memory of their own
 
 
 def _ray_pids() -> set[int]:

@@ -42,6 +42,10 @@ class Progress:
                 self.stream.flush()
             self._done = done
 
+    def add(self, units: int) -> None:
+        """Record that ``units`` more are finished (work that finishes out of order)."""
+        self.update(self._done + units)
+
     def close(self) -> None:
         with self._lock:
             if self._bar is not None:
