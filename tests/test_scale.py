@@ -109,10 +109,6 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
         ray.shutdown()
 
 
-def _big(x):
-    return np.full(200_000, float(x))  # 1.6 MB: Ray hands it over from its object store
-
-
 @pytest.mark.slow
 def test_results_outlive_ray_which_stops_only_if_started_here():
     ray = pytest.importorskip("ray")
@@ -121,15 +117,16 @@ def test_results_outlive_ray_which_stops_only_if_started_here():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)  # the caller's own Ray stays up
     try:
         with ray_released():
-            run_everywhere([1, 2, 3], _big, 2)
+            run_everywhere([1, 2, 3], np.ones, 2)
         assert ray.is_initialized()
     finally:
         ray.shutdown()
-    values, _ = run_everywhere(list(range(6)), _big, 2)  # starts Ray
+    sizes = [200_000 + k for k in range(6)]  # 1.6 MB arrays: Ray hands them over from its object store
+    values, _ = run_everywhere(sizes, np.ones, 2)  # starts Ray
     with ray_released():
         pass
     assert not ray.is_initialized()
-    assert [float(v.sum()) for v in values] == [200_000.0 * x for x in range(6)]  # memory of their own
+    assert [float(v.sum()) for v in values] == sizes  # arrays with memory of their own
 
 
 def _ray_pids() -> set[int]:
