@@ -143,6 +143,13 @@ def _main(args: argparse.Namespace) -> int:
             for kind, path in result.outputs.items():
                 log.info("%s: %s", kind, path)
             log.info("timings [s]: %s", ", ".join(f"{k} {v:.2f}" for k, v in result.timings.items()))
+            if result.scale:
+                s = result.scale
+                log.info("%d workers; %d blocks of %s environments, %d run here%s", s["workers"], len(s["blocks"]),
+                         "/".join(map(str, s["blocks"])), s["blocks_here"],
+                         f"; all working for {s['all_working_s']:.2f} s, in which "
+                         f"{s['all_working_env_episodes']:.1f} environments' episodes were simulated"
+                         if s["all_working_s"] else "; the run ended before every worker had a block")
             summary = result.summary
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)

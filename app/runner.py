@@ -40,6 +40,7 @@ class RunResult:
     outputs: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     summary: dict = field(default_factory=dict)
+    scale: dict = field(default_factory=dict)  # a sharded run's workers, blocks and pace (app.scale)
 
 
 def task_links(run: RunConfig) -> list[str]:
@@ -280,4 +281,5 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
             "summary": run_summary(run, envs), "task_masks": task_description(run),
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
             "invariants": invariant_summary(run, result),
-            "timings_s": {k: round(v, 4) for k, v in result.timings.items()}, "environments": envs}
+            "timings_s": {k: round(v, 4) for k, v in result.timings.items()},
+            **({"scale": result.scale} if result.scale else {}), "environments": envs}

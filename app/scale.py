@@ -1,15 +1,14 @@
 """Scale-out on Ray: a run's environments sharded over worker processes (or machines), same answers.
 
-The environments are cut into blocks, large first and smaller towards the end (guided self-scheduling:
-each block is a share of what is left, so few blocks pay the per-block cost, ~0.25 s of fixed work per
-episode, and the last ones even out the workers' finishing times). Each block is run by a Ray actor (or by
-this process, which starts on the first block while Ray starts, ~2.5 s) in a PyBullet client (DIRECT) of its own, its environments
-built where they stand in the whole grid, with the run's controller and the targets sliced from the
-draw for all environments; a block runs its whole episode on one compute thread (environments never
-interact, so no tick waits for another worker) and returns its telemetry, final state and video states.
-The parent merges them in environment order and writes one report (and renders the video from the
-gathered states) exactly as a one-process run does; Ray, when this process started it, shuts down (~1.3 s)
-while the outputs are written. ``workers: 1`` never imports Ray.
+The environments are cut into a few blocks: a large one for this process, which starts on it while Ray
+starts (~2.5 s), one for each Ray actor, and small ones at the end that even out the finishing times. Each
+block runs in a PyBullet client (DIRECT) of its own, its environments built where they stand in the whole
+grid, with the run's controller and the targets sliced from the draw for all environments; a block runs
+its whole episode on one compute thread (environments never interact, so no tick waits for another
+worker) and returns its telemetry, final state and video states. The parent merges them in environment
+order and writes one report (and renders the video from the gathered states) exactly as a one-process run
+does; Ray, when this process started it, shuts down (~0.3 s) while the outputs are written. ``workers: 1``
+never imports Ray.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ import gc
 import os
 import pickle
 import signal
+import socket
 import sys
 import threading
 import time
@@ -41,7 +41,7 @@ from app.video_job import FrameState
 
 log = logging.getLogger(__name__)
 STOP = threading.Event()  # set when a run in this process is interrupted: a block running here ends at its next tick
-SMALLEST_BLOCK = 2  # environments: a smaller block costs more in fixed work per episode than it evens out
+TAIL_BLOCK = 2  # environments in each block that evens out the workers' finishing times
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 
 
@@ -136,24 +136,26 @@ def shares(n_envs: int, workers: int) -> list[np.ndarray]:
     return [a for a in np.array_split(np.arange(n_envs), workers)]
 
 
-def guided_blocks(n_envs: int, streams: int, smallest: int = SMALLEST_BLOCK) -> list[np.ndarray]:
-    """Contiguous blocks of environment indices, each ``1/streams`` of those left (at least ``smallest``):
-    large blocks first, small ones last (guided self-scheduling; ``streams``: processes working at once)."""
-    blocks, start = [], 0
-    while start < n_envs:
-        size = min(n_envs - start, max(smallest, -(-(n_envs - start) // streams)))
-        blocks.append(np.arange(start, start + size))
-        start += size
-    return blocks
+def blocks(n_envs: int, workers: int) -> list[np.ndarray]:
+    """Contiguous blocks of environment indices for this process and ``workers`` actors: one large block each,
+    then (given enough environments) a block of ``TAIL_BLOCK`` per actor, taken by whoever is free first, to
+    even out the finishing times. Few blocks: each one repeats the control loop's fixed work per tick (~0.2 s
+    of CPU per block for a 6 s QP episode)."""
+    tail = TAIL_BLOCK * workers if n_envs >= 6 * (workers + 1) else 0
+    body = shares(n_envs - tail, min(n_envs - tail, workers + 1))
+    return body + [np.arange(start, start + TAIL_BLOCK) for start in range(n_envs - tail, n_envs, TAIL_BLOCK)]
 
 
 class Shard(NamedTuple):
-    """What one worker returns: its environments (k,), their end state and telemetry, its video states."""
+    """What one worker returns: its environments (k,), their end state and telemetry, its video states, the
+    wall-clock span of its simulation (start, end) [s since the epoch] and which process ran it."""
 
     envs: np.ndarray
     result: RunResult
     frames: list[FrameState]
     timings: dict
+    span: tuple[float, float]
+    worker: str
 
 
 def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
@@ -164,12 +166,29 @@ def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
     try:
         targets = run_targets(run, envs=envs)
         frames: list[FrameState] = []
+        start, cpu = time.time(), time.thread_time()
         controller, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
                                        on_tick=lambda k, controller, q: STOP.is_set(), show_progress=False)
-        timings["build"] = build_s
-        return Shard(envs, final_state(run, robot, controller, targets, scene.t), frames, timings)
+        timings["build"], timings["cpu"] = build_s, time.thread_time() - cpu
+        return Shard(envs, final_state(run, robot, controller, targets, scene.t), frames, timings,
+                     (start, time.time()), f"{socket.gethostname()}:{os.getpid()}")
     finally:
         scene.close()
+
+
+def steady_phase(shards: list[Shard], processes: int) -> tuple[float, float]:
+    """(seconds from the moment all ``processes`` were simulating to the last block's end, environments'
+    episodes simulated in them): the simulation's own pace, start-up aside; (0, 0) when some process never
+    got a block. Blocks are taken to advance evenly."""
+    first: dict[str, float] = {}
+    for s in shards:
+        first[s.worker] = min(first.get(s.worker, np.inf), s.span[0])
+    if len(first) < processes:
+        return 0.0, 0.0
+    t0, t1 = max(first.values()), max(s.span[1] for s in shards)
+    done = sum(len(s.envs) * max(0.0, s.span[1] - max(s.span[0], t0)) / max(s.span[1] - s.span[0], 1e-9)
+               for s in shards)
+    return t1 - t0, done
 
 
 def merge(shards: list[Shard]) -> tuple[RunResult, list[FrameState]]:
@@ -307,7 +326,7 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
     shares(n_envs, workers)  # checks the count
     outputs = OutputSet(out_dir)
     record = video and run.video.enabled
-    groups = guided_blocks(n_envs, workers + 1)
+    groups = blocks(n_envs, workers)
     progress = Progress("environments", n_envs, unit="env")
     job = None
     try:
@@ -316,8 +335,10 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
                                              lambda i: progress.add(len(groups[i])))
         finally:
             progress.close()
-        timings = {"ray_start": timings["ray_start"], "blocks_wall": timings["wall"],
-                   "blocks_here": timings["items_here"], "blocks": len(groups)}
+        steady_s, steady_envs = steady_phase(shards, workers + 1)
+        scale = {"workers": workers, "blocks": [len(g) for g in groups], "blocks_here": timings["items_here"],
+                 "all_working_s": round(steady_s, 4), "all_working_env_episodes": round(steady_envs, 3)}
+        timings = {"ray_start": timings["ray_start"], "blocks": timings["wall"], "all_working": steady_s}
         with ray_released():
             result, frames = merge(shards)
             scene, robot = build_scene(run, envs=np.array([0]))  # the model, and the start pose for the camera
@@ -327,6 +348,7 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
                 job.start(video_look(run, robot, run_targets(run), grid_origins(n_envs, run.env_spacing)))
                 for frame in frames:
                     job.add(frame)
+            result.scale = scale
             return finish(run, result, robot.model, outputs, job, timings, t_start)
     except BaseException:
         abandon(outputs, job)

@@ -3,9 +3,11 @@
 Usage: python scripts/bench_scale.py [--workers 2] [--repeats 3] [--solve-targets 200000] [--quick]
 
 - The QP run of configs/qp_obstacle.yaml with 64 environments for 6 s, no video: wall time of the whole
-  command, and the simulation phase (one process: the control loop's timings; sharded: from the first block
+  command; the simulation phase (one process: the control loop's timings; sharded: from the first block
   to the last, Ray's start, the workers' imports and scene builds included, since this process works on
-  blocks meanwhile; Ray's start is printed on its own).
+  blocks meanwhile); the start-up (until every process simulates) on its own; and the simulation's pace
+  once every process simulates (environments' episodes per second, from the blocks' spans), against one
+  process's.
 - A 64-seed sweep of configs/single_ik.yaml (no video): wall time.
 - app.solve on WidowX AI targets (random configurations within the limits, FK): targets per second.
 - The data a lock-step design would move per control tick and environment (for a cluster).
@@ -36,13 +38,20 @@ def timed(cmd: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-def qp_run(workers: int, out: Path, duration: float, n_envs: int) -> tuple[float, float]:
-    """(wall [s], simulation [s]) of the 64-environment QP run."""
+def qp_run(workers: int, out: Path, duration: float, n_envs: int) -> dict[str, float]:
+    """The 64-environment QP run: wall [s]; simulation [s] (one process: the control loop; sharded: first block
+    to last, start-up included); the pace while every process simulated [environments' episodes / s]."""
     wall = timed(["-m", "app.run", "configs/qp_obstacle.yaml", "--no-video", "--n-envs", str(n_envs), "--duration",
                   str(duration), "--workers", str(workers), "--out", str(out)])
-    t = json.loads((out / "report.json").read_text())["timings_s"]
-    sim = t["blocks_wall"] if workers > 1 else t["control"] + t["physics"] + t["record"]
-    return wall, sim
+    report = json.loads((out / "report.json").read_text())
+    t = report["timings_s"]
+    if workers == 1:
+        sim = t["control"] + t["physics"] + t["record"]
+        return {"wall": wall, "sim": sim, "pace": n_envs / sim, "startup": 0.0}
+    s = report["scale"]
+    pace = s["all_working_env_episodes"] / s["all_working_s"] if s["all_working_s"] else float("nan")
+    return {"wall": wall, "sim": t["blocks"], "pace": pace, "startup": t["blocks"] - s["all_working_s"],
+            "ray": t["ray_start"]}
 
 
 def per_tick_bytes(n_envs: int = 64) -> dict[str, float]:
@@ -72,20 +81,23 @@ def main() -> None:
     rows: dict[str, list[float]] = {}
     for r in range(args.repeats):
         for w in (1, args.workers):
-            wall, sim = qp_run(w, tmp / f"qp{w}_{r}", duration, n_envs)
-            rows.setdefault(f"qp wall w{w}", []).append(wall)
-            rows.setdefault(f"qp sim w{w}", []).append(sim)
+            for key, value in qp_run(w, tmp / f"qp{w}_{r}", duration, n_envs).items():
+                rows.setdefault(f"qp {key} w{w}", []).append(value)
             rows.setdefault(f"sweep wall w{w}", []).append(timed(
                 ["-m", "app.sweep", "configs/single_ik.yaml", "--seeds", seeds, "--workers", str(w),
                  "--out", str(tmp / f"sweep{w}_{r}")]))
     med = {k: statistics.median(v) for k, v in rows.items()}
     w = args.workers
+    one, many = (lambda k: med[f"qp {k} w1"]), (lambda k: med[f"qp {k} w{w}"])
     print(f"QP run, {n_envs} envs, {duration} s, no video (median of {args.repeats}):")
-    print(f"  simulation  1 worker {med['qp sim w1']:.2f} s, {w} workers {med[f'qp sim w{w}']:.2f} s: "
-          f"{med['qp sim w1'] / med[f'qp sim w{w}']:.2f}x")
-    print(f"  wall        1 worker {med['qp wall w1']:.2f} s, {w} workers {med[f'qp wall w{w}']:.2f} s: "
-          f"{med['qp wall w1'] / med[f'qp wall w{w}']:.2f}x (start-up and merge with {w}: "
-          f"{med[f'qp wall w{w}'] - med[f'qp sim w{w}']:.2f} s, with 1: {med['qp wall w1'] - med['qp sim w1']:.2f} s)")
+    print(f"  wall          1 worker {one('wall'):.2f} s, {w} workers {many('wall'):.2f} s: "
+          f"{one('wall') / many('wall'):.2f}x")
+    print(f"  simulation    1 worker {one('sim'):.2f} s, {w} workers {many('sim'):.2f} s from the first block to "
+          f"the last: {one('sim') / many('sim'):.2f}x")
+    print(f"  start-up      until every process simulated: {many('startup'):.2f} s (Ray's start {many('ray'):.2f} s; "
+          "this process simulates meanwhile)")
+    print(f"  pace          1 worker {one('pace'):.2f}, {w} workers {many('pace'):.2f} environments' episodes/s "
+          f"while all simulate: {many('pace') / one('pace'):.2f}x")
     print(f"sweep of single_ik, seeds {seeds}: 1 worker {med['sweep wall w1']:.2f} s, {w} workers "
           f"{med[f'sweep wall w{w}']:.2f} s: {med['sweep wall w1'] / med[f'sweep wall w{w}']:.2f}x")
     _bench_solve(tmp, 20_000 if args.quick else args.solve_targets, w)

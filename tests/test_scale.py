@@ -10,7 +10,7 @@ import pytest
 
 from app.config.loader import load_run_config
 from app.errors import AppError
-from app.scale import guided_blocks, merge, require_ray, run_shard, shares
+from app.scale import blocks, merge, require_ray, run_shard, shares
 from tests.conftest import ROOT, pids_running
 
 
@@ -25,14 +25,13 @@ def test_shares_are_contiguous_and_balanced():
         shares(2, 3)
 
 
-def test_guided_blocks_cover_each_environment_once_largest_first():
-    for n_envs, streams in [(64, 3), (5, 2), (1, 3), (257, 9)]:
-        blocks = guided_blocks(n_envs, streams)
-        np.testing.assert_array_equal(np.concatenate(blocks), np.arange(n_envs))
-        sizes = [len(b) for b in blocks]
-        assert sizes == sorted(sizes, reverse=True) and min(sizes[:-1] or [2]) >= 2
-    assert [len(b) for b in guided_blocks(64, 3)] == [22, 14, 10, 6, 4, 3, 2, 2, 1]
-    assert len(guided_blocks(64, 3)) < 12  # far fewer than equal blocks small enough to balance
+def test_blocks_cover_each_environment_once_one_large_block_per_process_then_small_ones():
+    for n_envs, workers in [(64, 2), (5, 2), (1, 2), (257, 8), (16, 2)]:
+        parts = blocks(n_envs, workers)
+        np.testing.assert_array_equal(np.concatenate(parts), np.arange(n_envs))
+        assert len(parts) <= 2 * workers + 1
+    assert [len(b) for b in blocks(64, 2)] == [20, 20, 20, 2, 2]
+    assert [len(b) for b in blocks(16, 2)] == [6, 5, 5]  # too few for a tail
 
 
 def test_progress_add_counts_work_finishing_out_of_order():
