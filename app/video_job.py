@@ -107,12 +107,12 @@ def _worker_render(spec: VideoSpec, states: list[FrameState]) -> list[np.ndarray
 
 
 def _context():
-    """Render processes fork from a server that imported this module once (~0.5 s saved per process); never
-    fork this process itself (its threads, PyBullet client)."""
+    """Render processes fork from a server that loaded their modules and kernels once (app.render_preload;
+    ~0.8 s of CPU saved per process); never fork this process itself (its threads, PyBullet client)."""
     method = os.environ.get("APP_MP", "forkserver")
     ctx = mp.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload([__name__])
+        ctx.set_forkserver_preload(["app.render_preload"])
     return ctx
 
 
@@ -132,16 +132,30 @@ class VideoJob:
 
     def __init__(self, run: RunConfig, path: Path, fps: int, total: int, workers: int):
         self._batch: list[FrameState] = []
+        self._backlog: list[list[FrameState]] = []  # batches waiting for the pool to be up
         self.spec: VideoSpec | None = None
         self._queue: queue.Queue = queue.Queue()
         self._aborted = threading.Event()
         self._error: BaseException | None = None
-        self._pool = _context().Pool(workers, _worker_init, (headless(run),)) if workers else None
+        self._pool: mp.pool.Pool | None = None
+        self._pool_ready = threading.Event()
+        if workers:  # started on a thread: the fork server's start (~0.7 s) is not the caller's to wait for
+            threading.Thread(target=self._start_pool, args=(run, workers), daemon=True, name="video-pool").start()
+        else:
+            self._pool_ready.set()
         self._renderer = None if workers else SceneRenderer(headless(run))
         self.frames = 0
         self._thread = threading.Thread(target=self._encode, args=(path, fps, total), daemon=True,
                                         name="video-encoder")
         self._thread.start()
+
+    def _start_pool(self, run: RunConfig, workers: int) -> None:
+        try:
+            self._pool = _context().Pool(workers, _worker_init, (headless(run),))
+        except BaseException as exc:  # handed to finish()
+            self._error = exc
+        finally:
+            self._pool_ready.set()
 
     def start(self, spec: VideoSpec) -> None:
         """How the frames look (camera, overlay), known once the caller's scene is built."""
@@ -154,14 +168,21 @@ class VideoJob:
         if len(self._batch) >= CHUNK:
             self._submit()
 
-    def _submit(self) -> None:
+    def _submit(self, wait: bool = False) -> None:
+        """Hand the batch on: rendered here, or to the pool (kept until the pool is up; ``wait`` for it)."""
         batch, self._batch = self._batch, []
-        if not batch:
+        if self._renderer is not None:
+            if batch:
+                self._queue.put([self._renderer.render(self.spec, s) for s in batch])
             return
-        if self._pool is not None:
-            self._queue.put(self._pool.apply_async(_worker_render, (self.spec, batch)))
-        else:
-            self._queue.put([self._renderer.render(self.spec, s) for s in batch])
+        if batch:
+            self._backlog.append(batch)
+        while wait and not self._pool_ready.wait(0.2):
+            pass  # short waits: a signal reaches this (main) thread at once
+        if self._pool_ready.is_set():
+            backlog, self._backlog = self._backlog, []
+            for batch in backlog if self._pool is not None else ():  # no pool: finish() raises its error
+                self._queue.put(self._pool.apply_async(_worker_render, (self.spec, batch)))
 
     def _frames(self):
         while True:
@@ -180,11 +201,11 @@ class VideoJob:
         try:
             write_mp4(path, self._frames(), fps, total, label="video")
         except BaseException as exc:  # handed to finish()
-            self._error = exc
+            self._error = self._error or exc
 
     def finish(self) -> None:
         """Wait until every frame is rendered and encoded; raises what a render process or the encoder raised."""
-        self._submit()
+        self._submit(wait=True)
         self._queue.put(None)
         self._thread.join()
         self._close(terminate=self._error is not None)
@@ -199,6 +220,8 @@ class VideoJob:
         self._thread.join(timeout=10)
 
     def _close(self, terminate: bool) -> None:
+        while self._renderer is None and not self._pool_ready.wait(0.2):
+            pass  # the pool is still starting: end it once it is up
         if self._pool is not None:
             if terminate:
                 self._pool.terminate()

@@ -17,7 +17,8 @@ ALLOWED = {  # package -> packages it may import (besides itself); "leaf" is err
     "render": {"leaf"},
     "config": {"leaf", "kinematics", "control"},
 }
-COMPOSITION = {"run", "runner", "build", "gui", "golden", "video_job", "scale", "sweep", "solve", "__init__"}
+COMPOSITION = {"run", "runner", "build", "gui", "golden", "video_job", "render_preload", "scale", "sweep", "solve",
+               "__init__"}
 
 
 def _package(module: str) -> str:

@@ -37,6 +37,33 @@ def test_render_processes_give_the_serial_video_frame_for_frame(tmp_path):
     assert (tmp_path / "serial" / "video.mp4").read_bytes() == (tmp_path / "parallel" / "video.mp4").read_bytes()
 
 
+def test_frames_added_while_the_render_processes_start_are_all_rendered_in_order(tmp_path):
+    from app.build import build_scene
+    from app.runner import run_targets, video_look
+
+    run = _run()
+    scene, robot = build_scene(run)
+    targets = run_targets(run, robot.n_envs)
+    spec = video_look(run, robot, targets, scene.env_origins)
+    q0 = np.asarray(robot.unbatch(robot.initial_qpos), dtype=float).reshape(robot.n_envs, -1)
+    scene.close()
+    tg = targets(0.0)
+    states = [FrameState(0.04 * k, q0 + 0.05 * k, tg.pos, tg.quat, np.zeros(robot.n_envs, np.int8))
+              for k in range(9)]
+    videos = []
+    for workers in (0, 1):
+        job = VideoJob(run, tmp_path / f"w{workers}.mp4", fps=25, total=len(states), workers=workers)
+        assert workers == 0 or not job._pool_ready.is_set()  # the frames below wait for the pool
+        job.start(spec)
+        for state in states:
+            job.add(state)
+        job.finish()
+        videos.append(_frames(tmp_path / f"w{workers}.mp4"))
+    assert videos[0].shape[0] == len(states)
+    np.testing.assert_array_equal(videos[0], videos[1])
+    assert not mp.active_children()
+
+
 def test_aborted_job_leaves_no_file_and_no_render_process(tmp_path):
     path = tmp_path / "video.mp4"
     job = VideoJob(_run(), path, fps=25, total=10, workers=1)
