@@ -72,7 +72,7 @@ def released_ray():
     the command writes its outputs (ray.shutdown takes ~1.3 s); nothing to do otherwise."""
     if "ray" not in sys.modules:
         return nullcontext()
-    from app.scale import ray_released
+    from app.ray_session import ray_released
 
     return ray_released()
 
@@ -86,7 +86,7 @@ def run_cli(body, stopped: str = "no output was written or replaced") -> int:
             return body()
         finally:
             if "ray" in sys.modules:  # no Ray process outlives the command
-                from app.scale import shutdown_ray
+                from app.ray_session import shutdown_ray
 
                 shutdown_ray()
     except (KeyboardInterrupt, Terminated, SystemError, SystemExit) as exc:

@@ -14,17 +14,13 @@ never imports Ray.
 from __future__ import annotations
 
 import logging
-import gc
 import os
 import pickle
-import signal
 import socket
-import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -33,6 +29,7 @@ import numpy as np
 from app.build import build_scene
 from app.config.schema import RunConfig
 from app.errors import AppError
+from app.ray_session import ray_released, require_ray, start_ray
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
 from app.runner import RunResult, abandon, final_state, finish, run_targets, simulate, video_job, video_look
@@ -42,91 +39,6 @@ from app.video_job import FrameState
 log = logging.getLogger(__name__)
 STOP = threading.Event()  # set when a run in this process is interrupted: a block running here ends at its next tick
 TAIL_BLOCK = 2  # environments in each block that evens out the workers' finishing times
-RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
-
-
-def require_ray():
-    """The ray module, or an AppError that names the extra to install."""
-    try:
-        import ray
-    except ImportError:
-        raise AppError(RAY_MISSING) from None
-    return ray
-
-
-def start_ray(workers: int, address: str | None = None):
-    """Join the cluster at ``address`` (or $RAY_ADDRESS), else start a local one with ``workers`` CPUs."""
-    global _ours
-    ray = require_ray()
-    address = address or os.environ.get("RAY_ADDRESS") or None
-    if not ray.is_initialized():
-        quiet = dict(logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
-        sigterm = signal.getsignal(signal.SIGTERM)  # ray.init replaces it with sys.exit(15)
-        try:
-            if address:
-                ray.init(address=address, **quiet)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, **quiet)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
-                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-        finally:
-            if threading.current_thread() is threading.main_thread() and sigterm is not None:
-                signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
-        _ours = _session(ray)
-    return ray
-
-
-_ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
-
-
-def _session(ray) -> str | None:
-    return ray.get_runtime_context().gcs_address if ray.is_initialized() else None
-
-
-def shutdown_ray() -> None:
-    """Stop this process's Ray (the local cluster it started, or its connection to one), if any: the command
-    lines call it on the way out, interrupted or not, so no Ray process outlives them."""
-    global _ours
-    ray = sys.modules.get("ray")
-    if ray is not None and ray.is_initialized():
-        if _ours is not None and _session(ray) == _ours:
-            _stop_autoscaler(ray)
-        ray.shutdown()
-    _ours = None
-
-
-def _stop_autoscaler(ray) -> None:
-    """Kill the local cluster's autoscaler monitor (a single node has nothing to scale) before ray.shutdown:
-    on SIGTERM it reports its end to the GCS, which ray.shutdown has stopped by then, and is killed after a 1 s
-    timeout (1.0 of shutdown's 1.3 s). Ray's private node object; anything unexpected leaves it to ray.shutdown."""
-    try:
-        node = ray._private.worker._global_node
-        monitors = [info.process for info in node.all_processes.get("monitor", ())] if node is not None else []
-    except AttributeError:
-        return
-    for process in monitors:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=1)
-
-
-@contextmanager
-def ray_released() -> Iterator[None]:
-    """The body (writing a command's outputs) runs while Ray shuts down on a thread, if :func:`start_ray`
-    started (or joined) it: ray.shutdown stops the cluster's processes one after another (~0.3 s). A Ray the
-    caller started stays up. Both are done on exit."""
-    ray = sys.modules.get("ray")
-    ours = ray is not None and _ours is not None and _session(ray) == _ours
-    thread = threading.Thread(target=shutdown_ray, name="ray-shutdown") if ours else None
-    if thread is not None:
-        gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
-        thread.start()
-    try:
-        yield
-    finally:
-        while thread is not None and thread.is_alive():
-            thread.join(0.2)  # short waits: a signal reaches this (main) thread at once
 
 
 def shares(n_envs: int, workers: int) -> list[np.ndarray]:

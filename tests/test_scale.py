@@ -10,7 +10,8 @@ import pytest
 
 from app.config.loader import load_run_config
 from app.errors import AppError
-from app.scale import blocks, merge, require_ray, run_shard, shares
+from app.ray_session import require_ray
+from app.scale import blocks, merge, run_shard, shares
 from tests.conftest import ROOT, pids_running
 
 
@@ -111,7 +112,8 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
 @pytest.mark.slow
 def test_results_outlive_ray_which_stops_only_if_started_here():
     ray = pytest.importorskip("ray")
-    from app.scale import ray_released, run_everywhere
+    from app.ray_session import ray_released
+    from app.scale import run_everywhere
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)  # the caller's own Ray stays up
     try:
@@ -128,13 +130,24 @@ def test_results_outlive_ray_which_stops_only_if_started_here():
     assert [float(v.sum()) for v in values] == sizes  # arrays with memory of their own
 
 
+def _cmdlines(pids: set[int]) -> dict[int, str]:
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()[:120]
+        except OSError:
+            found[pid] = "(gone)"
+    return found
+
+
 def _ray_pids() -> set[int]:
     return pids_running(b"raylet", b"gcs_server", b"ray::")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig, code", [(2, 130), (15, 143)])
-def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code):
+@pytest.mark.parametrize("sig, code, after_s", [(2, 130, 3.0), (15, 143, 3.0), (2, 130, 0.0)])
+def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code, after_s):
+    """Mid-run, and while Ray is starting (its raylet is up, ray.init has not returned)."""
     import subprocess
     import time
 
@@ -146,8 +159,8 @@ def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, si
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and not (_ray_pids() - before):
-        time.sleep(0.2)  # Ray is up
-    time.sleep(3.0)
+        time.sleep(0.05)  # Ray is starting
+    time.sleep(after_s)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err[-2000:]
@@ -155,4 +168,5 @@ def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, si
     deadline = time.time() + 60
     while time.time() < deadline and _ray_pids() - before:
         time.sleep(0.5)
-    assert not _ray_pids() - before, "Ray processes left running"
+    left = _ray_pids() - before
+    assert not left, f"Ray processes left running: {_cmdlines(left)}"

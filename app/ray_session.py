@@ -1,0 +1,174 @@
+"""Ray's lifetime in this process: started (or joined) when more than one worker is asked for, and shut down
+on the way out, interrupted or not, with no Ray process left behind.
+
+A local cluster is a GCS, a raylet and a few helper processes (autoscaler monitor, dashboard, log monitor;
+the raylet's agents and workers under it). ``ray.shutdown`` stops them one after another; two of Ray's
+habits are handled here: the autoscaler monitor answers SIGTERM by reporting to a GCS that is already gone
+and is killed only after a 1 s timeout (so it is killed first), and an agent whose raylet was killed
+(when the raylet is slow to stop, e.g. interrupted mid-run) lingers for a minute (so survivors are ended).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from app.errors import AppError
+
+RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
+_ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
+_started: dict[int, bytes] = {}  # the processes that start started (pid -> start time), even if interrupted
+
+
+def require_ray():
+    """The ray module, or an AppError that names the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise AppError(RAY_MISSING) from None
+    return ray
+
+
+def start_ray(workers: int, address: str | None = None):
+    """Join the cluster at ``address`` (or $RAY_ADDRESS), else start a local one with ``workers`` CPUs."""
+    global _ours
+    ray = require_ray()
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if not ray.is_initialized():
+        quiet = dict(logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
+        sigterm = signal.getsignal(signal.SIGTERM)  # ray.init replaces it with sys.exit(15)
+        before = _children()
+        try:
+            if address:
+                ray.init(address=address, **quiet)
+            else:
+                ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        finally:
+            _started.update((pid, start) for pid, start in _children().items() if pid not in before)
+            if threading.current_thread() is threading.main_thread() and sigterm is not None:
+                signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
+        _ours = _session(ray)
+    return ray
+
+
+def _session(ray) -> str | None:
+    return ray.get_runtime_context().gcs_address if ray.is_initialized() else None
+
+
+def _is_ours(ray) -> bool:
+    return ray is not None and _ours is not None and _session(ray) == _ours
+
+
+def shutdown_ray() -> None:
+    """Stop this process's Ray (the local cluster it started, or its connection to one), if any: the command
+    lines call it on the way out, interrupted or not, so no Ray process outlives them."""
+    global _ours
+    ray = sys.modules.get("ray")
+    family = _family(_started)  # also when an interrupted ray.init left processes and no session
+    if ray is not None and ray.is_initialized():
+        gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
+        if family:
+            for process in _node_processes(ray).get("monitor", []):
+                _kill(process)
+        ray.shutdown()
+    _end_survivors(family)
+    _ours = None
+    _started.clear()
+
+
+@contextmanager
+def ray_released() -> Iterator[None]:
+    """The body (writing a command's outputs) runs while Ray shuts down on a thread, if :func:`start_ray`
+    started (or joined) it: ray.shutdown stops the cluster's processes one after another (~0.3 s). A Ray the
+    caller started stays up. Both are done on exit."""
+    thread = threading.Thread(target=shutdown_ray, name="ray-shutdown") if _is_ours(sys.modules.get("ray")) else None
+    if thread is not None:
+        thread.start()
+    try:
+        yield
+    finally:
+        while thread is not None and thread.is_alive():
+            thread.join(0.2)  # short waits: a signal reaches this (main) thread at once
+
+
+def _node_processes(ray) -> dict[str, list]:
+    """The local cluster's processes (subprocess.Popen) by Ray's type name; empty when this process joined a
+    cluster. Ray's private node object: anything unexpected leaves the work to ray.shutdown."""
+    try:
+        node = ray._private.worker._global_node
+        return {kind: [info.process for info in infos] for kind, infos in node.all_processes.items()} if node else {}
+    except AttributeError:
+        return {}
+
+
+def _kill(process) -> None:
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=1)
+
+
+def _children() -> dict[int, bytes]:
+    """This process's child processes: pid -> start time."""
+    me = str(os.getpid()).encode()
+    return {pid: stat[19] for pid in _pids() if (stat := _stat(pid)) is not None and stat[1] == me}
+
+
+def _family(roots: dict[int, bytes]) -> dict[int, bytes]:
+    """The processes ``roots`` (pid -> start time) that still run, and all their descendants: pid -> start time
+    (so a reused pid is never touched)."""
+    children: dict[int, list[int]] = {}
+    for pid in _pids():
+        stat = _stat(pid)
+        if stat is not None:
+            children.setdefault(int(stat[1]), []).append(pid)
+    family, todo = {}, [pid for pid, start in roots.items() if (s := _stat(pid)) is not None and s[19] == start]
+    while todo:
+        pid = todo.pop()
+        stat = _stat(pid)
+        if stat is not None and pid not in family:
+            family[pid] = stat[19]
+            todo.extend(children.get(pid, ()))
+    return family
+
+
+def _end_survivors(family: dict[int, bytes], grace_s: float = 1.0) -> None:
+    """SIGTERM, then after ``grace_s`` SIGKILL, what is left of ``family`` once ray.shutdown returned."""
+    alive = lambda: [p for p, start in family.items() if (s := _stat(p)) is not None and s[19] == start  # noqa: E731
+                     and s[0] != b"Z"]
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 0.0)):
+        left = alive()
+        for pid in left:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        deadline = time.monotonic() + wait_s
+        while left and time.monotonic() < deadline:
+            time.sleep(0.05)
+            left = alive()
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:  # no /proc (not Linux): ray.shutdown alone
+        return []
+
+
+def _stat(pid: int) -> list[bytes] | None:
+    """/proc/<pid>/stat after the command name: [state, ppid, ...]; None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None

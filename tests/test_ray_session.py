@@ -1,0 +1,55 @@
+"""Ray's lifetime (app.ray_session): what is left of the processes Ray started is ended after ray.shutdown,
+descendants included, and a pid whose process has changed is never touched."""
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app import ray_session
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+# a parent that starts a child which outlives it, like an agent whose raylet was killed
+TREE = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); " \
+       "print('up', flush=True); time.sleep(60)"
+
+
+def _alive(pid: int) -> bool:
+    stat = ray_session._stat(pid)
+    return stat is not None and stat[0] != b"Z"
+
+
+def test_survivors_and_their_descendants_are_ended():
+    root = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, text=True)
+    assert root.stdout.readline().strip() == "up"
+    family = ray_session._family({root.pid: ray_session._stat(root.pid)[19]})
+    assert len(family) == 2 and root.pid in family
+    child = next(pid for pid in family if pid != root.pid)
+    ray_session._end_survivors(family, grace_s=0.5)
+    root.wait(timeout=5)
+    deadline = time.time() + 5
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_a_process_with_another_start_time_is_left_alone():
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert ray_session._family({other.pid: b"0"}) == {}  # a pid reused since it was recorded
+        ray_session._end_survivors({other.pid: b"0"}, grace_s=0.1)
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_children_are_this_processes_own():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert child.pid in ray_session._children()
+    finally:
+        child.kill()
+        child.wait()
