@@ -155,4 +155,6 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from app.run import exit_now
+
+    exit_now(main())

@@ -83,6 +83,16 @@ def test_check_exits_3_when_an_environment_misses_and_0_when_all_reach(tmp_path,
     assert main([str(ROOT / "configs" / "single_ik.yaml"), "--no-video", "--check", "--out", str(tmp_path / "ok")]) == 0
 
 
+def test_the_command_line_ends_fast_with_its_exit_code_its_last_log_lines_and_its_outputs(tmp_path):
+    out = tmp_path / "miss"
+    res = _cli(str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.3", "--no-video", "--check",
+               "--out", str(out))
+    assert res.returncode == 3, res.stderr[-2000:]
+    assert res.stderr.rstrip().splitlines()[-1].startswith("INFO stalled at the end")  # the summary's last line
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png"]
+    assert json.loads((out / "report.json").read_text())["summary"]["reached"] == 0
+
+
 def test_summary_lines_say_how_the_run_went():
     from app.run import summary_lines
 
