@@ -1,6 +1,7 @@
 """Scale-out benchmark: 1 against N Ray workers in one sitting (medians of --repeats, interleaved).
 
-Usage: python scripts/bench_scale.py [--workers 2] [--repeats 3] [--solve-targets 200000] [--quick]
+Usage: python scripts/bench_scale.py [--workers 2] [--repeats 3] [--solve-targets 200000] [--parts qp,sweep,solve]
+                                    [--quick]
 
 - The QP run of configs/qp_obstacle.yaml with 64 environments for 6 s, no video: wall time of the whole
   command; the simulation phase (one process: the control loop's timings; sharded: from the first block
@@ -74,22 +75,37 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--solve-targets", type=int, default=200_000)
+    parser.add_argument("--parts", default="qp,sweep,solve", help="which benchmarks, comma-separated")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     n_envs, duration, seeds = (8, 0.5, "0:8") if args.quick else (64, 6.0, "0:64")
     tmp = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     rows: dict[str, list[float]] = {}
     for r in range(args.repeats):
         for w in (1, args.workers):
-            for key, value in qp_run(w, tmp / f"qp{w}_{r}", duration, n_envs).items():
-                rows.setdefault(f"qp {key} w{w}", []).append(value)
-            rows.setdefault(f"sweep wall w{w}", []).append(timed(
-                ["-m", "app.sweep", "configs/single_ik.yaml", "--seeds", seeds, "--workers", str(w),
-                 "--out", str(tmp / f"sweep{w}_{r}")]))
+            if "qp" in parts:
+                for key, value in qp_run(w, tmp / f"qp{w}_{r}", duration, n_envs).items():
+                    rows.setdefault(f"qp {key} w{w}", []).append(value)
+            if "sweep" in parts:
+                rows.setdefault(f"sweep wall w{w}", []).append(timed(
+                    ["-m", "app.sweep", "configs/single_ik.yaml", "--seeds", seeds, "--workers", str(w),
+                     "--out", str(tmp / f"sweep{w}_{r}")]))
     med = {k: statistics.median(v) for k, v in rows.items()}
-    w = args.workers
+    if "qp" in parts:
+        _print_qp(med, args.workers, n_envs, duration, args.repeats)
+    if "sweep" in parts:
+        w = args.workers
+        print(f"sweep of single_ik, seeds {seeds}: 1 worker {med['sweep wall w1']:.2f} s, {w} workers "
+              f"{med[f'sweep wall w{w}']:.2f} s: {med['sweep wall w1'] / med[f'sweep wall w{w}']:.2f}x")
+    if "solve" in parts:
+        _bench_solve(tmp, 20_000 if args.quick else args.solve_targets, args.workers)
+    print("per environment and control tick (pickled):", {k: round(v, 1) for k, v in per_tick_bytes(n_envs).items()})
+
+
+def _print_qp(med: dict[str, float], w: int, n_envs: int, duration: float, repeats: int) -> None:
     one, many = (lambda k: med[f"qp {k} w1"]), (lambda k: med[f"qp {k} w{w}"])
-    print(f"QP run, {n_envs} envs, {duration} s, no video (median of {args.repeats}):")
+    print(f"QP run, {n_envs} envs, {duration} s, no video (median of {repeats}):")
     print(f"  wall          1 worker {one('wall'):.2f} s, {w} workers {many('wall'):.2f} s: "
           f"{one('wall') / many('wall'):.2f}x")
     print(f"  simulation    1 worker {one('sim'):.2f} s, {w} workers {many('sim'):.2f} s from the first block to "
@@ -98,10 +114,6 @@ def main() -> None:
           "this process simulates meanwhile)")
     print(f"  pace          1 worker {one('pace'):.2f}, {w} workers {many('pace'):.2f} environments' episodes/s "
           f"while all simulate: {many('pace') / one('pace'):.2f}x")
-    print(f"sweep of single_ik, seeds {seeds}: 1 worker {med['sweep wall w1']:.2f} s, {w} workers "
-          f"{med[f'sweep wall w{w}']:.2f} s: {med['sweep wall w1'] / med[f'sweep wall w{w}']:.2f}x")
-    _bench_solve(tmp, 20_000 if args.quick else args.solve_targets, w)
-    print("per environment and control tick (pickled):", {k: round(v, 1) for k, v in per_tick_bytes(n_envs).items()})
 
 
 def _bench_solve(tmp: Path, n: int, workers: int) -> None:
