@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
-import signal
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 
 from app.config.loader import load_run_config
 import numpy as np
 
 import app.kernel_cache as kernel_cache
+from app.cli import exit_now, run_cli
 from app.errors import AppError
 from app.threads import n_threads
 
@@ -53,68 +51,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised where the run is (not an Exception: nothing swallows it on the way out)."""
-
-
-def _terminate(signum, frame) -> None:
-    raise Terminated()
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(message)s")
     return run_cli(lambda: _main(args))
-
-
-def released_ray():
-    """A context in which the Ray this process started for its workers, if any, shuts down on a thread while
-    the command writes its outputs (ray.shutdown takes ~1.3 s); nothing to do otherwise."""
-    if "ray" not in sys.modules:
-        return nullcontext()
-    from app.ray_session import ray_released
-
-    return ray_released()
-
-
-def run_cli(body, stopped: str = "no output was written or replaced") -> int:
-    """``body()``'s exit code, with SIGINT and SIGTERM ending it in one line (130 / 143) and no Ray process
-    left behind (the command lines of app.run, app.sweep and app.solve share this)."""
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
-        try:
-            return body()
-        finally:
-            if "ray" in sys.modules:  # no Ray process outlives the command
-                from app.ray_session import shutdown_ray
-
-                shutdown_ray()
-    except (KeyboardInterrupt, Terminated, SystemError, SystemExit) as exc:
-        signal_exc = _signal_of(exc)
-        if signal_exc is None:
-            raise
-        word, code = ("interrupted (SIGINT)", 130) if isinstance(signal_exc, KeyboardInterrupt) else \
-            ("terminated (SIGTERM)", 143)
-        print(f"{word}: stopped; {stopped}", file=sys.stderr)
-        if "ray" in sys.modules:  # an interrupted Ray client can crash in the interpreter's exit: skip it
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-        return code
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _signal_of(exc: BaseException | None) -> BaseException | None:
-    """The KeyboardInterrupt or Terminated behind ``exc``: a signal that lands while a compiled kernel is called
-    surfaces as numba's SystemError ("returned a result with an exception set") caused by it."""
-    while exc is not None:
-        if isinstance(exc, (KeyboardInterrupt, Terminated)):
-            return exc
-        if isinstance(exc, SystemExit) and exc.code == signal.SIGTERM:  # Ray's SIGTERM handler, while ray.init runs
-            return Terminated()
-        exc = exc.__cause__ or exc.__context__
-    return None
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -173,19 +113,6 @@ def summary_lines(s: dict) -> list[str]:
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
             f"{s['solver_failed_final']} ({100 * s['solver_failed_ticks_fraction']:.1f} % of ticks); {obstacle}; "
             f"smallest joint-limit margin {s['joint_limit_margin_min_rad']:.4f} rad"]
-
-
-def exit_now(code: int) -> None:
-    """End a command line's process with ``code``. A command that did its work (0, or 3 from --check) skips
-    the interpreter's teardown (~0.35 s of LLVM and module finalisation once numba's kernels are loaded),
-    its streams and logs flushed; an interrupted or failed one ends normally, so that the render processes'
-    semaphores are released."""
-    if code not in (0, 3):
-        sys.exit(code)
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
 
 
 if __name__ == "__main__":

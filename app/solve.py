@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="OUT.npz: q, converged, pos_err, rot_err")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    from app.run import run_cli
+    from app.cli import run_cli
 
     return run_cli(lambda: _solve(args), "no output was written or replaced")
 
@@ -140,7 +140,7 @@ def _solve(args: argparse.Namespace) -> int:
         model.link_index(args.link)  # an unknown link is an error listing the valid names
         targets = read_targets(Path(args.targets), model.n_dofs)
         result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, {}, args.ray_address, model)
-        from app.run import released_ray
+        from app.cli import released_ray
 
         with released_ray():
             write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
@@ -155,6 +155,6 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    from app.run import exit_now
+    from app.cli import exit_now
 
     exit_now(main())

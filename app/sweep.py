@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--video", action="store_true", help="also render each episode's video (slow)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    from app.run import run_cli
+    from app.cli import run_cli
 
     return run_cli(lambda: _sweep(args), "finished episodes are kept (a re-run skips them), nothing partial")
 
@@ -206,7 +206,7 @@ def _sweep(args: argparse.Namespace) -> int:
                               "values differ in letters, digits or . = _ -")
         results = run_all(jobs, args.workers, args.ray_address, args.video)
         from app.render.report import write_json_atomic
-        from app.run import released_ray
+        from app.cli import released_ray
 
         with released_ray():
             summary = summarize(jobs, results, settings)
@@ -224,6 +224,6 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    from app.run import exit_now
+    from app.cli import exit_now
 
     exit_now(main())

@@ -104,6 +104,25 @@ def test_sigint_and_sigterm_stop_with_one_line_and_no_partial_file(tmp_path, sig
     assert not _multiprocessing_pids() - before, "render processes left running"
 
 
+def test_ctrl_c_to_the_whole_process_group_in_the_first_second_ends_in_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches every process of the group, the render processes' fork server too, which
+    is still loading their modules then."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--duration", "60",
+                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not pids_running(b"multiprocessing.forkserver"):
+        time.sleep(0.02)  # the fork server has started
+    time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    err = _ours(err)
+    assert proc.returncode == 130, err
+    lines = [l for l in err.splitlines() if not l.startswith(("simulating", "video", "INFO"))]
+    assert len(lines) == 1 and "interrupted" in lines[0] and "Traceback" not in err, err
+
+
 def _multiprocessing_pids() -> set[int]:
     """Processes started by multiprocessing (the render processes and their fork server)."""
     return pids_running(b"multiprocessing")

@@ -8,7 +8,7 @@ from tests.conftest import ROOT
 
 APP = ROOT / "app"
 LEAF = {"errors", "validation", "threads", "kernel_cache", "ray_session"}
-ALLOWED = {  # package -> packages it may import (besides itself); "leaf" is errors, validation, threads
+ALLOWED = {  # package -> packages it may import (besides itself); "leaf": the LEAF modules above
     "leaf": set(),
     "kinematics": {"leaf"},
     "ik": {"leaf", "kinematics"},
@@ -17,8 +17,8 @@ ALLOWED = {  # package -> packages it may import (besides itself); "leaf" is err
     "render": {"leaf"},
     "config": {"leaf", "kinematics", "control"},
 }
-COMPOSITION = {"run", "runner", "build", "gui", "golden", "video_job", "render_preload", "scale", "sweep", "solve",
-               "__init__"}
+COMPOSITION = {"cli", "run", "runner", "build", "gui", "golden", "video_job", "render_preload", "scale", "sweep",
+               "solve", "__init__"}
 
 
 def _package(module: str) -> str:

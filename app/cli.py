@@ -1,0 +1,84 @@
+"""What the command lines (app.run, app.sweep, app.solve) share: signals end them in one line, no Ray process
+outlives them, Ray stops while their outputs are written, and a finished command exits without the
+interpreter's slow teardown."""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import signal
+import sys
+from contextlib import nullcontext
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the run is (not an Exception: nothing swallows it on the way out)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
+def run_cli(body, stopped: str = "no output was written or replaced") -> int:
+    """``body()``'s exit code, with SIGINT and SIGTERM ending it in one line (130 / 143) and no Ray process
+    left behind."""
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        try:
+            return body()
+        finally:
+            if "ray" in sys.modules:  # no Ray process outlives the command
+                from app.ray_session import shutdown_ray
+
+                shutdown_ray()
+    except (KeyboardInterrupt, Terminated, SystemError, SystemExit) as exc:
+        signal_exc = _signal_of(exc)
+        if signal_exc is None:
+            raise
+        word, code = ("interrupted (SIGINT)", 130) if isinstance(signal_exc, KeyboardInterrupt) else \
+            ("terminated (SIGTERM)", 143)
+        print(f"{word}: stopped; {stopped}", file=sys.stderr)
+        if "ray" in sys.modules:  # an interrupted Ray client can crash in the interpreter's exit: skip it
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        return code
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _signal_of(exc: BaseException | None) -> BaseException | None:
+    """The KeyboardInterrupt or Terminated behind ``exc``: a signal that lands while a compiled kernel is called
+    surfaces as numba's SystemError ("returned a result with an exception set") caused by it."""
+    while exc is not None:
+        if isinstance(exc, (KeyboardInterrupt, Terminated)):
+            return exc
+        if isinstance(exc, SystemExit) and exc.code == signal.SIGTERM:  # Ray's SIGTERM handler, while ray.init runs
+            return Terminated()
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def released_ray():
+    """A context in which the Ray this process started for its workers, if any, shuts down on a thread while
+    the command writes its outputs (~0.3 s); nothing to do otherwise."""
+    if "ray" not in sys.modules:
+        return nullcontext()
+    from app.ray_session import ray_released
+
+    return ray_released()
+
+
+def exit_now(code: int) -> None:
+    """End a command line's process with ``code``. A command that did its work (0, or 3 from --check) runs the
+    exit handlers (multiprocessing's clean-up of its fork server's folder, logging's flush, ...) and skips
+    the interpreter's teardown (~0.35 s of LLVM and module finalisation once numba's kernels are loaded);
+    an interrupted or failed one ends normally, so that the render processes' semaphores are released."""
+    if code not in (0, 3):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
