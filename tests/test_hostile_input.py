@@ -112,8 +112,8 @@ def test_ctrl_c_to_the_whole_process_group_in_the_first_second_ends_in_one_line(
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.time() + 120
-    while time.time() < deadline and not pids_running(b"multiprocessing.forkserver"):
-        time.sleep(0.02)  # the fork server has started
+    while time.time() < deadline and not _children_running(proc.pid, b"multiprocessing.forkserver"):
+        time.sleep(0.02)  # the run's fork server has started
     time.sleep(0.3)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -121,6 +121,18 @@ def test_ctrl_c_to_the_whole_process_group_in_the_first_second_ends_in_one_line(
     assert proc.returncode == 130, err
     lines = [l for l in err.splitlines() if not l.startswith(("simulating", "video", "INFO"))]
     assert len(lines) == 1 and "interrupted" in lines[0] and "Traceback" not in err, err
+
+
+def _children_running(parent: int, needle: bytes) -> set[int]:
+    """Child processes of ``parent`` whose command line contains ``needle``."""
+    found = set()
+    for pid in pids_running(needle):
+        try:
+            if open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1].split()[1] == str(parent).encode():
+                found.add(pid)
+        except (OSError, IndexError):
+            pass
+    return found
 
 
 def _multiprocessing_pids() -> set[int]:
