@@ -14,6 +14,7 @@ import gc
 import logging
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -24,7 +25,8 @@ from app.errors import AppError
 
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 _ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
-_started: dict[int, bytes] = {}  # the processes that start started (pid -> start time), even if interrupted
+_started: dict[int, bytes] = {}  # the processes start_ray started (pid -> start time), even if interrupted
+_shutting_down = threading.Lock()
 
 
 def require_ray():
@@ -54,7 +56,7 @@ def start_ray(workers: int, address: str | None = None):
             raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
         finally:
-            _started.update((pid, start) for pid, start in _children().items() if pid not in before)
+            _started.update(_ray_children(ray, before))
             if threading.current_thread() is threading.main_thread() and sigterm is not None:
                 signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
         _ours = _session(ray)
@@ -71,7 +73,13 @@ def _is_ours(ray) -> bool:
 
 def shutdown_ray() -> None:
     """Stop this process's Ray (the local cluster it started, or its connection to one), if any: the command
-    lines call it on the way out, interrupted or not, so no Ray process outlives them."""
+    lines call it on the way out, interrupted or not, so no Ray process outlives them. One at a time: a call
+    while another thread shuts down waits for it, then has nothing left to do."""
+    with _shutting_down:
+        _shutdown()
+
+
+def _shutdown() -> None:
     global _ours
     ray = sys.modules.get("ray")
     family = _family(_started)  # also when an interrupted ray.init left processes and no session
@@ -114,13 +122,33 @@ def _node_processes(ray) -> dict[str, list]:
 def _kill(process) -> None:
     if process.poll() is None:
         process.kill()
-        process.wait(timeout=1)
+        try:
+            process.wait(timeout=1)
+        except subprocess.TimeoutExpired:  # left to ray.shutdown and the survivors' end
+            pass
 
 
 def _children() -> dict[int, bytes]:
     """This process's child processes: pid -> start time."""
     me = str(os.getpid()).encode()
     return {pid: stat[19] for pid in _pids() if (stat := _stat(pid)) is not None and stat[1] == me}
+
+
+def _ray_children(ray, before: dict[int, bytes]) -> dict[int, bytes]:
+    """The children this process has now and not ``before`` that run Ray's programs (a program or script in
+    Ray's package folder): the processes ray.init started, not those another thread started meanwhile (a
+    render pool's fork server, whose command line also names that folder, in its sys.path)."""
+    package = os.path.dirname(ray.__file__).encode()
+    return {pid: start for pid, start in _children().items()
+            if pid not in before and any(arg.startswith(package) for arg in _cmdline(pid).split(b"\0"))}
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def _family(roots: dict[int, bytes]) -> dict[int, bytes]:

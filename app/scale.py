@@ -1,11 +1,11 @@
 """Scale-out on Ray: a run's environments sharded over worker processes (or machines), same answers.
 
 The environments are cut into a few blocks: a large one for this process, which starts on it while Ray
-starts (~2.5 s), one for each Ray actor, and small ones at the end that even out the finishing times. Each
-block runs in a PyBullet client (DIRECT) of its own, its environments built where they stand in the whole
-grid, with the run's controller and the targets sliced from the draw for all environments; a block runs
-its whole episode on one compute thread (environments never interact, so no tick waits for another
-worker) and returns its telemetry, final state and video states. The parent merges them in environment
+starts (~2.4 s), one for each Ray actor, and small ones at the end that even out the actors' finishing
+times. Each block runs in a PyBullet client (DIRECT) of its own, its environments built where they stand
+in the whole grid, with the run's controller and the targets sliced from the draw for all environments; a
+block runs its whole episode on one compute thread (environments never interact, so no tick waits for
+another worker) and returns its telemetry, final state and video states. The parent merges them in environment
 order and writes one report (and renders the video from the gathered states) exactly as a one-process run
 does; Ray, when this process started it, shuts down (~0.3 s) while the outputs are written. ``workers: 1``
 never imports Ray.
@@ -50,9 +50,10 @@ def shares(n_envs: int, workers: int) -> list[np.ndarray]:
 
 def blocks(n_envs: int, workers: int) -> list[np.ndarray]:
     """Contiguous blocks of environment indices for this process and ``workers`` actors: one large block each,
-    then (given enough environments) a block of ``TAIL_BLOCK`` per actor, taken by whoever is free first, to
-    even out the finishing times. Few blocks: each one repeats the control loop's fixed work per tick (~0.2 s
-    of CPU per block for a 6 s QP episode)."""
+    then a block of ``TAIL_BLOCK`` per actor, taken by whichever actor is free first, to even out their
+    finishing times (only when the large blocks stay at least 3x larger: with fewer environments the tail
+    would cost more in per-block work than it evens out). Few blocks: each one repeats the control loop's
+    fixed work per tick (~0.2 s of CPU per block for a 6 s QP episode)."""
     tail = TAIL_BLOCK * workers if n_envs >= 6 * (workers + 1) else 0
     body = shares(n_envs - tail, min(n_envs - tail, workers + 1))
     return body + [np.arange(start, start + TAIL_BLOCK) for start in range(n_envs - tail, n_envs, TAIL_BLOCK)]
@@ -136,92 +137,128 @@ def _actor_class(ray):
 def run_everywhere(items: list, work: Callable, workers: int, address: str | None = None,
                    on_done: Callable[[int], None] | None = None) -> tuple[list, dict]:
     """``work(item)`` for every item, each once: this process works on items (on a thread of its own) while Ray
-    starts (~3 s; from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors
-    take them as they become free. ``work`` must be a module-level function (it
-    travels to the workers). Returns (the results in item order, timings [s]); ``on_done(i)`` as item i
-    finishes (progress). The first error raised by ``work`` anywhere is raised here."""
+    starts (~2.4 s; from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors
+    take them as they become free. ``work`` must be a module-level function (it travels to the workers).
+    Returns (the results in item order, timings: ray_start and wall [s], items_here, actors);
+    ``on_done(i)`` as item i finishes (progress). The first error raised by ``work`` anywhere is raised here.
+    ``APP_SCALE_LOCAL=0``: this process takes no item (tests use it to have every item computed by actors)."""
     require_ray()
-    todo, lock, stop = deque(range(len(items))), threading.Lock(), threading.Event()
-    results: dict[int, object] = {}
-    state: dict = {"t0": time.perf_counter(), "here": 0}
-
-    def take() -> int | None:
-        with lock:
-            return todo.popleft() if todo and not stop.is_set() else None
-
-    def put(i: int, value) -> None:
-        with lock:
-            results[i] = value
-        if on_done is not None and not stop.is_set():
-            on_done(i)
-
-    def local() -> None:
-        try:  # until the actors are up: then this process only feeds them (no more processes than CPUs)
-            while not state.get("actors_up") and (i := take()) is not None:
-                put(i, work(items[i]))
-                state["here"] += 1
-        except BaseException as exc:  # raised again below
-            state.setdefault("error", exc)
-            stop.set()
-
-    worker = threading.Thread(target=local, name="local-work", daemon=True)
-    worker.start()
+    job = _Everywhere(items, work, on_done)
+    here = os.environ.get("APP_SCALE_LOCAL", "1") != "0"
+    thread = threading.Thread(target=job.work_here, name="local-work", daemon=True) if here else None
+    if thread is not None:
+        thread.start()
     try:
-        _feed(items, work, workers, address, take, put, stop, state)
-        while worker.is_alive():
-            worker.join(0.2)  # short waits: a signal reaches this (main) thread at once
-        if "error" in state:
-            raise state["error"]
+        job.feed(workers, address)
+        while thread is not None and thread.is_alive():
+            thread.join(0.2)  # short waits: a signal reaches this (main) thread at once
+        if job.error is not None:
+            raise job.error
     finally:
-        stop.set()
+        job.stop.set()
         STOP.set()  # a block running here stops at its next tick (other work ends with its item)
-        worker.join(timeout=120)  # never leave it running into the interpreter's exit (PyBullet would crash)
+        if thread is not None:
+            thread.join(timeout=120)  # never leave it running into the interpreter's exit (PyBullet would crash)
         STOP.clear()
-        for actor in state.get("actors", ()):
-            state["ray"].kill(actor)
-        state.pop("actors", None)
-    timings = {"ray_start": state.get("ray_up_s", 0.0), "wall": time.perf_counter() - state["t0"],
-               "items_here": state["here"]}
-    return [results[i] for i in range(len(items))], timings
+        n_actors = job.release()
+    timings = {"ray_start": job.ray_up_s, "wall": time.perf_counter() - job.t0, "items_here": job.here,
+               "actors": n_actors}
+    return [job.results[i] for i in range(len(items))], timings
 
 
-def _feed(items, work, workers, address, take, put, stop, state) -> None:
-    """:func:`run_everywhere`'s Ray side: start (or join) Ray, start the actors, keep each one busy while there
-    is work; errors of a worker stop everything."""
-    ray = state["ray"] = start_ray(workers, address)
-    state["ray_up_s"] = time.perf_counter() - state["t0"]
-    cpus = int(ray.cluster_resources().get("CPU", 0))
-    if cpus < workers:  # an actor asks for one CPU: more would wait for ever
-        log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
-        workers = max(cpus, 1)
-    idle, busy, actors, actor_cls = [], {}, state.setdefault("actors", []), _actor_class(ray)
-    while not stop.is_set():
-        while (idle or len(actors) < workers) and (i := take()) is not None:
-            if not idle:  # an actor only for work that is there
-                actors.append(actor_cls.remote())
-                idle.append(actors[-1])
-            actor = idle.pop()
-            busy[actor.call.remote(work, items[i])] = (actor, i)
-        state["actors_up"] = len(actors) >= workers
-        if not busy:
-            return
-        ready, _ = ray.wait(list(busy), num_returns=1, timeout=0.2)
+class _Everywhere:
+    """One :func:`run_everywhere` call: the items left, the results, and the actors at work."""
+
+    def __init__(self, items: list, work: Callable, on_done: Callable[[int], None] | None):
+        self.items, self.work, self.on_done = items, work, on_done
+        self.todo, self.results = deque(range(len(items))), {}
+        self.lock, self.stop = threading.Lock(), threading.Event()
+        self.t0, self.ray_up_s, self.here = time.perf_counter(), 0.0, 0
+        self.error: BaseException | None = None
+        self.ray, self.actors_up = None, False
+        self.actors: list = []
+        self.idle: list = []
+        self.busy: dict = {}  # ObjectRef -> (actor, item index)
+
+    def take(self) -> int | None:
+        with self.lock:
+            return self.todo.popleft() if self.todo and not self.stop.is_set() else None
+
+    def put(self, i: int, value) -> None:
+        with self.lock:
+            self.results[i] = value
+        if self.on_done is not None and not self.stop.is_set():
+            self.on_done(i)
+
+    def fail(self, exc: BaseException) -> None:
+        with self.lock:
+            self.error = self.error or exc
+        self.stop.set()
+
+    def work_here(self) -> None:
+        """Items in this process until the actors are up (then it only feeds them: no more processes than CPUs)."""
+        try:
+            while not self.actors_up and (i := self.take()) is not None:
+                self.put(i, self.work(self.items[i]))
+                self.here += 1
+        except BaseException as exc:  # raised again by run_everywhere
+            self.fail(exc)
+
+    def feed(self, workers: int, address: str | None) -> None:
+        """Start (or join) Ray, start the actors, keep each one busy while there is work."""
+        ray = self.ray = start_ray(workers, address)
+        self.ray_up_s = time.perf_counter() - self.t0
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cpus < workers:  # an actor asks for one CPU: more would wait for ever
+            log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
+            workers = max(cpus, 1)
+        actor_cls = _actor_class(ray)
+        while not self.stop.is_set():
+            while (self.idle or len(self.actors) < workers) and (i := self.take()) is not None:
+                if not self.idle:  # an actor only for work that is there
+                    self.actors.append(actor_cls.remote())
+                    self.idle.append(self.actors[-1])
+                actor = self.idle.pop()
+                self.busy[actor.call.remote(self.work, self.items[i])] = (actor, i)
+            self.actors_up = len(self.actors) >= workers
+            if not self.busy:
+                return
+            self._collect()
+
+    def _collect(self) -> None:
+        """Results of the actors that finished (within 0.2 s); a worker's error stops everything."""
+        ready, _ = self.ray.wait(list(self.busy), num_returns=1, timeout=0.2)
         for ref in ready:
-            actor, i = busy.pop(ref)
+            actor, i = self.busy.pop(ref)
             try:
-                put(i, _owned(ray.get(ref)))
+                value = _owned(self.ray.get(ref))
             except BaseException as exc:
                 cause = getattr(exc, "cause", None)  # a worker's own error, as raised there (one line for users)
-                error = cause if isinstance(cause, AppError) else exc
-                state.setdefault("error", error)
-                stop.set()
-                raise error from None
-            idle.append(actor)
+                self.fail(cause if isinstance(cause, AppError) else exc)
+                break
+            self.idle.append(actor)
+            self.put(i, value)
+        if self.error is not None:
+            ready = ref = actor = None  # noqa: F841 (no Ray handle kept alive by the traceback's frame)
+            raise self.error from None
+
+    def release(self) -> int:
+        """Kill the actors and drop every Ray handle (one freed after Ray's shutdown would end the process);
+        returns how many actors there were."""
+        n_actors = len(self.actors)
+        for actor in self.actors:
+            self.ray.kill(actor)
+        self.actors.clear()
+        self.idle.clear()
+        self.busy.clear()
+        return n_actors
 
 
 def _owned(value):
-    """A copy of a value from Ray that owns its memory: Ray's arrays point into its object store, which must not
-    be touched once Ray shuts down (that ends the process)."""
+    """A copy of a value from Ray that owns its memory (Ray's large arrays are read from its object store).
+    Once, while this process merged shards and Ray shut down on a thread, the process ended with "the core
+    worker has already been shutdown"; not reproduced since, with this copy (~1 ms per MB), garbage collected
+    before the shutdown and every actor handle dropped."""
     return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -247,8 +284,9 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
                                              lambda i: progress.add(len(groups[i])))
         finally:
             progress.close()
-        steady_s, steady_envs = steady_phase(shards, workers + 1)
-        scale = {"workers": workers, "blocks": [len(g) for g in groups], "blocks_here": timings["items_here"],
+        steady_s, steady_envs = steady_phase(shards, timings["actors"] + (1 if timings["items_here"] else 0))
+        scale = {"workers": workers, "actors": timings["actors"], "blocks": [len(g) for g in groups],
+                 "blocks_here": timings["items_here"],
                  "all_working_s": round(steady_s, 4), "all_working_env_episodes": round(steady_envs, 3)}
         timings = {"ray_start": timings["ray_start"], "blocks": timings["wall"], "all_working": steady_s}
         with ray_released():

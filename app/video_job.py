@@ -19,6 +19,7 @@ import os
 import queue
 import signal
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -37,6 +38,7 @@ from app.threads import available_cpus
 
 log = logging.getLogger(__name__)
 CHUNK = 4  # frames per render task
+ABORT_WAIT_S = 5.0  # an abort waits this long for a starting pool, then leaves its end to the starting thread
 MAX_AUTO_WORKERS = 4
 CAPTION_RESERVE = 0.1  # top fraction of the picture kept for the caption and legend
 
@@ -107,6 +109,13 @@ def _worker_render(spec: VideoSpec, states: list[FrameState]) -> list[np.ndarray
     return [_renderer.render(spec, s) for s in states]
 
 
+def _wait_for(event: threading.Event, timeout_s: float | None = None) -> None:
+    """Wait in short steps, so that a signal reaches the (main) thread at once."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while not event.wait(0.2) and (deadline is None or time.monotonic() < deadline):
+        pass
+
+
 def _context():
     """Render processes fork from a server that loaded their modules and kernels once (app.render_preload:
     each starts in 0.05 s of CPU instead of ~0.8 s); never fork this process itself (its threads, PyBullet
@@ -155,7 +164,7 @@ class VideoJob:
         self._aborted = threading.Event()
         self._error: BaseException | None = None
         self._pool: mp.pool.Pool | None = None
-        self._pool_ready = threading.Event()
+        self._pool_ready, self._pool_lock = threading.Event(), threading.Lock()
         if workers:  # started on a thread: the fork server's start (~0.7 s) is not the caller's to wait for
             threading.Thread(target=self._start_pool, args=(_context(), run, workers), daemon=True,
                              name="video-pool").start()
@@ -169,8 +178,14 @@ class VideoJob:
 
     def _start_pool(self, ctx, run: RunConfig, workers: int) -> None:
         try:
-            self._pool = ctx.Pool(workers, _worker_init, (headless(run),))
-        except BaseException as exc:  # handed to finish()
+            pool = ctx.Pool(workers, _worker_init, (headless(run),))
+            with self._pool_lock:
+                if not self._aborted.is_set():
+                    self._pool, pool = pool, None
+            if pool is not None:  # aborted while it started: ended here
+                pool.terminate()
+                pool.join()
+        except BaseException as exc:  # raised by the next add() or finish()
             self._error = exc
         finally:
             self._pool_ready.set()
@@ -195,12 +210,14 @@ class VideoJob:
             return
         if batch:
             self._backlog.append(batch)
-        while wait and not self._pool_ready.wait(0.2):
-            pass  # short waits: a signal reaches this (main) thread at once
+        if wait:
+            _wait_for(self._pool_ready)
         if self._pool_ready.is_set():
+            if self._pool is None and self._error is not None:
+                raise self._error  # the pool did not start
             backlog, self._backlog = self._backlog, []
-            for batch in backlog if self._pool is not None else ():  # no pool: finish() raises its error
-                self._queue.put(self._pool.apply_async(_worker_render, (self.spec, batch)))
+            for waiting in backlog:
+                self._queue.put(self._pool.apply_async(_worker_render, (self.spec, waiting)))
 
     def _frames(self):
         while True:
@@ -238,15 +255,16 @@ class VideoJob:
         self._thread.join(timeout=10)
 
     def _close(self, terminate: bool) -> None:
-        while self._renderer is None and not self._pool_ready.wait(0.2):
-            pass  # the pool is still starting: end it once it is up
-        if self._pool is not None:
+        if self._renderer is None:  # the pool may be starting: wait for it (after an abort, a while: then
+            _wait_for(self._pool_ready, ABORT_WAIT_S if terminate else None)  # its thread ends it)
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
             if terminate:
-                self._pool.terminate()
+                pool.terminate()
             else:
-                self._pool.close()
-            self._pool.join()
-            self._pool = None
+                pool.close()
+            pool.join()
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None

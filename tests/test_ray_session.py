@@ -53,3 +53,22 @@ def test_children_are_this_processes_own():
     finally:
         child.kill()
         child.wait()
+
+
+def test_ray_children_are_those_running_rays_programs_not_a_fork_server_naming_its_folder(tmp_path):
+    import types
+
+    package = tmp_path / "ray"
+    package.mkdir()
+    (package / "daemon.py").write_text("import time; time.sleep(60)")
+    fake_ray = types.SimpleNamespace(__file__=str(package / "__init__.py"))
+    before = ray_session._children()
+    ours = subprocess.Popen([sys.executable, str(package / "daemon.py")])
+    other = subprocess.Popen([sys.executable, "-c", f"import time; sys_path = [{str(package)!r}]; time.sleep(60)"])
+    try:
+        time.sleep(0.2)  # both have exec'd
+        assert set(ray_session._ray_children(fake_ray, before)) == {ours.pid}
+    finally:
+        for proc in (ours, other):
+            proc.kill()
+            proc.wait()

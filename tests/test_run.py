@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+from pathlib import Path
 import sys
 
 import imageio.v2 as imageio
@@ -83,14 +84,19 @@ def test_check_exits_3_when_an_environment_misses_and_0_when_all_reach(tmp_path,
     assert main([str(ROOT / "configs" / "single_ik.yaml"), "--no-video", "--check", "--out", str(tmp_path / "ok")]) == 0
 
 
-def test_the_command_line_ends_fast_with_its_exit_code_its_last_log_lines_and_its_outputs(tmp_path):
+def test_a_finished_command_keeps_its_exit_code_last_log_lines_outputs_and_leaves_no_temp_folder(tmp_path):
+    """A finished command skips the interpreter's teardown (app.cli.exit_now): nothing it owes is lost."""
+    import tempfile
+
+    temp = Path(tempfile.gettempdir())
+    before = set(temp.glob("pymp-*"))  # multiprocessing's folder for the render processes' fork server
     out = tmp_path / "miss"
-    res = _cli(str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.3", "--no-video", "--check",
-               "--out", str(out))
+    res = _cli(str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.3", "--check", "--out", str(out))
     assert res.returncode == 3, res.stderr[-2000:]
     assert res.stderr.rstrip().splitlines()[-1].startswith("INFO stalled at the end")  # the summary's last line
-    assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png", "video.mp4"]
     assert json.loads((out / "report.json").read_text())["summary"]["reached"] == 0
+    assert set(temp.glob("pymp-*")) - before == set()
 
 
 def test_summary_lines_say_how_the_run_went():

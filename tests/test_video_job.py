@@ -57,11 +57,29 @@ def test_frames_added_while_the_render_processes_start_are_all_rendered_in_order
         job.start(spec)
         for state in states:
             job.add(state)
+        assert workers == 0 or len(job._backlog) == 2  # two chunks of 4 kept until the pool is up
         job.finish()
         videos.append(_frames(tmp_path / f"w{workers}.mp4"))
     assert videos[0].shape[0] == len(states)
     np.testing.assert_array_equal(videos[0], videos[1])
     assert not mp.active_children()
+
+
+def test_a_render_pool_that_cannot_start_fails_the_run_at_its_next_frame(tmp_path, monkeypatch):
+    import app.video_job as video_job
+
+    class NoPool:
+        def Pool(self, *args):
+            raise OSError("no processes left")
+
+    monkeypatch.setattr(video_job, "_context", lambda: NoPool())
+    job = VideoJob(_run(), tmp_path / "video.mp4", fps=25, total=10, workers=1)
+    job._pool_ready.wait(5)
+    with pytest.raises(OSError, match="no processes left"):
+        for _ in range(video_job.CHUNK):
+            job.add(None)
+    job.abort()
+    assert not list(tmp_path.iterdir())
 
 
 def test_aborted_job_leaves_no_file_and_no_render_process(tmp_path):

@@ -30,21 +30,26 @@ class Progress:
     def update(self, done: int) -> None:
         """Record that ``done`` units (cumulative) are finished."""
         with self._lock:
-            done = min(int(done), self.total)
-            if self._bar is not None:
-                self._bar.update(done - self._done)
-            elif int(4 * done / self.total) > self._last:
-                self._last = int(4 * done / self.total)
-                elapsed = time.perf_counter() - self._t0
-                eta = f", ETA {elapsed * (self.total - done) / done:.1f} s" if self.total // 10 <= done < self.total \
-                    and done else ""  # an ETA from the first percent (a compile, a start-up) would mislead
-                self.stream.write(f"{self.label}: {done}/{self.total} ({elapsed:.1f} s{eta})\n")
-                self.stream.flush()
-            self._done = done
+            self._set(done)
 
     def add(self, units: int) -> None:
-        """Record that ``units`` more are finished (work that finishes out of order)."""
-        self.update(self._done + units)
+        """Record that ``units`` more are finished (work that finishes out of order, on several threads)."""
+        with self._lock:
+            self._set(self._done + units)
+
+    def _set(self, done: int) -> None:
+        """(Under the lock.)"""
+        done = min(int(done), self.total)
+        if self._bar is not None:
+            self._bar.update(done - self._done)
+        elif int(4 * done / self.total) > self._last:
+            self._last = int(4 * done / self.total)
+            elapsed = time.perf_counter() - self._t0
+            eta = f", ETA {elapsed * (self.total - done) / done:.1f} s" if self.total // 10 <= done < self.total \
+                and done else ""  # an ETA from the first percent (a compile, a start-up) would mislead
+            self.stream.write(f"{self.label}: {done}/{self.total} ({elapsed:.1f} s{eta})\n")
+            self.stream.flush()
+        self._done = done
 
     def close(self) -> None:
         with self._lock:
