@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,12 @@ import pybullet_data
 import pytest
 
 from app import RobotModel
+
+# A shell without job control starts background commands with SIGINT ignored, and the command lines under
+# test would inherit that (their SIGINT tests would then see no interrupt): catch it again here, so that the
+# subprocesses start with the default disposition (a caught signal is reset on exec).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDOWX_URDF = ROOT / "assets" / "urdf" / "widowx_ai.urdf"
