@@ -1,15 +1,12 @@
 """What the command lines (app.run, app.sweep, app.solve) share: signals end them in one line, no Ray process
-outlives them, Ray stops while their outputs are written, and a finished command exits without the
-interpreter's slow teardown."""
+outlives them, and a finished command exits without the interpreter's slow teardown."""
 
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import signal
 import sys
-from contextlib import nullcontext
 
 
 class Terminated(BaseException):
@@ -60,16 +57,6 @@ def _signal_of(exc: BaseException | None) -> BaseException | None:
     return None
 
 
-def released_ray():
-    """A context in which the Ray this process started for its workers, if any, shuts down on a thread while
-    the command writes its outputs (~0.3 s); nothing to do otherwise."""
-    if "ray" not in sys.modules:
-        return nullcontext()
-    from app.ray_session import ray_released
-
-    return ray_released()
-
-
 def exit_now(code: int) -> None:
     """End a command line's process with ``code``. A command that did its work (0, or 3 from --check) runs the
     exit handlers (multiprocessing's clean-up of its fork server's folder, logging's flush, ...) and skips
@@ -77,8 +64,7 @@ def exit_now(code: int) -> None:
     an interrupted or failed one ends normally, so that the render processes' semaphores are released."""
     if code not in (0, 3):
         sys.exit(code)
-    atexit._run_exitfuncs()
-    logging.shutdown()
+    atexit._run_exitfuncs()  # logging.shutdown among them
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

@@ -128,10 +128,10 @@ def _kill(process) -> None:
             pass
 
 
-def _children() -> dict[int, bytes]:
-    """This process's child processes: pid -> start time."""
-    me = str(os.getpid()).encode()
-    return {pid: stat[19] for pid in _pids() if (stat := _stat(pid)) is not None and stat[1] == me}
+def _children(parent: int | None = None) -> dict[int, bytes]:
+    """The child processes of ``parent`` (default: this process): pid -> start time."""
+    ppid = str(os.getpid() if parent is None else parent).encode()
+    return {pid: stat[19] for pid in _pids() if (stat := _stat(pid)) is not None and stat[1] == ppid}
 
 
 def _ray_children(ray, before: dict[int, bytes]) -> dict[int, bytes]:
@@ -154,25 +154,24 @@ def _cmdline(pid: int) -> bytes:
 def _family(roots: dict[int, bytes]) -> dict[int, bytes]:
     """The processes ``roots`` (pid -> start time) that still run, and all their descendants: pid -> start time
     (so a reused pid is never touched)."""
+    if not roots:
+        return {}
+    stats = {pid: stat for pid in _pids() if (stat := _stat(pid)) is not None}
     children: dict[int, list[int]] = {}
-    for pid in _pids():
-        stat = _stat(pid)
-        if stat is not None:
-            children.setdefault(int(stat[1]), []).append(pid)
-    family, todo = {}, [pid for pid, start in roots.items() if (s := _stat(pid)) is not None and s[19] == start]
+    for pid, stat in stats.items():
+        children.setdefault(int(stat[1]), []).append(pid)
+    family, todo = {}, [pid for pid, start in roots.items() if _same(pid, start)]
     while todo:
         pid = todo.pop()
-        stat = _stat(pid)
-        if stat is not None and pid not in family:
-            family[pid] = stat[19]
+        if pid in stats and pid not in family:
+            family[pid] = stats[pid][19]
             todo.extend(children.get(pid, ()))
     return family
 
 
 def _end_survivors(family: dict[int, bytes], grace_s: float = 1.0) -> None:
     """SIGTERM, then after ``grace_s`` SIGKILL, what is left of ``family`` once ray.shutdown returned."""
-    alive = lambda: [p for p, start in family.items() if (s := _stat(p)) is not None and s[19] == start  # noqa: E731
-                     and s[0] != b"Z"]
+    alive = lambda: [pid for pid, start in family.items() if _same(pid, start)]  # noqa: E731
     for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 0.0)):
         left = alive()
         for pid in left:
@@ -184,6 +183,12 @@ def _end_survivors(family: dict[int, bytes], grace_s: float = 1.0) -> None:
         while left and time.monotonic() < deadline:
             time.sleep(0.05)
             left = alive()
+
+
+def _same(pid: int, start: bytes) -> bool:
+    """Whether ``pid`` still runs (not a zombie) and is the process that started at ``start``."""
+    stat = _stat(pid)
+    return stat is not None and stat[19] == start and stat[0] != b"Z"
 
 
 def _pids() -> list[int]:

@@ -140,9 +140,9 @@ def _solve(args: argparse.Namespace) -> int:
         model.link_index(args.link)  # an unknown link is an error listing the valid names
         targets = read_targets(Path(args.targets), model.n_dofs)
         result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, {}, args.ray_address, model)
-        from app.cli import released_ray
+        from app.ray_session import ray_released
 
-        with released_ray():
+        with ray_released():
             write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)

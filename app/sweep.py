@@ -206,9 +206,9 @@ def _sweep(args: argparse.Namespace) -> int:
                               "values differ in letters, digits or . = _ -")
         results = run_all(jobs, args.workers, args.ray_address, args.video)
         from app.render.report import write_json_atomic
-        from app.cli import released_ray
+        from app.ray_session import ray_released
 
-        with released_ray():
+        with ray_released():
             summary = summarize(jobs, results, settings)
             write_json_atomic(out / "summary.json", summary)
             plot_summary(out / "summary.png", summary, Path(args.config).stem)

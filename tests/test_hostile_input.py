@@ -125,14 +125,9 @@ def test_ctrl_c_to_the_whole_process_group_in_the_first_second_ends_in_one_line(
 
 def _children_running(parent: int, needle: bytes) -> set[int]:
     """Child processes of ``parent`` whose command line contains ``needle``."""
-    found = set()
-    for pid in pids_running(needle):
-        try:
-            if open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1].split()[1] == str(parent).encode():
-                found.add(pid)
-        except (OSError, IndexError):
-            pass
-    return found
+    from app.ray_session import _children
+
+    return pids_running(needle) & set(_children(parent))
 
 
 def _multiprocessing_pids() -> set[int]:

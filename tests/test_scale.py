@@ -134,13 +134,9 @@ def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch):
 
 
 def _cmdlines(pids: set[int]) -> dict[int, str]:
-    found = {}
-    for pid in pids:
-        try:
-            found[pid] = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()[:120]
-        except OSError:
-            found[pid] = "(gone)"
-    return found
+    from app.ray_session import _cmdline
+
+    return {pid: _cmdline(pid).replace(b"\0", b" ").decode()[:120] or "(gone)" for pid in pids}
 
 
 def _ray_pids() -> set[int]:
