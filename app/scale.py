@@ -139,7 +139,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
     """``work(item)`` for every item, each once: this process works on items (on a thread of its own) while Ray
     starts (~2.4 s; from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors
     take them as they become free. ``work`` must be a module-level function (it travels to the workers).
-    Returns (the results in item order, timings: ray_start and wall [s], items_here, actors);
+    Returns (the results in item order, timings: ray_start and wall [s], items_here, actors (those the
+    cluster can run));
     ``on_done(i)`` as item i finishes (progress). The first error raised by ``work`` anywhere is raised here.
     ``APP_SCALE_LOCAL=0``: this process takes no item (tests use it to have every item computed by actors)."""
     require_ray()
@@ -160,9 +161,9 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
         if thread is not None:
             thread.join(timeout=120)  # never leave it running into the interpreter's exit (PyBullet would crash)
         STOP.clear()
-        n_actors = job.release()
+        job.release()
     timings = {"ray_start": job.ray_up_s, "wall": time.perf_counter() - job.t0, "items_here": job.here,
-               "actors": n_actors}
+               "actors": job.n_actors}
     return [job.results[i] for i in range(len(items))], timings
 
 
@@ -176,6 +177,7 @@ class _Everywhere:
         self.t0, self.ray_up_s, self.here = time.perf_counter(), 0.0, 0
         self.error: BaseException | None = None
         self.ray, self.actors_up = None, False
+        self.n_actors = 0  # the actors the cluster can run (workers, capped by its CPUs)
         self.actors: list = []
         self.idle: list = []
         self.busy: dict = {}  # ObjectRef -> (actor, item index)
@@ -212,6 +214,7 @@ class _Everywhere:
         if cpus < workers:  # an actor asks for one CPU: more would wait for ever
             log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
             workers = max(cpus, 1)
+        self.n_actors = workers
         actor_cls = _actor_class(ray)
         while not self.stop.is_set():
             while (self.idle or len(self.actors) < workers) and (i := self.take()) is not None:
@@ -242,16 +245,13 @@ class _Everywhere:
             ready = ref = actor = None  # noqa: F841 (no Ray handle kept alive by the traceback's frame)
             raise self.error from None
 
-    def release(self) -> int:
-        """Kill the actors and drop every Ray handle (one freed after Ray's shutdown would end the process);
-        returns how many actors there were."""
-        n_actors = len(self.actors)
+    def release(self) -> None:
+        """Kill the actors and drop every Ray handle (one freed after Ray's shutdown would end the process)."""
         for actor in self.actors:
             self.ray.kill(actor)
         self.actors.clear()
         self.idle.clear()
         self.busy.clear()
-        return n_actors
 
 
 def _owned(value):

@@ -11,7 +11,7 @@ import pytest
 from app.config.loader import load_run_config
 from app.errors import AppError
 from app.ray_session import require_ray
-from app.scale import blocks, merge, run_shard, shares
+from app.scale import Shard, blocks, merge, run_shard, shares, steady_phase
 from tests.conftest import ROOT, pids_running
 
 
@@ -33,6 +33,16 @@ def test_blocks_cover_each_environment_once_one_large_block_per_process_then_sma
         assert len(parts) <= 2 * workers + 1
     assert [len(b) for b in blocks(64, 2)] == [20, 20, 20, 2, 2]
     assert [len(b) for b in blocks(16, 2)] == [6, 5, 5]  # too few for a tail
+
+
+def test_steady_phase_counts_the_work_done_once_every_process_simulates_and_nothing_when_one_never_did():
+    def shard(n, start, end, worker):
+        return Shard(np.arange(n), None, [], {}, (start, end), worker)
+
+    shards = [shard(4, 0.0, 4.0, "here"), shard(2, 2.0, 4.0, "a"), shard(2, 2.0, 3.0, "b"), shard(2, 3.0, 4.0, "b")]
+    seconds, episodes = steady_phase(shards, 3)
+    assert seconds == 2.0 and episodes == pytest.approx(4 * 0.5 + 2 + 2 + 2)
+    assert steady_phase(shards[:1], 3) == (0.0, 0.0)  # the actors never got a block
 
 
 def test_progress_add_counts_work_finishing_out_of_order():
