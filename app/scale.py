@@ -28,7 +28,7 @@ import numpy as np
 
 from app.build import build_scene
 from app.config.schema import RunConfig
-from app.errors import AppError
+from app.errors import AppError, InputError
 from app.ray_session import ray_released, require_ray, start_ray
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
@@ -134,6 +134,15 @@ def _actor_class(ray):
     return Worker
 
 
+def works_here() -> bool:
+    """Whether this process works on items too (APP_SCALE_LOCAL: 1, the default, or 0: only the actors)."""
+    value = os.environ.get("APP_SCALE_LOCAL", "1")
+    if value not in ("0", "1"):
+        raise InputError(f"APP_SCALE_LOCAL must be 1 (this process works on items too; the default) or 0 "
+                         f"(only the Ray actors do), got {value!r}")
+    return value == "1"
+
+
 def run_everywhere(items: list, work: Callable, workers: int, address: str | None = None,
                    on_done: Callable[[int], None] | None = None) -> tuple[list, dict]:
     """``work(item)`` for every item, each once: this process works on items (on a thread of its own) while Ray
@@ -144,8 +153,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
     ``on_done(i)`` as item i finishes (progress). The first error raised by ``work`` anywhere is raised here.
     ``APP_SCALE_LOCAL=0``: this process takes no item (tests use it to have every item computed by actors)."""
     require_ray()
+    here = works_here()
     job = _Everywhere(items, work, on_done)
-    here = os.environ.get("APP_SCALE_LOCAL", "1") != "0"
     thread = threading.Thread(target=job.work_here, name="local-work", daemon=True) if here else None
     if thread is not None:
         thread.start()
@@ -273,6 +282,7 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
     t_start = time.perf_counter()
     n_envs = run.n_envs or 1
     shares(n_envs, workers)  # checks the count
+    works_here()  # and APP_SCALE_LOCAL, before any output
     outputs = OutputSet(out_dir)
     record = video and run.video.enabled
     groups = blocks(n_envs, workers)

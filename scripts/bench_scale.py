@@ -79,6 +79,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
+    if not parts <= {"qp", "sweep", "solve"}:
+        parser.error(f"--parts takes qp, sweep and solve, comma-separated; got {args.parts!r}")
     n_envs, duration, seeds = (8, 0.5, "0:8") if args.quick else (64, 6.0, "0:64")
     tmp = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     rows: dict[str, list[float]] = {}

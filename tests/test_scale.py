@@ -79,6 +79,21 @@ def test_missing_ray_is_an_error_naming_the_extra(monkeypatch):
         require_ray()
 
 
+def test_a_bad_app_scale_local_is_an_error_naming_the_allowed_values(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("ray")
+    from app.errors import InputError
+    from app.scale import run_everywhere
+
+    monkeypatch.setenv("APP_SCALE_LOCAL", "no")
+    with pytest.raises(InputError, match=r"APP_SCALE_LOCAL must be 1 .* or 0 .*got 'no'"):
+        run_everywhere([1], np.ones, 2)
+    from app.run import main
+
+    out = tmp_path / "never"
+    assert main([str(ROOT / "configs" / "qp_obstacle.yaml"), "--n-envs", "2", "--workers", "2", "--out", str(out)]) == 2
+    assert "APP_SCALE_LOCAL must be" in capsys.readouterr().err and not out.exists()
+
+
 def test_workers_above_n_envs_is_a_config_error():
     from app.errors import ConfigError
 
