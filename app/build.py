@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.config.schema import BoxSection, RunConfig
+from app.config.schema import BoxSection, GripperSection, RunConfig
+from app.observe import object_spec, object_starts
+from app.sim.gripper import GripperSpec
 from app.sim.robot import Robot
 from app.sim.scene import BoxSpec, Scene, grid_origins
 
@@ -13,22 +15,33 @@ def _box(section: BoxSection) -> BoxSpec:
     return BoxSpec(section.name, section.size, section.pos, rgba=section.rgba)
 
 
+def gripper_spec(section: GripperSection) -> GripperSpec:
+    return GripperSpec(section.joints, section.open, section.closed, section.force, section.friction,
+                       section.approach_axis, section.closing_axis, section.mimic)
+
+
 def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = None) -> tuple[Scene, Robot]:
     """Scene with the run's robot, table, floor and obstacles, built for ``run.n_envs`` environments, or only for
-    ``envs`` (indices; one worker's share) at the places they have in the whole grid."""
+    ``envs`` (indices; one worker's share) at the places they have in the whole grid. Objects start where
+    app.observe.object_starts draws them; a gripper takes its finger joints from the arm's controllers."""
     cfg = run.scene_config
-    scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity)
+    scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity, solver_iterations=cfg.solver_iterations)
     try:
         robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs,
                                 cfg.robot.xacro_args)
         for section in (cfg.floor, cfg.table, *cfg.obstacles):
             if section is not None:
                 scene.add_box(_box(section))
+        for section in cfg.objects:
+            scene.add_object(object_spec(section))
         if envs is None:
             scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing)
         else:
             origins = grid_origins(run.n_envs or 1, run.env_spacing)[np.asarray(envs, dtype=int)]
             scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins)
+        _place_objects(run, scene, envs)
+        if cfg.robot.gripper is not None:
+            robot.attach_gripper(gripper_spec(cfg.robot.gripper))
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))
@@ -37,3 +50,13 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
         scene.close()
         raise
     return scene, robot
+
+
+def _place_objects(run: RunConfig, scene: Scene, envs: np.ndarray | None) -> None:
+    """Every object at its drawn start pose (the draws of all environments, sliced to ``envs``)."""
+    if not scene.objects:
+        return
+    idx = slice(None) if envs is None else np.asarray(envs, dtype=int)
+    for name, (pos, quat) in object_starts(run, run.n_envs or 1).items():
+        obj = scene.objects[name]
+        obj.set_pose(obj.envs(None).out(pos[idx]), obj.envs(None).out(quat[idx]))

@@ -96,7 +96,8 @@ def _main(args: argparse.Namespace) -> int:
         return 2
     for line in summary_lines(summary):
         log.info("%s", line)
-    return 3 if args.check and summary["reached"] < summary["n_envs"] else 0
+    goal = summary.get("placed", summary["reached"])  # a pick-and-place is judged by what it placed
+    return 3 if args.check and goal < summary["n_envs"] else 0
 
 
 def summary_lines(s: dict) -> list[str]:
@@ -108,7 +109,11 @@ def summary_lines(s: dict) -> list[str]:
     obstacle = ("no obstacle watched" if s["min_obstacle_distance_m"] is None else
                 f"closest obstacle {mm(s['min_obstacle_distance_m'])}"
                 + (f" (d_safe {mm(s['d_safe_m'])})" if s["d_safe_m"] is not None else ""))
-    return [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
+    pick = [] if "placed" not in s else [
+        f"placed {s['placed']}/{s['n_envs']}" + ("; failed: " + ", ".join(f"{reason} {envs}" for reason, envs in
+                                                                       s["failed"].items()) if s["failed"] else "")
+        + f"; largest slip of a held object {mm(s['slip_max_m'])}"]
+    return pick + [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
             f"{mm(s['pos_err_final_max_m'])}, {np.degrees(s['rot_err_final_max_rad'] or 0.0):.2f} deg",
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
             f"{s['solver_failed_final']} ({100 * s['solver_failed_ticks_fraction']:.1f} % of ticks); {obstacle}; "

@@ -13,12 +13,12 @@ import numpy as np
 from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.telemetry import InvariantMonitor
-from app.control.tasks import TargetGenerator
 from app.control.status import REACHED_POS, REACHED_ROT, latest_status, reached
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
 from app.render.report import finite_or_none, plot_tracking, write_json_atomic
 from app.build import build_scene
+from app.observe import Feedback, make_motion, object_starts
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.video_job import FrameState, VideoJob, auto_workers, video_spec, video_view
@@ -41,6 +41,8 @@ class RunResult:
     timings: dict = field(default_factory=dict)
     summary: dict = field(default_factory=dict)
     scale: dict = field(default_factory=dict)  # a sharded run's workers, blocks and pace (app.scale)
+    episodes: list = field(default_factory=list)  # pick-and-place: one result per environment (PickLog.results)
+    objects: dict = field(default_factory=dict)  # name -> start_pos, start_quat, final_pos, final_quat (n_envs, .)
 
 
 def task_links(run: RunConfig) -> list[str]:
@@ -48,11 +50,17 @@ def task_links(run: RunConfig) -> list[str]:
     return list(getattr(run.task, "links", ())) or [run.scene_config.robot.ee_link]
 
 
-def run_targets(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None) -> TargetGenerator:
-    """The run's target generator for ``n_envs`` environments (default: the run's), or for the environments
-    ``envs`` of them (their draws sliced from those of all)."""
-    return TargetGenerator(run.task, run.n_envs or 1 if n_envs is None else n_envs,
-                           np.array(run.scene_config.robot.base_pos), run.seed, envs=envs)
+def run_targets(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None, robot: Robot | None = None):
+    """The run's motion (app.observe.make_motion) for ``n_envs`` environments (default: the run's), or for the
+    environments ``envs`` of them (their draws sliced from those of all); a pick-and-place needs the robot."""
+    return make_motion(run, robot, run.n_envs or 1 if n_envs is None else n_envs, envs)
+
+
+def object_poses(scene: Scene) -> np.ndarray | None:
+    """Every object's pose in each environment's frame (n_envs, n_objects, 7): position, quat wxyz; None: none."""
+    if not scene.objects:
+        return None
+    return np.stack([np.concatenate(obj.poses(), axis=1) for obj in scene.objects.values()], axis=1)
 
 
 def abandon(outputs: OutputSet, job: VideoJob | None) -> None:
@@ -90,11 +98,16 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
     progress = Progress("simulating", n_steps, unit="step") if show_progress else None
     m = robot.model
     controller.invariants = InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs)
+    feedback = Feedback(scene, robot, targets, run.scene_config.robot.ee_link) if robot.gripper is not None else None
+    controller.feedback = feedback
+    q, v = robot.read_states()
     try:
         for k in range(n_steps):
             t = k / physics_hz
-            tg = targets(t) if target_hook is None else target_hook(t, targets(t))
             t0 = time.perf_counter()
+            if feedback is not None and k % every == 0:
+                feedback.tick(t, q, v, every / physics_hz)
+            tg = targets(t) if target_hook is None else target_hook(t, targets(t))
             if k % every == 0:
                 controller.track(t, tg)
             t1 = time.perf_counter()
@@ -106,7 +119,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
             controller.invariants.update(q, v)
             t2 = time.perf_counter()
             if recorder is not None and k >= n_frames * frame_every - 1e-9:
-                recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs)))
+                recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
+                                    object_poses(scene), episode_codes(targets)))
                 n_frames += 1
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1
@@ -150,12 +164,12 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, show_progress: bo
         job = video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now
         scene, robot = build_scene(run)
         try:
-            targets = run_targets(run, robot.n_envs)
+            targets = run_targets(run, robot.n_envs, robot=robot)
             if job is not None:
                 job.start(video_look(run, robot, targets, scene.env_origins))
             controller, timings = simulate(run, scene, robot, targets, job.add if job else None,
                                            show_progress=show_progress)
-            result = final_state(run, robot, controller, targets, scene.t)
+            result = final_state(run, robot, controller, targets, scene.t, scene=scene)
         finally:
             scene.close()
         return finish(run, result, robot.model, outputs, job, timings, t_start)
@@ -199,9 +213,32 @@ def _write_report(run: RunConfig, result: RunResult, model, outputs: OutputSet) 
     return {"report": run.report.filename}
 
 
-def final_state(run: RunConfig, robot: Robot, controller, targets, t: float, q: np.ndarray | None = None) -> RunResult:
+def episode_codes(motion) -> np.ndarray | None:
+    """A feedback motion's phase-or-failure code per environment (app.control.phases.episode_code), else None."""
+    log = getattr(motion, "log", None)
+    return None if log is None else log.codes()
+
+
+def final_state(run: RunConfig, robot: Robot, controller, targets, t: float, q: np.ndarray | None = None,
+                scene: Scene | None = None, envs: np.ndarray | None = None) -> RunResult:
     """The run's end at time t [s]: joints q (n_envs, n_dofs) (read from the robot unless given), link poses
-    by FK, targets, telemetry and invariants."""
+    by FK, targets, telemetry and invariants; with the ``scene`` (of the environments ``envs``), its objects'
+    start and final poses and a pick-and-place's results."""
+    result = _final_robot(run, robot, controller, targets, t, q)
+    if scene is not None and scene.objects:
+        idx = slice(None) if envs is None else np.asarray(envs, dtype=int)
+        starts = object_starts(run, run.n_envs or 1)
+        result.objects = {name: {"start_pos": starts[name][0][idx], "start_quat_wxyz": starts[name][1][idx],
+                                 "final_pos": obj.poses()[0], "final_quat_wxyz": obj.poses()[1]}
+                          for name, obj in scene.objects.items()}
+    feedback = getattr(controller, "feedback", None)
+    if feedback is not None and getattr(targets, "feedback", False):
+        qv = robot.read_states()
+        result.episodes = targets.finish(feedback.observe(*qv))
+    return result
+
+
+def _final_robot(run: RunConfig, robot: Robot, controller, targets, t: float, q: np.ndarray | None) -> RunResult:
     q = robot.read_states()[0] if q is None else q
     links = task_links(run)
     pos, quat = robot.forward_kinematics(robot.unbatch(q), links_idx_local=[robot.model.link_index(l) for l in links])
@@ -225,7 +262,18 @@ def invariant_summary(run: RunConfig, result: RunResult) -> dict:
             "obstacle_promise_m": None if d_safe is None else d_safe - 1e-4}
 
 
-def run_summary(run: RunConfig, envs: list[dict]) -> dict:
+def pick_summary(episodes: list[dict]) -> dict:
+    """A pick-and-place's outcome over every environment: placed n/N, the failures' reasons, the worst slip."""
+    reasons: dict[str, list[int]] = {}
+    for e, ep in enumerate(episodes):
+        if not ep["success"]:
+            reasons.setdefault(ep["reason"], []).append(e)
+    slips = [ep["slip_max_m"] for ep in episodes]
+    return {"placed": sum(ep["success"] for ep in episodes), "failed": reasons,
+            "slip_max_m": max(slips) if slips else None}
+
+
+def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = None) -> dict:
     """How the run went, over every environment: the figures the console prints and ``--check`` reads."""
     def worst(key, pick=max):
         values = [e[key] for e in envs if e[key] is not None]
@@ -239,7 +287,8 @@ def run_summary(run: RunConfig, envs: list[dict]) -> dict:
             "solver_failed_final": sum(not e["solver_ok_final"] for e in envs),
             "solver_failed_ticks_fraction": 1.0 - float(np.mean([e["solver_ok_fraction"] for e in envs])),
             "min_obstacle_distance_m": worst("min_obstacle_distance_m", min), "d_safe_m": d_safe,
-            "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min)}
+            "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min),
+            **(pick_summary(episodes) if episodes else {})}
 
 
 def task_description(run: RunConfig) -> dict:
@@ -274,11 +323,14 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
             "joint_limit_excess_max_rad": float(result.invariants["limit_excess"][e]),
             "velocity_over_bound_max": float(result.invariants["velocity_ratio"][e]),
+            **({"objects": {name: {k: v[e] for k, v in o.items()} for name, o in result.objects.items()}}
+               if result.objects else {}),
+            **({"pick_place": result.episodes[e]} if result.episodes else {}),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
     return {"config": run.name, "controller": controller, "task": run.task.type,
             "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
-            "summary": run_summary(run, envs), "task_masks": task_description(run),
+            "summary": run_summary(run, envs, result.episodes), "task_masks": task_description(run),
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
             "invariants": invariant_summary(run, result),
             "timings_s": {k: round(v, 4) for k, v in result.timings.items()},

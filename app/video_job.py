@@ -28,6 +28,7 @@ import numpy as np
 
 from app.build import build_scene
 from app.config.schema import RunConfig
+from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus
 from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
@@ -52,6 +53,8 @@ class FrameState(NamedTuple):
     targets_pos: np.ndarray
     targets_quat: np.ndarray
     status: np.ndarray
+    objects: np.ndarray | None = None  # (n_envs, n_objects, 7): position [m], quat wxyz, environment frames
+    episode: np.ndarray | None = None  # (n_envs,) a pick-and-place's phase or failure (app.control.phases)
 
 
 class VideoSpec(NamedTuple):
@@ -82,9 +85,14 @@ class SceneRenderer:
         if self._camera is None or self._camera[0] is not v:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
         self.robot.set_qpos(self.robot.unbatch(state.q))
+        if state.objects is not None:
+            for k, obj in enumerate(self.scene.objects.values()):
+                obj.set_pose(obj.envs(None).out(state.objects[:, k, :3]), obj.envs(None).out(state.objects[:, k, 3:]))
         image = self._camera[1].frame()
+        notes = None if state.episode is None else tuple(code_label(int(c)) for c in state.episode)
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
-                               quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED))
+                               quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
+                               notes)
         return draw_overlay(image, v, overlay, spec.style)
 
     def close(self) -> None:

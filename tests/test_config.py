@@ -80,7 +80,7 @@ def test_misspelt_link_in_a_scene_file_names_that_file_the_key_and_the_nearest_l
 
 @pytest.mark.parametrize("text, message", [
     ("task:\n  type: circle\n  waypoints: [[0, 0, 0], [1, 0, 0]]\n",
-     r"run.yaml: task: unknown key 'waypoints'.* \(type 'circle'; that key belongs to type \['path'\]\)"),
+     r"run.yaml: task: unknown key 'waypoints'.* \(type 'circle'; that key belongs to type \['path', 'script'\]\)"),
     ("controller:\n  type: ik\n  d_safe: 0.02\n",
      r"run.yaml: controller: unknown key 'd_safe'.* \(type 'ik'; that key belongs to type \['qp'\]\)"),
     ("controller:\n  type: qp\n  mode: kinematic\n", r"controller: unknown key 'mode'"),

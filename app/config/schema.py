@@ -11,9 +11,34 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.control.controllers import CONTROLLER_TYPES, PoseIKControllerConfig, QPControllerConfig
-from app.control.tasks import TASK_TYPES, CircleTask, PoseTask
+from app.control.task_types import TASK_TYPES
+from app.control.tasks import CircleTask, PoseTask
 
 ControllerConfig = PoseIKControllerConfig | QPControllerConfig  # one config per controller, chosen by 'type'
+
+
+@dataclass(frozen=True)
+class GripperSection:
+    """The fingers: which joints, where open and closed are, how hard they squeeze. Defaults: the WidowX AI.
+
+    Attributes:
+        joints: The finger joints (prismatic or revolute), commanded by the gripper alone.
+        open, closed: Joint values [m or rad] when open / closed, one per joint; None: the upper / lower limit.
+        force: Motor force cap of each finger [N] (or [N m]): never above the URDF effort.
+        friction: Lateral friction coefficient of the finger links' contacts.
+        approach_axis: The end-effector axis that points at the object in a grasp ("x", "-z", ...).
+        closing_axis: The end-effector axis along which the fingers close.
+        mimic: Tie two fingers by a gear constraint (they move as one and keep the object centred).
+    """
+
+    joints: tuple[str, ...] = ("left_carriage_joint", "right_carriage_joint")
+    open: tuple[float, ...] | None = None
+    closed: tuple[float, ...] | None = None
+    force: float = 20.0
+    friction: float = 1.0
+    approach_axis: str = "x"
+    closing_axis: str = "y"
+    mimic: bool = True  # the two fingers tied by a JOINT_GEAR constraint (the URDF's <mimic>): they move as one
 
 
 @dataclass(frozen=True)
@@ -25,6 +50,37 @@ class RobotSection:
     xacro_args: dict | None = None  # $(arg NAME) values of a .xacro description
     ee_link: str = "ee_gripper_link"
     init_qpos: tuple[float, ...] | None = None
+    gripper: GripperSection | None = None  # None: the fingers are ordinary DOFs of the arm
+
+
+@dataclass(frozen=True)
+class ObjectSection:
+    """A dynamic rigid body, one copy per environment, its pose in the environment's frame.
+
+    Attributes:
+        shape: "box" (``size``), "cylinder" (``radius``, ``height``, axis vertical), "sphere" (``radius``),
+            "urdf" or "mesh" (``file``, scaled by ``scale``; a mesh's collision shape is its convex hull).
+        mass: [kg]; friction, spinning_friction, rolling_friction: contact coefficients.
+        pos: Centre [m]; yaw: about the vertical [rad]. pos_range ((lo), (hi)) / yaw_range (lo, hi): each
+            environment draws its own from the run's seed instead (pos_range replaces pos).
+    """
+
+    name: str = "cube"
+    shape: str = "box"
+    size: tuple[float, float, float] = (0.05, 0.05, 0.05)
+    radius: float = 0.025
+    height: float = 0.05
+    file: str | None = None
+    scale: float = 1.0
+    mass: float = 0.05
+    friction: float = 1.0
+    spinning_friction: float = 0.002
+    rolling_friction: float = 0.0
+    rgba: tuple[float, float, float, float] = (0.85, 0.2, 0.15, 1.0)
+    pos: tuple[float, float, float] = (0.35, 0.0, 0.025)
+    yaw: float = 0.0
+    pos_range: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
+    yaw_range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -46,14 +102,17 @@ class CameraSection:
 
 @dataclass(frozen=True)
 class SceneConfig:
-    """A world: one robot, an optional table and floor, static obstacles, physics, camera."""
+    """A world: one robot, an optional table and floor, static obstacles, dynamic objects, physics, camera.
+    ``solver_iterations``: PyBullet's contact solver iterations per step (None: PyBullet's default, 50)."""
 
     robot: RobotSection = field(default_factory=RobotSection)
     table: BoxSection | None = None
     floor: BoxSection | None = None
     obstacles: tuple[BoxSection, ...] = ()
+    objects: tuple[ObjectSection, ...] = ()
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
     physics_hz: float = 240.0
+    solver_iterations: int | None = None
     camera: CameraSection = field(default_factory=CameraSection)
 
 

@@ -48,6 +48,8 @@ class IKOptions:
         seed: Seed of the random restart configurations.
         respect_joint_limit: Keep every iterate (and the answer) within the joint limits; False solves
             as if every joint were unlimited (Genesis's option; the answer may then leave the limits).
+        warn: Log a warning when some target did not converge (the result says so per target either way;
+            callers that try many candidates on purpose turn it off).
 
     Genesis's names are accepted by :meth:`from_kwargs`: ``max_solver_iters`` (= max_iters),
     ``max_samples`` (attempts in all = max_restarts + 1), ``max_step_size`` (= step_limit).
@@ -65,6 +67,7 @@ class IKOptions:
     stall_rtol: float = 0.02
     seed: int = 0
     respect_joint_limit: bool = True
+    warn: bool = True
 
     def __post_init__(self):
         for name, kind in self.__annotations__.items():
@@ -201,7 +204,7 @@ def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndar
     """IKResult of batch shape ``batch_shape`` from configurations q (B, n_dofs) and their FK residuals
     err (B, n_links, 6), the link axis kept unless ``one_link`` (as :meth:`IKResult.one_link`). Warns on failures."""
     pos_err, rot_err, ok = error_norms(err, options.pos_tol, options.rot_tol)
-    if not ok.all():
+    if options.warn and not ok.all():
         log.warning("IK did not converge for %d of %d targets (pos_tol=%g m, rot_tol=%g rad)",
                     int((~ok).sum()), ok.size, options.pos_tol, options.rot_tol)
     if one_link:

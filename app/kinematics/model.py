@@ -108,6 +108,10 @@ class KinematicModel:
         """True for links that some DOF moves (not the base nor links fixed to it). Shape (n_links,)."""
         return self._ancestor.any(axis=1)
 
+    def links_moved_by(self, dof: int) -> np.ndarray:
+        """Indices of the links that DOF ``dof`` moves (its joint's child and everything below it)."""
+        return np.flatnonzero(self._ancestor[:, dof])
+
     @property
     def revolute(self) -> np.ndarray:
         """True for revolute and continuous DOFs, False for prismatic ones. Shape (n_dofs,)."""

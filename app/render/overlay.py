@@ -45,6 +45,7 @@ class FrameOverlay(NamedTuple):
     status: np.ndarray
     anchors: np.ndarray
     reached_code: int = 0
+    notes: tuple[str, ...] | None = None  # a word per environment beside its number (a pick's phase or result)
 
 
 def _font(size: int) -> ImageFont.ImageFont:
@@ -91,8 +92,9 @@ def _draw_status(draw: ImageDraw.ImageDraw, view: CameraView, frame: FrameOverla
         x, y = px[e]
         rgb = style.legend[int(frame.status[e])][1]
         draw.ellipse([x - r, y - r, x + r, y + r], fill=rgb, outline=OUTLINE_RGB, width=1)
-        draw.text((x + r + 3, y - r + 1), str(e), fill=OUTLINE_RGB, font=font)  # a shadow: stroked text costs 3x
-        draw.text((x + r + 2, y - r), str(e), fill=(255, 255, 255), font=font)
+        label = str(e) if frame.notes is None else f"{e} {frame.notes[e]}"
+        draw.text((x + r + 3, y - r + 1), label, fill=OUTLINE_RGB, font=font)  # a shadow: stroked text costs 3x
+        draw.text((x + r + 2, y - r), label, fill=(255, 255, 255), font=font)
 
 
 def _draw_caption(draw: ImageDraw.ImageDraw, frame: FrameOverlay, style: OverlayStyle) -> None:
@@ -101,6 +103,8 @@ def _draw_caption(draw: ImageDraw.ImageDraw, frame: FrameOverlay, style: Overlay
     n = len(frame.status)
     done = int(np.sum(frame.status == frame.reached_code))
     text = f"{frame.title}   t = {frame.t:5.2f} s   reached {done}/{n}"
+    if frame.notes is not None:
+        text = f"{frame.title}   t = {frame.t:5.2f} s   done {sum(note == 'done' for note in frame.notes)}/{n}"
     pad = style.font_px // 3
     draw.rectangle(_box(draw, (pad, pad), text, font, pad), fill=(0, 0, 0))
     draw.text((2 * pad, 2 * pad), text, fill=(255, 255, 255), font=font)

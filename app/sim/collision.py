@@ -62,11 +62,14 @@ def _closest_points(robot, pairs: CollisionPairs, env: int, box_ids: dict[str, l
     """
     client, body = robot.client, robot.bodies[env]
     to_model, movable = robot.pb_to_model_link, robot.movable_pb_links
+    released = robot.released[env] if robot.released else frozenset()
+    fingers = robot.gripper.pb_links if robot.gripper is not None else frozenset()
     found = []
     for name in pairs.obstacles:
+        skip = fingers if name in released else frozenset()  # a held object: the fingers are meant to touch it
         found += [(pt[8], env, to_model[pt[3]], -1) + pt[7] + pt[5] + pt[6] + (name,)
                   for pt in pb.getClosestPoints(body.body_id, box_ids[name][env], pairs.detection_distance,
-                                                physicsClientId=client) if pt[3] in movable]
+                                                physicsClientId=client) if pt[3] in movable and pt[3] not in skip]
     for a, b in pairs.self_pairs:
         ia, ib = body.link_index[a], body.link_index[b]
         found += [(pt[8], env, to_model[ia], to_model[ib]) + pt[7] + pt[5] + pt[6] + (b,)

@@ -21,6 +21,7 @@ from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import parse_urdf_string
 from app.sim.collision import distance_rows
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
+from app.sim.gripper import Gripper, GripperSpec
 from app.sim.loader import LoadedBody, load_body, simulator_file
 from app.sim.names import Joint, Link
 from app.validation import as_quaternions, as_vectors
@@ -46,6 +47,9 @@ class Robot:
         self.position_gain = 0.1  # PyBullet motor kp for absolute position targets
         self.env_origins = np.zeros((1, 3))
         self.batched = False
+        self.gripper: Gripper | None = None
+        self.arm_dofs = np.arange(self.model.n_dofs)  # what the controllers command: all but a gripper's DOFs
+        self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
 
     # ------------------------------------------------------------------ building and names
     def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None) -> None:
@@ -65,6 +69,15 @@ class Robot:
                                           if self.model.movable_links[link])  # PyBullet indices some DOF moves
         self.set_qpos(self.model.mid_config())
         self.initial_qpos = self.read_states()[0]  # what reset() returns to; build_scene sets the config's
+        self.released = [frozenset()] * len(self.bodies)
+
+    def attach_gripper(self, spec: GripperSpec) -> Gripper:
+        """Give the finger joints of ``spec`` to a gripper (after ``scene.build``): from then on the controllers'
+        commands (:meth:`command`, :meth:`set_state`) leave those DOFs to it."""
+        self._require_built()
+        self.gripper = Gripper(self, spec)
+        self.arm_dofs = np.setdiff1d(np.arange(self.n_dofs), self.gripper.dofs)
+        return self.gripper
 
     def reset(self) -> None:
         """Every environment back to ``initial_qpos``, at rest, motors holding it."""
@@ -204,12 +217,28 @@ class Robot:
 
     # ------------------------------------------------------------------ the controllers' protocol
     def command(self, q: np.ndarray, qdot: np.ndarray, position_gain: float | None = None) -> None:
-        """app.control.robot.ControlledRobot: motor targets q and feed-forward qdot (n_envs, n_dofs)."""
-        self.control_dofs_position(self.unbatch(q), velocity=self.unbatch(qdot), position_gain=position_gain)
+        """app.control.robot.ControlledRobot: motor targets q and feed-forward qdot (n_envs, n_dofs) of the arm
+        DOFs (a gripper's are its own)."""
+        if self.gripper is None:
+            self.control_dofs_position(self.unbatch(q), velocity=self.unbatch(qdot), position_gain=position_gain)
+            return
+        arm = self.arm_dofs
+        self.control_dofs_position(self.unbatch(q[:, arm]), arm, velocity=self.unbatch(qdot[:, arm]),
+                                   position_gain=position_gain)
 
     def set_state(self, q: np.ndarray) -> None:
-        """app.control.robot.ControlledRobot: teleport to q (n_envs, n_dofs), at rest."""
-        self.set_qpos(self.unbatch(q))
+        """app.control.robot.ControlledRobot: teleport the arm DOFs to q (n_envs, n_dofs), at rest."""
+        if self.gripper is None:
+            self.set_qpos(self.unbatch(q))
+        else:
+            self.set_qpos(self.unbatch(q[:, self.arm_dofs]), self.arm_dofs, zero_velocity=False)
+
+    def touching(self, env: int, body_id: int, skip_fingers: bool = False) -> bool:
+        """Whether a link some joint moves touches ``body_id`` in environment ``env`` (the fingers skipped if
+        asked: they are meant to touch what they hold)."""
+        skip = self.gripper.pb_links if skip_fingers and self.gripper is not None else frozenset()
+        return any(pt[3] in self.movable_pb_links and pt[3] not in skip
+                   for pt in pb.getContactPoints(self.bodies[env].body_id, body_id, physicsClientId=self.client))
 
     def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
         """app.control.robot.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""

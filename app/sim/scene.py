@@ -21,6 +21,7 @@ from app.errors import AppError, InputError
 from app.kinematics.rotations import wxyz_to_xyzw
 from app.sim.debug_frames import DebugFrame, pose_of
 from app.sim.env_frames import as_indices
+from app.sim.objects import ObjectSpec, SceneObject
 from app.sim.robot import Robot
 
 log = logging.getLogger(__name__)
@@ -50,11 +51,15 @@ class Scene:
         gui: Open PyBullet's window (needs DISPLAY; raises AppError otherwise).
         dt: Physics time step [s].
         gravity: World gravity [m/s^2]. Shape (3,).
+        solver_iterations: PyBullet's contact solver iterations per step (None: PyBullet's default, 50).
     """
 
-    def __init__(self, gui: bool = False, dt: float = 1.0 / 240.0, gravity: Sequence[float] = (0.0, 0.0, -9.81)):
+    def __init__(self, gui: bool = False, dt: float = 1.0 / 240.0, gravity: Sequence[float] = (0.0, 0.0, -9.81),
+                 solver_iterations: int | None = None):
         if not dt > 0:
             raise InputError(f"dt must be > 0, got {dt}")
+        if solver_iterations is not None and not (isinstance(solver_iterations, int) and 1 <= solver_iterations <= 1000):
+            raise InputError(f"solver_iterations must be an integer in 1..1000 (or None), got {solver_iterations!r}")
         if gui and not display_available():
             raise AppError("--gui needs a display: DISPLAY is not set (use xvfb-run, or run without --gui)")
         self.gui, self.dt = gui, float(dt)
@@ -65,7 +70,10 @@ class Scene:
                 pb.configureDebugVisualizer(flag, on, physicsClientId=self.client)
         pb.setGravity(*gravity, physicsClientId=self.client)
         pb.setTimeStep(self.dt, physicsClientId=self.client)
+        if solver_iterations is not None:
+            pb.setPhysicsEngineParameter(numSolverIterations=solver_iterations, physicsClientId=self.client)
         self.robots: list[Robot] = []
+        self.objects: dict[str, SceneObject] = {}
         self.boxes: list[BoxSpec] = []
         self.box_ids: dict[str, list[int]] = {}
         self.markers: list[DebugFrame] = []
@@ -89,6 +97,15 @@ class Scene:
         self._check_not_built()
         self.boxes.append(box)
 
+    def add_object(self, spec: ObjectSpec) -> SceneObject:
+        """Declare a dynamic body (one copy per environment, created by :meth:`build`); names are unique among
+        objects and boxes."""
+        self._check_not_built()
+        if spec.name in self.objects or any(b.name == spec.name for b in self.boxes):
+            raise InputError(f"an object or box is already called {spec.name!r}: names must be unique")
+        self.objects[spec.name] = obj = SceneObject(self.client, spec)
+        return obj
+
     def build(self, n_envs: int | None = None, env_spacing: Sequence[float] = (1.0, 1.0), *,
               env_origins: np.ndarray | None = None) -> None:
         """Create every body once per environment, on a near-square grid centred on the origin (or at the
@@ -102,6 +119,9 @@ class Scene:
             np.asarray(env_origins, dtype=float).reshape(count, 3)
         for box in self.boxes:
             self.box_ids[box.name] = [self._create_box(box, origin) for origin in self.env_origins]
+        for obj in self.objects.values():
+            obj.build(self.env_origins, n_envs is not None)
+            self.box_ids[obj.name] = obj.body_ids  # watched by distance rows like the boxes
         for robot in self.robots:
             robot.build(self.env_origins, batched=n_envs is not None, box_ids=self.box_ids)
         self.built = True

@@ -1,0 +1,84 @@
+"""The phases of a pick-and-place and the per-environment record of how each episode went."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+
+class Phase(IntEnum):
+    PRE_GRASP = 0
+    DESCEND = 1
+    CLOSE = 2
+    LIFT = 3
+    CARRY = 4
+    PLACE = 5
+    OPEN = 6
+    RETREAT = 7
+    DONE = 8
+    FAILED = 9
+
+
+PHASES = tuple(p.name.lower() for p in Phase)
+def code_label(code: int) -> str:
+    """The overlay's word for an episode code (PickLog.codes)."""
+    return PHASES[code] if code < len(PHASES) else REASONS[code - len(PHASES)]
+
+
+REASONS = ("unreachable", "ungraspable", "grasp_missed", "slipped", "dropped", "collision", "timeout", "misplaced")
+
+
+class PickLog:
+    """Per environment (n_envs): the phase, when each phase began [s], the last phase before a failure, the
+    failure's reason and time, the largest slip of the held object [m], the object's start pose."""
+
+    def __init__(self, n_envs: int):
+        self.phase = np.full(n_envs, Phase.PRE_GRASP, dtype=np.int8)
+        self.reached = np.full(n_envs, Phase.PRE_GRASP, dtype=np.int8)  # the furthest phase entered
+        self.started: list[dict[str, float]] = [{} for _ in range(n_envs)]
+        self.reason = [""] * n_envs
+        self.failed_at = np.full(n_envs, np.nan)
+        self.slip_max = np.zeros(n_envs)
+        self.obj_start: tuple[np.ndarray, np.ndarray] | None = None
+
+    def codes(self) -> np.ndarray:
+        """Per environment (n_envs,) int8: the phase (Phase), or len(PHASES) + the failure's index in REASONS."""
+        failed = np.array([REASONS.index(r) if r else 0 for r in self.reason], dtype=np.int8)
+        return np.where(self.phase == Phase.FAILED, len(PHASES) + failed, self.phase).astype(np.int8)
+
+    def start(self, obj_pos: np.ndarray, obj_quat: np.ndarray) -> None:
+        self.obj_start = (obj_pos.copy(), obj_quat.copy())
+
+    def enter(self, envs: np.ndarray, phase: Phase, t: float) -> None:
+        self.phase[envs] = phase
+        self.reached[envs] = np.maximum(self.reached[envs], phase)
+        for e in envs:
+            self.started[e][PHASES[phase]] = round(float(t), 4)
+
+    def fail(self, env: int, reason: str, t: float) -> None:
+        self.phase[env] = Phase.FAILED
+        self.reason[env], self.failed_at[env] = reason, t
+
+    def results(self, obs, place: np.ndarray, ok_place: np.ndarray, resting: np.ndarray, clear: np.ndarray,
+                plan) -> list[dict]:
+        """One dict per environment for the report (see PickPlaceMotion.finish)."""
+        out = []
+        for e in range(len(self.phase)):
+            done = self.phase[e] == Phase.DONE
+            success = bool(done and ok_place[e] and resting[e] and clear[e])
+            reason = self.reason[e] or ("" if success else "misplaced" if done else "timeout")
+            grasp = None if plan is None else {
+                "ok": bool(plan.ok[e]), "yaw_offset_rad": float(plan.yaw_offset[e]), "depth_m": float(plan.depth[e]),
+                "tilt_rad": float(plan.tilt[e]), "width_m": float(plan.width[e]),
+                "score": float(plan.score[e]) if plan.ok[e] else None,
+                "candidates": int(plan.n_candidates), "reachable_candidates": int(plan.n_reachable[e])}
+            out.append({"success": success, "reason": reason, "phase": PHASES[self.phase[e]],
+                        "phase_reached": PHASES[self.reached[e]], "phase_started_s": self.started[e],
+                        "failed_at_s": None if np.isnan(self.failed_at[e]) else float(self.failed_at[e]),
+                        "place_target": place[e], "place_error_xy_m": float(np.linalg.norm(obs.obj_pos[e, :2] - place[e, :2])),
+                        "object_start_pos": self.obj_start[0][e] if self.obj_start else None,
+                        "object_start_quat_wxyz": self.obj_start[1][e] if self.obj_start else None,
+                        "object_final_pos": obs.obj_pos[e], "object_final_quat_wxyz": obs.obj_quat[e],
+                        "slip_max_m": float(self.slip_max[e]), "grasp": grasp})
+        return out

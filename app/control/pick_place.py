@@ -1,0 +1,255 @@
+"""Pick-and-place as a phase machine per environment, fed with observations every control tick.
+
+pre_grasp -> descend -> close -> lift -> carry -> place -> open -> retreat -> done. A motion phase ends when
+its segment (app.control.segments) has run and the end effector is within ``pos_tol``/``rot_tol`` of its
+goal; ``close`` when both fingers have touched the object for ``close_time``; ``open`` when the fingers are
+open. Each phase's goal comes from the object's actual pose when the phase starts. A phase that does not end
+within its segment's time plus ``phase_timeout`` fails with ``timeout``; other failures: ``unreachable`` /
+``ungraspable`` (grasp ranking, before the arm moves), ``grasp_missed`` (the fingers closed on nothing),
+``slipped`` (the object moved by more than ``slip_tol`` in the gripper's frame), ``dropped`` (a finger lost
+contact while carrying), ``collision`` (see Observation.collided). Poses are in the environment's frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from app.control.grasps import GraspGeometry, GraspPlan, axis_vector, grasp_poses, object_yaw, rank_grasps
+from app.control.observation import Observation
+from app.control.phases import PHASES, Phase, PickLog
+from app.control.segments import Segments
+from app.control.tasks import Targets
+from app.kinematics.rotations import matrix_to_quat, so3_log
+
+DROP_TIME = 0.1  # [s] a finger may lose contact this long before the object counts as dropped
+
+
+@dataclass(frozen=True)
+class PickPlaceTask:
+    """Pick ``object`` up and put it down at ``place_pos`` (x, y in the environment's frame [m]), or at a point
+    drawn per environment from ``place_range`` ((x_lo, y_lo), (x_hi, y_hi)) at least ``min_separation`` [m]
+    from where the object starts. Heights [m], speeds [m/s], accelerations [m/s^2], times [s].
+    ``grasp_depths`` (fractions of the object's height below its top), ``grasp_tilts`` [rad] and
+    ``grasp_yaws`` (closing directions of a round object) span the grasp candidates (app.control.grasps)."""
+
+    type: ClassVar[str] = "pick_place"
+    pos_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
+    rot_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
+    object: str = "cube"
+    place_pos: tuple[float, float] = (0.35, 0.15)
+    place_range: tuple[tuple[float, float], tuple[float, float]] | None = None
+    min_separation: float = 0.08
+    approach_height: float = 0.05
+    lift_height: float = 0.05
+    speed: float = 0.25
+    accel: float = 1.0
+    angular_speed: float = 2.0
+    pos_tol: float = 0.005
+    rot_tol: float = 0.05
+    phase_timeout: float = 3.0
+    close_time: float = 0.15
+    slip_tol: float = 0.01
+    success_tol: float = 0.01
+    grasp_depths: tuple[float, ...] = (0.7, 0.5)
+    grasp_tilts: tuple[float, ...] = (0.0, 0.3, -0.3)
+    grasp_yaws: int = 8
+
+
+def draw_places(task: PickPlaceTask, start_xy: np.ndarray, seed: int) -> np.ndarray:
+    """Place points (n_envs, 2) [m]: the fixed one, or per environment e a draw from ``place_range`` by the
+    generator seeded (seed, 2, e) at least ``min_separation`` from start_xy[e] (n_envs, 2)."""
+    n = len(start_xy)
+    if task.place_range is None:
+        return np.tile(np.asarray(task.place_pos, dtype=float), (n, 1))
+    lo, hi = np.asarray(task.place_range, dtype=float)
+    out = np.empty((n, 2))
+    for e in range(n):
+        rng = np.random.default_rng([seed, 2, e])
+        for _ in range(1000):
+            out[e] = rng.uniform(lo, hi)
+            if np.linalg.norm(out[e] - start_xy[e]) >= task.min_separation:
+                break
+    return out
+
+
+class PickPlaceMotion:
+    """The phase machine of every environment (see the module docstring).
+
+    Args:
+        task: The task's settings. model: The robot's RobotModel; ee_link: its end effector; base: the
+            base's BaseFrame. geometry: the object's GraspGeometry (its heights set from the task here).
+        place_xy: (n_envs, 2) [m]; rest_z: the object's resting centre height [m] (its start).
+        max_opening: the open fingers' gap [m]; axes: (approach_axis, closing_axis) of the end effector;
+        arm_dofs: the DOFs the arm controller moves.
+    """
+
+    n_targets = 1
+    feedback = True
+
+    def __init__(self, task: PickPlaceTask, model, ee_link: str, base, geometry: GraspGeometry,
+                 place_xy: np.ndarray, rest_z: np.ndarray, max_opening: float, axes: tuple[str, str],
+                 arm_dofs: np.ndarray):
+        self.task, self.model, self.ee_link, self.base = task, model, ee_link, base
+        self.geo = geometry._replace(approach_height=task.approach_height, lift_height=task.lift_height,
+                                     depths=task.grasp_depths, tilts=task.grasp_tilts, n_yaws=task.grasp_yaws)
+        n = len(place_xy)
+        self.place = np.column_stack([place_xy, np.asarray(rest_z, dtype=float).reshape(n)])
+        self.max_opening, self.axes, self.arm_dofs = max_opening, axes, arm_dofs
+        self.log = PickLog(n)
+        self.closing = np.zeros(n)
+        self.plan: GraspPlan | None = None
+        self.seg: Segments | None = None
+        self._contact_time, self._lost_time = np.zeros(n), np.zeros(n)
+        self._held_rel = np.zeros((n, 3))  # the object's centre in the end-effector frame at the grasp
+        self._held_offset = np.zeros((n, 3))  # end effector - object centre at the grasp, environment axes
+        self._last_t = 0.0
+
+    # ------------------------------------------------------------------ what the runner reads
+    def __call__(self, t: float) -> Targets:
+        n = len(self.place)
+        if self.seg is None:  # before the first observation: the place points (for framing a camera)
+            q = np.broadcast_to([0.0, 1.0, 0.0, 0.0], (n, 1, 4)).copy()
+            return Targets(self.place[:, None].copy(), q, np.zeros((n, 1, 3)))
+        pos, rot, vel = self.seg.at(t)
+        return Targets(pos[:, None], matrix_to_quat(rot)[:, None], vel[:, None])
+
+    @property
+    def released(self) -> np.ndarray:
+        """(n_envs,) bool: the fingers may touch the object (from ``descend`` on, until a failure)."""
+        ph = self.log.phase
+        return (ph >= Phase.DESCEND) & (ph <= Phase.RETREAT)
+
+    # ------------------------------------------------------------------ one tick
+    def observe(self, t: float, obs: Observation) -> None:
+        """Advance every environment's phase machine with what was measured at t [s]."""
+        dt, self._last_t = t - self._last_t, t
+        if self.seg is None:
+            self._begin(t, obs)
+            return
+        ph = self.log.phase.copy()  # each environment takes at most one step per tick
+        moving = (ph <= Phase.RETREAT) & (ph != Phase.CLOSE) & (ph != Phase.OPEN)
+        arrived = moving & self.seg.done(t) & self._reached(obs)
+        active = ph <= Phase.RETREAT
+        self._fail(active & obs.collided, "collision", t)
+        late = active & (t > self.seg.t0 + self.seg.T + self.task.phase_timeout)
+        self._fail(late & (ph == Phase.CLOSE), "grasp_missed", t)
+        self._fail(late & (self.log.phase <= Phase.RETREAT), "timeout", t)
+        self._watch_hold(t, dt, obs)
+        self._close_and_open(t, dt, obs)
+        for phase, nxt in ((Phase.PRE_GRASP, self._descend), (Phase.DESCEND, self._close), (Phase.LIFT, self._carry),
+                           (Phase.CARRY, self._lower), (Phase.PLACE, self._open), (Phase.RETREAT, self._done)):
+            envs = np.flatnonzero(arrived & (ph == phase) & (self.log.phase == phase))
+            if len(envs):
+                nxt(envs, t, obs)
+
+    def _begin(self, t: float, obs: Observation) -> None:
+        """The first tick: rank the grasps, start from where the arm is, fail what cannot be grasped."""
+        task = self.task
+        self.seg = Segments(obs.ee_pos, obs.ee_rot, task.speed, task.accel, task.angular_speed)
+        self.plan = rank_grasps(self.model, self.ee_link, self.base, self.geo, obs.obj_pos, obs.obj_quat,
+                                self.place, obs.q, self.max_opening, *self.axes, arm_dofs=self.arm_dofs)
+        self.log.start(obs.obj_pos, obs.obj_quat)
+        for e in np.flatnonzero(~self.plan.ok):
+            self.log.fail(e, self.plan.reason[e], t)
+        self._goto(np.flatnonzero(self.plan.ok), t, obs, pose=0, phase=Phase.PRE_GRASP)
+
+    def _goto(self, envs: np.ndarray, t: float, obs: Observation, pose: int, phase: Phase) -> None:
+        """Start segments of ``envs`` to grasp pose ``pose`` (0 pre-grasp, 1 grasp) of the object as it is now."""
+        if not len(envs):
+            return
+        p = self.plan
+        yaw = object_yaw(obs.obj_quat[envs]) + p.yaw_offset[envs]
+        depth_frac = p.depth[envs] / (2 * self.geo.half[2])
+        pos, rot = grasp_poses(self.geo, obs.obj_pos[envs], yaw, depth_frac, p.tilt[envs], self.place[envs],
+                               *self.axes)
+        self.seg.start(envs, t, pos[:, pose], rot[:, pose])
+        self.log.enter(envs, phase, t)
+
+    def _descend(self, envs, t, obs) -> None:
+        self._goto(envs, t, obs, pose=1, phase=Phase.DESCEND)
+
+    def _close(self, envs, t, obs) -> None:
+        self.closing[envs] = 1.0
+        self._contact_time[envs] = 0.0
+        self.log.enter(envs, Phase.CLOSE, t)
+
+    def _close_and_open(self, t: float, dt: float, obs: Observation) -> None:
+        """``close`` ends when both fingers have held the object for close_time (or fails when they closed on
+        nothing); ``open`` when the fingers are open."""
+        ph, both = self.log.phase.copy(), obs.contact.all(axis=1)
+        closing = ph == Phase.CLOSE
+        self._contact_time = np.where(closing & both, self._contact_time + dt, 0.0)
+        self._fail(closing & ~both & (obs.closing > 0.97), "grasp_missed", t)
+        grasped = np.flatnonzero((self.log.phase == Phase.CLOSE) & (self._contact_time >= self.task.close_time))
+        if len(grasped):
+            d = obs.obj_pos[grasped] - obs.ee_pos[grasped]
+            self._held_rel[grasped] = np.einsum("kji,kj->ki", obs.ee_rot[grasped], d)
+            self._held_offset[grasped] = -d
+            up = np.array([0.0, 0.0, self.task.lift_height])
+            self.seg.start(grasped, t, self.seg.p1[grasped] + up, self.seg.R1[grasped])
+            self.log.enter(grasped, Phase.LIFT, t)
+        opened = np.flatnonzero((ph == Phase.OPEN) & (self.log.phase == Phase.OPEN) & (obs.closing < 0.05))
+        if len(opened):
+            back = self.task.approach_height * self._approach_world(opened)
+            self.seg.start(opened, t, self.seg.p1[opened] - back, self.seg.R1[opened])
+            self.log.enter(opened, Phase.RETREAT, t)
+
+    def _approach_world(self, envs: np.ndarray) -> np.ndarray:
+        """The approach direction (k, 3) of the segments' goal orientations."""
+        return self.seg.R1[envs] @ axis_vector(self.axes[0])
+
+    def _watch_hold(self, t: float, dt: float, obs: Observation) -> None:
+        """While carrying: slip in the gripper's frame and lost contact."""
+        ph = self.log.phase
+        holding = (ph >= Phase.LIFT) & (ph <= Phase.PLACE)
+        rel = np.einsum("kji,kj->ki", obs.ee_rot, obs.obj_pos - obs.ee_pos)
+        slip = np.where(holding, np.linalg.norm(rel - self._held_rel, axis=1), 0.0)
+        self.log.slip_max = np.maximum(self.log.slip_max, slip)
+        self._lost_time = np.where(holding & ~obs.contact.all(axis=1), self._lost_time + dt, 0.0)
+        self._fail(holding & (self._lost_time > DROP_TIME), "dropped", t)
+        self._fail(holding & (slip > self.task.slip_tol), "slipped", t)
+
+    def _carry(self, envs, t, obs) -> None:
+        goal = self.place[envs] + self._held_offset[envs] + [0.0, 0.0, self.geo.place_drop + self.task.lift_height]
+        self.seg.start(envs, t, goal, self.seg.R1[envs])
+        self.log.enter(envs, Phase.CARRY, t)
+
+    def _lower(self, envs, t, obs) -> None:
+        goal = self.place[envs] + self._held_offset[envs] + [0.0, 0.0, self.geo.place_drop]
+        self.seg.start(envs, t, goal, self.seg.R1[envs])
+        self.log.enter(envs, Phase.PLACE, t)
+
+    def _open(self, envs, t, obs) -> None:
+        self.closing[envs] = 0.0
+        self.log.enter(envs, Phase.OPEN, t)
+
+    def _done(self, envs, t, obs) -> None:
+        self.log.enter(envs, Phase.DONE, t)
+
+    def _reached(self, obs: Observation) -> np.ndarray:
+        pos_ok = np.linalg.norm(obs.ee_pos - self.seg.p1, axis=1) <= self.task.pos_tol
+        rel = np.swapaxes(obs.ee_rot, -1, -2) @ self.seg.R1
+        return pos_ok & (np.linalg.norm(so3_log(rel), axis=1) <= self.task.rot_tol)
+
+    def _fail(self, mask: np.ndarray, reason: str, t: float) -> None:
+        """Environments in ``mask`` still running fail with ``reason``: the arm holds where its target is."""
+        envs = np.flatnonzero(mask & (self.log.phase <= Phase.RETREAT))
+        for e in envs:
+            self.log.fail(e, reason, t)
+        if len(envs):
+            self.seg.hold(envs, t)
+
+    # ------------------------------------------------------------------ the end
+    def finish(self, obs: Observation) -> list[dict]:
+        """Per environment: success, the phase reached, the reason of a failure, the grasp chosen, the place
+        target, the object's start and end poses, the largest slip. ``obs``: the final state."""
+        ok_place = np.linalg.norm(obs.obj_pos[:, :2] - self.place[:, :2], axis=1) <= self.task.success_tol
+        resting = obs.obj_speed < 0.02
+        clear = (obs.closing < 0.1) & ~obs.contact.any(axis=1)
+        return self.log.results(obs, self.place, ok_place, resting, clear, self.plan)
+
+
+__all__ = ["PHASES", "Phase", "PickPlaceMotion", "PickPlaceTask", "draw_places"]

@@ -1,0 +1,72 @@
+"""A waypoint script: rows of {t, pos, quat, gripper}, in the spirit of Trossen's scripted policies, so that
+users write their own sequences without code. Between rows the target moves linearly in position and along
+the shortest rotation (slerp); the gripper takes each row's value from its time on. Positions are relative to
+the robot's base position, as every timed task's; ``gripper`` is the closing fraction (0 open, 1 closed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from app.control.tasks import Targets
+from app.kinematics.rotations import quat_normalize, quat_to_matrix, matrix_to_quat, so3_exp, so3_log
+
+
+@dataclass(frozen=True)
+class ScriptRow:
+    """One waypoint: reached at time t [s], position [m], orientation (w, x, y, z), gripper closing 0..1."""
+
+    t: float = 0.0
+    pos: tuple[float, float, float] = (0.3, 0.0, 0.15)
+    quat: tuple[float, float, float, float] = (0.7071067811865476, 0.0, 0.7071067811865476, 0.0)
+    gripper: float = 0.0
+
+
+@dataclass(frozen=True)
+class ScriptTask:
+    """Follow ``waypoints`` (times strictly increasing, the first at t = 0); after the last row, hold it."""
+
+    type: ClassVar[str] = "script"
+    waypoints: tuple[ScriptRow, ...] = ()
+    pos_mask: tuple[bool, bool, bool] = (True, True, True)
+    rot_mask: tuple[bool, bool, bool] = (True, True, True)
+
+
+class ScriptMotion:
+    """Targets of a ScriptTask for ``n_envs`` environments (the same script in each). base_pos (3,) [m]."""
+
+    n_targets = 1
+    feedback = False
+
+    def __init__(self, task: ScriptTask, n_envs: int, base_pos: np.ndarray):
+        rows = task.waypoints
+        self.n_envs = int(n_envs)
+        self.times = np.array([r.t for r in rows], dtype=float)
+        self.pos = np.array([r.pos for r in rows], dtype=float) + np.asarray(base_pos, dtype=float)
+        self.rot = quat_to_matrix(quat_normalize(np.array([r.quat for r in rows], dtype=float)))
+        self.steps = so3_log(np.swapaxes(self.rot[:-1], -1, -2) @ self.rot[1:])  # rotation of each stretch
+        self.grip = np.array([r.gripper for r in rows], dtype=float)
+
+    def _row(self, t: float) -> int:
+        return int(np.clip(np.searchsorted(self.times, t, side="right") - 1, 0, len(self.times) - 1))
+
+    def __call__(self, t: float) -> Targets:
+        i = self._row(t)
+        if i == len(self.times) - 1:
+            pos, rot, vel = self.pos[i], self.rot[i], np.zeros(3)
+        else:
+            span = self.times[i + 1] - self.times[i]
+            s = (t - self.times[i]) / span
+            pos = self.pos[i] + s * (self.pos[i + 1] - self.pos[i])
+            rot = self.rot[i] @ so3_exp(s * self.steps[i])
+            vel = (self.pos[i + 1] - self.pos[i]) / span
+        n = self.n_envs
+        return Targets(np.broadcast_to(pos, (n, 1, 3)).copy(), np.broadcast_to(matrix_to_quat(rot), (n, 1, 4)).copy(),
+                       np.broadcast_to(vel, (n, 1, 3)).copy())
+
+    def closing_at(self, t: float) -> np.ndarray:
+        """The gripper's closing fraction (n_envs,) at t [s]: the last row's at or before t."""
+        return np.full(self.n_envs, self.grip[self._row(t)])

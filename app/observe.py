@@ -1,0 +1,106 @@
+"""Between the simulator and a run's motion: the motion for a run (time-only, script, or pick-and-place), the
+objects' start poses drawn from the seed, what a feedback motion observes each control tick, and what goes
+back to the simulator (the gripper's command, the object rows the fingers may touch)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.config.schema import ObjectSection, RunConfig
+from app.control.grasps import GraspGeometry
+from app.control.observation import Observation
+from app.control.pick_place import PickPlaceMotion, PickPlaceTask, draw_places
+from app.control.script import ScriptMotion, ScriptTask
+from app.control.tasks import TargetGenerator
+from app.kinematics.base_frame import BaseFrame
+from app.kinematics.rotations import quat_to_matrix
+from app.sim.objects import ObjectSpec
+from app.sim.robot import Robot
+from app.sim.scene import Scene
+
+
+def object_spec(section: ObjectSection, path_of=lambda p: p) -> ObjectSpec:
+    """The simulator's ObjectSpec of a scene file's object (``path_of`` resolves its file)."""
+    return ObjectSpec(section.name, section.shape, section.size, section.radius, section.height,
+                      None if section.file is None else str(path_of(section.file)), section.scale, section.mass,
+                      section.friction, section.spinning_friction, section.rolling_friction, section.rgba,
+                      section.pos, _yaw_quat(np.array(section.yaw)))
+
+
+def _yaw_quat(yaw: np.ndarray) -> np.ndarray:
+    """(w, x, y, z) of rotations about the vertical by yaw (...,) [rad] -> (..., 4)."""
+    z = np.zeros_like(yaw)
+    return np.stack([np.cos(yaw / 2), z, z, np.sin(yaw / 2)], axis=-1)
+
+
+def object_starts(run: RunConfig, n_envs: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every object's start pose in each of ``n_envs`` environments: name -> (pos (n_envs, 3) [m], quat
+    (n_envs, 4) wxyz), drawn from ``pos_range``/``yaw_range`` by the generator seeded (seed, 1, k) for the
+    k-th object (fixed where no range is given), so a worker's share slices the same draws."""
+    out = {}
+    for k, obj in enumerate(run.scene_config.objects):
+        rng = np.random.default_rng([run.seed, 1, k])
+        pos = np.tile(np.asarray(obj.pos, dtype=float), (n_envs, 1))
+        if obj.pos_range is not None:
+            lo, hi = np.asarray(obj.pos_range, dtype=float)
+            pos = rng.uniform(lo, hi, (n_envs, 3))
+        yaw = np.full(n_envs, obj.yaw) if obj.yaw_range is None else rng.uniform(*obj.yaw_range, n_envs)
+        out[obj.name] = (pos, _yaw_quat(yaw))
+    return out
+
+
+def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarray | None = None):
+    """The run's motion for ``n_envs`` environments, or for the environments ``envs`` of them (draws sliced)."""
+    task, base_pos = run.task, np.array(run.scene_config.robot.base_pos)
+    if isinstance(task, ScriptTask):
+        return ScriptMotion(task, n_envs if envs is None else len(envs), base_pos)
+    if not isinstance(task, PickPlaceTask):
+        return TargetGenerator(task, n_envs, base_pos, run.seed, envs=envs)
+    pos, _ = object_starts(run, n_envs)[task.object]
+    places = draw_places(task, pos[:, :2], run.seed)
+    if envs is not None:
+        pos, places = pos[np.asarray(envs, dtype=int)], places[np.asarray(envs, dtype=int)]
+    obj = next(o for o in run.scene_config.objects if o.name == task.object)
+    spec = object_spec(obj)
+    geometry = GraspGeometry(spec.half_extents(), obj.shape in ("cylinder", "sphere"))
+    g = robot.gripper
+    axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
+    return PickPlaceMotion(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
+                           geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs)
+
+
+class Feedback:
+    """Each control tick of a run with a gripper: observe (for a feedback motion), then command the gripper
+    and release the held object's rows with the fingers."""
+
+    def __init__(self, scene: Scene, robot: Robot, motion, ee_link: str):
+        self.scene, self.robot, self.motion = scene, robot, motion
+        self.ee = robot.model.link_index(ee_link)
+        name = getattr(motion.task, "object", None) if hasattr(motion, "task") else None
+        self.obj = scene.objects.get(name) if name else None
+        self.others = [ids for key, ids in scene.box_ids.items() if key != name]  # what the arm must not touch
+
+    def observe(self, q: np.ndarray, v: np.ndarray) -> Observation:
+        """What the motion sees now (measured q, v (n_envs, n_dofs))."""
+        r = self.robot
+        pos, quat = r.forward_kinematics(r.unbatch(q), links_idx_local=[self.ee])
+        pos, quat = np.asarray(pos).reshape(-1, 3), np.asarray(quat).reshape(-1, 4)
+        obj_pos, obj_quat = self.obj.poses()
+        lin, _ = self.obj.velocities()
+        grip = r.gripper.state(q, v, self.obj.body_ids)
+        collided = np.array([any(r.touching(e, ids[e]) for ids in self.others)
+                             or r.touching(e, self.obj.body_ids[e], skip_fingers=True) for e in range(r.n_envs)])
+        return Observation(q, pos, quat_to_matrix(quat), obj_pos, obj_quat, np.linalg.norm(lin, axis=1),
+                           grip.closing, grip.contact, collided)
+
+    def tick(self, t: float, q: np.ndarray, v: np.ndarray, dt: float) -> None:
+        """Observe (feedback motions), then the gripper's command and the released rows."""
+        motion, r = self.motion, self.robot
+        if getattr(motion, "feedback", False):
+            motion.observe(t, self.observe(q, v))
+            closing = motion.closing
+            released = motion.released
+            r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in released]
+        else:
+            closing = motion.closing_at(t) if hasattr(motion, "closing_at") else np.zeros(r.n_envs)
+        r.gripper.command(closing, q, dt)

@@ -1,0 +1,147 @@
+"""The gripper: finger joints driven by their own motors (setJointMotorControlArray), holding objects by
+contact friction only (no constraint to the object, nothing reset while it is handled).
+
+Each finger joint is one side of the grip; the links it moves (and their descendants) are that side's
+finger. A command is a closing fraction per environment (0 open, 1 closed); each tick the fingers move
+towards it at no more than their URDF velocity bound, force-capped at ``force``: blocked by an object, a
+finger presses on it with that force.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pybullet as pb
+
+from app.errors import InputError
+
+APPROACH_GAIN = 20.0  # [1/s]: finger velocity = gain * (target - q), capped at the URDF bound
+LIMIT_MARGIN = 1e-4  # [m or rad]: the fingers aim this far inside their limits (as the arm's controllers)
+
+
+@dataclass(frozen=True)
+class GripperSpec:
+    """Finger joints (names), their open/closed values (one per joint [m or rad]; None: upper/lower limit),
+    the motor force cap [N] (or [N m]), the finger links' lateral friction, the end-effector axes that
+    approach the object and along which the fingers close ("x", "-z", ...), and ``mimic``: two fingers tied
+    by a JOINT_GEAR constraint (as a URDF ``<mimic>`` would), so that they move as one and hold the object
+    centred (without it, two force-capped motors let the object drift towards one finger)."""
+
+    joints: tuple[str, ...]
+    open: tuple[float, ...] | None = None
+    closed: tuple[float, ...] | None = None
+    force: float = 20.0
+    friction: float = 1.0
+    approach_axis: str = "x"
+    closing_axis: str = "y"
+    mimic: bool = True
+
+
+class GripperState(NamedTuple):
+    """closing (n_envs,): 0 open .. 1 closed, measured; contact (n_envs, n_sides): each finger touches the
+    watched body; speed (n_envs,): the fastest finger [m/s or rad/s]."""
+
+    closing: np.ndarray
+    contact: np.ndarray
+    speed: np.ndarray
+
+
+class Gripper:
+    """The fingers of one scene robot (``robot`` is app.sim.robot.Robot, built)."""
+
+    def __init__(self, robot, spec: GripperSpec):
+        m = robot.model
+        self.robot, self.spec = robot, spec
+        self.dofs = np.array([m.dof_index(j) for j in spec.joints])
+        self.open = _values(spec.open, m.q_upper[self.dofs], "open", spec.joints)
+        self.closed = _values(spec.closed, m.q_lower[self.dofs], "closed", spec.joints)
+        lo, hi = m.q_lower[self.dofs], m.q_upper[self.dofs]
+        for name, v in (("open", self.open), ("closed", self.closed)):
+            if np.any(v < lo - 1e-9) or np.any(v > hi + 1e-9) or not np.all(np.isfinite(v)):
+                raise InputError(f"gripper.{name} {v.tolist()} must lie within the joints' limits "
+                                 f"{lo.tolist()}..{hi.tolist()} ({list(spec.joints)})")
+        self._lo, self._hi = lo + LIMIT_MARGIN, hi - LIMIT_MARGIN
+        effort = m.effort_max[self.dofs]
+        if not 0 < spec.force <= effort.min():
+            raise InputError(f"gripper.force must be in (0, {effort.min():g}] (the URDF effort of "
+                             f"{list(spec.joints)}), got {spec.force}")
+        self.v_max = m.v_max[self.dofs]
+        self.sides = [m.links_moved_by(k) for k in self.dofs]  # model link indices of each finger
+        if len(self.sides) == 1:  # one moving finger against a fixed jaw: the link it is mounted on
+            self.sides.append(np.array([m.link_index(m.spec.joints[self._joint_idx(spec.joints[0])].parent)]))
+        self.links = np.unique(np.concatenate(self.sides))  # every finger link (model indices)
+        to_pb = {v: k for k, v in robot.pb_to_model_link.items()}
+        self._pb_sides = [frozenset(to_pb[i] for i in side) for side in self.sides]
+        self.pb_links = frozenset().union(*self._pb_sides)
+        self._joints = [robot._joints[k] for k in self.dofs]
+        self.target = np.zeros(robot.n_envs)  # closing fraction commanded
+        for body in robot.bodies:
+            for link in self.pb_links:
+                pb.changeDynamics(body.body_id, link, lateralFriction=spec.friction, physicsClientId=robot.client)
+        self.max_opening = self._measure_opening()
+        if spec.mimic and len(self._joints) == 2:
+            self._tie_fingers()
+
+    def _tie_fingers(self) -> None:
+        """A gear constraint per environment between the two finger joints: q_a = q_b (both open alike)."""
+        r, (a, b) = self.robot, self._joints
+        span = self.open - self.closed
+        for body in r.bodies:
+            c = pb.createConstraint(body.body_id, a, body.body_id, b, pb.JOINT_GEAR, [0, 1, 0], [0, 0, 0], [0, 0, 0],
+                                    physicsClientId=r.client)
+            pb.changeConstraint(c, gearRatio=-float(span[0] / span[1]) if span[1] else -1.0, erp=0.2,
+                                maxForce=4 * float(self.spec.force), physicsClientId=r.client)
+
+    def _joint_idx(self, name: str) -> int:
+        return [j.name for j in self.robot.model.spec.joints].index(name)
+
+    def _measure_opening(self) -> float:
+        """The gap [m] between the two fingers' collision shapes when open (PyBullet's closest points in
+        environment 0, fingers set open and then put back); inf where a finger has no collision shape."""
+        r = self.robot
+        body = r.bodies[0].body_id
+        q_before = r.read_states()[0][0, self.dofs]
+        for j, v in zip(self._joints, self.open):
+            pb.resetJointState(body, j, float(v), 0.0, physicsClientId=r.client)
+        d = [pt[8] for a in self._pb_sides[0] for b in self._pb_sides[1]
+             for pt in pb.getClosestPoints(body, body, 1.0, a, b, physicsClientId=r.client)]
+        for j, v in zip(self._joints, q_before):
+            pb.resetJointState(body, j, float(v), 0.0, physicsClientId=r.client)
+        return float(min(d)) if d else float("inf")
+
+    def command(self, closing: np.ndarray, q: np.ndarray, dt: float) -> None:
+        """Move every environment's fingers towards ``closing`` (n_envs,) in [0, 1] from the measured joints
+        q (n_envs, n_dofs), over a control tick dt [s]."""
+        self.target = np.clip(np.asarray(closing, dtype=float), 0.0, 1.0)
+        goal = np.clip(self.open + self.target[:, None] * (self.closed - self.open), self._lo, self._hi)
+        qdot = np.clip(APPROACH_GAIN * (goal - q[:, self.dofs]), -self.v_max, self.v_max)
+        r, force = self.robot, [float(self.spec.force)] * len(self._joints)
+        for e, body in enumerate(r.bodies):
+            pb.setJointMotorControlArray(body.body_id, self._joints, pb.VELOCITY_CONTROL,
+                                         targetVelocities=qdot[e].tolist(), forces=force, physicsClientId=r.client)
+
+    def state(self, q: np.ndarray, v: np.ndarray, body_ids: list[int] | None) -> GripperState:
+        """The measured grip from joints q, v (n_envs, n_dofs); contact with ``body_ids`` (one per environment)."""
+        span = self.closed - self.open
+        span = np.where(np.abs(span) > 1e-12, span, 1.0)
+        closing = np.mean((q[:, self.dofs] - self.open) / span, axis=1)
+        contact = np.zeros((len(q), len(self._pb_sides)), dtype=bool)
+        if body_ids is not None:
+            for e, body in enumerate(self.robot.bodies):
+                touching = {pt[3] for pt in pb.getContactPoints(body.body_id, body_ids[e],
+                                                                 physicsClientId=self.robot.client)}
+                contact[e] = [bool(touching & side) for side in self._pb_sides]
+        return GripperState(closing, contact, np.abs(v[:, self.dofs]).max(axis=1))
+
+
+def _values(given: tuple[float, ...] | None, default: np.ndarray, name: str, joints: tuple[str, ...]) -> np.ndarray:
+    if given is None:
+        return np.array(default, dtype=float)
+    arr = np.asarray(given, dtype=float).reshape(-1)
+    if arr.size == 1:
+        arr = np.full(len(joints), arr[0])
+    if arr.size != len(joints):
+        raise InputError(f"gripper.{name} needs one value per joint {list(joints)}, got {list(given)}")
+    return arr
