@@ -25,7 +25,8 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
     ``envs`` (indices; one worker's share) at the places they have in the whole grid. Objects start where
     app.observe.object_starts draws them; a gripper takes its finger joints from the arm's controllers."""
     cfg = run.scene_config
-    scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity, solver_iterations=cfg.solver_iterations)
+    scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity, solver_iterations=cfg.solver_iterations,
+                  cone_friction=cfg.cone_friction)
     try:
         robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs,
                                 cfg.robot.xacro_args)

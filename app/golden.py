@@ -16,27 +16,42 @@ from app.build import build_scene
 
 GOLDEN_DURATION = 0.5  # [s] simulated per config
 GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministic on one machine
+WHOLE_EPISODES = {"pick_place": 4}  # task types judged at their end: this many environments, the full duration
 
 
 def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
-    """Final joints and link positions/quaternions of a headless run (no video, no files)."""
-    run = load_run_config(config, duration=duration)
+    """Final joints and link positions/quaternions of a headless run (no video, no files); a pick-and-place
+    runs its whole duration in its first few environments and adds the objects' final poses and the
+    success flags."""
+    run = load_run_config(config)
+    whole = WHOLE_EPISODES.get(run.task.type)
+    run = load_run_config(config, duration=duration) if whole is None else \
+        load_run_config(config, n_envs=min(whole, run.n_envs or 1))
     scene, robot = build_scene(run)
     try:
-        targets = run_targets(run, robot.n_envs)
+        targets = run_targets(run, robot.n_envs, robot=robot)
         controller, _ = simulate(run, scene, robot, targets, show_progress=False)
-        result = final_state(run, robot, controller, targets, scene.t)
+        result = final_state(run, robot, controller, targets, scene.t, scene=scene)
     finally:
         scene.close()
-    return {"config": run.name, "duration_s": duration, "q_final": result.q_final.tolist(),
-            "links_pos": result.ee_pos.tolist(), "links_quat_wxyz": result.ee_quat.tolist()}
+    out = {"config": run.name, "duration_s": run.duration, "q_final": result.q_final.tolist(),
+           "links_pos": result.ee_pos.tolist(), "links_quat_wxyz": result.ee_quat.tolist()}
+    if result.objects:
+        out["objects_final_pos"] = np.stack([o["final_pos"] for o in result.objects.values()], axis=1).tolist()
+    if result.episodes:
+        out["success"] = [ep["success"] for ep in result.episodes]
+    return out
 
 
 def compare(actual: dict, golden: dict, tol: float = GOLDEN_TOLERANCE) -> list[str]:
     """Differences beyond ``tol``, as readable lines (empty when they agree)."""
     problems = []
-    for key in ("q_final", "links_pos", "links_quat_wxyz"):
-        a, g = np.array(actual[key]), np.array(golden[key])
+    if actual.get("success") != golden.get("success"):
+        problems.append(f"success: {actual.get('success')} != golden {golden.get('success')}")
+    for key in ("q_final", "links_pos", "links_quat_wxyz", "objects_final_pos"):
+        if key not in golden and key not in actual:
+            continue
+        a, g = np.array(actual.get(key, [])), np.array(golden.get(key, []))
         if a.shape != g.shape:
             problems.append(f"{key}: shape {a.shape} != golden {g.shape}")
         elif not np.allclose(a, g, atol=tol, rtol=0):

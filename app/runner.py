@@ -73,6 +73,7 @@ def abandon(outputs: OutputSet, job: VideoJob | None) -> None:
 def make_controller(run: RunConfig, robot: Robot, dt: float):
     """The configured controller (the class paired with the config's type) ticking every ``dt`` seconds."""
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
+    boxes += tuple(o.name for o in run.scene_config.objects)  # objects are watched as obstacles too
     return run.controller.controller_cls.from_config(robot, run.controller, run.task, task_links(run), dt, boxes,
                                                      run.seed)
 
@@ -120,7 +121,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
             t2 = time.perf_counter()
             if recorder is not None and k >= n_frames * frame_every - 1e-9:
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
-                                    object_poses(scene), episode_codes(targets)))
+                                    object_poses(scene), episode_codes(targets), getattr(targets, "marks", None)))
                 n_frames += 1
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1

@@ -77,13 +77,13 @@ def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
     scene, robot = build_scene(run, envs=envs)
     build_s = time.perf_counter() - t0
     try:
-        targets = run_targets(run, envs=envs)
+        targets = run_targets(run, envs=envs, robot=robot)
         frames: list[FrameState] = []
         start = time.time()
         controller, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
                                        on_tick=lambda k, controller, q: STOP.is_set(), show_progress=False)
         timings["build"] = build_s
-        return Shard(envs, final_state(run, robot, controller, targets, scene.t), frames, timings,
+        return Shard(envs, final_state(run, robot, controller, targets, scene.t, scene=scene, envs=envs), frames, timings,
                      (start, time.time()), f"{socket.gethostname()}:{os.getpid()}")
     finally:
         scene.close()
@@ -113,9 +113,12 @@ def merge(shards: list[Shard]) -> tuple[RunResult, list[FrameState]]:
                  for k in rs[0].telemetry}
     invariants = {k: np.concatenate([r.invariants[k] for r in rs]) for k in rs[0].invariants}
     result = RunResult(cat("q_final"), cat("ee_pos"), cat("ee_quat"), cat("targets_pos"), cat("targets_quat"),
-                       telemetry, invariants)
-    frames = [FrameState(parts[0].t, *(np.concatenate([getattr(p, f) for p in parts])
-                                       for f in ("q", "targets_pos", "targets_quat", "status")))
+                       telemetry, invariants, episodes=[ep for r in rs for ep in r.episodes],
+                       objects={name: {k: np.concatenate([r.objects[name][k] for r in rs]) for k in o}
+                                for name, o in rs[0].objects.items()})
+    cat_or_none = lambda parts, f: None if getattr(parts[0], f) is None else np.concatenate(  # noqa: E731
+        [getattr(p, f) for p in parts])
+    frames = [FrameState(parts[0].t, *(cat_or_none(parts, f) for f in FrameState._fields[1:]))
               for parts in zip(*(s.frames for s in shards))]
     return result, frames
 
@@ -305,7 +308,7 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
             scene.close()
             if record:
                 job = video_job(run, outputs)
-                job.start(video_look(run, robot, run_targets(run), grid_origins(n_envs, run.env_spacing)))
+                job.start(video_look(run, robot, run_targets(run, robot=robot), grid_origins(n_envs, run.env_spacing)))
                 for frame in frames:
                     job.add(frame)
             result.scale = scale

@@ -55,6 +55,7 @@ class FrameState(NamedTuple):
     status: np.ndarray
     objects: np.ndarray | None = None  # (n_envs, n_objects, 7): position [m], quat wxyz, environment frames
     episode: np.ndarray | None = None  # (n_envs,) a pick-and-place's phase or failure (app.control.phases)
+    marks: np.ndarray | None = None  # (n_envs, M, 3) [m] points marked on the picture (a pick's place target)
 
 
 class VideoSpec(NamedTuple):
@@ -92,7 +93,7 @@ class SceneRenderer:
         notes = None if state.episode is None else tuple(code_label(int(c)) for c in state.episode)
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
-                               notes)
+                               notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :])
         return draw_overlay(image, v, overlay, spec.style)
 
     def close(self) -> None:
@@ -280,7 +281,7 @@ class VideoJob:
 
 def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchors: np.ndarray) -> VideoSpec:
     """The look of a run's video: its name as the title, overlay sizes to suit the picture."""
-    return VideoSpec(run.name, view, OverlayStyle.for_view(view, legend()), env_origins, anchors)
+    return VideoSpec(run.name, view, OverlayStyle.for_view(view, legend(), run.video.axis_length), env_origins, anchors)
 
 
 def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np.ndarray) -> np.ndarray:

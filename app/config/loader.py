@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from app.config.manipulation_checks import gripper_checks, object_checks, task_checks
 from app.config.schema import RunConfig, SceneConfig
 from app.control.ik_controller import MODES, PoseIKControllerConfig
 from app.control.tasks import PathTask
@@ -168,7 +169,10 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     scene = build(SceneConfig, scene_data, f"{scene_path.name}:")
     urdf = resolve_path(scene.robot.urdf, scene_path.parent)
     package_dirs = tuple(str(resolve_path(d, scene_path.parent)) for d in scene.robot.package_dirs)
-    scene = dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, urdf=str(urdf), package_dirs=package_dirs))
+    objects = tuple(dataclasses.replace(o, file=str(resolve_path(o.file, scene_path.parent))) if o.file else o
+                    for o in scene.objects)
+    scene = dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, urdf=str(urdf), package_dirs=package_dirs),
+                                objects=objects)
     run = dataclasses.replace(run, scene_config=scene)
     validate(run, path)
     return run
@@ -202,9 +206,13 @@ def validate(run: RunConfig, path: Path) -> None:
     """Value checks that types alone cannot express: ranges, choices, files, link names."""
     f = path.name
     c, s = run.controller, run.scene_config
-    for where, ok, message in _run_checks(run, f) + _scene_checks(run, f) + _controller_checks(c, s, f):
+    key = lambda *keys: _scene_key(run, f, *keys)  # noqa: E731
+    for where, ok, message in (_run_checks(run, f) + _scene_checks(run, f) + _controller_checks(c, s, f)
+                               + object_checks(run, key, f) + task_checks(run, f)):
         _check(ok, where, message)
-    _validate_robot(run, f)
+    model = _validate_robot(run, f)
+    for where, ok, message in gripper_checks(run, model, key):
+        _check(ok, where, message)
 
 
 def check_file_name(name: str, suffix: str) -> str | None:
@@ -275,6 +283,8 @@ def _scene_checks(run: RunConfig, f: str) -> list[tuple]:
         (_scene_key(run, f, "camera", "eye"), math.dist(cam.eye, cam.target) > 1e-6,
          f"must differ from camera.target, got eye {cam.eye} and target {cam.target}"),
         (_scene_key(run, f, "robot", "base_quat"), any(s.robot.base_quat), "must be a nonzero (w, x, y, z) quaternion"),
+        (_scene_key(run, f, "solver_iterations"), s.solver_iterations is None or 1 <= s.solver_iterations <= 1000,
+         f"must be 1..1000 (or omitted: PyBullet's 50), got {s.solver_iterations}"),
     ]
     for key, box in [("table", s.table), ("floor", s.floor)] + [(f"obstacles[{i}]", b) for i, b in enumerate(s.obstacles)]:
         if box is not None:
@@ -322,7 +332,7 @@ def _scene_key(run: RunConfig, f: str, *keys: str) -> str:
     return f"{run.scene}: {'.'.join(keys)}"
 
 
-def _validate_robot(run: RunConfig, f: str) -> None:
+def _validate_robot(run: RunConfig, f: str) -> KinematicModel:
     """The description loads and every link and joint name the files use exists; errors name the file and key."""
     s = run.scene_config
     urdf = Path(s.robot.urdf)
@@ -348,3 +358,4 @@ def _validate_robot(run: RunConfig, f: str) -> None:
             model.check_q(s.robot.init_qpos, "init_qpos")
         except AppError as exc:
             raise ConfigError(f"{_scene_key(run, f, 'robot', 'init_qpos')}: {exc}") from None
+    return model

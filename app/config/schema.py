@@ -103,7 +103,8 @@ class CameraSection:
 @dataclass(frozen=True)
 class SceneConfig:
     """A world: one robot, an optional table and floor, static obstacles, dynamic objects, physics, camera.
-    ``solver_iterations``: PyBullet's contact solver iterations per step (None: PyBullet's default, 50)."""
+    ``solver_iterations``: PyBullet's contact solver iterations per step (None: PyBullet's default, 50);
+    ``cone_friction``: PyBullet's friction cone (its default) or, false, the cheaper pyramid approximation."""
 
     robot: RobotSection = field(default_factory=RobotSection)
     table: BoxSection | None = None
@@ -113,6 +114,7 @@ class SceneConfig:
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
     physics_hz: float = 240.0
     solver_iterations: int | None = None
+    cone_friction: bool = True
     camera: CameraSection = field(default_factory=CameraSection)
 
 
@@ -131,6 +133,7 @@ class VideoSection:
     follow_env: int | None = None
     framing: str = "auto"
     workers: int | None = None
+    axis_length: float = 0.08  # [m] of the target frames drawn (at least 1/16 of the picture's height)
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,11 @@ class PickPlaceMotion:
         return Targets(pos[:, None], matrix_to_quat(rot)[:, None], vel[:, None])
 
     @property
+    def marks(self) -> np.ndarray:
+        """What a picture marks: each environment's place target (n_envs, 1, 3) [m]."""
+        return self.place[:, None].copy()
+
+    @property
     def released(self) -> np.ndarray:
         """(n_envs,) bool: the fingers may touch the object (from ``descend`` on, until a failure)."""
         ph = self.log.phase

@@ -84,7 +84,9 @@ class QPController:
         self.robot, self.task, self.config = robot, task, config
         self.collisions = collisions
         self.base = BaseFrame(*robot.base_frames())
-        self.joint_limits = JointLimits(robot.model, config.velocity_scale, config.accel_max, LIMIT_MARGIN)
+        n = robot.model.n_dofs
+        held = np.setdiff1d(np.arange(n), getattr(robot, "arm_dofs", np.arange(n)))  # a gripper's DOFs stay put
+        self.joint_limits = JointLimits(robot.model, config.velocity_scale, config.accel_max, LIMIT_MARGIN, held)
         # the rows aim slightly outside d_safe: the motors' tracking error and the rows' linearisation
         # let the arm close a fraction of a millimetre more than the QP allows (measured 0.32 mm over 60 s)
         self.collision_limit = CollisionLimit(config.d_safe + DISTANCE_BUFFER, config.gamma)

@@ -46,6 +46,7 @@ class FrameOverlay(NamedTuple):
     anchors: np.ndarray
     reached_code: int = 0
     notes: tuple[str, ...] | None = None  # a word per environment beside its number (a pick's phase or result)
+    marks: np.ndarray | None = None  # (n_envs, M, 3) world points drawn as rings (a pick's place target)
 
 
 def _font(size: int) -> ImageFont.ImageFont:
@@ -56,6 +57,8 @@ def draw_overlay(image: np.ndarray, view: CameraView, frame: FrameOverlay, style
     """``image`` (H, W, 3) uint8 with the annotations drawn; a new array."""
     picture = Image.fromarray(image)
     draw = ImageDraw.Draw(picture)
+    if frame.marks is not None:
+        _draw_marks(draw, view, frame.marks.reshape(-1, 3), style)
     _draw_frames(draw, view, frame.targets_pos.reshape(-1, 3), frame.targets_rot.reshape(-1, 3, 3), style)
     _draw_status(draw, view, frame, style)
     _draw_caption(draw, frame, style)
@@ -81,6 +84,17 @@ def _draw_frames(draw: ImageDraw.ImageDraw, view: CameraView, pos: np.ndarray, r
             draw.line([tuple(o), tuple(ends[a])], fill=AXIS_RGB[a], width=w)
         r = w + 1
         draw.ellipse([o[0] - r, o[1] - r, o[0] + r, o[1] + r], fill=(245, 245, 245), outline=OUTLINE_RGB)
+
+
+def _draw_marks(draw: ImageDraw.ImageDraw, view: CameraView, points: np.ndarray, style: OverlayStyle) -> None:
+    """A yellow ring with a cross at each point (M, 3)."""
+    px, in_front = view.project(points)
+    r = max(4, style.font_px // 2)
+    for x, y in px[in_front]:
+        draw.ellipse([x - r, y - r, x + r, y + r], outline=OUTLINE_RGB, width=style.line_px + 2)
+        draw.ellipse([x - r, y - r, x + r, y + r], outline=(255, 220, 0), width=style.line_px)
+        draw.line([(x - r, y), (x + r, y)], fill=(255, 220, 0), width=1)
+        draw.line([(x, y - r), (x, y + r)], fill=(255, 220, 0), width=1)
 
 
 def _draw_status(draw: ImageDraw.ImageDraw, view: CameraView, frame: FrameOverlay, style: OverlayStyle) -> None:

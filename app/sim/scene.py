@@ -52,10 +52,11 @@ class Scene:
         dt: Physics time step [s].
         gravity: World gravity [m/s^2]. Shape (3,).
         solver_iterations: PyBullet's contact solver iterations per step (None: PyBullet's default, 50).
+        cone_friction: PyBullet's friction cone (True, its default) or the cheaper pyramid approximation.
     """
 
     def __init__(self, gui: bool = False, dt: float = 1.0 / 240.0, gravity: Sequence[float] = (0.0, 0.0, -9.81),
-                 solver_iterations: int | None = None):
+                 solver_iterations: int | None = None, cone_friction: bool = True):
         if not dt > 0:
             raise InputError(f"dt must be > 0, got {dt}")
         if solver_iterations is not None and not (isinstance(solver_iterations, int) and 1 <= solver_iterations <= 1000):
@@ -72,6 +73,8 @@ class Scene:
         pb.setTimeStep(self.dt, physicsClientId=self.client)
         if solver_iterations is not None:
             pb.setPhysicsEngineParameter(numSolverIterations=solver_iterations, physicsClientId=self.client)
+        if not cone_friction:
+            pb.setPhysicsEngineParameter(enableConeFriction=0, physicsClientId=self.client)
         self.robots: list[Robot] = []
         self.objects: dict[str, SceneObject] = {}
         self.boxes: list[BoxSpec] = []

@@ -74,13 +74,15 @@ class JointLimits:
         accel_max: Joint acceleration bound [rad/s^2 or m/s^2], scalar or (n_dofs,); None for none.
         margin: The box aims this far inside the position limits [rad or m]: what a simulated motor
             overshoots when it stops at a limit (the controllers use 1e-4).
+        frozen_dofs: DOFs held still (their velocity bound 0), e.g. a gripper's, which the arm does not move.
     """
 
     slot = "joint_box"
 
     def __init__(self, model: KinematicModel, velocity_scale: float = 1.0, accel_max: float | None = None,
-                 margin: float = 0.0):
+                 margin: float = 0.0, frozen_dofs=()):
         self.v_max = np.minimum(model.v_max * velocity_scale, INF)
+        self.v_max[np.asarray(frozen_dofs, dtype=int)] = 0.0
         self.margin = float(margin)
         self.q_min, self.q_max = model.q_lower + self.margin, model.q_upper - self.margin
         self.accel_max = accel_max

@@ -1,0 +1,134 @@
+"""Value checks of the manipulation sections: scene objects, the gripper, and the ``pick_place`` and
+``script`` tasks. Each check is (where, ok, message), as app.config.loader's others; the robot model is
+given where joint names and efforts are checked."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from app.config.schema import ObjectSection, RunConfig
+from app.control.pick_place import PickPlaceTask
+from app.control.script import ScriptTask
+from app.control.tasks import FingertipsTask
+from app.sim.objects import SHAPES
+
+AXIS_NAMES = ("x", "y", "z", "+x", "+y", "+z", "-x", "-y", "-z")
+
+
+def object_checks(run: RunConfig, key, f: str) -> list[tuple]:
+    """Every object's values; ``key(*keys)`` says where a scene value came from (file and key path)."""
+    s = run.scene_config
+    checks, names = [], [b.name for b in (s.table, s.floor, *s.obstacles) if b is not None]
+    for i, o in enumerate(s.objects):
+        k = lambda field: f"{key('objects')}[{i}].{field}"  # noqa: E731
+        checks += [
+            (k("name"), o.name not in names, f"{o.name!r} is already the name of a box or an object; names are unique"),
+            (k("shape"), o.shape in SHAPES, f"{o.shape!r} is not one of {list(SHAPES)}"),
+            (k("mass"), o.mass > 0, f"must be > 0 kg, got {o.mass}"),
+            (k("size"), all(x > 0 for x in o.size), f"every side must be > 0 m, got {o.size}"),
+            (k("radius"), o.radius > 0, f"must be > 0 m, got {o.radius}"),
+            (k("height"), o.height > 0, f"must be > 0 m, got {o.height}"),
+            (k("scale"), o.scale > 0, f"must be > 0, got {o.scale}"),
+            (k("friction"), min(o.friction, o.spinning_friction, o.rolling_friction) >= 0,
+             "friction, spinning_friction and rolling_friction must be >= 0"),
+            (k("rgba"), all(0 <= x <= 1 for x in o.rgba), f"values must be in [0, 1], got {o.rgba}"),
+            (k("file"), o.shape not in ("urdf", "mesh") or (o.file is not None and Path(o.file).is_file()),
+             f"shape {o.shape!r} needs an existing file, got {o.file!r}"),
+            (k("pos_range"), o.pos_range is None or all(lo <= hi for lo, hi in zip(*o.pos_range)),
+             f"needs [[x_lo, y_lo, z_lo], [x_hi, y_hi, z_hi]] with lo <= hi, got {o.pos_range}"),
+            (k("yaw_range"), o.yaw_range is None or o.yaw_range[0] <= o.yaw_range[1],
+             f"needs [lo, hi] with lo <= hi [rad], got {o.yaw_range}"),
+        ]
+        names.append(o.name)
+        if s.table is not None and o.shape in ("box", "cylinder", "sphere"):
+            checks.append(_above_table(o, s.table, k("pos_range" if o.pos_range else "pos")))
+    return checks
+
+
+def _half_height(o: ObjectSection) -> float:
+    return {"box": o.size[2] / 2, "cylinder": o.height / 2}.get(o.shape, o.radius)
+
+
+def _above_table(o: ObjectSection, table, where: str) -> tuple:
+    """An object whose start may overlap the table top (its footprint over the table) is an error."""
+    lows = [o.pos] if o.pos_range is None else [o.pos_range[0]]
+    bottom = min(p[2] for p in lows) - _half_height(o)
+    top = table.pos[2] + table.size[2] / 2
+    xy = o.pos if o.pos_range is None else o.pos_range[0]
+    over = all(abs(xy[a] - table.pos[a]) <= table.size[a] / 2 for a in (0, 1))
+    return (where, not over or bottom >= top - 1e-3,
+            f"object {o.name!r} would start inside the table: its bottom at z = {bottom:.4f} m, the table top at "
+            f"z = {top:.4f} m; raise its z to at least {top + _half_height(o):.4f} m")
+
+
+def gripper_checks(run: RunConfig, model, key) -> list[tuple]:
+    """The gripper's joints, values, force (never above the URDF effort) and axes."""
+    g = run.scene_config.robot.gripper
+    if g is None:
+        return []
+    k = lambda field: key("robot", "gripper", field)  # noqa: E731
+    dofs = list(model.dof_names)
+    bad = [j for j in g.joints if j not in dofs]
+    checks = [(k("joints"), len(g.joints) >= 1 and not bad and len(set(g.joints)) == len(g.joints),
+               f"{list(g.joints)}: must name distinct movable joints of the robot, one per finger; "
+               f"{'unknown ' + str(bad) + '; ' if bad else ''}valid: {dofs}")]
+    if bad or not g.joints:
+        return checks
+    effort = min(model.effort_max[model.dof_index(j)] for j in g.joints)
+    checks += [
+        (k("force"), 0 < g.force <= effort, f"must be in (0, {effort:g}] N (the URDF effort of {list(g.joints)}), "
+                                            f"got {g.force}"),
+        (k("friction"), g.friction >= 0, f"must be >= 0, got {g.friction}"),
+        (k("approach_axis"), g.approach_axis in AXIS_NAMES, f"{g.approach_axis!r} is not one of {list(AXIS_NAMES)}"),
+        (k("closing_axis"), g.closing_axis in AXIS_NAMES and g.closing_axis.lstrip("+-") != g.approach_axis.lstrip("+-"),
+         f"{g.closing_axis!r} must be one of {list(AXIS_NAMES)} and differ from approach_axis {g.approach_axis!r}"),
+    ]
+    for name, values in (("open", g.open), ("closed", g.closed)):
+        if values is not None:
+            ok = len(values) in (1, len(g.joints)) and all(
+                model.q_lower[model.dof_index(j)] <= v <= model.q_upper[model.dof_index(j)]
+                for j, v in zip(g.joints, values * len(g.joints) if len(values) == 1 else values))
+            checks.append((k(name), ok, f"needs one value per joint {list(g.joints)} (or one for all) within "
+                                        f"their limits, got {list(values)}"))
+    return checks
+
+
+def task_checks(run: RunConfig, f: str) -> list[tuple]:
+    """The pick_place and script tasks' values, and what they need of the scene."""
+    t, s, k = run.task, run.scene_config, lambda field: f"{f}: task.{field}"  # noqa: E731
+    if isinstance(t, FingertipsTask) and s.robot.gripper is not None:
+        return [(k("type"), False, "'fingertips' moves the finger joints, which robot.gripper owns; "
+                                   "remove the gripper section or choose another task")]
+    if isinstance(t, ScriptTask):
+        return _script_checks(t, s.robot.gripper is not None, k)
+    if not isinstance(t, PickPlaceTask):
+        return []
+    objects = [o.name for o in s.objects]
+    positive = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol",
+                "phase_timeout", "close_time", "slip_tol", "success_tol")
+    return [
+        (k("object"), t.object in objects, f"{t.object!r} is not an object of the scene; objects: {objects}"),
+        (k("type"), s.robot.gripper is not None, "pick_place needs a gripper: add robot.gripper to the scene"),
+        (k("place_range"), t.place_range is None or all(lo <= hi for lo, hi in zip(*t.place_range)),
+         f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {t.place_range}"),
+        (k("min_separation"), t.min_separation >= 0, f"must be >= 0 m, got {t.min_separation}"),
+        (k("grasp_depths"), len(t.grasp_depths) > 0 and all(0 < d <= 1 for d in t.grasp_depths),
+         f"fractions of the object's height in (0, 1], at least one, got {list(t.grasp_depths)}"),
+        (k("grasp_tilts"), len(t.grasp_tilts) > 0 and all(abs(a) < math.pi / 2 for a in t.grasp_tilts),
+         f"angles in (-pi/2, pi/2) rad, at least one, got {list(t.grasp_tilts)}"),
+        (k("grasp_yaws"), 1 <= t.grasp_yaws <= 64, f"must be 1..64 closing directions, got {t.grasp_yaws}"),
+    ] + [(k(name), getattr(t, name) > 0, f"must be > 0, got {getattr(t, name)}") for name in positive]
+
+
+def _script_checks(t: ScriptTask, has_gripper: bool, k) -> list[tuple]:
+    rows = t.waypoints
+    times = [r.t for r in rows]
+    return [
+        (k("waypoints"), len(rows) >= 1 and times[0] == 0.0, "needs rows {t, pos, quat, gripper}, the first at t: 0"),
+        (k("waypoints"), all(b > a for a, b in zip(times, times[1:])), f"times must increase strictly, got {times}"),
+        (k("waypoints"), all(any(r.quat) for r in rows), "every quat must be a nonzero (w, x, y, z) quaternion"),
+        (k("waypoints"), all(0 <= r.gripper <= 1 for r in rows), "gripper must be in [0, 1] (0 open, 1 closed)"),
+        (k("waypoints"), has_gripper or all(r.gripper == 0 for r in rows),
+         "rows close the gripper but the scene's robot has none: add robot.gripper"),
+    ]
