@@ -1,0 +1,99 @@
+"""Pick-and-place in PyBullet through the project's controllers: success per environment, and every failure
+reason provoked by what causes it (a cube out of reach, a too-wide cube, a weak grip, a knocked-off cube, a
+cube taken away before the fingers close, a shelf in the way, too little time)."""
+
+import numpy as np
+import pybullet as pb
+import pytest
+
+from app.build import build_scene
+from app.config.loader import load_run_config
+from app.control.phases import Phase
+from app.runner import final_state, run_targets, simulate
+from tests.conftest import ROOT
+
+CONFIG = ROOT / "configs" / "pick_place.yaml"
+ONE_CUBE = {"n_envs": 1, "scene_overrides.objects": [{"name": "cube", "pos": [0.33, -0.1, 0.025]}],
+            "task.place_range": None, "task.place_pos": [0.33, 0.1], "duration": 7.0}
+
+
+def run_pick(sets: dict, on_tick=None):
+    """(episodes, scene state at the end) of the pick config with ``sets``; ``on_tick(k, motion, scene)``."""
+    run = load_run_config(CONFIG, sets={**ONE_CUBE, **sets})
+    scene, robot = build_scene(run)
+    try:
+        motion = run_targets(run, robot.n_envs, robot=robot)
+        hook = None if on_tick is None else (lambda k, controller, q: on_tick(k, motion, scene))
+        controller, _ = simulate(run, scene, robot, motion, on_tick=hook, show_progress=False)
+        result = final_state(run, robot, controller, motion, scene.t, scene=scene)
+        q_start = robot.initial_qpos
+        return result, motion, q_start
+    finally:
+        scene.close()
+
+
+@pytest.mark.parametrize("controller", ["ik", "qp"])
+def test_pick_place_places_the_cube_with_either_controller(controller):
+    result, motion, _ = run_pick({"controller.type": controller})
+    ep = result.episodes[0]
+    assert ep["success"], ep
+    assert ep["reason"] == "" and ep["phase"] == "done"
+    assert ep["place_error_xy_m"] <= 0.01
+    final = result.objects["cube"]["final_pos"][0]
+    assert np.linalg.norm(final[:2] - [0.33, 0.1]) <= 0.01 and abs(final[2] - 0.025) < 2e-3  # resting on the table
+    assert list(ep["phase_started_s"]) == ["pre_grasp", "descend", "close", "lift", "carry", "place", "open",
+                                           "retreat", "done"]
+
+
+def test_out_of_reach_cube_is_unreachable_before_the_arm_moves():
+    result, motion, q_start = run_pick({"scene_overrides.objects": [{"name": "cube", "pos": [0.64, 0.3, 0.025]}]})
+    ep = result.episodes[0]
+    assert not ep["success"] and ep["reason"] == "unreachable" and ep["failed_at_s"] == 0.0
+    assert ep["grasp"]["reachable_candidates"] == 0
+    arm = slice(0, 6)
+    assert np.abs(result.q_final[0, arm] - q_start[0, arm]).max() < 2e-3  # the arm held still
+
+
+def test_cube_wider_than_the_open_fingers_is_ungraspable():
+    result, _, _ = run_pick({"scene_overrides.objects": [{"name": "cube", "size": [0.1, 0.1, 0.05],
+                                                         "pos": [0.33, -0.1, 0.025]}]})
+    ep = result.episodes[0]
+    assert ep["reason"] == "ungraspable" and ep["failed_at_s"] == 0.0
+
+
+def test_weak_grip_lets_the_cube_slip():
+    result, _, _ = run_pick({"scene_overrides.robot.gripper.force": 0.1})
+    ep = result.episodes[0]
+    assert not ep["success"] and ep["reason"] in ("slipped", "dropped") and ep["phase_reached"] in ("lift", "carry")
+    assert ep["reason"] == "slipped", ep
+
+
+def test_cube_knocked_out_of_the_gripper_is_dropped():
+    def knock(k, motion, scene):
+        if motion.log.phase[0] == Phase.CARRY:
+            body = scene.objects["cube"].body_ids[0]
+            pb.applyExternalForce(body, -1, [0.0, 0.0, -300.0], [0, 0, 0], pb.LINK_FRAME, physicsClientId=scene.client)
+    result, _, _ = run_pick({}, knock)
+    ep = result.episodes[0]
+    assert ep["reason"] in ("dropped", "slipped") and ep["phase_reached"] == "carry", ep
+
+
+def test_cube_taken_away_before_the_fingers_close_is_a_missed_grasp():
+    def take(k, motion, scene):
+        if motion.log.phase[0] == Phase.CLOSE and "moved" not in motion.log.started[0]:
+            scene.objects["cube"].set_pose([0.2, -0.25, 0.025])
+            motion.log.started[0]["moved"] = 0.0
+    result, _, _ = run_pick({}, take)
+    assert result.episodes[0]["reason"] == "grasp_missed"
+
+
+def test_shelf_above_the_cube_is_a_collision_for_the_ik_controller():
+    shelf = {"name": "shelf", "size": [0.14, 0.14, 0.01], "pos": [0.33, -0.1, 0.085]}
+    result, _, _ = run_pick({"scene_overrides.obstacles": [shelf]})
+    assert result.episodes[0]["reason"] == "collision"
+
+
+def test_episode_cut_short_reports_timeout_with_its_phase():
+    result, _, _ = run_pick({"duration": 1.0})
+    ep = result.episodes[0]
+    assert ep["reason"] == "timeout" and ep["phase"] == "pre_grasp"
