@@ -15,9 +15,9 @@ def _box(section: BoxSection) -> BoxSpec:
     return BoxSpec(section.name, section.size, section.pos, rgba=section.rgba)
 
 
-def gripper_spec(section: GripperSection) -> GripperSpec:
+def gripper_spec(section: GripperSection, ee_link: str) -> GripperSpec:
     return GripperSpec(section.joints, section.open, section.closed, section.force, section.friction,
-                       section.approach_axis, section.closing_axis, section.mimic)
+                       section.approach_axis, section.closing_axis, section.mimic, ee_link)
 
 
 def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = None) -> tuple[Scene, Robot]:
@@ -42,7 +42,7 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
             scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins)
         _place_objects(run, scene, envs)
         if cfg.robot.gripper is not None:
-            robot.attach_gripper(gripper_spec(cfg.robot.gripper))
+            robot.attach_gripper(gripper_spec(cfg.robot.gripper, cfg.robot.ee_link))
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))

@@ -20,10 +20,9 @@ import numpy as np
 from app.ik.prepared import PoseIK
 from app.ik.solver import IKOptions
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.rotations import matrix_to_quat
+from app.kinematics.rotations import axis_vector, matrix_to_quat
 
 POSES = ("pre_grasp", "grasp", "lift", "above_place", "place")
-AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
 WIDTH_MARGIN = 0.004  # [m]: an object must be this much narrower than the open fingers' gap
 RANK_OPTIONS = IKOptions(pos_tol=5e-4, rot_tol=5e-3, max_iters=20, max_restarts=0, warn=False)
 
@@ -62,12 +61,6 @@ class GraspPlan(NamedTuple):
     q: np.ndarray
     n_candidates: int
     n_reachable: np.ndarray
-
-
-def axis_vector(name: str) -> np.ndarray:
-    """'x', '-z', ... -> unit vector (3,)."""
-    sign = -1.0 if name.startswith("-") else 1.0
-    return sign * np.array(AXES[name.lstrip("+-")])
 
 
 def grasp_rotation(approach_world: np.ndarray, closing_world: np.ndarray, approach_axis: str,

@@ -17,12 +17,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.grasps import GraspGeometry, GraspPlan, axis_vector, grasp_poses, object_yaw, rank_grasps
+from app.control.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
 from app.control.observation import Observation
 from app.control.phases import PHASES, Phase, PickLog
 from app.control.segments import Segments
 from app.control.tasks import Targets
-from app.kinematics.rotations import matrix_to_quat, so3_log
+from app.kinematics.rotations import axis_vector, matrix_to_quat, so3_log
 
 DROP_TIME = 0.1  # [s] a finger may lose contact this long before the object counts as dropped
 

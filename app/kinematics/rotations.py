@@ -126,3 +126,12 @@ def wxyz_to_xyzw(quat: np.ndarray) -> np.ndarray:
 def xyzw_to_wxyz(quat: np.ndarray) -> np.ndarray:
     """Reorder PyBullet's (x, y, z, w) to (w, x, y, z). Shape (..., 4)."""
     return np.asarray(quat, dtype=float)[..., [3, 0, 1, 2]]
+
+
+_AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
+
+
+def axis_vector(name: str) -> np.ndarray:
+    """A frame's axis by name ('x', '+y', '-z', ...) as a unit vector (3,)."""
+    sign = -1.0 if name.startswith("-") else 1.0
+    return sign * np.array(_AXES[name.lstrip("+-")])

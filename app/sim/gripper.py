@@ -16,7 +16,9 @@ import numpy as np
 import pybullet as pb
 
 from app.errors import InputError
+from app.kinematics.rotations import axis_vector
 
+RAY_DEPTHS = (0.005, 0.01, 0.02)  # [m] behind the end-effector point, where the open gap is measured
 APPROACH_GAIN = 20.0  # [1/s]: finger velocity = gain * (target - q), capped at the URDF bound
 LIMIT_MARGIN = 1e-4  # [m or rad]: the fingers aim this far inside their limits (as the arm's controllers)
 
@@ -37,6 +39,7 @@ class GripperSpec:
     approach_axis: str = "x"
     closing_axis: str = "y"
     mimic: bool = True
+    ee_link: str | None = None  # where the open fingers' gap is measured (rays along closing_axis)
 
 
 class GripperState(NamedTuple):
@@ -98,18 +101,40 @@ class Gripper:
         return [j.name for j in self.robot.model.spec.joints].index(name)
 
     def _measure_opening(self) -> float:
-        """The gap [m] between the two fingers' collision shapes when open (PyBullet's closest points in
-        environment 0, fingers set open and then put back); inf where a finger has no collision shape."""
+        """The gap [m] between the open fingers where an object sits (environment 0, fingers set open, then put
+        back): rays from points RAY_DEPTHS behind the end-effector point along +-closing_axis to each finger,
+        the narrowest sum; without ``ee_link``, the closest points of the two fingers' collision shapes."""
         r = self.robot
         body = r.bodies[0].body_id
         q_before = r.read_states()[0][0, self.dofs]
         for j, v in zip(self._joints, self.open):
             pb.resetJointState(body, j, float(v), 0.0, physicsClientId=r.client)
-        d = [pt[8] for a in self._pb_sides[0] for b in self._pb_sides[1]
-             for pt in pb.getClosestPoints(body, body, 1.0, a, b, physicsClientId=r.client)]
-        for j, v in zip(self._joints, q_before):
-            pb.resetJointState(body, j, float(v), 0.0, physicsClientId=r.client)
-        return float(min(d)) if d else float("inf")
+        try:
+            if self.spec.ee_link is not None:
+                return self._ray_gap(body)
+            d = [pt[8] for a in self._pb_sides[0] for b in self._pb_sides[1]
+                 for pt in pb.getClosestPoints(body, body, 1.0, a, b, physicsClientId=r.client)]
+            return float(min(d)) if d else float("inf")
+        finally:
+            for j, v in zip(self._joints, q_before):
+                pb.resetJointState(body, j, float(v), 0.0, physicsClientId=r.client)
+
+    def _ray_gap(self, body: int, length: float = 0.3) -> float:
+        client = self.robot.client
+        link = self.robot.bodies[0].link_index[self.spec.ee_link]
+        state = pb.getLinkState(body, link, computeForwardKinematics=1, physicsClientId=client)
+        p, R = np.array(state[4]), np.array(pb.getMatrixFromQuaternion(state[5])).reshape(3, 3)
+        a, c = R @ axis_vector(self.spec.approach_axis), R @ axis_vector(self.spec.closing_axis)
+        starts = [p - d * a for d in RAY_DEPTHS]
+        froms = [s.tolist() for s in starts for _ in (0, 1)]
+        tos = [(s + sign * length * c).tolist() for s in starts for sign in (1.0, -1.0)]
+        hits = pb.rayTestBatch(froms, tos, physicsClientId=client)
+        gaps = []
+        for k in range(len(starts)):
+            up, down = hits[2 * k], hits[2 * k + 1]
+            if all(h[0] == body and h[1] in self.pb_links for h in (up, down)):
+                gaps.append((up[2] + down[2]) * length)
+        return float(min(gaps)) if gaps else float("inf")
 
     def command(self, closing: np.ndarray, q: np.ndarray, dt: float) -> None:
         """Move every environment's fingers towards ``closing`` (n_envs,) in [0, 1] from the measured joints
