@@ -268,6 +268,8 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
 
 
 def _task_ok(t) -> bool:
+    if t.type == "pick_place":  # its own checks (app.config.manipulation_checks) name each key
+        return True
     return (getattr(t, "radius", 0.0) >= 0 and getattr(t, "gap", 0.0) >= 0 and getattr(t, "gap_amplitude", 0.0) >= 0
             and getattr(t, "speed", 1.0) > 0
             and (not hasattr(t, "angular_speed_range") or t.angular_speed_range[0] <= t.angular_speed_range[1]))
