@@ -13,7 +13,6 @@ from app.control.pick_place import PickPlaceMotion, PickPlaceTask, draw_places
 from app.control.script import ScriptMotion, ScriptTask
 from app.control.tasks import TargetGenerator
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.rotations import quat_to_matrix
 from app.sim.objects import ObjectSpec
 from app.sim.robot import Robot
 from app.sim.scene import Scene
@@ -78,19 +77,24 @@ class Feedback:
         self.ee = robot.model.link_index(ee_link)
         name = getattr(motion.task, "object", None) if hasattr(motion, "task") else None
         self.obj = scene.objects.get(name) if name else None
-        self.others = [ids for key, ids in scene.box_ids.items() if key != name]  # what the arm must not touch
+        n = robot.n_envs  # per environment, the bodies the arm must not touch
+        self.others = [{ids[e] for key, ids in scene.box_ids.items() if key != name} for e in range(n)]
 
     def observe(self, q: np.ndarray, v: np.ndarray) -> Observation:
         """What the motion sees now (measured q, v (n_envs, n_dofs))."""
         r = self.robot
-        pos, quat = r.forward_kinematics(r.unbatch(q), links_idx_local=[self.ee])
-        pos, quat = np.asarray(pos).reshape(-1, 3), np.asarray(quat).reshape(-1, 4)
+        R, p = r.model.link_frames(q)
+        R_b, p_b = r.base_frames()
+        ee_rot, ee_pos = R_b @ R[:, self.ee], p[:, self.ee] @ R_b.T + p_b  # base -> environment frame
         obj_pos, obj_quat = self.obj.poses()
         lin, _ = self.obj.velocities()
-        grip = r.gripper.state(q, v, self.obj.body_ids)
-        collided = np.array([any(r.touching(e, ids[e]) for ids in self.others)
-                             or r.touching(e, self.obj.body_ids[e], skip_fingers=True) for e in range(r.n_envs)])
-        return Observation(q, pos, quat_to_matrix(quat), obj_pos, obj_quat, np.linalg.norm(lin, axis=1),
+        contacts = [r.contact_links(e) for e in range(r.n_envs)]
+        on_object = [c.get(self.obj.body_ids[e], set()) for e, c in enumerate(contacts)]
+        grip = r.gripper.state(q, v, on_object)
+        fingers = r.gripper.pb_links
+        collided = np.array([any(body in self.others[e] for body in c) or bool(on_object[e] - fingers)
+                             for e, c in enumerate(contacts)])
+        return Observation(q, ee_pos, ee_rot, obj_pos, obj_quat, np.linalg.norm(lin, axis=1),
                            grip.closing, grip.contact, collided)
 
     def tick(self, t: float, q: np.ndarray, v: np.ndarray, dt: float) -> None:

@@ -106,10 +106,12 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
         for k in range(n_steps):
             t = k / physics_hz
             t0 = time.perf_counter()
-            if feedback is not None and k % every == 0:
+            tick, frame_due = k % every == 0, recorder is not None and k >= n_frames * frame_every - 1e-9
+            if feedback is not None and tick:
                 feedback.tick(t, q, v, every / physics_hz)
-            tg = targets(t) if target_hook is None else target_hook(t, targets(t))
-            if k % every == 0:
+            if tick or frame_due or markers or target_hook is not None:  # targets only where they are used
+                tg = targets(t) if target_hook is None else target_hook(t, targets(t))
+            if tick:
                 controller.track(t, tg)
             t1 = time.perf_counter()
             for i, marker in enumerate(markers):
@@ -119,7 +121,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
             q, v = robot.read_states()
             controller.invariants.update(q, v)
             t2 = time.perf_counter()
-            if recorder is not None and k >= n_frames * frame_every - 1e-9:
+            if frame_due:
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
                                     object_poses(scene), episode_codes(targets), getattr(targets, "marks", None)))
                 n_frames += 1

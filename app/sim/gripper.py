@@ -147,17 +147,15 @@ class Gripper:
             pb.setJointMotorControlArray(body.body_id, self._joints, pb.VELOCITY_CONTROL,
                                          targetVelocities=qdot[e].tolist(), forces=force, physicsClientId=r.client)
 
-    def state(self, q: np.ndarray, v: np.ndarray, body_ids: list[int] | None) -> GripperState:
-        """The measured grip from joints q, v (n_envs, n_dofs); contact with ``body_ids`` (one per environment)."""
+    def state(self, q: np.ndarray, v: np.ndarray, touching: list[set[int]] | None = None) -> GripperState:
+        """The measured grip from joints q, v (n_envs, n_dofs); ``touching``: per environment, the robot's
+        PyBullet links that touch the watched body (Robot.contact_links), None for no body watched."""
         span = self.closed - self.open
         span = np.where(np.abs(span) > 1e-12, span, 1.0)
         closing = np.mean((q[:, self.dofs] - self.open) / span, axis=1)
         contact = np.zeros((len(q), len(self._pb_sides)), dtype=bool)
-        if body_ids is not None:
-            for e, body in enumerate(self.robot.bodies):
-                touching = {pt[3] for pt in pb.getContactPoints(body.body_id, body_ids[e],
-                                                                 physicsClientId=self.robot.client)}
-                contact[e] = [bool(touching & side) for side in self._pb_sides]
+        for e, links in enumerate(touching or []):
+            contact[e] = [bool(links & side) for side in self._pb_sides]
         return GripperState(closing, contact, np.abs(v[:, self.dofs]).max(axis=1))
 
 

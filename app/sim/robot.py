@@ -233,12 +233,14 @@ class Robot:
         else:
             self.set_qpos(self.unbatch(q[:, self.arm_dofs]), self.arm_dofs, zero_velocity=False)
 
-    def touching(self, env: int, body_id: int, skip_fingers: bool = False) -> bool:
-        """Whether a link some joint moves touches ``body_id`` in environment ``env`` (the fingers skipped if
-        asked: they are meant to touch what they hold)."""
-        skip = self.gripper.pb_links if skip_fingers and self.gripper is not None else frozenset()
-        return any(pt[3] in self.movable_pb_links and pt[3] not in skip
-                   for pt in pb.getContactPoints(self.bodies[env].body_id, body_id, physicsClientId=self.client))
+    def contact_links(self, env: int) -> dict[int, set[int]]:
+        """What touches the robot of ``env`` now: other body id -> the PyBullet indices of the links some joint
+        moves that touch it (one query for every body)."""
+        out: dict[int, set[int]] = {}
+        for pt in pb.getContactPoints(self.bodies[env].body_id, physicsClientId=self.client):
+            if pt[3] in self.movable_pb_links:
+                out.setdefault(pt[2], set()).add(pt[3])
+        return out
 
     def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
         """app.control.robot.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""
