@@ -6,7 +6,9 @@ end effector's actual frame (thin), a status light per environment (the colours 
 app.control.status) and a text line for the selected one (errors, status, constraints at their bound).
 The window stays open after the run's duration, holding the last target, until the user quits (q, ESC
 or closing the window); then the report and plot are written as a headless run writes them.
-Keys avoid PyBullet's own (a c d g i j k l o p s v w, F1, ESC).
+In a pick-and-place the x and y sliders move the selected environment's place target instead, ``e`` picks
+again there, and the text line gives the phase and the gripper's state.
+Keys avoid PyBullet's own (a c d g i j k l o p s v w, F1, ESC): ``p`` is PyBullet's (it starts a profile).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
+from app.control.phases import Phase, code_label
 from app.control.status import STATUS_STYLE, EnvStatus, latest_status
 from app.control.tasks import TargetGenerator, Targets
 from app.errors import AppError
@@ -36,10 +39,11 @@ log = logging.getLogger(__name__)
 KEYS = (  # key, what it does (printed at start, shown in the window with h)
     (" ", "space: pause / resume"), ("n", "n: one step while paused"), ("r", "r: reset the arms"),
     ("[", "[ / ]: previous / next environment"), ("]", None), ("f", "f: camera follows the selected environment"),
-    ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
+    ("e", "e: pick again in the selected environment (pick-and-place)"), ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
 )
 HELP = [text for _, text in KEYS if text]
 DRAW_EVERY = 8  # physics steps between redraws of frames, lights and text (30 Hz at 240 Hz)
+PLACE_SLIDERS = ("place dx [m]", "place dy [m]")  # a pick-and-place: where the selected environment puts it
 SLIDERS = ("target dx [m]", "target dy [m]", "target dz [m]", "target droll [rad]", "target dpitch [rad]",
            "target dyaw [rad]")
 
@@ -56,8 +60,10 @@ class GuiSession:
         self.window = Window(scene.client)
         n = robot.n_envs
         self._env_slider = self.window.add_slider("environment", 0, max(n - 1, 1e-9), 0) if n > 1 else None
+        names = PLACE_SLIDERS if getattr(targets, "feedback", False) else SLIDERS
         self._first = [self.window.add_slider(name, -0.2 if "[m]" in name else -1.6,
-                                              0.2 if "[m]" in name else 1.6) for name in SLIDERS][0]
+                                              0.2 if "[m]" in name else 1.6) for name in names][0]
+        self._n_sliders = len(names)
         self.selected, self.paused, self.follow, self.show_help, self.quit = 0, False, False, True, False
         self._last_env_slider, self._step_once = 0, False
         self.offsets = np.zeros((n, 6))  # per environment: dx dy dz [m], droll dpitch dyaw [rad]
@@ -68,6 +74,7 @@ class GuiSession:
         base = np.asarray(run.scene_config.robot.base_pos)
         self.lights = StatusLights(scene.client, scene.env_origins + base + [0.0, -0.14, 0.03], radius=0.022)
         self.q_last = robot.read_states()[0]
+        self._place0 = targets.place[:, :2].copy() if getattr(targets, "feedback", False) else None
         self.k, self.controller = 0, None
         self._wall0 = time.perf_counter()
         self.window.look_at(scene.env_origins[0] + np.asarray(run.scene_config.camera.target))
@@ -88,6 +95,9 @@ class GuiSession:
             self.select((self.selected + (1 if key == ord("]") else -1)) % n)
         elif key == ord("f"):
             self.follow = not self.follow
+        elif key == ord("e") and getattr(self.targets, "feedback", False):
+            self.targets.restart([self.selected])
+            log.info("environment %d: picking again", self.selected)
         elif key == ord("h"):
             self.show_help = not self.show_help
         elif key == ord("q"):
@@ -97,10 +107,16 @@ class GuiSession:
         """Select environment ``env``: the sliders move its target, the camera turns to it."""
         self.selected = int(env)
         if self.window.open:  # the sliders now move this environment from where it is: no jump
-            self._slider_base = self.window.sliders()[self._first:self._first + 6]
+            self._slider_base = self._slider_values()
         self._held = self.offsets[self.selected].copy()
         log.info("environment %d selected", self.selected)
         self._look_at_selected()
+
+    def _slider_values(self) -> np.ndarray:
+        """The offset sliders' values, as 6 offsets (dx dy dz droll dpitch dyaw; zeros where no slider)."""
+        out = np.zeros(6)
+        out[:self._n_sliders] = self.window.sliders()[self._first:self._first + self._n_sliders]
+        return out
 
     def _look_at_selected(self) -> None:
         dist, yaw, pitch = self.window.camera()
@@ -111,11 +127,15 @@ class GuiSession:
     def hook(self, t: float, targets: Targets) -> Targets:
         """The run's targets, held at their last value after the duration; the sliders move the selected
         environment's target from where it was when selected (the others keep the offsets they had)."""
+        if self.window.open:  # else the offsets of the last tick (the window was closed)
+            moved = self._slider_values() - self._slider_base
+            self.offsets[self.selected] = self._held + moved
+        if getattr(self.targets, "feedback", False):  # a pick: the sliders move the place target
+            motion = self.targets
+            motion.place[:, :2] = self._place0 + self.offsets[:, :2]
+            return motion(t)
         targets = self.targets(min(t, self.run.duration))
         pos, quat = targets.pos.copy(), targets.quat.copy()
-        if self.window.open:  # else the offsets of the last tick (the window was closed)
-            moved = self.window.sliders()[self._first:self._first + 6] - self._slider_base
-            self.offsets[self.selected] = self._held + moved
         for e in np.flatnonzero(np.any(self.offsets != 0, axis=1)):
             pos[e] += self.offsets[e, :3]
             turn = rpy_to_matrix(self.offsets[e, 3:])
@@ -180,7 +200,20 @@ class GuiSession:
         held = " | paused" if self.paused else ""
         after = " | holding the last target" if self.scene.t >= self.run.duration else ""
         return (f"env {e} | {label} | pos {tel.pos_err[-1][e] * 1e3:.2f} mm | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
-                f" deg{bound}{held}{after}")
+                f" deg{bound}{self._pick_text(e)}{held}{after}")
+
+    def _pick_text(self, e: int) -> str:
+        """' | carry | gripper 47 mm, holding' for a pick-and-place, else ''."""
+        motion, gripper = self.targets, self.robot.gripper
+        if gripper is None:
+            return ""
+        closing = gripper.state(self.q_last, np.zeros_like(self.q_last)).closing[e]
+        width = f"gripper {1e3 * gripper.max_opening * (1 - closing):.0f} mm"
+        if not getattr(motion, "feedback", False):
+            return f" | {width}"
+        code = int(motion.log.codes()[e])
+        holding = ", holding" if Phase.LIFT <= motion.log.phase[e] <= Phase.PLACE else ""
+        return f" | {code_label(code)} | {width}{holding}"
 
 
 def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path | None = None,
@@ -193,7 +226,7 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
     outputs = OutputSet(out_dir) if out_dir is not None else None
     scene, robot = build_scene(replace(run, video=replace(run.video, enabled=False)), gui=True)
     try:
-        targets = run_targets(run, robot.n_envs)
+        targets = run_targets(run, robot.n_envs, robot=robot)
         window = Window(scene.client)
         session = _closed_guard(window, None, lambda: GuiSession(run, scene, robot, targets))
         sys.stderr.write("GUI keys (also in the window):\n  " + "\n  ".join(HELP) + "\n")
@@ -205,7 +238,8 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
             show_progress=False)[0])
         if screenshot is not None and session.window.open:
             save_window_view(scene.client, Path(screenshot))
-        result = final_state(run, robot, controller, lambda t: session.hook(t, None), scene.t, q=session.q_last)
+        final_targets = targets if getattr(targets, "feedback", False) else (lambda t: session.hook(t, None))
+        result = final_state(run, robot, controller, final_targets, scene.t, q=session.q_last, scene=scene)
     finally:
         scene.close()
     if outputs is None:  # a script's session: the summary only

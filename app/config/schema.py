@@ -34,7 +34,7 @@ class GripperSection:
     joints: tuple[str, ...] = ("left_carriage_joint", "right_carriage_joint")
     open: tuple[float, ...] | None = None
     closed: tuple[float, ...] | None = None
-    force: float = 20.0
+    force: float = 5.0
     friction: float = 1.0
     approach_axis: str = "x"
     closing_axis: str = "y"

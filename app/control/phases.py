@@ -50,6 +50,12 @@ class PickLog:
     def start(self, obj_pos: np.ndarray, obj_quat: np.ndarray) -> None:
         self.obj_start = (obj_pos.copy(), obj_quat.copy())
 
+    def reset(self, envs: np.ndarray) -> None:
+        """Environments ``envs`` start over (a new pick): no phase entered, no failure."""
+        for e in envs:
+            self.phase[e] = self.reached[e] = Phase.PRE_GRASP
+            self.started[e], self.reason[e], self.failed_at[e], self.slip_max[e] = {}, "", np.nan, 0.0
+
     def enter(self, envs: np.ndarray, phase: Phase, t: float) -> None:
         self.phase[envs] = phase
         self.reached[envs] = np.maximum(self.reached[envs], phase)

@@ -106,6 +106,7 @@ class PickPlaceMotion:
         self._held_rel = np.zeros((n, 3))  # the object's centre in the end-effector frame at the grasp
         self._held_offset = np.zeros((n, 3))  # end effector - object centre at the grasp, environment axes
         self._last_t = 0.0
+        self._restart = np.zeros(0, dtype=int)
 
     # ------------------------------------------------------------------ what the runner reads
     def __call__(self, t: float) -> Targets:
@@ -134,6 +135,9 @@ class PickPlaceMotion:
         if self.seg is None:
             self._begin(t, obs)
             return
+        if len(self._restart):
+            envs, self._restart = self._restart, np.zeros(0, dtype=int)
+            self._plan(envs, t, obs)
         ph = self.log.phase.copy()  # each environment takes at most one step per tick
         moving = (ph <= Phase.RETREAT) & (ph != Phase.CLOSE) & (ph != Phase.OPEN)
         arrived = moving & self.seg.done(t) & self._reached(obs)
@@ -150,16 +154,34 @@ class PickPlaceMotion:
             if len(envs):
                 nxt(envs, t, obs)
 
+    def restart(self, envs) -> None:
+        """Pick again in environments ``envs`` from where things are at the next tick (the GUI's key)."""
+        self._restart = np.union1d(self._restart, np.asarray(envs, dtype=int)).astype(int)
+
     def _begin(self, t: float, obs: Observation) -> None:
         """The first tick: rank the grasps, start from where the arm is, fail what cannot be grasped."""
         task = self.task
         self.seg = Segments(obs.ee_pos, obs.ee_rot, task.speed, task.accel, task.angular_speed)
-        self.plan = rank_grasps(self.model, self.ee_link, self.base, self.geo, obs.obj_pos, obs.obj_quat,
-                                self.place, obs.q, self.max_opening, *self.axes, arm_dofs=self.arm_dofs)
         self.log.start(obs.obj_pos, obs.obj_quat)
-        for e in np.flatnonzero(~self.plan.ok):
-            self.log.fail(e, self.plan.reason[e], t)
-        self._goto(np.flatnonzero(self.plan.ok), t, obs, pose=0, phase=Phase.PRE_GRASP)
+        self._plan(np.arange(len(self.place)), t, obs)
+
+    def _plan(self, envs: np.ndarray, t: float, obs: Observation) -> None:
+        """Rank the grasps of ``envs`` (one batched IK call), then pre-grasp or fail each of them."""
+        plan = rank_grasps(self.model, self.ee_link, self.base, self.geo, obs.obj_pos[envs], obs.obj_quat[envs],
+                           self.place[envs], obs.q[envs], self.max_opening, *self.axes, arm_dofs=self.arm_dofs)
+        if self.plan is None:
+            self.plan = plan
+        else:
+            for name, value in zip(plan._fields, plan):
+                if isinstance(value, np.ndarray):
+                    getattr(self.plan, name)[envs] = value
+            for k, e in enumerate(envs):
+                self.plan.reason[e] = plan.reason[k]
+        self.log.reset(envs)
+        self.closing[envs] = 0.0
+        for e in envs[~plan.ok]:
+            self.log.fail(e, plan.reason[int(np.flatnonzero(envs == e)[0])], t)
+        self._goto(envs[plan.ok], t, obs, pose=0, phase=Phase.PRE_GRASP)
 
     def _goto(self, envs: np.ndarray, t: float, obs: Observation, pose: int, phase: Phase) -> None:
         """Start segments of ``envs`` to grasp pose ``pose`` (0 pre-grasp, 1 grasp) of the object as it is now."""
