@@ -28,9 +28,9 @@ class OverlayStyle(NamedTuple):
 
     @classmethod
     def for_view(cls, view: CameraView, legend: Sequence, axis_length: float = 0.08) -> OverlayStyle:
-        """Sizes that read at this picture size: axes at least 1/16 of the height long and ~1/130 wide (3 px
-        at 480 px lines), text ~1/32."""
-        return cls(axis_length, view.height / 16, max(3, round(view.height / 130)), max(11, round(view.height / 32)),
+        """Sizes that read at this picture size: axes at least 1/16 of the height long (for the default 0.08 m
+        axes; shorter ones in proportion) and ~1/130 wide (3 px at 480 px lines), text ~1/32."""
+        return cls(axis_length, view.height / 16 * min(1.0, axis_length / 0.08), max(3, round(view.height / 130)), max(11, round(view.height / 32)),
                    tuple((str(label), tuple(rgb)) for label, rgb in legend))
 
 
