@@ -9,6 +9,7 @@ import pytest
 from app.build import build_scene
 from app.config.loader import load_run_config
 from app.control.phases import Phase
+from app.ik.limits.distance import CollisionPairs
 from app.runner import final_state, run_targets, simulate
 from tests.conftest import ROOT
 
@@ -97,3 +98,26 @@ def test_episode_cut_short_reports_timeout_with_its_phase():
     result, _, _ = run_pick({"duration": 1.0})
     ep = result.episodes[0]
     assert ep["reason"] == "timeout" and ep["phase"] == "pre_grasp"
+
+
+def test_qp_pick_keeps_its_margin_from_the_table_while_the_held_cube_rows_are_dropped():
+    """With qp the table and the cube are collision rows; the fingers may touch the cube from descend on, the
+    other watched distances stay above d_safe - 0.1 mm (PyBullet's closest points)."""
+    seen = {"rows_before": None, "rows_held": None}
+
+    def rows(k, motion, scene):
+        robot = scene.robots[0]
+        q = robot.read_states()[0]
+        pairs = CollisionPairs(("table", "cube"), (), 0.15, 10)
+        labels = list(robot.distance_rows(q, pairs).labels)
+        finger_cube = [l for l in labels if l.endswith("|cube") and l.split("|")[0] in ("gripper_left", "gripper_right")]
+        if motion.log.phase[0] == Phase.DESCEND and seen["rows_before"] is None:
+            robot.released = [frozenset()]
+            seen["rows_before"] = [l for l in list(robot.distance_rows(q, pairs).labels)
+                                   if l.endswith("|cube") and l.split("|")[0] in ("gripper_left", "gripper_right")]
+        if motion.log.phase[0] == Phase.CARRY:
+            seen["rows_held"] = finger_cube
+    result, _, _ = run_pick({"controller.type": "qp"}, rows)
+    assert result.episodes[0]["success"], result.episodes[0]
+    assert seen["rows_before"] and seen["rows_held"] == []
+    assert np.min(result.telemetry["min_distance"]) >= 0.01 - 1e-4  # the watched rows' closest distance
