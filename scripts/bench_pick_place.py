@@ -5,8 +5,9 @@ Usage: python scripts/bench_pick_place.py [--parts success,speed,rank] [--seeds 
 
 - success: ``configs/pick_place.yaml`` (16 environments) for every seed and controller (ik, qp): placed n/16
   and the failures' reasons.
-- speed: simulated seconds per wall second of the whole run (build, grasp ranking and physics included, no
-  video, no files), median of ``--repeats`` runs; the split into control and physics from the report's timings.
+- speed: simulated seconds per wall second, of the control loop (control, physics and recording: the
+  report's timings) and of the whole run (build, grasp ranking, report and plot included; no video), medians
+  of ``--repeats`` runs.
 - rank: 16 environments x 32 candidates x 3 poses (pre-grasp, grasp, lift) in one call of the prepared
   solver, and the full 5-pose call the task makes (24 candidates), medians of 50 calls.
 """
@@ -50,7 +51,7 @@ def success(seeds: range) -> None:
 
 def speed(repeats: int) -> None:
     for controller in ("ik", "qp"):
-        factors, splits = [], []
+        factors, loops, splits = [], [], []
         for _ in range(repeats):
             run = load_run_config(CONFIG, sets={"controller.type": controller})
             with tempfile.TemporaryDirectory() as out:
@@ -58,10 +59,13 @@ def speed(repeats: int) -> None:
                 result = execute(run, Path(out), video=False, show_progress=False)
                 wall = time.perf_counter() - t0
             factors.append(run.duration / wall)
+            t = result.timings
+            loops.append(run.duration / (t["control"] + t["physics"] + t["record"]))
             splits.append((result.timings["control"], result.timings["physics"], wall))
         c, p, w = (statistics.median(x) for x in zip(*splits))
-        log.info("%s: %.2fx real time (median of %d; %.1f s simulated, wall %.2f s: control %.2f s, physics %.2f s)",
-                 controller, statistics.median(factors), repeats, run.duration, w, c, p)
+        log.info("%s: control loop %.2fx real time, whole run %.2fx (medians of %d; %.1f s simulated: wall %.2f s, "
+                 "control %.2f s, physics %.2f s)", controller, statistics.median(loops), statistics.median(factors),
+                 repeats, run.duration, w, c, p)
 
 
 def rank() -> None:

@@ -68,3 +68,9 @@ def test_cli_refuses_a_massless_object_with_one_line_and_writes_nothing(tmp_path
     assert proc.returncode == 2
     assert "objects[0].mass: must be > 0 kg" in proc.stderr.strip().splitlines()[-1]
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_config_shapes_are_the_shapes_the_simulator_builds():
+    from app.config.schema import OBJECT_SHAPES
+    from app.sim.objects import SHAPES
+    assert OBJECT_SHAPES == SHAPES

@@ -130,6 +130,26 @@ def test_follow_env_frames_one_environment_close_up():
     assert np.linalg.norm(close.eye - close.target) < 0.6 * np.linalg.norm(wide.eye - wide.target)
 
 
-def test_recorded_states_are_what_the_renderer_needs():
-    state = FrameState(0.1, np.zeros((2, 8)), np.zeros((2, 1, 3)), np.tile([1.0, 0, 0, 0], (2, 1, 1)), np.zeros(2))
-    assert state._fields == ("t", "q", "targets_pos", "targets_quat", "status")
+def test_rendered_frame_shows_the_recorded_objects_where_they_were_and_the_place_marks():
+    """A recorded object pose moves the cube in the picture; a place mark draws a yellow ring there."""
+    from app.build import build_scene
+    from app.runner import run_targets, video_look
+    from app.video_job import SceneRenderer, headless
+
+    run = load_run_config(ROOT / "configs" / "pick_place.yaml", n_envs=1)
+    scene, robot = build_scene(run)
+    spec = video_look(run, robot, run_targets(run, robot=robot), scene.env_origins)
+    q = robot.read_states()[0]
+    scene.close()
+    renderer = SceneRenderer(headless(run))
+    far = np.array([[[0.3, 0.2, -5.0, 1.0, 0.0, 0.0, 0.0]]])  # under the floor: out of sight
+    near = np.array([[[0.3, 0.2, 0.025, 1.0, 0.0, 0.0, 0.0]]])
+    base = FrameState(0.0, q, np.zeros((1, 1, 3)) - 9.0, np.tile([1.0, 0, 0, 0], (1, 1, 1)), np.zeros(1, np.int8))
+    red = lambda img: ((img[..., 0] > 150) & (img[..., 1] < 80) & (img[..., 2] < 80)).sum()  # noqa: E731
+    yellow = lambda img: ((img[..., 0] > 200) & (img[..., 1] > 180) & (img[..., 2] < 60)).sum()  # noqa: E731
+    hidden = renderer.render(spec, base._replace(objects=far))
+    shown = renderer.render(spec, base._replace(objects=near))
+    marked = renderer.render(spec, base._replace(objects=far, marks=np.array([[[0.4, -0.1, 0.0]]])))
+    renderer.close()
+    assert red(shown) > red(hidden) + 50
+    assert yellow(marked) > yellow(hidden) + 20

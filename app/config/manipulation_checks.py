@@ -7,11 +7,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from app.config.schema import ObjectSection, RunConfig
+from app.config.schema import OBJECT_SHAPES, ObjectSection, RunConfig
 from app.control.pick_place import PickPlaceTask
 from app.control.script import ScriptTask
 from app.control.tasks import FingertipsTask
-from app.sim.objects import SHAPES
 
 AXIS_NAMES = ("x", "y", "z", "+x", "+y", "+z", "-x", "-y", "-z")
 
@@ -24,7 +23,7 @@ def object_checks(run: RunConfig, key, f: str) -> list[tuple]:
         k = lambda field: f"{key('objects')}[{i}].{field}"  # noqa: E731
         checks += [
             (k("name"), o.name not in names, f"{o.name!r} is already the name of a box or an object; names are unique"),
-            (k("shape"), o.shape in SHAPES, f"{o.shape!r} is not one of {list(SHAPES)}"),
+            (k("shape"), o.shape in OBJECT_SHAPES, f"{o.shape!r} is not one of {list(OBJECT_SHAPES)}"),
             (k("mass"), o.mass > 0, f"must be > 0 kg, got {o.mass}"),
             (k("size"), all(x > 0 for x in o.size), f"every side must be > 0 m, got {o.size}"),
             (k("radius"), o.radius > 0, f"must be > 0 m, got {o.radius}"),

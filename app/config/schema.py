@@ -53,6 +53,9 @@ class RobotSection:
     gripper: GripperSection | None = None  # None: the fingers are ordinary DOFs of the arm
 
 
+OBJECT_SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")  # what app.sim.objects builds (a test holds them equal)
+
+
 @dataclass(frozen=True)
 class ObjectSection:
     """A dynamic rigid body, one copy per environment, its pose in the environment's frame.
