@@ -247,7 +247,8 @@ def geometry_urdf(text: str, urdf_path: str, package_dirs: Sequence[str] | None,
     for link in root.findall("link"):
         if link.find("inertial") is None:
             _add_frame_inertial(link)
-    return ET.tostring(root, encoding="unicode")
+    ET.indent(root)  # one element per line: PyBullet's XML reader fails on one very long line (xacro's output)
+    return ET.tostring(root, encoding="unicode") + "\n"
 
 
 def _add_frame_inertial(link: ET.Element) -> None:
