@@ -25,10 +25,10 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
             if section is not None:
                 scene.add_box(_box(section))
         if envs is None:
-            scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing)
+            scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing, max_envs=run.max_envs)
         else:
             origins = grid_origins(run.n_envs or 1, run.env_spacing)[np.asarray(envs, dtype=int)]
-            scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins)
+            scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins, max_envs=run.max_envs)
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))

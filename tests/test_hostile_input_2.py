@@ -25,3 +25,134 @@ def test_a_xacro_missing_its_arguments_names_them_and_says_to_pass_xacro_args(tm
         RobotModel.from_urdf(str(xacro_file), xacro_args={"prefix": "p_"})
     model = RobotModel.from_urdf(str(xacro_file), xacro_args={"prefix": "p_", "suffix": "s_"})
     assert set(model.link_names) == {"x_a", "p_base", "s_tip"}
+
+
+@pytest.fixture()
+def scene4():
+    scene = Scene()
+    robot = scene.add_robot(str(WIDOWX_URDF))
+    scene.build(n_envs=4)
+    yield scene, robot
+    scene.close()
+
+
+def test_set_qpos_outside_the_joint_window_names_the_dof_the_value_and_the_window(scene4):
+    _, robot = scene4
+    with pytest.raises(InputError, match=r"qpos\[0\]: DOF 'joint_0' = 100 is outside its joint window \[-3.\d+, "
+                                         r"3.\d+\] \(32 value\(s\) outside\)"):
+        robot.set_qpos(np.full((4, 8), 100.0))
+    with pytest.raises(InputError, match=r"DOF 'right_carriage_joint' = -0.5 is outside its joint window \[0, 0.044\]"):
+        robot.set_qpos([-0.5], qs_idx_local=[6])
+    lo, hi = robot.get_dofs_limit()
+    robot.set_qpos(hi + 1e-7)  # within the tolerance: clipped into the window
+    assert np.all(robot.get_qpos() <= hi + 1e-12)
+
+
+def test_motor_targets_outside_the_window_are_clipped_so_no_dof_leaves_it(scene4, monkeypatch):
+    """The motors are handed in-window targets; fingers commanded far out stay within 1e-6 m of their window, and
+    the whole arm, slammed into its limits (PyBullet's motors ignore the URDF speeds), ends within 1e-5."""
+    import app.sim.robot
+
+    scene, robot = scene4
+    lo, hi = robot.get_dofs_limit()
+    sent = []
+    real = app.sim.robot.pb.setJointMotorControlArray
+    monkeypatch.setattr(app.sim.robot.pb, "setJointMotorControlArray",
+                        lambda *a, **k: (sent.append(k["targetPositions"]), real(*a, **k)))
+    for far, dofs, tol in ((1.0, [6, 7], 1e-6), (-1.0, [6, 7], 1e-6), (100.0, None, 1e-5), (-100.0, None, 1e-5)):
+        sent.clear()
+        robot.control_dofs_position(np.full((4, 8 if dofs is None else 2), far), dofs_idx_local=dofs)
+        k = slice(None) if dofs is None else dofs
+        np.testing.assert_array_equal(sent, (hi if far > 0 else lo)[:, k])
+        for _ in range(240):  # 1 s
+            scene.step()
+        q = robot.get_qpos()
+        assert np.all(q >= lo - tol) and np.all(q <= hi + tol), (far, (q - hi).max(), (lo - q).max())
+
+
+def test_a_closed_scene_says_so_on_every_call():
+    scene = Scene()
+    robot = scene.add_robot(str(WIDOWX_URDF))
+    scene.build()
+    scene.close()
+    for call in (lambda: robot.set_qpos(np.zeros(8)), lambda: robot.get_qpos(), scene.step, scene.reset,
+                 lambda: robot.inverse_kinematics("ee_gripper_link", pos=[0.3, 0, 0.2]),
+                 lambda: scene.add_box(BoxSpec("b", (0.1, 0.1, 0.1), (0.3, 0.0, 0.05)))):
+        with pytest.raises(AppError, match="the scene is closed"):
+            call()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda r: r.set_qpos(np.zeros(3), qs_idx_local=[0, 0, 1]), r"dofs_idx_local \[0, 0, 1\] names \[0\] more than once"),
+    (lambda r: r.control_dofs_position(np.zeros(3), dofs_idx_local=[0, 0, 1]), r"dofs_idx_local \[0, 0, 1\] names"),
+    (lambda r: r.inverse_kinematics("ee_gripper_link", pos=[0.3, 0, 0.2], dofs_idx_local=[0, 0, 1]),
+     r"dofs_idx_local \[0, 0, 1\] names a DOF more than once"),
+    (lambda r: r.get_qpos(envs_idx=[1, 1]), r"envs_idx \[1, 1\] names \[1\] more than once"),
+    (lambda r: r.set_qpos(np.zeros(8), envs_idx=[1, 1]), r"envs_idx \[1, 1\] names"),
+])
+def test_an_index_twice_is_refused(scene4, call, message):
+    with pytest.raises(InputError, match=message):
+        call(scene4[1])
+
+
+def test_envs_idx_on_an_unbatched_scene_is_refused():
+    with Scene() as scene:
+        robot = scene.add_robot(str(WIDOWX_URDF))
+        scene.build(n_envs=None)
+        for envs_idx in (0, [0], [1]):
+            with pytest.raises(InputError, match=r"scene was built without n_envs .*build with n_envs=N"):
+                robot.get_qpos(envs_idx=envs_idx)
+        assert robot.get_qpos().shape == (8,)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(size=(0.1, -0.1, 0.1)), r"box 'b': size must be 3 finite numbers > 0 \[m\], got \(0.1, -0.1, 0.1\)"),
+    (dict(size=(0.1, 0.0, 0.1)), r"size must be 3 finite numbers > 0"),
+    (dict(pos=(float("nan"), 0.0, 0.0)), r"box 'b': pos must be 3 finite numbers, got \(nan"),
+    (dict(pos=(0.0, 0.0)), r"pos must be 3 finite numbers"),
+    (dict(quat=(0.0, 0.0, 0.0, 0.0)), r"quat must be a non-zero quaternion"),
+])
+def test_a_box_with_a_bad_size_position_or_orientation_is_refused(kwargs, message):
+    args = dict(name="b", size=(0.1, 0.1, 0.1), pos=(0.3, 0.0, 0.05)) | kwargs
+    with pytest.raises(InputError, match=message):
+        BoxSpec(**args)
+
+
+def test_two_boxes_with_one_name_are_refused():
+    with Scene() as scene:
+        scene.add_box(BoxSpec("b", (0.1, 0.1, 0.1), (0.3, 0.0, 0.05)))
+        with pytest.raises(InputError, match="a box named 'b' was already added"):
+            scene.add_box(BoxSpec("b", (0.2, 0.1, 0.1), (0.0, 0.3, 0.05)))
+
+
+def test_n_envs_is_bounded_before_anything_is_created(monkeypatch):
+    import app.sim.scene
+
+    created = []
+    monkeypatch.setattr(app.sim.scene.Scene, "_create_box", lambda *a: created.append(a))
+    with Scene() as scene:
+        scene.add_box(BoxSpec("b", (0.1, 0.1, 0.1), (0.3, 0.0, 0.05)))
+        with pytest.raises(InputError, match=r"n_envs=10000000 is above max_envs=1024 .*max_envs=N"):
+            scene.build(n_envs=10**7)
+        with pytest.raises(InputError, match=r"n_envs=2000 is above max_envs=1999"):
+            scene.build(n_envs=2000, max_envs=1999)
+        assert not created and not scene.built
+        scene.build(n_envs=3)
+        assert len(created) == 3
+
+
+def test_a_scene_file_with_two_boxes_of_one_name_or_init_qpos_outside_the_window_is_a_config_error(tmp_path):
+    from app.config.loader import load_run_config
+    from app.errors import ConfigError
+
+    table = "table: {name: table, size: [0.8, 0.7, 0.04], pos: [0.25, 0.0, -0.0205]}\n"
+    for extra, message in (("obstacles:\n  - {name: table, size: [0.1, 0.1, 0.1], pos: [0.3, 0.1, 0.05]}\n",
+                            r"box name\(s\) \['table'\] used twice"),
+                           ("", r"robot.init_qpos: init_qpos: DOF 'joint_1' = 5 is outside its joint window")):
+        scene = tmp_path / "scene.yaml"
+        scene.write_text(f"robot:\n  urdf: {WIDOWX_URDF}\n  ee_link: ee_gripper_link\n"
+                         f"  init_qpos: [0, {5 if not extra else 1}, 1, 0, 0, 0, 0.02, 0.02]\n" + table + extra)
+        run = tmp_path / "run.yaml"
+        run.write_text(f"scene: {scene}\n")
+        with pytest.raises(ConfigError, match=message):
+            load_run_config(run)

@@ -282,6 +282,10 @@ def _scene_checks(run: RunConfig, f: str) -> list[tuple]:
                            f"{key}.size: every side must be > 0 m, got {box.size}"))
             checks.append((_scene_key(run, f, key.split("[")[0], "rgba"), all(0 <= x <= 1 for x in box.rgba),
                            f"{key}.rgba: values must be in [0, 1], got {box.rgba}"))
+    names = [b.name for b in (s.table, s.floor, *s.obstacles) if b is not None]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    checks.append((_scene_key(run, f, "obstacles"), not twice, f"box name(s) {twice} used twice (table, floor and "
+                   "obstacles need their own names)"))
     return checks
 
 
@@ -345,6 +349,6 @@ def _validate_robot(run: RunConfig, f: str) -> None:
             raise ConfigError(f"{where}: {exc}") from None
     if s.robot.init_qpos is not None:
         try:
-            model.check_q(s.robot.init_qpos, "init_qpos")
+            model.check_window(model.check_q(s.robot.init_qpos, "init_qpos"), "init_qpos")
         except AppError as exc:
             raise ConfigError(f"{_scene_key(run, f, 'robot', 'init_qpos')}: {exc}") from None

@@ -46,6 +46,7 @@ class Robot:
         self.position_gain = 0.1  # PyBullet motor kp for absolute position targets
         self.env_origins = np.zeros((1, 3))
         self.batched = False
+        self.closed = False  # set by scene.close()
 
     # ------------------------------------------------------------------ building and names
     def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None) -> None:
@@ -115,12 +116,17 @@ class Robot:
         raise UnknownNameError("joint", name, [j.name for j in joints])
 
     def _require_built(self) -> None:
+        if self.closed:
+            raise AppError("the scene is closed (scene.close() was called): build a new Scene to use a robot")
         if not self.bodies:
             raise AppError("the robot has no bodies yet: call scene.build() first")
 
     def envs(self, envs_idx: object = None) -> EnvRows:
         """The environments a call addresses (checked)."""
         self._require_built()
+        if envs_idx is not None and not self.batched:
+            raise InputError(f"envs_idx={envs_idx!r:.40} given, but the scene was built without n_envs (one "
+                             "unbatched environment): leave envs_idx out, or build with n_envs=N")
         return EnvRows(as_indices(envs_idx, "envs_idx", self.n_envs, "environments"), self.batched)
 
     def _dofs(self, dofs_idx_local: object, name: str = "dofs_idx_local") -> np.ndarray:
@@ -158,7 +164,7 @@ class Robot:
         """Teleport joints (no physics). position ([n_envs,] n_selected); with ``zero_velocity`` (the default, as
         in Genesis) every DOF of the addressed environments stops, else the velocities are kept."""
         envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
-        q = envs.rows(position, "qpos", len(dofs))
+        q = self.model.check_window(envs.rows(position, "qpos", len(dofs)), "qpos", dofs)
         q_all, v_all = self.read_states()
         q_all = q_all[envs.idx]
         q_all[:, dofs] = q
@@ -188,6 +194,7 @@ class Robot:
         """
         envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
         q = envs.rows(position, "position", len(dofs))
+        q = np.minimum(np.maximum(q, self.model.q_lower[dofs]), self.model.q_upper[dofs])  # targets in the window
         v = np.zeros_like(q) if velocity is None else envs.rows(velocity, "velocity", len(dofs))
         kp = self.position_gain if position_gain is None else position_gain
         for name, gain in (("position_gain", kp), ("velocity_gain", velocity_gain)):
@@ -234,8 +241,6 @@ class Robot:
         """
         envs, qs = self.envs(envs_idx), self._dofs(qs_idx_local, "qs_idx_local")
         rows = envs.rows(qpos, "qpos", len(qs))
-        if len(np.unique(qs)) != len(qs):
-            raise InputError(f"qs_idx_local {qs.tolist()} names a DOF twice")
         q = np.array(rows, dtype=float) if qs_idx_local is None else self.read_states()[0][envs.idx]
         q[:, qs] = rows
         links = as_indices(links_idx_local, "links_idx_local", self.n_links, f"links {list(self.model.link_names)}")
