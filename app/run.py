@@ -62,7 +62,9 @@ def _main(args: argparse.Namespace) -> int:
         n_threads()  # APP_THREADS checked before any work
         run = load_run_config(args.config, duration=args.duration, seed=args.seed, n_envs=args.n_envs,
                               workers=args.workers)
-        out_dir = Path(args.out) if args.out else Path(run.out_dir) / run.name
+        if args.out is not None and not args.out.strip():
+            raise AppError(f"--out: must name a folder, got {args.out!r} (leave --out out for videos/<config name>)")
+        out_dir = Path(args.out) if args.out is not None else Path(run.out_dir) / run.name
         if kernel_cache.fresh:
             log.info("compiling the numba kernels for this version of the code (first run only, ~30 s)")
         if args.gui and run.workers > 1:

@@ -1,13 +1,15 @@
 """Hostile and careless input, round two (#24): xacro arguments, joint windows, closed scenes, API index
 checks and bounds; each a one-line AppError saying what to fix."""
 
+import re
+
 import numpy as np
 import pytest
 
 from app import RobotModel
 from app.errors import AppError, InputError, URDFError
 from app.sim.scene import BoxSpec, Scene
-from tests.conftest import WIDOWX_URDF
+from tests.conftest import ROOT, WIDOWX_URDF
 
 
 def test_a_xacro_missing_its_arguments_names_them_and_says_to_pass_xacro_args(tmp_path):
@@ -156,3 +158,49 @@ def test_a_scene_file_with_two_boxes_of_one_name_or_init_qpos_outside_the_window
         run.write_text(f"scene: {scene}\n")
         with pytest.raises(ConfigError, match=message):
             load_run_config(run)
+
+
+SCENE_LINE = f"scene: {ROOT / 'scenes' / 'table.yaml'}\n"
+
+
+def _main_fails(capsys, tmp_path, args, message):
+    """app.run's main exits 2 with ``message`` as its one error line and writes nothing."""
+    from app.run import main
+
+    out = tmp_path / "out"
+    assert main([*args, "--no-video", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and re.search(message, err[-1]), err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("duration, message", [
+    ("1e308", r"duration: must be a finite time in \(0, 3600\] s, got 1e\+308"),
+    ("1e-300", r"duration: must be at least one physics step .* 1/physics_hz = 0.00416667 s, got 1e-300 s"),
+])
+def test_a_huge_or_tiny_duration_is_one_line(capsys, tmp_path, duration, message):
+    _main_fails(capsys, tmp_path, [str(ROOT / "configs" / "single_ik.yaml"), "--duration", duration], message)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("controller:\n  type: ik\n  stall_window: 1000000000000\n", r"controller.stall_window: must be 1..1000000 ticks"),
+    ("controller:\n  type: qp\n  max_rows: 1000000000\n", r"controller.max_rows: must be 1..1000 collision rows"),
+    ("max_envs: 100000000\nn_envs: 50000000\n", r"max_envs: must be 1..65536"),
+    ("duration: 1.0\nseed: 3\nduration: 2.0\n", r"run.yaml:4:1: .*key 'duration' given twice \(first on line 2\)"),
+    ("task:\n  type: static\n  center: [0.3, 0, 0.2]\n  center: [0.3, 0, 0.3]\n", r"key 'center' given twice"),
+    ('report:\n  filename: "a\\nb.json"\n', r"report.filename: must be a file name without newlines or control"),
+    ('video:\n  filename: "v\\tx.mp4"\n', r"video.filename: must be a file name without newlines or control"),
+])
+def test_resource_bounds_duplicate_keys_and_control_characters_are_config_errors(capsys, tmp_path, text, message):
+    path = tmp_path / "run.yaml"
+    path.write_text(SCENE_LINE + text)
+    _main_fails(capsys, tmp_path, [str(path), "--duration", "0.1"], message)
+
+
+def test_an_empty_out_is_refused_and_nothing_is_written(capsys, tmp_path):
+    from app.run import main
+
+    before = sorted(p.name for p in (ROOT / "videos").iterdir())
+    assert main([str(ROOT / "configs" / "single_ik.yaml"), "--duration", "0.1", "--no-video", "--out", ""]) == 2
+    assert "--out: must name a folder, got ''" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert sorted(p.name for p in (ROOT / "videos").iterdir()) == before
