@@ -113,7 +113,8 @@ def summary_lines(s: dict) -> list[str]:
     return [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
             f"{mm(s['pos_err_final_max_m'])}, {np.degrees(s['rot_err_final_max_rad'] or 0.0):.2f} deg",
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
-            f"{s['solver_failed_final']} ({100 * s['solver_failed_ticks_fraction']:.1f} % of ticks); {obstacle}; "
+            f"{s['solver_failed_final']} (failed on {s.get('solver_failed_ticks', 0)} environment-ticks, "
+            f"{100 * s['solver_failed_ticks_fraction']:.3g} % of them); {obstacle}; "
             f"smallest joint-limit margin {s['joint_limit_margin_min_rad']:.4f} rad"]
 
 
