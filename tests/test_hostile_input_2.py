@@ -204,3 +204,73 @@ def test_an_empty_out_is_refused_and_nothing_is_written(capsys, tmp_path):
     assert main([str(ROOT / "configs" / "single_ik.yaml"), "--duration", "0.1", "--no-video", "--out", ""]) == 2
     assert "--out: must name a folder, got ''" in capsys.readouterr().err.strip().splitlines()[-1]
     assert sorted(p.name for p in (ROOT / "videos").iterdir()) == before
+
+
+def _urdf(tmp_path, link_extra="", origin='xyz="0 0 0.1"', n_links=2):
+    inertial = '<inertial><mass value="1"/><inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="1e-3"/></inertial>'
+    links = "".join(f'<link name="l{i}">{inertial if i else link_extra}</link>' for i in range(n_links))
+    joints = "".join(f'<joint name="j{i}" type="revolute"><parent link="l{i - 1}"/><child link="l{i}"/>'
+                     f'<origin {origin}/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+                     '</joint>' for i in range(1, n_links))
+    path = tmp_path / "robot.urdf"
+    path.write_text(f'<robot name="r">{links}{joints}</robot>')
+    return path
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(origin='xyz="0 nan 0.1"'), r"joint 'j1' origin xyz must be finite numbers, got '0 nan 0.1'"),
+    (dict(origin='rpy="0 0 inf"'), r"joint 'j1' origin rpy must be finite numbers"),
+    (dict(link_extra='<inertial><mass value="-1"/></inertial>'), r"link 'l0': mass must be a finite number >= 0 kg"),
+    (dict(link_extra='<inertial><mass value="1"/><inertia ixx="-1" iyy="1" izz="1"/></inertial>'),
+     r"link 'l0': inertia ixx must be a finite number >= 0 kg m\^2, got -1"),
+    (dict(link_extra='<inertial><mass value="1"/><inertia ixx="1" ixy="nan" iyy="1" izz="1"/></inertial>'),
+     r"link 'l0': inertia ixy must be a finite number, got nan"),
+    (dict(link_extra='<visual><geometry><mesh filename="package://pkg/../../../etc/passwd.stl"/></geometry></visual>'),
+     r"link 'l0': mesh 'package://pkg/../../../etc/passwd.stl' leaves its package"),
+    (dict(n_links=1001), r"1001 links, more than this app handles \(MAX_LINKS = 512 in app/kinematics/urdf.py"),
+])
+def test_urdfs_with_nan_origins_negative_mass_or_inertia_escaping_meshes_or_too_many_links_are_refused(
+        tmp_path, kwargs, message):
+    """The model path refuses them, so app.solve (RobotModel) and Scene.build both do."""
+    path = _urdf(tmp_path, **kwargs)
+    with pytest.raises(URDFError, match=message):
+        RobotModel.from_urdf(str(path))
+    with Scene() as scene, pytest.raises(URDFError, match=message):
+        scene.add_robot(str(path))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seeds", "0:99999999999999999999"], r"99999999999999999999 seeds, more than one sweep runs \(MAX_EPISODES = 10000"),
+    (["--seeds", "0:1000000"], r"1000000 seeds, more than one sweep runs \(MAX_EPISODES = 10000 in app/sweep.py\)"),
+    (["--seeds", "0:4", "--workers", "1000"], r"--workers must be 1\.\.\d+ \(4 episodes"),
+    (["--seeds", "0:2", "--set", "n_envs=100000", "--set", "max_envs=1000000"], r"max_envs: must be 1..65536"),
+    (["--seeds", "0:2", "--out", "/etc/passwd"], r"--out /etc/passwd: exists and is not a folder"),
+])
+def test_sweep_bounds_its_episodes_workers_and_output_before_any_work(capsys, tmp_path, args, message):
+    from app.sweep import main as sweep_main
+
+    args = args if "--out" in args else [*args, "--out", str(tmp_path / "sweep")]
+    assert sweep_main([str(ROOT / "configs" / "single_ik.yaml"), *args]) == 2
+    assert re.search(message, capsys.readouterr().err.strip().splitlines()[-1])
+    assert not (tmp_path / "sweep").exists()
+
+
+def test_an_unreachable_ray_address_gives_up_after_the_named_timeout(monkeypatch):
+    import socket
+    import time
+
+    from app.ray_session import start_ray
+
+    listener = socket.socket()  # a port that accepts no connection: bound, never listening
+    listener.bind(("127.0.0.1", 0))
+    address = f"127.0.0.1:{listener.getsockname()[1]}"
+    monkeypatch.setenv("APP_RAY_CONNECT_TIMEOUT", "0.5")
+    t0 = time.monotonic()
+    with pytest.raises(AppError, match=rf"could not reach the Ray cluster at {address} within 0.5 s .*"
+                                       r"APP_RAY_CONNECT_TIMEOUT=SECONDS"):
+        start_ray(1, address)
+    assert time.monotonic() - t0 < 5
+    listener.close()
+    monkeypatch.setenv("APP_RAY_CONNECT_TIMEOUT", "forever")
+    with pytest.raises(AppError, match=r"APP_RAY_CONNECT_TIMEOUT='forever': must be seconds"):
+        start_ray(1, "192.0.2.1:6379")
