@@ -81,7 +81,8 @@ class SceneRenderer:
         v = spec.view
         if self._camera is None or self._camera[0] is not v:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
-        self.robot.set_qpos(self.robot.unbatch(state.q))
+        q = np.asarray(state.q, dtype=float).reshape(self.robot.n_envs, -1)
+        self.robot.teleport(q, np.zeros_like(q), np.arange(self.robot.n_envs))
         image = self._camera[1].frame()
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED))

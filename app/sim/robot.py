@@ -115,9 +115,12 @@ class Robot:
                 return Joint(name, joint.type, k, dof)
         raise UnknownNameError("joint", name, [j.name for j in joints])
 
-    def _require_built(self) -> None:
+    def _require_open(self) -> None:
+        """Calls that talk to PyBullet need the scene open (model-only ones, such as FK of a given q, do not)."""
         if self.closed:
             raise AppError("the scene is closed (scene.close() was called): build a new Scene to use a robot")
+
+    def _require_built(self) -> None:
         if not self.bodies:
             raise AppError("the robot has no bodies yet: call scene.build() first")
 
@@ -140,6 +143,7 @@ class Robot:
     def read_states(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint positions and velocities of every environment. Shapes (n_envs, n_dofs) each."""
         self._require_built()
+        self._require_open()
         states = [pb.getJointStates(b.body_id, self._joints, physicsClientId=self.client) for b in self.bodies]
         q = np.array([[s[0] for s in env] for env in states])
         v = np.array([[s[1] for s in env] for env in states])
@@ -169,7 +173,13 @@ class Robot:
         q_all = q_all[envs.idx]
         q_all[:, dofs] = q
         v_all = np.zeros_like(q_all) if zero_velocity else v_all[envs.idx]
-        for row, e in enumerate(envs.idx):
+        self.teleport(q_all, v_all, envs.idx)
+
+    def teleport(self, q_all: np.ndarray, v_all: np.ndarray, envs_idx: np.ndarray) -> None:
+        """Every DOF of the environments ``envs_idx`` to q_all, v_all (len(envs_idx), n_dofs), unchecked (the
+        renderer poses recorded states this way, which PyBullet may have left a hair outside a window)."""
+        self._require_open()
+        for row, e in enumerate(envs_idx):
             for k, j in enumerate(self._joints):
                 pb.resetJointState(self.bodies[e].body_id, j, float(q_all[row, k]), float(v_all[row, k]),
                                    physicsClientId=self.client)
@@ -193,6 +203,7 @@ class Robot:
             position_gain: kp; default ``self.position_gain``. velocity_gain: kd.
         """
         envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
+        self._require_open()
         q = envs.rows(position, "position", len(dofs))
         q = np.minimum(np.maximum(q, self.model.q_lower[dofs]), self.model.q_upper[dofs])  # targets in the window
         v = np.zeros_like(q) if velocity is None else envs.rows(velocity, "velocity", len(dofs))
