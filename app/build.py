@@ -36,10 +36,10 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
         for section in cfg.objects:
             scene.add_object(object_spec(section))
         if envs is None:
-            scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing)
+            scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing, max_envs=run.max_envs)
         else:
             origins = grid_origins(run.n_envs or 1, run.env_spacing)[np.asarray(envs, dtype=int)]
-            scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins)
+            scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins, max_envs=run.max_envs)
         _place_objects(run, scene, envs)
         if cfg.robot.gripper is not None:
             robot.attach_gripper(gripper_spec(cfg.robot.gripper, cfg.robot.ee_link))

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -38,6 +40,30 @@ def require_ray():
     return ray
 
 
+CONNECT_TIMEOUT_ENV = "APP_RAY_CONNECT_TIMEOUT"  # [s] to reach a cluster's address before giving up (default 10)
+
+
+def _check_reachable(address: str) -> None:
+    """A TCP connection to ``address`` (HOST:PORT, or ray://HOST:PORT) within the connect timeout; Ray itself
+    retries an unreachable address for minutes. 'auto' and other forms are left to Ray."""
+    text = os.environ.get(CONNECT_TIMEOUT_ENV, "10")
+    try:
+        timeout = float(text)
+    except ValueError:
+        timeout = math.nan
+    if not 0 < timeout <= 3600:
+        raise AppError(f"{CONNECT_TIMEOUT_ENV}={text!r}: must be seconds in (0, 3600]")
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise AppError(f"could not reach the Ray cluster at {address} within {timeout:g} s ({exc.strerror or exc}); "
+                       f"check the address (--ray-address or RAY_ADDRESS), or set {CONNECT_TIMEOUT_ENV}=SECONDS "
+                       "to wait longer") from None
+
+
 def start_ray(workers: int, address: str | None = None):
     """Join the cluster at ``address`` (or $RAY_ADDRESS), else start a local one with ``workers`` CPUs."""
     global _ours
@@ -49,6 +75,7 @@ def start_ray(workers: int, address: str | None = None):
         before = _children()
         try:
             if address:
+                _check_reachable(address)
                 ray.init(address=address, **quiet)
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, **quiet)

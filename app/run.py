@@ -62,7 +62,9 @@ def _main(args: argparse.Namespace) -> int:
         n_threads()  # APP_THREADS checked before any work
         run = load_run_config(args.config, duration=args.duration, seed=args.seed, n_envs=args.n_envs,
                               workers=args.workers)
-        out_dir = Path(args.out) if args.out else Path(run.out_dir) / run.name
+        if args.out is not None and not args.out.strip():
+            raise AppError(f"--out: must name a folder, got {args.out!r} (leave --out out for videos/<config name>)")
+        out_dir = Path(args.out) if args.out is not None else Path(run.out_dir) / run.name
         if kernel_cache.fresh:
             log.info("compiling the numba kernels for this version of the code (first run only, ~30 s)")
         if args.gui and run.workers > 1:
@@ -116,7 +118,8 @@ def summary_lines(s: dict) -> list[str]:
     return pick + [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
             f"{mm(s['pos_err_final_max_m'])}, {np.degrees(s['rot_err_final_max_rad'] or 0.0):.2f} deg",
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
-            f"{s['solver_failed_final']} ({100 * s['solver_failed_ticks_fraction']:.1f} % of ticks); {obstacle}; "
+            f"{s['solver_failed_final']} (failed on {s.get('solver_failed_ticks', 0)} environment-ticks, "
+            f"{100 * s['solver_failed_ticks_fraction']:.3g} % of them); {obstacle}; "
             f"smallest joint-limit margin {s['joint_limit_margin_min_rad']:.4f} rad"]
 
 

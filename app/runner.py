@@ -289,6 +289,7 @@ def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = 
             "stalled_final": sum(e["stalled_final"] for e in envs), "stalled_ever": sum(e["stalled_ever"] for e in envs),
             "solver_failed_final": sum(not e["solver_ok_final"] for e in envs),
             "solver_failed_ticks_fraction": 1.0 - float(np.mean([e["solver_ok_fraction"] for e in envs])),
+            "solver_failed_ticks": sum(e["solver_failed_ticks"] for e in envs),  # env-ticks, as the warnings count
             "min_obstacle_distance_m": worst("min_obstacle_distance_m", min), "d_safe_m": d_safe,
             "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min),
             **(pick_summary(episodes) if episodes else {})}
@@ -320,6 +321,7 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
             "pos_err_final_m": float(tel["pos_err"][-1, e]), "rot_err_final_rad": float(tel["rot_err"][-1, e]),
             "pos_err_max_after_1s_m": float(np.max(tel["pos_err"][tel["t"] >= min(1.0, tel["t"][-1]), e])),
             "solver_ok_fraction": float(np.mean(tel["qp_ok"][:, e])), "solver_ok_final": bool(tel["qp_ok"][-1, e]),
+            "solver_failed_ticks": int(np.count_nonzero(~np.asarray(tel["qp_ok"][:, e], bool))),
             "reached_final": bool(reached(tel["pos_err"][-1, e], tel["rot_err"][-1, e])),
             "joint_limit_margin_min": float(margin[e]),
             "stalled_final": bool(tel["stalled"][-1, e]), "stalled_ever": bool(tel["stalled"][:, e].any()),

@@ -15,6 +15,8 @@ import argparse
 import itertools
 import json
 import logging
+import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -27,18 +29,24 @@ from app.errors import AppError, ConfigError
 log = logging.getLogger("app.sweep")
 
 
+MAX_EPISODES = 10_000  # episodes in one sweep (seeds x settings): each writes a folder and holds a summary
+
+
 def parse_seeds(text: str) -> list[int]:
-    """'0:100' (end excluded), '3', or '1,5,9' -> seeds."""
+    """'0:100' (end excluded), '3', or '1,5,9' -> seeds (at most MAX_EPISODES, each in 0..2**32-1)."""
     try:
         if ":" in text:
             a, b = (int(x) for x in text.split(":"))
+            if b - a > MAX_EPISODES:
+                raise ConfigError(f"--seeds {text}: {b - a} seeds, more than one sweep runs (MAX_EPISODES = "
+                                  f"{MAX_EPISODES} in app/sweep.py): split it into several sweeps")
             seeds = list(range(a, b))
         else:
             seeds = [int(x) for x in text.split(",")]
     except ValueError:
         raise ConfigError(f"--seeds must be START:END, N or N,M,...; got {text!r}") from None
-    if not seeds or min(seeds) < 0:
-        raise ConfigError(f"--seeds must name at least one seed >= 0, got {text!r}")
+    if not seeds or min(seeds) < 0 or max(seeds) >= 2 ** 32:
+        raise ConfigError(f"--seeds must name at least one seed, each in 0..2**32-1, got {text!r}")
     return seeds
 
 
@@ -54,6 +62,9 @@ def parse_sets(items: list[str]) -> list[dict[str, object]]:
         except yaml.YAMLError as exc:
             raise ConfigError(f"--set {item!r}: the value is not YAML ({exc.problem})") from None
     keys = list(values)
+    if math.prod(len(v) for v in values.values()) > MAX_EPISODES:
+        raise ConfigError(f"--set: {' x '.join(str(len(v)) for v in values.values())} settings, more than one "
+                          f"sweep runs (MAX_EPISODES = {MAX_EPISODES} in app/sweep.py)")
     return [dict(zip(keys, combo)) for combo in itertools.product(*(values[k] for k in keys))] or [{}]
 
 
@@ -186,15 +197,29 @@ def main(argv: list[str] | None = None) -> int:
     return run_cli(lambda: _sweep(args), "finished episodes are kept (a re-run skips them), nothing partial")
 
 
+def _check_workers(workers: int, episodes: int, address: str | None) -> None:
+    """1 <= workers <= the episodes, and on a local cluster (no address) <= this machine's CPUs."""
+    cpus = os.cpu_count() or 1
+    local = not (address or os.environ.get("RAY_ADDRESS"))
+    limit = min(episodes, cpus) if local else episodes
+    if not 1 <= workers <= limit:
+        raise ConfigError(f"--workers must be 1..{limit} ({episodes} episodes" + (f", {cpus} CPUs here" if local else "")
+                          + f"; a cluster given by --ray-address or RAY_ADDRESS may have more), got {workers}")
+
+
 def _sweep(args: argparse.Namespace) -> int:
     try:
         from app.config.loader import load_run_config
 
         seeds, settings = list(dict.fromkeys(parse_seeds(args.seeds))), parse_sets(args.set)  # each seed once
+        if len(seeds) * len(settings) > MAX_EPISODES:
+            raise ConfigError(f"{len(seeds)} seeds x {len(settings)} settings = {len(seeds) * len(settings)} "
+                              f"episodes, more than one sweep runs (MAX_EPISODES = {MAX_EPISODES} in app/sweep.py)")
+        _check_workers(args.workers, len(seeds) * len(settings), args.ray_address)
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise ConfigError(f"--out {args.out}: exists and is not a folder; name a new or existing folder")
         for setting in settings:
             load_run_config(args.config, sets=setting)  # every setting checked before any episode runs
-        if args.workers < 1:
-            raise ConfigError(f"--workers must be >= 1, got {args.workers}")
         out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
         vary = len(settings) > 1 or bool(settings[0])
         jobs = [(str(Path(args.config).resolve()), seed, st, str(out / episode_name(seed, st, vary)))

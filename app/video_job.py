@@ -85,7 +85,8 @@ class SceneRenderer:
         v = spec.view
         if self._camera is None or self._camera[0] is not v:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
-        self.robot.set_qpos(self.robot.unbatch(state.q))
+        q = np.asarray(state.q, dtype=float).reshape(self.robot.n_envs, -1)
+        self.robot.teleport(q, np.zeros_like(q), np.arange(self.robot.n_envs))
         if state.objects is not None:
             for k, obj in enumerate(self.scene.objects.values()):
                 obj.set_pose(obj.envs(None).out(state.objects[:, k, :3]), obj.envs(None).out(state.objects[:, k, 3:]))

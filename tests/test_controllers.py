@@ -155,6 +155,7 @@ def test_controller_qp_holds_the_rows_each_task_and_limit_reports():
     n = robot.n_dofs
     q = robot.model.mid_config() + rng.normal(scale=0.3, size=(3, n))
     q[:, 1:3] += [0.6, 0.5]  # lean towards the table
+    q = robot.model.clip(q)  # set_qpos refuses positions outside the joint windows
     robot.set_qpos(q)
     v = rng.normal(scale=0.5, size=q.shape)
     pos, quat = robot.model.forward_kinematics(q + 0.1, [EE])

@@ -251,3 +251,28 @@ def test_substitutions_in_comments_and_extension_blocks_are_left_alone(tmp_path)
     scene.add_robot(str(copy))
     scene.build()
     scene.close()
+
+
+def test_official_wxai_xacro_builds_a_scene_moved_by_ik_and_pybullet_reads_it_line_by_line():
+    """Trossen's wxai.urdf.xacro expands to one long line; the file handed to PyBullet has one element a line."""
+    from app.sim.loader import simulator_file
+    from tests.conftest import require_reference
+
+    reference = require_reference()
+    xacro_file = reference / "trossen_arm_description" / "urdf" / "wxai.urdf.xacro"
+    text = read_description(str(xacro_file), [str(reference)])
+    model = RobotModel.from_urdf(str(xacro_file), package_dirs=[str(reference)])
+    with simulator_file(model, text, str(xacro_file), [str(reference)]) as file:
+        lines = open(file).read().splitlines()
+    assert len(lines) > 50 and max(map(len, lines)) < 1000
+    scene = Scene()
+    robot = scene.add_robot(str(xacro_file), package_dirs=[str(reference)])
+    scene.build()
+    target = np.array([0.3, 0.05, 0.2])
+    q = robot.inverse_kinematics(robot.get_link("ee_gripper_link"), pos=target, quat=None)
+    robot.set_qpos(q)
+    body = robot.bodies[0]
+    state = pb.getLinkState(body.body_id, body.link_index["ee_gripper_link"], computeForwardKinematics=True,
+                            physicsClientId=scene.client)
+    np.testing.assert_allclose(state[4], target, atol=1e-4)
+    scene.close()

@@ -104,9 +104,30 @@ def test_summary_lines_say_how_the_run_went():
 
     lines = summary_lines({"reached": 14, "n_envs": 16, "missed_envs": [3, 9], "pos_err_final_max_m": 0.0123,
                            "rot_err_final_max_rad": 0.01, "stalled_final": 1, "stalled_ever": 2,
-                           "solver_failed_final": 0, "solver_failed_ticks_fraction": 0.015,
+                           "solver_failed_final": 0, "solver_failed_ticks_fraction": 0.015, "solver_failed_ticks": 7,
                            "min_obstacle_distance_m": 0.0105, "d_safe_m": 0.01, "joint_limit_margin_min_rad": 0.02})
     text = "\n".join(lines)
     for part in ("reached 14/16 (missed: 3, 9)", "12.30 mm", "0.57 deg", "stalled at the end 1 (ever 2)",
-                 "1.5 % of ticks", "closest obstacle 10.50 mm (d_safe 10.00 mm)", "0.0200 rad"):
+                 "failed on 7 environment-ticks, 1.5 % of them", "closest obstacle 10.50 mm (d_safe 10.00 mm)", "0.0200 rad"):
         assert part in text, (part, text)
+
+
+def test_the_summary_counts_the_qp_failures_the_warnings_report(tmp_path, monkeypatch, caplog):
+    """With OSQP capped at one iteration some ticks fail (a warning starts each failing streak): the summary
+    and the console count those environment-ticks, not a rounded 0.0 %."""
+    import functools
+    import logging
+
+    import app.control.qp_controller as qp_controller
+    from app.run import summary_lines
+
+    monkeypatch.setattr(qp_controller, "QPSolver", functools.partial(qp_controller.QPSolver, max_iter=1))
+    out = tmp_path / "out"
+    with caplog.at_level(logging.WARNING, logger="app.control.qp_controller"):
+        assert main([str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.5", "--no-video",
+                     "--out", str(out)]) == 0
+    warnings = [r for r in caplog.records if "commanding a safe stop" in r.getMessage()]
+    summary = json.loads((out / "report.json").read_text())["summary"]
+    assert warnings and summary["solver_failed_ticks"] >= len(warnings)
+    assert summary["solver_failed_ticks_fraction"] == pytest.approx(summary["solver_failed_ticks"] / 120)
+    assert f"failed on {summary['solver_failed_ticks']} environment-ticks" in "\n".join(summary_lines(summary))

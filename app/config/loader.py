@@ -23,6 +23,26 @@ from app.kinematics.model import KinematicModel
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MAX_DURATION = 3600.0  # [s] of simulated time in one run
 MAX_VIDEO_GB = 2.0  # video frames are held in memory until encoded
+MAX_ENVS_CEILING = 65536  # the largest max_envs a run file may set
+MAX_STALL_WINDOW = 10 ** 6  # [ticks] of error history kept per environment for stall detection
+MAX_ROWS = 1000  # collision rows per environment in the QP
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key given twice in one mapping is an error (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key '{key}' given twice (first on line {seen[key] + 1}); keep one", key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _UniqueKeyLoader.construct_mapping)
 
 
 def read_yaml(path: Path) -> dict:
@@ -30,7 +50,7 @@ def read_yaml(path: Path) -> dict:
     if not path.is_file():
         raise ConfigError(f"{path}: file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a safe loader
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") from None
     except RecursionError:
@@ -219,7 +239,9 @@ def check_file_name(name: str, suffix: str) -> str | None:
     """Why ``name`` is not a plain, visible file name ending in ``suffix`` (None when it is)."""
     if not isinstance(name, str) or not name.strip():
         return f"must be a file name, got {name!r}"
-    if "/" in name or "\\" in name or name in (".", "..") or "\0" in name or os.path.isabs(name):
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return f"must be a file name without newlines or control characters, got {name!r}"
+    if "/" in name or "\\" in name or name in (".", "..") or os.path.isabs(name):
         return f"must be a plain file name in the output folder (no folders, no absolute path), got {name!r}"
     if not name.lower().endswith(suffix) or len(name) <= len(suffix) or name.startswith("."):
         return f"must be a visible file name ending in {suffix}, got {name!r}"
@@ -235,15 +257,21 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
     v, cam, t = run.video, run.scene_config.camera, run.task
     w, h = v.width or cam.width, v.height or cam.height
     size_key = lambda k: f"{f}: video.{k}" if getattr(v, k) else _scene_key(run, f, "camera", k)  # noqa: E731
-    frames = math.ceil(run.duration * v.fps) + 1 if _finite(run.duration) else 0
+    frames = math.ceil(run.duration * v.fps) + 1 if _finite(run.duration) and run.duration <= MAX_DURATION else 0
+    step = 1.0 / run.scene_config.physics_hz if run.scene_config.physics_hz > 0 else 0.0  # its range checked below
     gigabytes = frames * w * h * 3 / 1e9
     checks = [
         (f"{f}: workers", 1 <= run.workers <= max(1, run.n_envs or 1),
          f"must be 1..n_envs={run.n_envs or 1} processes (each needs an environment), got {run.workers}"),
+        (f"{f}: max_envs", 1 <= run.max_envs <= MAX_ENVS_CEILING,
+         f"must be 1..{MAX_ENVS_CEILING} (each environment costs ~20 MB and build time), got {run.max_envs}"),
         (f"{f}: n_envs", run.n_envs is None or 1 <= run.n_envs <= run.max_envs,
          f"must be 1..max_envs={run.max_envs} (or omitted), got {run.n_envs}; set max_envs to allow more"),
         (f"{f}: duration", _finite(run.duration) and 0 < run.duration <= MAX_DURATION,
          f"must be a finite time in (0, {MAX_DURATION:g}] s, got {run.duration}"),
+        (f"{f}: duration", not _finite(run.duration) or run.duration * (1 + 1e-9) >= step,
+         f"must be at least one physics step (the first control tick), 1/physics_hz = {step:.6g} s, got "
+         f"{run.duration:g} s"),
         (f"{f}: seed", 0 <= run.seed < 2 ** 32, f"must be in 0..2**32-1, got {run.seed}"),
         (f"{f}: video.fps", 1 <= v.fps <= 240, f"must be 1..240 frames per second, got {v.fps}"),
         (size_key("width"), 16 <= w <= 4096 and w % 2 == 0, f"must be an even number in 16..4096 (H.264), got {w}"),
@@ -294,6 +322,10 @@ def _scene_checks(run: RunConfig, f: str) -> list[tuple]:
                            f"{key}.size: every side must be > 0 m, got {box.size}"))
             checks.append((_scene_key(run, f, key.split("[")[0], "rgba"), all(0 <= x <= 1 for x in box.rgba),
                            f"{key}.rgba: values must be in [0, 1], got {box.rgba}"))
+    names = [b.name for b in (s.table, s.floor, *s.obstacles) if b is not None]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    checks.append((_scene_key(run, f, "obstacles"), not twice, f"box name(s) {twice} used twice (table, floor and "
+                   "obstacles need their own names)"))
     return checks
 
 
@@ -302,7 +334,9 @@ def _controller_checks(c, s: SceneConfig, f: str) -> list[tuple]:
     k = f"{f}: controller"
     checks = [(f"{k}.control_hz", c.control_hz is None or 0 < c.control_hz <= s.physics_hz,
                f"must be in (0, physics_hz={s.physics_hz}], got {c.control_hz}"),
-              (f"{k}.stall_window", c.stall_window >= 1, f"must be >= 1 tick, got {c.stall_window}"),
+              (f"{k}.stall_window", 1 <= c.stall_window <= MAX_STALL_WINDOW,
+               f"must be 1..{MAX_STALL_WINDOW} ticks (a window of error history per environment), got "
+               f"{c.stall_window}"),
               (f"{k}.stall_tol", c.stall_tol > 0, f"must be > 0 m, got {c.stall_tol}")]
     if isinstance(c, PoseIKControllerConfig):
         return checks + [
@@ -319,7 +353,8 @@ def _controller_checks(c, s: SceneConfig, f: str) -> list[tuple]:
         (f"{k}.gamma", 0 < c.gamma <= 1, f"must be in (0, 1], got {c.gamma}"),
         (f"{k}.detection_distance", c.detection_distance > c.d_safe,
          f"must exceed d_safe={c.d_safe} m, got {c.detection_distance}"),
-        (f"{k}.max_rows", c.max_rows >= 1, f"must be >= 1, got {c.max_rows}"),
+        (f"{k}.max_rows", 1 <= c.max_rows <= MAX_ROWS,
+         f"must be 1..{MAX_ROWS} collision rows per environment (each is a QP constraint), got {c.max_rows}"),
         (f"{k}.posture_weight", c.posture_weight >= 0, f"must be >= 0, got {c.posture_weight}"),
         (f"{k}.posture_gain", c.posture_gain >= 0, f"must be >= 0 1/s, got {c.posture_gain}")]
 
@@ -357,7 +392,7 @@ def _validate_robot(run: RunConfig, f: str) -> KinematicModel:
             raise ConfigError(f"{where}: {exc}") from None
     if s.robot.init_qpos is not None:
         try:
-            model.check_q(s.robot.init_qpos, "init_qpos")
+            model.check_window(model.check_q(s.robot.init_qpos, "init_qpos"), "init_qpos")
         except AppError as exc:
             raise ConfigError(f"{_scene_key(run, f, 'robot', 'init_qpos')}: {exc}") from None
     return model

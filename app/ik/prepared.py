@@ -62,6 +62,8 @@ def dof_indices(model: KinematicModel, dofs_idx: object) -> tuple[int, ...]:
     if idx.min() < 0 or idx.max() >= model.n_dofs:
         raise InputError(f"dofs_idx_local {idx.tolist()} out of range; valid: 0..{model.n_dofs - 1} "
                          f"for {list(model.dof_names)}")
+    if len(np.unique(idx)) != len(idx):
+        raise InputError(f"dofs_idx_local {idx.tolist()} names a DOF more than once: each DOF at most once")
     return tuple(int(i) for i in idx)
 
 

@@ -113,8 +113,9 @@ def expand_xacro(path: str, package_dirs: Sequence[str] | None = None,
     except ImportError:
         raise URDFError(f"expanding xacro files needs {XACRO_EXTRA}", path) from None
     mappings = {str(k): str(v) for k, v in (args or {}).items()}
-    declared = set(re.findall(r"<xacro:arg\s+name=[\"']([^\"']+)", Path(path).read_text(encoding="utf-8", errors="replace")))
-    unknown = sorted(set(mappings) - declared)
+    source = Path(path).read_text(encoding="utf-8", errors="replace")
+    declared = set(re.findall(r"<xacro:arg\s+name=[\"']([^\"']+)", source))
+    unknown = sorted(set(mappings) - declared - set(re.findall(r"\$\(arg\s+([^)\s]+)\s*\)", source)))
     if unknown:
         log.warning("%s: xacro_args %s are not declared by <xacro:arg> in this file (declared: %s); xacro ignores "
                     "unknown ones", path, unknown, sorted(declared))
@@ -122,9 +123,23 @@ def expand_xacro(path: str, package_dirs: Sequence[str] | None = None,
         try:
             doc = xacro.process_file(path, mappings=mappings)
         except Exception as exc:  # xacro raises its own classes, NameError, XML and OS errors
-            reason = failures[0] if failures else f"xacro expansion failed: {type(exc).__name__}: {exc}"
+            reason = failures[0] if failures else _missing_args(str(exc), source, mappings) or \
+                f"xacro expansion failed: {type(exc).__name__}: {exc}"
             raise URDFError(reason, path) from None
     return doc.toxml()
+
+
+def _missing_args(message: str, source: str, given: Mapping[str, str]) -> str | None:
+    """The message for xacro's "Undefined substitution argument NAME": every ``$(arg X)`` of the file that is
+    neither declared with a default nor given, and how to give them; None for other errors."""
+    match = re.search(r"Undefined substitution argument (\S+)", message)
+    if match is None:
+        return None
+    declared = set(re.findall(r"<xacro:arg\s+name=[\"']([^\"']+)[\"']\s+default=", source))
+    used = set(re.findall(r"\$\(arg\s+([^)\s]+)\s*\)", source))
+    missing = sorted({match.group(1)} | (used - declared - set(given)))
+    return (f"xacro argument(s) {', '.join(missing)} needed but not given: pass them as xacro_args "
+            f"(API: xacro_args={{{', '.join(repr(m) + ': ...' for m in missing)}}}; scene YAML: robot.xacro_args)")
 
 
 def read_description(path: str | os.PathLike, package_dirs: Sequence[str] | None = None,
@@ -247,7 +262,8 @@ def geometry_urdf(text: str, urdf_path: str, package_dirs: Sequence[str] | None,
     for link in root.findall("link"):
         if link.find("inertial") is None:
             _add_frame_inertial(link)
-    return ET.tostring(root, encoding="unicode")
+    ET.indent(root)  # one element per line: PyBullet's XML reader fails on one very long line (xacro's output)
+    return ET.tostring(root, encoding="unicode") + "\n"
 
 
 def _add_frame_inertial(link: ET.Element) -> None:

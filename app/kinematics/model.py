@@ -23,6 +23,7 @@ from app.threads import entry_point
 from app.validation import as_float_array, as_point, check_finite
 
 LinkRef = str | int
+WINDOW_TOL = 1e-6  # [rad] or [m]: how far outside its joint window a set position may be (then clipped)
 
 
 class KinematicModel:
@@ -259,3 +260,20 @@ class KinematicModel:
     def mid_config(self) -> np.ndarray:
         """Mid-point of the joint limits (0 for unlimited joints). Shape (n_dofs,); a fresh copy."""
         return self._mid.copy()
+
+    def check_window(self, q: np.ndarray, name: str = "qpos", dofs: Sequence[int] | None = None,
+                     tol: float = WINDOW_TOL) -> np.ndarray:
+        """``q`` (..., len(dofs)) inside the joint windows of ``dofs`` (None: all), clipped into them.
+
+        Raises:
+            InputError: a value more than ``tol`` outside its window, naming the DOF, the value and the window.
+        """
+        dofs = np.arange(self.n_dofs) if dofs is None else np.asarray(dofs)
+        lo, hi = self.q_lower[dofs], self.q_upper[dofs]
+        bad = np.argwhere((q < lo - tol) | (q > hi + tol))
+        if len(bad):
+            *row, k = bad[0]
+            raise InputError(f"{name}{list(map(int, row)) if row else ''}: DOF '{self.dof_names[dofs[k]]}' = "
+                             f"{float(q[tuple(bad[0])]):.6g} is outside its joint window [{lo[k]:.6g}, {hi[k]:.6g}] "
+                             f"({len(bad)} value(s) outside)")
+        return np.minimum(np.maximum(q, lo), hi)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import posixpath
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 SUPPORTED_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 HELD_JOINT_TYPES = ("floating", "planar")  # loaded as fixed joints, as PyBullet does
 MOVABLE_JOINT_TYPES = ("revolute", "continuous", "prismatic")
+MAX_LINKS = 512  # links in one robot (kinematic tables and PyBullet bodies grow with them)
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,33 @@ def _floats(text: str | None, default: tuple[float, ...], what: str, path: str |
         raise URDFError(f"{what} must be numbers, got {text!r}", path) from None
     if len(values) != len(default):
         raise URDFError(f"{what} needs {len(default)} numbers, got {text!r}", path)
+    if not all(math.isfinite(v) for v in values):
+        raise URDFError(f"{what} must be finite numbers, got {text!r}", path)
     return values
+
+
+def _check_link(elem: ET.Element, path: str | None) -> None:
+    """A link's mass and inertia finite, mass and principal moments >= 0; its meshes inside their package."""
+    name = elem.get("name")
+    mass, inertia = elem.find("inertial/mass"), elem.find("inertial/inertia")
+    try:
+        m = float(mass.get("value", "0")) if mass is not None else 0.0
+        moments = {k: float(inertia.get(k, "0")) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")} \
+            if inertia is not None else {}
+    except ValueError:
+        raise URDFError(f"link '{name}': <inertial> values must be numbers", path) from None
+    if not (math.isfinite(m) and m >= 0):
+        raise URDFError(f"link '{name}': mass must be a finite number >= 0 kg, got {m}", path)
+    for k, v in moments.items():
+        if not math.isfinite(v) or (k in ("ixx", "iyy", "izz") and v < 0):
+            raise URDFError(f"link '{name}': inertia {k} must be a finite number" +
+                            (" >= 0 kg m^2" if k in ("ixx", "iyy", "izz") else "") + f", got {v}", path)
+    for mesh in elem.iter("mesh"):
+        uri = mesh.get("filename", "")
+        if uri.startswith("package://"):
+            rest = uri[len("package://"):].lstrip("/").partition("/")[2]
+            if posixpath.normpath(rest or ".").startswith("..") or posixpath.isabs(rest):
+                raise URDFError(f"link '{name}': mesh '{uri}' leaves its package; meshes must be inside it", path)
 
 
 def _limits(elem: ET.Element, jtype: str, name: str, path: str | None) -> tuple[float, ...]:
@@ -99,6 +127,9 @@ def _limits(elem: ET.Element, jtype: str, name: str, path: str | None) -> tuple[
         lower, upper = get("lower", math.nan), get("upper", math.nan)
     except ValueError:
         raise URDFError(f"joint '{name}': <limit> attributes must be numbers", path) from None
+    if not (velocity >= 0 and effort >= 0):
+        raise URDFError(f"joint '{name}': <limit> velocity and effort must be >= 0 (or left out), got "
+                        f"{velocity} and {effort}", path)
     if jtype == "fixed" or (jtype == "continuous" and not lower <= upper):
         return -math.inf, math.inf, velocity, effort
     if not (lower <= upper):  # missing, or lower > upper: PyBullet's "no limit"
@@ -182,6 +213,11 @@ def parse_urdf_string(text: str, path: str | None = None) -> URDFSpec:
     names = [el.get("name") for el in root.findall("link")]
     if not names or any(not n for n in names):
         raise URDFError("a URDF needs at least one <link name=...>", path)
+    if len(names) > MAX_LINKS:
+        raise URDFError(f"{len(names)} links, more than this app handles (MAX_LINKS = {MAX_LINKS} in "
+                        "app/kinematics/urdf.py; raise it there for a larger robot)", path)
+    for el in root.findall("link"):
+        _check_link(el, path)
     joints = [_parse_joint(el, path) for el in root.findall("joint")]
     links, joints_sorted = _order_tree(names, joints, path)
     return URDFSpec(root.get("name", ""), links, joints_sorted, path)

@@ -34,6 +34,9 @@ def as_indices(value: object, name: str, count: int, what: str) -> np.ndarray:
         raise InputError(f"{name} must be integer indices of {what} (a list, an int or None), got {value!r:.80}")
     if arr.size and (arr.min() < 0 or arr.max() >= count):
         raise InputError(f"{name} {arr.tolist()} out of range: valid {what} are 0..{count - 1}")
+    if len(np.unique(arr)) != len(arr):
+        twice = sorted({int(i) for i in arr if np.count_nonzero(arr == i) > 1})
+        raise InputError(f"{name} {arr.tolist()} names {twice} more than once: each of {what} at most once")
     return arr.astype(np.int64)
 
 

@@ -50,6 +50,7 @@ class Robot:
         self.gripper: Gripper | None = None
         self.arm_dofs = np.arange(self.model.n_dofs)  # what the controllers command: all but a gripper's DOFs
         self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
+        self.closed = False  # set by scene.close()
 
     # ------------------------------------------------------------------ building and names
     def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None) -> None:
@@ -127,6 +128,11 @@ class Robot:
                 return Joint(name, joint.type, k, dof)
         raise UnknownNameError("joint", name, [j.name for j in joints])
 
+    def _require_open(self) -> None:
+        """Calls that talk to PyBullet need the scene open (model-only ones, such as FK of a given q, do not)."""
+        if self.closed:
+            raise AppError("the scene is closed (scene.close() was called): build a new Scene to use a robot")
+
     def _require_built(self) -> None:
         if not self.bodies:
             raise AppError("the robot has no bodies yet: call scene.build() first")
@@ -134,6 +140,9 @@ class Robot:
     def envs(self, envs_idx: object = None) -> EnvRows:
         """The environments a call addresses (checked)."""
         self._require_built()
+        if envs_idx is not None and not self.batched:
+            raise InputError(f"envs_idx={envs_idx!r:.40} given, but the scene was built without n_envs (one "
+                             "unbatched environment): leave envs_idx out, or build with n_envs=N")
         return EnvRows(as_indices(envs_idx, "envs_idx", self.n_envs, "environments"), self.batched)
 
     def _dofs(self, dofs_idx_local: object, name: str = "dofs_idx_local") -> np.ndarray:
@@ -147,6 +156,7 @@ class Robot:
     def read_states(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint positions and velocities of every environment. Shapes (n_envs, n_dofs) each."""
         self._require_built()
+        self._require_open()
         states = [pb.getJointStates(b.body_id, self._joints, physicsClientId=self.client) for b in self.bodies]
         q = np.array([[s[0] for s in env] for env in states])
         v = np.array([[s[1] for s in env] for env in states])
@@ -171,12 +181,18 @@ class Robot:
         """Teleport joints (no physics). position ([n_envs,] n_selected); with ``zero_velocity`` (the default, as
         in Genesis) every DOF of the addressed environments stops, else the velocities are kept."""
         envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
-        q = envs.rows(position, "qpos", len(dofs))
+        q = self.model.check_window(envs.rows(position, "qpos", len(dofs)), "qpos", dofs)
         q_all, v_all = self.read_states()
         q_all = q_all[envs.idx]
         q_all[:, dofs] = q
         v_all = np.zeros_like(q_all) if zero_velocity else v_all[envs.idx]
-        for row, e in enumerate(envs.idx):
+        self.teleport(q_all, v_all, envs.idx)
+
+    def teleport(self, q_all: np.ndarray, v_all: np.ndarray, envs_idx: np.ndarray) -> None:
+        """Every DOF of the environments ``envs_idx`` to q_all, v_all (len(envs_idx), n_dofs), unchecked (the
+        renderer poses recorded states this way, which PyBullet may have left a hair outside a window)."""
+        self._require_open()
+        for row, e in enumerate(envs_idx):
             for k, j in enumerate(self._joints):
                 pb.resetJointState(self.bodies[e].body_id, j, float(q_all[row, k]), float(v_all[row, k]),
                                    physicsClientId=self.client)
@@ -200,7 +216,9 @@ class Robot:
             position_gain: kp; default ``self.position_gain``. velocity_gain: kd.
         """
         envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
+        self._require_open()
         q = envs.rows(position, "position", len(dofs))
+        q = np.minimum(np.maximum(q, self.model.q_lower[dofs]), self.model.q_upper[dofs])  # targets in the window
         v = np.zeros_like(q) if velocity is None else envs.rows(velocity, "velocity", len(dofs))
         kp = self.position_gain if position_gain is None else position_gain
         for name, gain in (("position_gain", kp), ("velocity_gain", velocity_gain)):
@@ -265,8 +283,6 @@ class Robot:
         """
         envs, qs = self.envs(envs_idx), self._dofs(qs_idx_local, "qs_idx_local")
         rows = envs.rows(qpos, "qpos", len(qs))
-        if len(np.unique(qs)) != len(qs):
-            raise InputError(f"qs_idx_local {qs.tolist()} names a DOF twice")
         q = np.array(rows, dtype=float) if qs_idx_local is None else self.read_states()[0][envs.idx]
         q[:, qs] = rows
         links = as_indices(links_idx_local, "links_idx_local", self.n_links, f"links {list(self.model.link_names)}")

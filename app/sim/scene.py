@@ -26,6 +26,8 @@ from app.sim.robot import Robot
 
 log = logging.getLogger(__name__)
 
+MAX_ENVS = 1024  # Scene.build's default bound on n_envs (its max_envs= keyword raises it)
+
 
 @dataclass(frozen=True)
 class BoxSpec:
@@ -37,6 +39,17 @@ class BoxSpec:
     quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
     rgba: tuple[float, float, float, float] = (0.6, 0.6, 0.6, 1.0)
     collision: bool = True
+
+    def __post_init__(self):
+        for field, width, positive in (("size", 3, True), ("pos", 3, False), ("quat", 4, False), ("rgba", 4, False)):
+            arr = np.asarray(getattr(self, field), dtype=object)
+            ok = arr.shape == (width,) and all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                                               and np.isfinite(v) for v in arr)
+            if not ok or (positive and not all(v > 0 for v in arr)):
+                raise InputError(f"box '{self.name}': {field} must be {width} finite numbers"
+                                 f"{' > 0 [m]' if positive else ''}, got {getattr(self, field)!r:.80}")
+        if not np.linalg.norm(np.asarray(self.quat, dtype=float)) > 1e-9:
+            raise InputError(f"box '{self.name}': quat must be a non-zero quaternion (w, x, y, z), got {self.quat}")
 
 
 def display_available() -> bool:
@@ -98,6 +111,10 @@ class Scene:
     def add_box(self, box: BoxSpec) -> None:
         """Declare a static box (table, obstacle)."""
         self._check_not_built()
+        if not isinstance(box, BoxSpec):
+            raise InputError(f"add_box takes a BoxSpec, got {type(box).__name__}")
+        if any(b.name == box.name for b in self.boxes):
+            raise InputError(f"a box named '{box.name}' was already added: each box needs its own name")
         self.boxes.append(box)
 
     def add_object(self, spec: ObjectSpec) -> SceneObject:
@@ -110,12 +127,17 @@ class Scene:
         return obj
 
     def build(self, n_envs: int | None = None, env_spacing: Sequence[float] = (1.0, 1.0), *,
-              env_origins: np.ndarray | None = None) -> None:
+              env_origins: np.ndarray | None = None, max_envs: int = MAX_ENVS) -> None:
         """Create every body once per environment, on a near-square grid centred on the origin (or at the
-        world points ``env_origins`` (n_envs, 3): one worker's share of a larger grid)."""
+        world points ``env_origins`` (n_envs, 3): one worker's share of a larger grid); ``n_envs`` above
+        ``max_envs`` is refused before anything is created (each environment costs memory and build time)."""
         self._check_not_built()
-        if n_envs is not None and (not isinstance(n_envs, (int, np.integer)) or n_envs < 1):
+        if n_envs is not None and (not isinstance(n_envs, (int, np.integer)) or isinstance(n_envs, bool)
+                                   or n_envs < 1):
             raise InputError(f"n_envs must be an integer >= 1 or None, got {n_envs!r}")
+        if n_envs is not None and n_envs > max_envs:
+            raise InputError(f"n_envs={n_envs} is above max_envs={max_envs} (each environment costs ~20 MB and "
+                             "build time): pass scene.build(..., max_envs=N) to allow more")
         self.n_envs = n_envs
         count = 1 if n_envs is None else int(n_envs)
         self.env_origins = grid_origins(count, env_spacing) if env_origins is None else \
@@ -140,17 +162,20 @@ class Scene:
                                   wxyz_to_xyzw(np.array(box.quat)).tolist(), physicsClientId=self.client)
 
     def _check_not_built(self) -> None:
+        self._check_open()
         if self.built:
             raise AppError("the scene is already built; add entities before scene.build()")
 
     def reset(self) -> None:
         """Back to the state after build: robots at their initial joint positions, at rest, time 0."""
+        self._check_open()
         for robot in self.robots:
             robot.reset()
         self.t = 0.0
 
     def step(self) -> None:
         """Advance the physics by dt."""
+        self._check_open()
         pb.stepSimulation(physicsClientId=self.client)
         self.t += self.dt
 
@@ -211,6 +236,12 @@ class Scene:
         if self.client is not None and pb.isConnected(self.client):
             pb.disconnect(self.client)
         self.client = None
+        for robot in self.robots:
+            robot.closed = True
+
+    def _check_open(self) -> None:
+        if self.client is None:
+            raise AppError("the scene is closed (scene.close() was called): build a new Scene")
 
     def __enter__(self) -> Scene:
         return self
