@@ -77,6 +77,8 @@ class Feedback:
         self.ee = robot.model.link_index(ee_link)
         name = getattr(motion.task, "object", None) if hasattr(motion, "task") else None
         self.obj = scene.objects.get(name) if name else None
+        self.opening: list[np.ndarray] = []  # per control tick (n_envs,): the fingers' gap [m] (telemetry)
+        self.holding: list[np.ndarray] = []  # per control tick (n_envs,): every finger on the task's object
         n = robot.n_envs  # per environment, the bodies the arm must not touch
         self.others = [{ids[e] for key, ids in scene.box_ids.items() if key != name} for e in range(n)]
 
@@ -101,10 +103,19 @@ class Feedback:
         """Observe (feedback motions), then the gripper's command and the released rows."""
         motion, r = self.motion, self.robot
         if getattr(motion, "feedback", False):
-            motion.observe(t, self.observe(q, v))
-            closing = motion.closing
-            released = motion.released
-            r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in released]
+            obs = self.observe(q, v)
+            motion.observe(t, obs)
+            closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
+            r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released]
         else:
             closing = motion.closing_at(t) if hasattr(motion, "closing_at") else np.zeros(r.n_envs)
+            measured, holding = r.gripper.state(q, v).closing, np.zeros(r.n_envs, dtype=bool)
+        self.opening.append(r.gripper.max_opening * (1.0 - measured))  # linear in the fingers' travel
+        self.holding.append(holding)
         r.gripper.command(closing, q, dt)
+
+    def telemetry(self) -> dict[str, np.ndarray]:
+        """The gripper's per-tick record: gripper_opening_m, gripper_holding (n_ticks, n_envs)."""
+        n = self.robot.n_envs
+        return {"gripper_opening_m": np.array(self.opening).reshape(-1, n),
+                "gripper_holding": np.array(self.holding, dtype=bool).reshape(-1, n)}

@@ -123,7 +123,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
             t2 = time.perf_counter()
             if frame_due:
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
-                                    object_poses(scene), episode_codes(targets), getattr(targets, "marks", None)))
+                                    object_poses(scene), episode_codes(targets), getattr(targets, "marks", None),
+                                    feedback.opening[-1] if feedback is not None and feedback.opening else None))
                 n_frames += 1
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1
@@ -235,6 +236,8 @@ def final_state(run: RunConfig, robot: Robot, controller, targets, t: float, q: 
                                  "final_pos": obj.poses()[0], "final_quat_wxyz": obj.poses()[1]}
                           for name, obj in scene.objects.items()}
     feedback = getattr(controller, "feedback", None)
+    if feedback is not None:
+        result.telemetry.update(feedback.telemetry())
     if feedback is not None and getattr(targets, "feedback", False):
         qv = robot.read_states()
         result.episodes = targets.finish(feedback.observe(*qv))
@@ -263,6 +266,14 @@ def invariant_summary(run: RunConfig, result: RunResult) -> dict:
             "velocity_promise": None if getattr(run.controller, "mode", "control") == "kinematic" else 1.02,
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"])) if len(tel["t"]) else None,
             "obstacle_promise_m": None if d_safe is None else d_safe - 1e-4}
+
+
+def gripper_report(tel: dict, e: int, controller, physics_hz: float) -> dict:
+    """Environment e's gripper over the run: final opening [m], holding at the end, and for how long it held [s]."""
+    opening, holding = tel["gripper_opening_m"][:, e], tel["gripper_holding"][:, e]
+    tick = 1.0 / (controller.control_hz or physics_hz)
+    return {"opening_final_m": float(opening[-1]) if len(opening) else None,
+            "holding_final": bool(holding[-1]) if len(holding) else False, "held_s": float(holding.sum() * tick)}
 
 
 def pick_summary(episodes: list[dict]) -> dict:
@@ -331,6 +342,8 @@ def report_dict(run: RunConfig, result: RunResult, model) -> dict:
             **({"objects": {name: {k: v[e] for k, v in o.items()} for name, o in result.objects.items()}}
                if result.objects else {}),
             **({"pick_place": result.episodes[e]} if result.episodes else {}),
+            **({"gripper": gripper_report(tel, e, run.controller, run.scene_config.physics_hz)}
+               if "gripper_opening_m" in tel else {}),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
     return {"config": run.name, "controller": controller, "task": run.task.type,

@@ -56,6 +56,7 @@ class FrameState(NamedTuple):
     objects: np.ndarray | None = None  # (n_envs, n_objects, 7): position [m], quat wxyz, environment frames
     episode: np.ndarray | None = None  # (n_envs,) a pick-and-place's phase or failure (app.control.phases)
     marks: np.ndarray | None = None  # (n_envs, M, 3) [m] points marked on the picture (a pick's place target)
+    gripper: np.ndarray | None = None  # (n_envs,) [m] the fingers' opening, where the robot has a gripper
 
 
 class VideoSpec(NamedTuple):
@@ -91,7 +92,7 @@ class SceneRenderer:
             for k, obj in enumerate(self.scene.objects.values()):
                 obj.set_pose(obj.envs(None).out(state.objects[:, k, :3]), obj.envs(None).out(state.objects[:, k, 3:]))
         image = self._camera[1].frame()
-        notes = None if state.episode is None else tuple(code_label(int(c)) for c in state.episode)
+        notes = frame_notes(state)
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
                                notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :])
@@ -99,6 +100,18 @@ class SceneRenderer:
 
     def close(self) -> None:
         self.scene.close()
+
+
+def frame_notes(state: FrameState) -> tuple[str, ...] | None:
+    """A word per environment for the overlay: a pick's phase (or failure) and the gripper's opening."""
+    if state.episode is None and state.gripper is None:
+        return None
+    n = len(state.q)
+    phase = ["" if state.episode is None else code_label(int(c)) + " " for c in
+             (state.episode if state.episode is not None else range(n))]
+    grip = ["" if state.gripper is None else f"{1e3 * g:.0f}mm" for g in
+            (state.gripper if state.gripper is not None else range(n))]
+    return tuple(f"{p}{g}".strip() for p, g in zip(phase, grip))
 
 
 def headless(run: RunConfig) -> RunConfig:
