@@ -64,10 +64,24 @@ def _check_reachable(address: str) -> None:
                        "to wait longer") from None
 
 
+class _NoTokenNotice(logging.Filter):
+    """Drops Ray's notice that token authentication is on (printed at every ray.init; auth stays on)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Token authentication is enabled" not in record.getMessage()
+
+
+def _quiet_ray_notices() -> None:
+    for handler in logging.getLogger("ray").handlers:  # Ray's own console handler, through logging's API
+        if not any(isinstance(f, _NoTokenNotice) for f in handler.filters):
+            handler.addFilter(_NoTokenNotice())
+
+
 def start_ray(workers: int, address: str | None = None):
     """Join the cluster at ``address`` (or $RAY_ADDRESS), else start a local one with ``workers`` CPUs."""
     global _ours
     ray = require_ray()
+    _quiet_ray_notices()
     address = address or os.environ.get("RAY_ADDRESS") or None
     if not ray.is_initialized():
         quiet = dict(logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)

@@ -1,0 +1,39 @@
+"""What the console shows: no PyBullet build-time banner (from this process or the render processes), no Ray
+token notice, a user error as the one and only stderr line, argparse's error as the last line."""
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def _run(*args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "app.run", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_a_run_with_video_prints_no_pybullet_banner(tmp_path):
+    res = _run("configs/single_ik.yaml", "--duration", "0.2", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "pybullet build time" not in res.stderr + res.stdout
+    assert (tmp_path / "video.mp4").is_file()
+
+
+def test_a_user_error_is_the_only_stderr_line(tmp_path):
+    res = _run(str(tmp_path / "missing.yaml"), "--out", str(tmp_path / "out"))
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "missing.yaml" in lines[0] and lines[0].startswith("error: "), res.stderr
+
+
+def test_an_unknown_option_ends_with_argparse_error_line():
+    res = _run("configs/single_ik.yaml", "--bogus")
+    assert res.returncode == 2
+    assert "unrecognized arguments: --bogus" in res.stderr.strip().splitlines()[-1]
+
+
+def test_a_ray_run_prints_no_token_notice(tmp_path):
+    res = _run("configs/single_ik.yaml", "--n-envs", "2", "--workers", "2", "--duration", "0.2", "--no-video",
+               "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "Token authentication" not in res.stderr and "pybullet build time" not in res.stderr
