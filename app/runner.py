@@ -163,6 +163,9 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, show_progress: bo
     """Run ``run`` and write its outputs into ``out_dir`` (all or none of them)."""
     t_start = time.perf_counter()
     outputs = OutputSet(out_dir)  # checked (and stale partial files removed) before any work
+    old_video = Path(out_dir) / run.video.filename
+    if not (video and run.video.enabled) and old_video.is_file():
+        log.warning("%s is from an earlier run: this one makes no video", old_video)
     job = None
     try:
         job = video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now

@@ -110,7 +110,8 @@ def solve_part(args: tuple) -> dict[str, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.solve", description=__doc__.split("\n\n")[1],
+    parser = argparse.ArgumentParser(prog="python -m app.solve",
+                                     description=__doc__.split("\n\n")[1].replace("``", ""),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("targets", help="TARGETS.npz with pos (n, 3), quat (n, 4) wxyz, optional init_qpos")
     parser.add_argument("--urdf", default="assets/urdf/widowx_ai.urdf", help="robot description (.urdf/.xacro)")

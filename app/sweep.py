@@ -181,7 +181,7 @@ def plot_summary(path: Path, summary: dict, title: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.sweep", description=__doc__.split("\n\n")[1])
+    parser = argparse.ArgumentParser(prog="python -m app.sweep", description=__doc__.split("\n\n")[1].replace("``", ""))
     parser.add_argument("config", help="run config, e.g. configs/single_ik.yaml")
     parser.add_argument("--seeds", default="0:10", help="START:END (end excluded), N, or N,M,... (default 0:10)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -175,7 +175,7 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     """Load and validate a run file and its scene; ``sets`` ({"controller.gain": 2.0, ...}: dotted keys) are
     written into the file's data before it is read, checked as if they were in it; ``overrides`` replace
     top-level run fields."""
-    path = Path(path)
+    path = _run_file(Path(path))
     data = read_yaml(path)
     for key, value in (sets or {}).items():
         data = deep_set(data, key, value, path.name)
@@ -196,6 +196,16 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     run = dataclasses.replace(run, scene_config=scene)
     validate(run, path)
     return run
+
+
+def _run_file(path: Path) -> Path:
+    """The run file as given, else (a relative path) under the project root; a missing one names both places."""
+    if path.is_file() or path.is_absolute():
+        return path
+    if (PROJECT_ROOT / path).is_file():
+        return PROJECT_ROOT / path
+    raise ConfigError(f"{path}: file not found (looked in the working directory {Path.cwd()} and in the project "
+                      f"{PROJECT_ROOT}); give an absolute path or one relative to either")
 
 
 def deep_set(data: object, dotted: str, value: object, where: str) -> dict:
