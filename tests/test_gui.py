@@ -65,6 +65,18 @@ def test_cli_gui_quits_on_a_real_key_press_and_writes_the_report(tmp_path, key):
     assert "reached" in res.stderr and "GUI keys" in res.stderr
 
 
+@pytest.mark.skipif(shutil.which("xdotool") is None, reason="xdotool not installed (Debian: xdotool)")
+def test_sigint_ends_the_gui_in_one_line_without_outputs(tmp_path):
+    """SIGINT to the GUI process (as a terminal's Ctrl-C sends it) ends it with 130 and one line; the shell runs it
+    with job control, since without it a background job starts with SIGINT ignored."""
+    out = tmp_path / "out"
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "bash", "tests/gui/cli_keys.sh", str(out), "SIGINT"]
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert res.returncode == 130, res.stdout[-1000:] + res.stderr[-2000:]
+    assert "interrupted (SIGINT): stopped" in res.stderr
+    assert not out.exists() or not any(out.iterdir())
+
+
 def test_pick_place_gui_picks_again_on_e_and_shows_the_phase_and_gripper(tmp_path):
     """Under the window: 'e' at 0.5 s restarts the selected environment's pick (its pre-grasp begins again), the
     other keeps its first; the sliders are the place target's two; the text line names phase and gripper."""

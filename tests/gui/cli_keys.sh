@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run the CLI with --gui, press KEY (an xdotool key name) in PyBullet's window once it is up, report the exit
-# code. Usage (under xvfb-run): tests/gui/cli_keys.sh OUT_DIR KEY
+# code. Usage (under xvfb-run): tests/gui/cli_keys.sh OUT_DIR KEY (KEY SIGINT: send the process SIGINT instead)
 out=$1; key=$2
+set -m  # job control: a background job of a shell without it starts with SIGINT ignored, as no terminal does
 log=$(mktemp)
 python -m app.run configs/single_ik.yaml --gui --out "$out" 2> >(tee "$log" >&2) &
 pid=$!
@@ -11,7 +12,8 @@ done
 [ -z "$win" ] && { echo "no window"; kill -9 $pid; exit 90; }
 for _ in $(seq 1 120); do grep -q "GUI keys" "$log" && break; sleep 0.5; done  # the session is up
 sleep 1
-xdotool windowfocus "$win"; xdotool keydown "$key"; sleep 0.2; xdotool keyup "$key"
+if [ "$key" = "SIGINT" ]; then kill -INT $pid; else
+  xdotool windowfocus "$win"; xdotool keydown "$key"; sleep 0.2; xdotool keyup "$key"; fi
 for _ in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 0.5; done
 kill -0 $pid 2>/dev/null && { echo "did not quit"; kill -9 $pid; exit 91; }
 wait $pid
