@@ -228,7 +228,8 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
     try:
         targets = run_targets(run, robot.n_envs, robot=robot)
         window = Window(scene.client)
-        session = _closed_guard(window, None, lambda: GuiSession(run, scene, robot, targets))
+        with scene.rendering_paused():
+            session = _closed_guard(window, None, lambda: GuiSession(run, scene, robot, targets))
         sys.stderr.write("GUI keys (also in the window):\n  " + "\n  ".join(HELP) + "\n")
         if session_hook is not None:
             session_hook(session)

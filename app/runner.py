@@ -91,8 +91,9 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     controller = make_controller(run, robot, every / physics_hz)
     first = targets(0.0)
-    markers = [scene.draw_debug_frame(first.pos[:, k], quat=first.quat[:, k], axis_length=0.08)
-               for k in range(targets.n_targets)] if scene.gui else []
+    with scene.rendering_paused():
+        markers = [scene.draw_debug_frame(first.pos[:, k], quat=first.quat[:, k], axis_length=0.08)
+                   for k in range(targets.n_targets)] if scene.gui else []
     n_steps = int(round(run.duration * physics_hz)) if n_steps is None else n_steps
     frame_every, n_frames = physics_hz / run.video.fps, 0
     timings = dict(control=0.0, physics=0.0, record=0.0)

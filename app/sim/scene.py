@@ -9,6 +9,7 @@ gives the world origin of each environment for world-frame work.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -140,6 +141,24 @@ class Scene:
                              "build time): pass scene.build(..., max_envs=N) to allow more")
         self.n_envs = n_envs
         count = 1 if n_envs is None else int(n_envs)
+        with self.rendering_paused():
+            self._build_bodies(count, n_envs, env_spacing, env_origins)
+
+    @contextlib.contextmanager
+    def rendering_paused(self):
+        """The window draws nothing while bodies are made inside (a body drawn as it is added made the window
+        of 16 arms take 42 s to come up); no effect without a window."""
+        if not self.gui:
+            yield
+            return
+        pb.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, 0, physicsClientId=self.client)
+        try:
+            yield
+        finally:
+            pb.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, 1, physicsClientId=self.client)
+
+    def _build_bodies(self, count: int, n_envs: int | None, env_spacing, env_origins) -> None:
+        """Every body of every environment (see :meth:`build`)."""
         self.env_origins = grid_origins(count, env_spacing) if env_origins is None else \
             np.asarray(env_origins, dtype=float).reshape(count, 3)
         for box in self.boxes:
