@@ -235,9 +235,11 @@ class PickPlaceMotion:
         rel = np.einsum("kji,kj->ki", obs.ee_rot, obs.obj_pos - obs.ee_pos)
         slip = np.where(holding, np.linalg.norm(rel - self._held_rel, axis=1), 0.0)
         self.log.slip_max = np.maximum(self.log.slip_max, slip)
-        self._lost_time = np.where(holding & ~obs.contact.all(axis=1), self._lost_time + dt, 0.0)
-        self._fail(holding & (self._lost_time > DROP_TIME), "dropped", t)
-        self._fail(holding & (slip > self.task.slip_tol), "slipped", t)
+        held_now = obs.contact.all(axis=1)
+        self._lost_time = np.where(holding & ~held_now, self._lost_time + dt, 0.0)
+        gone = slip > self.task.slip_tol
+        self._fail(holding & ((self._lost_time > DROP_TIME) | (gone & ~held_now)), "dropped", t)  # out of the grip
+        self._fail(holding & gone, "slipped", t)  # moved in the fingers, still between them
 
     def _carry(self, envs, t, obs) -> None:
         goal = self.place[envs] + self._held_offset[envs] + [0.0, 0.0, self.geo.place_drop + self.task.lift_height]
