@@ -2,6 +2,7 @@
 token notice, a user error as the one and only stderr line, argparse's error as the last line."""
 
 import subprocess
+from pathlib import Path
 import sys
 
 from tests.conftest import ROOT
@@ -37,3 +38,23 @@ def test_a_ray_run_prints_no_token_notice(tmp_path):
                "--out", str(tmp_path))
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Token authentication" not in res.stderr and "pybullet build time" not in res.stderr
+
+
+def test_a_full_file_system_while_writing_an_output_is_one_app_error_and_leaves_nothing(tmp_path):
+    import errno
+
+    import pytest
+
+    from app.errors import AppError
+    from app.render.outputs import write_atomic
+
+    def full(tmp):
+        with open(tmp, "wb") as f:
+            f.write(b"half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(AppError, match=r"cannot write .*report.json: No space left on device"):
+        write_atomic(tmp_path / "report.json", ".json", full)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(AppError, match="cannot write"):  # a read-only place: the folder cannot even be made
+        write_atomic(Path("/proc/no/such/report.json"), ".json", lambda tmp: None)

@@ -72,14 +72,17 @@ def write_atomic(path: str | Path, suffix: str, write: Callable[[str], None]) ->
     """``write(tmp)`` into a temporary file beside ``path`` (its name starts with ``.app-partial.`` and ends in
     ``suffix``, as ffmpeg and numpy want), then renamed onto ``path``; on any failure nothing is left."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=suffix, prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
-    os.close(fd)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(suffix=suffix, prefix=f"{PARTIAL}{path.stem}.", dir=path.parent)
+        os.close(fd)
         write(tmp)
         os.replace(tmp, path)
         os.chmod(path, 0o644)  # mkstemp made it private
+    except OSError as exc:  # a full or read-only file system, a folder taken away: one line, nothing left
+        raise AppError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
     return path
