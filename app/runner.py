@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.controllers import CONTROLLER_TYPES
+from app.control.tasks import TargetGenerator  # or any motion of app.observe.make_motion
 from app.control.telemetry import InvariantMonitor
-from app.control.status import REACHED_POS, REACHED_ROT, latest_status, reached
+from app.control.status import latest_status
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
-from app.render.report import finite_or_none, plot_tracking, write_json_atomic
+from app.render.report import plot_tracking, write_json_atomic
+from app.run_report import report_dict, task_links
 from app.build import build_scene
 from app.observe import Feedback, make_motion, object_starts
 from app.sim.robot import Robot
@@ -43,11 +44,6 @@ class RunResult:
     scale: dict = field(default_factory=dict)  # a sharded run's workers, blocks and pace (app.scale)
     episodes: list = field(default_factory=list)  # pick-and-place: one result per environment (PickLog.results)
     objects: dict = field(default_factory=dict)  # name -> start_pos, start_quat, final_pos, final_quat (n_envs, .)
-
-
-def task_links(run: RunConfig) -> list[str]:
-    """The links the task moves: its own (fingertips) or the scene's end effector."""
-    return list(getattr(run.task, "links", ())) or [run.scene_config.robot.ee_link]
 
 
 def run_targets(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None, robot: Robot | None = None):
@@ -258,102 +254,3 @@ def _final_robot(run: RunConfig, robot: Robot, controller, targets, t: float, q:
     invariants = {} if inv is None else {"limit_excess": inv.limit_excess, "velocity_ratio": inv.velocity_ratio}
     return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,
                      controller.telemetry.arrays(), invariants)
-
-
-def invariant_summary(run: RunConfig, result: RunResult) -> dict:
-    """The worst value over every environment and physics step of each promise the simulated arms keep."""
-    inv, tel = result.invariants, result.telemetry
-    d_safe = getattr(run.controller, "d_safe", None)
-    return {"joint_limit_excess_max_rad": float(inv["limit_excess"].max()),
-            "joint_limit_promise_rad": 1e-6,
-            "velocity_over_bound_max": float(inv["velocity_ratio"].max()),
-            "velocity_promise": None if getattr(run.controller, "mode", "control") == "kinematic" else 1.02,
-            "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"])) if len(tel["t"]) else None,
-            "obstacle_promise_m": None if d_safe is None else d_safe - 1e-4}
-
-
-def gripper_report(tel: dict, e: int, controller, physics_hz: float) -> dict:
-    """Environment e's gripper over the run: final opening [m], holding at the end, and for how long it held [s]."""
-    opening, holding = tel["gripper_opening_m"][:, e], tel["gripper_holding"][:, e]
-    tick = 1.0 / (controller.control_hz or physics_hz)
-    return {"opening_final_m": float(opening[-1]) if len(opening) else None,
-            "holding_final": bool(holding[-1]) if len(holding) else False, "held_s": float(holding.sum() * tick)}
-
-
-def pick_summary(episodes: list[dict]) -> dict:
-    """A pick-and-place's outcome over every environment: placed n/N, the failures' reasons, the worst slip."""
-    reasons: dict[str, list[int]] = {}
-    for e, ep in enumerate(episodes):
-        if not ep["success"]:
-            reasons.setdefault(ep["reason"], []).append(e)
-    slips = [ep["slip_max_m"] for ep in episodes]
-    return {"placed": sum(ep["success"] for ep in episodes), "failed": reasons,
-            "slip_max_m": max(slips) if slips else None}
-
-
-def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = None) -> dict:
-    """How the run went, over every environment: the figures the console prints and ``--check`` reads."""
-    def worst(key, pick=max):
-        values = [e[key] for e in envs if e[key] is not None]
-        return pick(values) if values else None
-
-    d_safe = getattr(run.controller, "d_safe", None)
-    return {"reached": sum(e["reached_final"] for e in envs), "n_envs": len(envs),
-            "missed_envs": [e["env"] for e in envs if not e["reached_final"]],
-            "pos_err_final_max_m": worst("pos_err_final_m"), "rot_err_final_max_rad": worst("rot_err_final_rad"),
-            "stalled_final": sum(e["stalled_final"] for e in envs), "stalled_ever": sum(e["stalled_ever"] for e in envs),
-            "solver_failed_final": sum(not e["solver_ok_final"] for e in envs),
-            "solver_failed_ticks_fraction": 1.0 - float(np.mean([e["solver_ok_fraction"] for e in envs])),
-            "solver_failed_ticks": sum(e["solver_failed_ticks"] for e in envs),  # env-ticks, as the warnings count
-            "min_obstacle_distance_m": worst("min_obstacle_distance_m", min), "d_safe_m": d_safe,
-            "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min),
-            **(pick_summary(episodes) if episodes else {})}
-
-
-def task_description(run: RunConfig) -> dict:
-    """The task's masks and the tolerances used: the errors in the report are those of the masked task (the
-    position along the masked axes of the base frame, the rotation the rot_mask constrains), as the IK sees it."""
-    task, c = run.task, run.controller
-    return {"type": task.type, "links": task_links(run), "pos_mask": list(task.pos_mask),
-            "rot_mask": list(task.rot_mask),
-            "errors": "masked: position over the pos_mask axes [m]; rotation of the rot_mask axes [rad] (one True: "
-                      "the angle between that link axis and the target's; all three: the full rotation)",
-            "controller_tolerance": {k: getattr(c, k) for k in ("pos_tol", "rot_tol") if hasattr(c, k)}}
-
-
-def report_dict(run: RunConfig, result: RunResult, model) -> dict:
-    """Per environment: final joints, link poses, targets, errors, flags, margins; a summary, the task's masks
-    and tolerances, the invariants kept, and timings."""
-    tel = result.telemetry
-    margin = np.minimum(result.q_final - model.q_lower, model.q_upper - result.q_final).min(axis=1)
-    envs = []
-    for e in range(len(result.q_final)):
-        envs.append({
-            "env": e,
-            "q_final": result.q_final[e],
-            "links_pos": result.ee_pos[e], "links_quat_wxyz": result.ee_quat[e],
-            "target_pos": result.targets_pos[e], "target_quat_wxyz": result.targets_quat[e],
-            "pos_err_final_m": float(tel["pos_err"][-1, e]), "rot_err_final_rad": float(tel["rot_err"][-1, e]),
-            "pos_err_max_after_1s_m": float(np.max(tel["pos_err"][tel["t"] >= min(1.0, tel["t"][-1]), e])),
-            "solver_ok_fraction": float(np.mean(tel["qp_ok"][:, e])), "solver_ok_final": bool(tel["qp_ok"][-1, e]),
-            "solver_failed_ticks": int(np.count_nonzero(~np.asarray(tel["qp_ok"][:, e], bool))),
-            "reached_final": bool(reached(tel["pos_err"][-1, e], tel["rot_err"][-1, e])),
-            "joint_limit_margin_min": float(margin[e]),
-            "stalled_final": bool(tel["stalled"][-1, e]), "stalled_ever": bool(tel["stalled"][:, e].any()),
-            "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
-            "joint_limit_excess_max_rad": float(result.invariants["limit_excess"][e]),
-            "velocity_over_bound_max": float(result.invariants["velocity_ratio"][e]),
-            **({"objects": {name: {k: v[e] for k, v in o.items()} for name, o in result.objects.items()}}
-               if result.objects else {}),
-            **({"pick_place": result.episodes[e]} if result.episodes else {}),
-            **({"gripper": gripper_report(tel, e, run.controller, run.scene_config.physics_hz)}
-               if "gripper_opening_m" in tel else {}),
-        })
-    controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
-    return {"config": run.name, "controller": controller, "task": run.task.type,
-            "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
-            "summary": run_summary(run, envs, result.episodes), "task_masks": task_description(run),
-            "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
-            "invariants": invariant_summary(run, result),
-            "timings_s": {k: round(v, 4) for k, v in result.timings.items()},
-            **({"scale": result.scale} if result.scale else {}), "environments": envs}
