@@ -4,9 +4,16 @@
 PyBullet on first use.
 """
 
-from app.kernel_cache import configure as _configure_kernel_cache
+import logging as _logging
+import os as _os
 
-_configure_kernel_cache()  # before any kernel module is imported: numba's cache keyed on the source
+from app import kernel_cache as _kernel_cache
+
+_kernel_cache.configure()  # before any kernel module is imported: numba's cache keyed on the source
+if _kernel_cache.fresh and not _os.environ.get("APP_COMPILE_NOTICE"):  # once per process tree (workers inherit it)
+    _os.environ["APP_COMPILE_NOTICE"] = "shown"
+    _logging.getLogger("app").warning("compiling the numba kernels for this version of the code: the first calls "
+                                      "take ~30 s once, then they are cached")
 
 from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError,
                         UnknownNameError, URDFError)  # noqa: E402

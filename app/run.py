@@ -17,7 +17,6 @@ from pathlib import Path
 from app.config.loader import load_run_config
 import numpy as np
 
-import app.kernel_cache as kernel_cache
 from app.cli import exit_now, run_cli
 from app.errors import AppError
 from app.threads import n_threads
@@ -65,8 +64,6 @@ def _main(args: argparse.Namespace) -> int:
         if args.out is not None and not args.out.strip():
             raise AppError(f"--out: must name a folder, got {args.out!r} (leave --out out for videos/<config name>)")
         out_dir = Path(args.out) if args.out is not None else Path(run.out_dir) / run.name
-        if kernel_cache.fresh:
-            log.info("compiling the numba kernels for this version of the code (first run only, ~30 s)")
         if args.gui and run.workers > 1:
             raise AppError("--gui runs in this process: use it without --workers (or workers: 1)")
         if args.gui:

@@ -58,3 +58,14 @@ def test_a_full_file_system_while_writing_an_output_is_one_app_error_and_leaves_
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(AppError, match="cannot write"):  # a read-only place: the folder cannot even be made
         write_atomic(Path("/proc/no/such/report.json"), ".json", lambda tmp: None)
+
+
+def test_the_first_import_with_a_cold_kernel_cache_says_it_will_compile(tmp_path):
+    """Through the API too (not only the CLI): a new cache folder means the first calls compile, and it says so."""
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env.pop("APP_COMPILE_NOTICE", None)
+    res = subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert res.returncode == 0 and "compiling the numba kernels" in res.stderr, res.stderr
+    warm = subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert "compiling" not in warm.stderr  # this checkout's cache is warm from the suite's own runs
