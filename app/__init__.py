@@ -7,10 +7,10 @@ PyBullet on first use.
 import logging as _logging
 import os as _os
 
-from app import kernel_cache as _kernel_cache
+from app.kernel_cache import compile_pending as _compile_pending, configure as _configure_kernel_cache
 
-_kernel_cache.configure()  # before any kernel module is imported: numba's cache keyed on the source
-if _kernel_cache.fresh and not _os.environ.get("APP_COMPILE_NOTICE"):  # once per process tree (workers inherit it)
+_configure_kernel_cache()  # before any kernel module is imported: numba's cache keyed on the source
+if _compile_pending() and not _os.environ.get("APP_COMPILE_NOTICE"):  # once per process tree (workers inherit it)
     _os.environ["APP_COMPILE_NOTICE"] = "shown"
     _logging.getLogger("app").warning("compiling the numba kernels for this version of the code: the first calls "
                                       "take ~30 s once, then they are cached")

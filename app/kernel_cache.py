@@ -56,6 +56,11 @@ def cache_root() -> Path:
     return here if _writable(here) else Path.home() / ".cache" / "app"
 
 
+def compile_pending() -> bool:
+    """Whether no kernel has been compiled yet for this source (set by :func:`configure`)."""
+    return fresh
+
+
 def configure() -> Path | None:
     """Point numba's cache at this source version's folder; remove other versions' folders unused for an hour.
     Returns the folder, or None where no folder is writable (numba then compiles without caching)."""
