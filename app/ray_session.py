@@ -10,6 +10,7 @@ and is killed only after a 1 s timeout (so it is killed first), and an agent who
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import logging
 import math
@@ -129,10 +130,38 @@ def _shutdown() -> None:
         if family:
             for process in _node_processes(ray).get("monitor", []):
                 _kill(process)
-        ray.shutdown()
+        with signal_dispositions_kept():
+            ray.shutdown()
     _end_survivors(family)
     _ours = None
     _started.clear()
+
+
+class _SigAction(ctypes.Structure):  # glibc's struct sigaction (x86_64, aarch64): saved and restored whole
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
+                ("restorer", ctypes.c_void_p)]
+
+
+@contextmanager
+def signal_dispositions_kept(signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """The body may not change how the process handles ``signals``: ray.shutdown resets SIGTERM to the default
+    at the C level (while Python still believes its handler is installed), so a SIGTERM while a command wrote
+    its outputs killed it outright, leaving a partial file. The C-level actions are saved and put back through
+    libc's sigaction, from any thread; where libc cannot be reached, nothing is done."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        saved = {sig: _SigAction() for sig in signals}
+        for sig, action in saved.items():
+            if libc.sigaction(int(sig), None, ctypes.byref(action)) != 0:
+                raise OSError(ctypes.get_errno(), "sigaction")
+    except (OSError, AttributeError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, action in saved.items():
+            libc.sigaction(int(sig), ctypes.byref(action), None)
 
 
 @contextmanager

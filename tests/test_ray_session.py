@@ -72,3 +72,25 @@ def test_ray_children_are_those_running_rays_programs_not_a_fork_server_naming_i
         for proc in (ours, other):
             proc.kill()
             proc.wait()
+
+
+def test_sigterm_after_rays_shutdown_on_a_thread_still_reaches_pythons_handler():
+    """ray.shutdown resets SIGTERM to the default at the C level; shutdown_ray puts the command's handler back, so
+    a SIGTERM while the outputs are written is handled (one line, partial files removed), not a hard kill."""
+    import subprocess
+    import sys
+
+    code = """
+import os, signal, threading
+from app.ray_session import shutdown_ray, start_ray
+seen = []
+signal.signal(signal.SIGTERM, lambda *a: seen.append('handled'))
+start_ray(1)
+signal.signal(signal.SIGTERM, lambda *a: seen.append('handled'))  # as app.cli does after ray.init
+t = threading.Thread(target=shutdown_ray); t.start(); t.join()
+os.kill(os.getpid(), signal.SIGTERM)
+print(seen)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip().splitlines()[-1] == "['handled']"
