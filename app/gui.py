@@ -207,7 +207,7 @@ class GuiSession:
         motion, gripper = self.targets, self.robot.gripper
         if gripper is None:
             return ""
-        closing = gripper.state(self.q_last, np.zeros_like(self.q_last)).closing[e]
+        closing = gripper.state(self.q_last).closing[e]
         width = f"gripper {1e3 * gripper.max_opening * (1 - closing):.0f} mm"
         if not getattr(motion, "feedback", False):
             return f" | {width}"

@@ -18,10 +18,10 @@ from app.sim.robot import Robot
 from app.sim.scene import Scene
 
 
-def object_spec(section: ObjectSection, path_of=lambda p: p) -> ObjectSpec:
-    """The simulator's ObjectSpec of a scene file's object (``path_of`` resolves its file)."""
+def object_spec(section: ObjectSection) -> ObjectSpec:
+    """The simulator's ObjectSpec of a scene file's object (its file already resolved by the loader)."""
     return ObjectSpec(section.name, section.shape, section.size, section.radius, section.height,
-                      None if section.file is None else str(path_of(section.file)), section.scale, section.mass,
+                      section.file, section.scale, section.mass,
                       section.friction, section.spinning_friction, section.rolling_friction, section.rgba,
                       section.pos, _yaw_quat(np.array(section.yaw)))
 
@@ -82,8 +82,8 @@ class Feedback:
         n = robot.n_envs  # per environment, the bodies the arm must not touch
         self.others = [{ids[e] for key, ids in scene.box_ids.items() if key != name} for e in range(n)]
 
-    def observe(self, q: np.ndarray, v: np.ndarray) -> Observation:
-        """What the motion sees now (measured q, v (n_envs, n_dofs))."""
+    def observe(self, q: np.ndarray) -> Observation:
+        """What the motion sees now (measured joints q (n_envs, n_dofs))."""
         r = self.robot
         R, p = r.model.link_frames(q)
         R_b, p_b = r.base_frames()
@@ -92,24 +92,25 @@ class Feedback:
         lin, _ = self.obj.velocities()
         contacts = [r.contact_links(e) for e in range(r.n_envs)]
         on_object = [c.get(self.obj.body_ids[e], set()) for e, c in enumerate(contacts)]
-        grip = r.gripper.state(q, v, on_object)
+        grip = r.gripper.state(q, on_object)
         fingers = r.gripper.pb_links
         collided = np.array([any(body in self.others[e] for body in c) or bool(on_object[e] - fingers)
                              for e, c in enumerate(contacts)])
         return Observation(q, ee_pos, ee_rot, obj_pos, obj_quat, np.linalg.norm(lin, axis=1),
                            grip.closing, grip.contact, collided)
 
-    def tick(self, t: float, q: np.ndarray, v: np.ndarray, dt: float) -> None:
-        """Observe (feedback motions), then the gripper's command and the released rows."""
+    def tick(self, t: float, q: np.ndarray, dt: float) -> None:
+        """At t [s], from the measured joints q (n_envs, n_dofs): observe (feedback motions), then the gripper's
+        command over a tick of dt [s] and the released rows."""
         motion, r = self.motion, self.robot
         if getattr(motion, "feedback", False):
-            obs = self.observe(q, v)
+            obs = self.observe(q)
             motion.observe(t, obs)
             closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
             r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released]
         else:
             closing = motion.closing_at(t) if hasattr(motion, "closing_at") else np.zeros(r.n_envs)
-            measured, holding = r.gripper.state(q, v).closing, np.zeros(r.n_envs, dtype=bool)
+            measured, holding = r.gripper.state(q).closing, np.zeros(r.n_envs, dtype=bool)
         self.opening.append(r.gripper.max_opening * (1.0 - measured))  # linear in the fingers' travel
         self.holding.append(holding)
         r.gripper.command(closing, q, dt)

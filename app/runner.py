@@ -98,14 +98,14 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
     controller.invariants = InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs)
     feedback = Feedback(scene, robot, targets, run.scene_config.robot.ee_link) if robot.gripper is not None else None
     controller.feedback = feedback
-    q, v = robot.read_states()
+    q = robot.read_states()[0]  # the first tick's measured joints
     try:
         for k in range(n_steps):
             t = k / physics_hz
             t0 = time.perf_counter()
             tick, frame_due = k % every == 0, recorder is not None and k >= n_frames * frame_every - 1e-9
             if feedback is not None and tick:
-                feedback.tick(t, q, v, every / physics_hz)
+                feedback.tick(t, q, every / physics_hz)
             if tick or frame_due or markers or target_hook is not None:  # targets only where they are used
                 tg = targets(t) if target_hook is None else target_hook(t, targets(t))
             if tick:
@@ -232,15 +232,16 @@ def final_state(run: RunConfig, robot: Robot, controller, targets, t: float, q: 
     if scene is not None and scene.objects:
         idx = slice(None) if envs is None else np.asarray(envs, dtype=int)
         starts = object_starts(run, run.n_envs or 1)
-        result.objects = {name: {"start_pos": starts[name][0][idx], "start_quat_wxyz": starts[name][1][idx],
-                                 "final_pos": obj.poses()[0], "final_quat_wxyz": obj.poses()[1]}
-                          for name, obj in scene.objects.items()}
+        result.objects = {}
+        for name, obj in scene.objects.items():
+            pos, quat = obj.poses()
+            result.objects[name] = {"start_pos": starts[name][0][idx], "start_quat_wxyz": starts[name][1][idx],
+                                    "final_pos": pos, "final_quat_wxyz": quat}
     feedback = getattr(controller, "feedback", None)
     if feedback is not None:
         result.telemetry.update(feedback.telemetry())
     if feedback is not None and getattr(targets, "feedback", False):
-        qv = robot.read_states()
-        result.episodes = targets.finish(feedback.observe(*qv))
+        result.episodes = targets.finish(feedback.observe(robot.read_states()[0]))
     return result
 
 

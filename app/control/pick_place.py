@@ -179,8 +179,8 @@ class PickPlaceMotion:
                 self.plan.reason[e] = plan.reason[k]
         self.log.reset(envs)
         self.closing[envs] = 0.0
-        for e in envs[~plan.ok]:
-            self.log.fail(e, plan.reason[int(np.flatnonzero(envs == e)[0])], t)
+        for k in np.flatnonzero(~plan.ok):
+            self.log.fail(envs[k], plan.reason[k], t)
         self._goto(envs[plan.ok], t, obs, pose=0, phase=Phase.PRE_GRASP)
 
     def _goto(self, envs: np.ndarray, t: float, obs: Observation, pose: int, phase: Phase) -> None:

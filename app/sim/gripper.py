@@ -44,11 +44,10 @@ class GripperSpec:
 
 class GripperState(NamedTuple):
     """closing (n_envs,): 0 open .. 1 closed, measured; contact (n_envs, n_sides): each finger touches the
-    watched body; speed (n_envs,): the fastest finger [m/s or rad/s]."""
+    watched body."""
 
     closing: np.ndarray
     contact: np.ndarray
-    speed: np.ndarray
 
 
 class Gripper:
@@ -147,8 +146,8 @@ class Gripper:
             pb.setJointMotorControlArray(body.body_id, self._joints, pb.VELOCITY_CONTROL,
                                          targetVelocities=qdot[e].tolist(), forces=force, physicsClientId=r.client)
 
-    def state(self, q: np.ndarray, v: np.ndarray, touching: list[set[int]] | None = None) -> GripperState:
-        """The measured grip from joints q, v (n_envs, n_dofs); ``touching``: per environment, the robot's
+    def state(self, q: np.ndarray, touching: list[set[int]] | None = None) -> GripperState:
+        """The measured grip from joints q (n_envs, n_dofs); ``touching``: per environment, the robot's
         PyBullet links that touch the watched body (Robot.contact_links), None for no body watched."""
         span = self.closed - self.open
         span = np.where(np.abs(span) > 1e-12, span, 1.0)
@@ -156,7 +155,7 @@ class Gripper:
         contact = np.zeros((len(q), len(self._pb_sides)), dtype=bool)
         for e, links in enumerate(touching or []):
             contact[e] = [bool(links & side) for side in self._pb_sides]
-        return GripperState(closing, contact, np.abs(v[:, self.dofs]).max(axis=1))
+        return GripperState(closing, contact)
 
 
 def _values(given: tuple[float, ...] | None, default: np.ndarray, name: str, joints: tuple[str, ...]) -> np.ndarray:
