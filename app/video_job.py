@@ -107,11 +107,9 @@ def frame_notes(state: FrameState) -> tuple[str, ...] | None:
     if state.episode is None and state.gripper is None:
         return None
     n = len(state.q)
-    phase = ["" if state.episode is None else code_label(int(c)) + " " for c in
-             (state.episode if state.episode is not None else range(n))]
-    grip = ["" if state.gripper is None else f"{1e3 * g:.0f}mm" for g in
-            (state.gripper if state.gripper is not None else range(n))]
-    return tuple(f"{p}{g}".strip() for p, g in zip(phase, grip))
+    phase = [""] * n if state.episode is None else [code_label(int(c)) for c in state.episode]
+    grip = [""] * n if state.gripper is None else [f"{1e3 * g:.0f}mm" for g in state.gripper]
+    return tuple(f"{p} {g}".strip() for p, g in zip(phase, grip))
 
 
 def headless(run: RunConfig) -> RunConfig:

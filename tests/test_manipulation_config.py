@@ -31,6 +31,8 @@ def _objects(text: str) -> str:
     (_objects("    - {name: cube, shape: mesh, file: nowhere.obj}\n"), r"objects\[0\].file: shape 'mesh' needs an existing file"),
     (_objects("    - {name: table}\n"), r"objects\[0\].name: 'table' is already the name of a box or an object"),
     (_objects("    - {name: cube, colour: red}\n"), r"objects\[0\]: unknown key 'colour'"),
+    (_objects("    - {name: cube, shape: mesh, file: %s}\n" % (ROOT / "assets" / "urdf" / "widowx_ai.urdf")),
+     r"task.object: 'cube' is a mesh: pick_place takes its grasp geometry from a box's, cylinder's or sphere's"),
     (PICK + "  object: ball\n", r"task.object: 'ball' is not an object of the scene; objects: \['cube'\]"),
     (PICK + "  place_range: [[0.4, 0.0], [0.3, 0.1]]\n", r"task.place_range: needs \[\[x_lo, y_lo\], \[x_hi, y_hi\]\]"),
     (PICK + "  grasp_depths: [1.5]\n", r"task.grasp_depths: fractions of the object's height in \(0, 1\]"),

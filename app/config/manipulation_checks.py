@@ -106,8 +106,12 @@ def task_checks(run: RunConfig, f: str) -> list[tuple]:
     objects = [o.name for o in s.objects]
     positive = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol",
                 "phase_timeout", "close_time", "slip_tol", "success_tol")
+    shape = next((o.shape for o in s.objects if o.name == t.object), "box")
     return [
         (k("object"), t.object in objects, f"{t.object!r} is not an object of the scene; objects: {objects}"),
+        (k("object"), shape in ("box", "cylinder", "sphere"),
+         f"{t.object!r} is a {shape}: pick_place takes its grasp geometry from a box's, cylinder's or sphere's "
+         "sizes, which a file does not give"),
         (k("type"), s.robot.gripper is not None, "pick_place needs a gripper: add robot.gripper to the scene"),
         (k("place_range"), t.place_range is None or all(lo <= hi for lo, hi in zip(*t.place_range)),
          f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {t.place_range}"),
