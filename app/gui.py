@@ -24,7 +24,7 @@ import numpy as np
 from app.config.schema import RunConfig
 from app.control.phases import Phase, code_label
 from app.control.status import STATUS_STYLE, EnvStatus, latest_status
-from app.control.tasks import TargetGenerator, Targets
+from app.control.motions import TargetGenerator, Targets
 from app.errors import AppError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, rpy_to_matrix
 from app.render.outputs import OutputSet

@@ -9,9 +9,9 @@ import numpy as np
 from app.config.schema import ObjectSection, RunConfig
 from app.control.grasps import GraspGeometry
 from app.control.observation import Observation
-from app.control.pick_place import PickPlaceMotion, PickPlaceTask, draw_places
-from app.control.script import ScriptMotion, ScriptTask
-from app.control.tasks import TargetGenerator
+from app.control.pick_place import PickPlaceSequencer, PickPlaceMotion, draw_places
+from app.control.script import ScriptPlayer, ScriptMotion
+from app.control.motions import TargetGenerator
 from app.kinematics.base_frame import BaseFrame
 from app.sim.objects import ObjectSpec
 from app.sim.robot import Robot
@@ -51,9 +51,9 @@ def object_starts(run: RunConfig, n_envs: int) -> dict[str, tuple[np.ndarray, np
 def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarray | None = None):
     """The run's motion for ``n_envs`` environments, or for the environments ``envs`` of them (draws sliced)."""
     task, base_pos = run.task, np.array(run.scene_config.robot.base_pos)
-    if isinstance(task, ScriptTask):
-        return ScriptMotion(task, n_envs if envs is None else len(envs), base_pos)
-    if not isinstance(task, PickPlaceTask):
+    if isinstance(task, ScriptMotion):
+        return ScriptPlayer(task, n_envs if envs is None else len(envs), base_pos)
+    if not isinstance(task, PickPlaceMotion):
         return TargetGenerator(task, n_envs, base_pos, run.seed, envs=envs)
     pos, _ = object_starts(run, n_envs)[task.object]
     places = draw_places(task, pos[:, :2], run.seed)
@@ -64,7 +64,7 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
     geometry = GraspGeometry(spec.half_extents(), obj.shape in ("cylinder", "sphere"))
     g = robot.gripper
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
-    return PickPlaceMotion(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
+    return PickPlaceSequencer(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
                            geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.tasks import TargetGenerator  # or any motion of app.observe.make_motion
+from app.control.motions import TargetGenerator  # or any motion of app.observe.make_motion
 from app.control.telemetry import InvariantMonitor
 from app.control.status import latest_status
 from app.render.outputs import OutputSet

@@ -5,7 +5,7 @@ import numpy as np
 
 from app.control.controllers import PoseIKController, PoseIKControllerConfig, QPController, QPControllerConfig
 from app.control.robot import IntegratorRobot
-from app.control.tasks import CircleTask, FingertipsTask, StaticTask, TargetGenerator
+from app.control.motions import CircleMotion, FingertipsMotion, StaticMotion, TargetGenerator
 from app.ik.tasks import FrameTask
 from app.kinematics.rotations import quat_to_matrix
 
@@ -21,7 +21,7 @@ def _loop(robot, controller, generator, seconds):
 
 def test_qp_controller_reaches_a_static_target_and_keeps_limits_on_the_integrator(widowx):
     robot = IntegratorRobot(widowx, n_envs=3)
-    task = StaticTask(center=(0.3, 0.05, 0.2), quat=(0.0, 1.0, 0.0, 0.0), rot_mask=(False, False, True))
+    task = StaticMotion(center=(0.3, 0.05, 0.2), quat=(0.0, 1.0, 0.0, 0.0), rot_mask=(False, False, True))
     ctrl = QPController(robot, FrameTask(widowx, EE, gain=10.0, rot_mask=task.rot_mask),
                         QPControllerConfig(dt=DT))
     _loop(robot, ctrl, TargetGenerator(task, 3, np.zeros(3), seed=0), 3.0)
@@ -29,19 +29,19 @@ def test_qp_controller_reaches_a_static_target_and_keeps_limits_on_the_integrato
     np.testing.assert_allclose(pos, np.tile(task.center, (3, 1)), atol=1e-3)
     assert np.all(robot.q >= widowx.q_lower) and np.all(robot.q <= widowx.q_upper)
     assert np.all(np.abs(ctrl.last_qdot) <= widowx.v_max + 1e-9)
-    assert ctrl.telemetry.arrays()["qp_ok"].all()
+    assert ctrl.telemetry.arrays()["solver_ok"].all()
 
 
 def test_pose_ik_controller_tracks_a_circle_on_the_integrator_with_a_rotated_base(widowx):
     R = quat_to_matrix(np.array([np.cos(0.4), 0.0, 0.0, np.sin(0.4)]))
     robot = IntegratorRobot(widowx, n_envs=2, base_R=R, base_p=np.array([0.1, 0.0, 0.0]))
-    task = CircleTask(center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(1.0, 2.0))
+    task = CircleMotion(center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(1.0, 2.0))
     gen = TargetGenerator(task, 2, np.array([0.1, 0.0, 0.0]), seed=1)
     ctrl = PoseIKController(robot, [EE], task.pos_mask, task.rot_mask, PoseIKControllerConfig(dt=DT))
     _loop(robot, ctrl, gen, 1.0)
     ctrl.track(1.0, gen(1.0))  # records the error of the state reached, before it moves on
     tel = ctrl.telemetry.arrays()
-    assert tel["qp_ok"].all()  # every IK call converged
+    assert tel["solver_ok"].all()  # every IK call converged
     assert tel["pos_err"][-1].max() < 0.01  # one tick behind a moving target on an ideal robot
     # the error is measured in each environment's frame: FK through the base pose
     fk = widowx.forward_kinematics(robot.q, [EE])[0][:, 0] @ R.T + [0.1, 0.0, 0.0]
@@ -50,7 +50,7 @@ def test_pose_ik_controller_tracks_a_circle_on_the_integrator_with_a_rotated_bas
 
 def test_kinematic_multilink_controller_places_both_fingertips_on_the_integrator(widowx):
     robot = IntegratorRobot(widowx)
-    task = FingertipsTask(center=(0.3, 0.0, 0.15), radius=0.04, angular_speed_range=(1.0, 1.0),
+    task = FingertipsMotion(center=(0.3, 0.0, 0.15), radius=0.04, angular_speed_range=(1.0, 1.0),
                           quat=(0.7071067811865476, 0.0, 0.7071067811865476, 0.0), rot_mask=(True, False, False))
     ctrl = PoseIKController(robot, list(task.links), task.pos_mask, task.rot_mask,
                             PoseIKControllerConfig(dt=DT, mode="kinematic"))

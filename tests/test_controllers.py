@@ -47,7 +47,7 @@ def test_targets_beyond_limits_never_cross_joint_or_velocity_limits():
     far = np.array([[0.0, 0.0, 1.5], [-0.6, 0.0, 0.1], [0.1, 0.9, -0.4]])
     qs, vs = _run(scene, ctrl, far, np.tile([0.0, 1.0, 0.0, 0.0], (3, 1)), 5.0)
     assert np.all(qs >= model.q_lower - LIMIT_SLACK) and np.all(qs <= model.q_upper + LIMIT_SLACK)
-    assert np.all(np.abs(ctrl.telemetry.arrays()["qp_ok"]))
+    assert np.all(np.abs(ctrl.telemetry.arrays()["solver_ok"]))
     cmd = np.array([np.abs(q) for q in [ctrl.last_qdot]])
     assert np.all(cmd <= model.v_max + 1e-6)
     assert np.all(np.abs(vs) <= model.v_max * (1 + VELOCITY_SLACK))
@@ -125,15 +125,15 @@ def test_qp_failure_commands_safe_stop_and_is_reported(monkeypatch, caplog):
     np.testing.assert_array_equal(sent["q"], q_before)
     np.testing.assert_array_equal(sent["qdot"], np.zeros(robot.n_dofs))
     assert caplog.text.count("primal infeasible") == 1  # once per failure episode
-    assert not ctrl.telemetry.arrays()["qp_ok"].any()
+    assert not ctrl.telemetry.arrays()["solver_ok"].any()
     scene.close()
 
 
 def test_track_follows_a_target_generator_with_feed_forward():
-    from app.control.tasks import CircleTask, TargetGenerator
+    from app.control.motions import CircleMotion, TargetGenerator
 
     scene, robot = _scene(n_envs=2)
-    task = CircleTask(center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(1.0, 1.0),
+    task = CircleMotion(center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(1.0, 1.0),
                       rot_mask=(False, False, False))
     targets = TargetGenerator(task, robot.n_envs, np.zeros(3), seed=0)
     ctrl = QPController(robot, FrameTask(robot.model, EE, gain=10.0, rot_mask=(False, False, False)),

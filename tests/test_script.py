@@ -5,7 +5,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from app.config.loader import load_run_config
-from app.control.script import ScriptMotion, ScriptRow, ScriptTask
+from app.control.script import ScriptPlayer, ScriptRow, ScriptMotion
 from app.runner import execute
 from tests.conftest import ROOT
 
@@ -13,8 +13,8 @@ from tests.conftest import ROOT
 def test_script_targets_interpolate_between_rows_and_hold_the_last():
     q0 = (1.0, 0.0, 0.0, 0.0)
     q1 = tuple(Rotation.from_euler("z", 1.0).as_quat()[[3, 0, 1, 2]])
-    task = ScriptTask((ScriptRow(0.0, (0.3, 0.0, 0.1), q0, 0.0), ScriptRow(2.0, (0.3, 0.2, 0.1), q1, 1.0)))
-    motion = ScriptMotion(task, 3, np.array([0.0, 0.0, 0.05]))
+    task = ScriptMotion((ScriptRow(0.0, (0.3, 0.0, 0.1), q0, 0.0), ScriptRow(2.0, (0.3, 0.2, 0.1), q1, 1.0)))
+    motion = ScriptPlayer(task, 3, np.array([0.0, 0.0, 0.05]))
     mid = motion(1.0)
     assert mid.pos.shape == (3, 1, 3) and np.allclose(mid.pos[:, 0], [0.3, 0.1, 0.15])
     assert np.allclose(mid.vel[:, 0], [0.0, 0.1, 0.0])

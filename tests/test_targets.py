@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from app.control.tasks import CircleTask, FingertipsTask, PathTask, StaticTask, TargetGenerator
+from app.control.motions import CircleMotion, FingertipsMotion, PathMotion, StaticMotion, TargetGenerator
 from app.kinematics.rotations import quat_to_matrix
 
 
 def test_circle_targets_lie_on_the_circle_with_the_matching_velocity():
-    task = CircleTask(center=(0.3, 0.0, 0.2), radius=0.1, angular_speed_range=(-3.0, 3.0))
+    task = CircleMotion(center=(0.3, 0.0, 0.2), radius=0.1, angular_speed_range=(-3.0, 3.0))
     gen = TargetGenerator(task, 4, np.array([0.0, 0.1, 0.0]), seed=2)
     assert len(set(np.round(gen.omega, 9))) == 4  # each environment its own speed
     for t in (0.0, 0.7, 2.3):
@@ -23,13 +23,13 @@ def test_circle_targets_lie_on_the_circle_with_the_matching_velocity():
 
 
 def test_static_target_holds_still_relative_to_the_base():
-    tg = TargetGenerator(StaticTask(center=(0.3, 0.0, 0.2)), 2, np.array([1.0, 0.0, 0.0]), seed=0)(5.0)
+    tg = TargetGenerator(StaticMotion(center=(0.3, 0.0, 0.2)), 2, np.array([1.0, 0.0, 0.0]), seed=0)(5.0)
     np.testing.assert_allclose(tg.pos[:, 0], [[1.3, 0.0, 0.2]] * 2)
     assert not tg.vel.any()
 
 
 def test_fingertip_targets_are_gap_apart_along_the_frame_y_axis():
-    task = FingertipsTask(center=(0.3, 0.0, 0.15), gap=0.04, gap_amplitude=0.02,
+    task = FingertipsMotion(center=(0.3, 0.0, 0.15), gap=0.04, gap_amplitude=0.02,
                           quat=(0.7071067811865476, 0.0, 0.7071067811865476, 0.0))
     gen = TargetGenerator(task, 1, np.zeros(3), seed=0)
     for t in (0.0, 0.4):
@@ -42,7 +42,7 @@ def test_fingertip_targets_are_gap_apart_along_the_frame_y_axis():
 
 @pytest.mark.parametrize("t", [0.0, 0.5, 1.7, 4.0])
 def test_path_targets_move_along_the_segments_at_the_speed(t):
-    task = PathTask(waypoints=((0.0, 0.0, 0.0), (0.2, 0.0, 0.0), (0.2, 0.1, 0.0)), speed=0.1)
+    task = PathMotion(waypoints=((0.0, 0.0, 0.0), (0.2, 0.0, 0.0), (0.2, 0.1, 0.0)), speed=0.1)
     tg = TargetGenerator(task, 1, np.zeros(3), seed=0)(t)
     s = (0.1 * t) % 0.3
     expected = [s, 0.0, 0.0] if s <= 0.2 else [0.2, s - 0.2, 0.0]

@@ -110,7 +110,7 @@ def test_a_target_frame_inside_an_obstacle_is_drawn_on_top():
 
 def test_follow_env_frames_one_environment_close_up():
     from app.build import build_scene
-    from app.control.tasks import TargetGenerator
+    from app.control.motions import TargetGenerator
     from app.video_job import video_view
 
     run = _run(follow_env=3)

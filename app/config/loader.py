@@ -16,7 +16,7 @@ import yaml
 from app.config.manipulation_checks import gripper_checks, object_checks, task_checks
 from app.config.schema import RunConfig, SceneConfig
 from app.control.ik_controller import MODES, PoseIKControllerConfig
-from app.control.tasks import PathTask
+from app.control.motions import PathMotion
 from app.errors import AppError, ConfigError
 from app.kinematics.model import KinematicModel
 
@@ -294,7 +294,7 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
         (f"{f}: video.framing", v.framing in ("auto", "scene"), f"must be 'auto' or 'scene', got {v.framing!r}"),
         (f"{f}: video.workers", v.workers is None or 0 <= v.workers <= 32,
          f"must be 0..32 render processes (0: render in this process; omitted: one per CPU), got {v.workers}"),
-        (f"{f}: task.waypoints", not isinstance(t, PathTask) or len(t.waypoints) >= 2, "a path needs at least 2 waypoints"),
+        (f"{f}: task.waypoints", not isinstance(t, PathMotion) or len(t.waypoints) >= 2, "a path needs at least 2 waypoints"),
         (f"{f}: task.quat", any(getattr(t, "quat", (1.0,))), "must be a nonzero (w, x, y, z) quaternion"),
         (f"{f}: task", _task_ok(t), "radius and gaps must be >= 0, speed > 0, angular_speed_range low <= high"),
     ]

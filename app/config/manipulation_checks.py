@@ -8,9 +8,9 @@ import math
 from pathlib import Path
 
 from app.config.schema import OBJECT_SHAPES, ObjectSection, RunConfig
-from app.control.pick_place import PickPlaceTask
-from app.control.script import ScriptTask
-from app.control.tasks import FingertipsTask
+from app.control.pick_place import PickPlaceMotion
+from app.control.script import ScriptMotion
+from app.control.motions import FingertipsMotion
 
 AXIS_NAMES = ("x", "y", "z", "+x", "+y", "+z", "-x", "-y", "-z")
 
@@ -96,12 +96,12 @@ def gripper_checks(run: RunConfig, model, key) -> list[tuple]:
 def task_checks(run: RunConfig, f: str) -> list[tuple]:
     """The pick_place and script tasks' values, and what they need of the scene."""
     t, s, k = run.task, run.scene_config, lambda field: f"{f}: task.{field}"  # noqa: E731
-    if isinstance(t, FingertipsTask) and s.robot.gripper is not None:
+    if isinstance(t, FingertipsMotion) and s.robot.gripper is not None:
         return [(k("type"), False, "'fingertips' moves the finger joints, which robot.gripper owns; "
                                    "remove the gripper section or choose another task")]
-    if isinstance(t, ScriptTask):
+    if isinstance(t, ScriptMotion):
         return _script_checks(t, s.robot.gripper is not None, k)
-    if not isinstance(t, PickPlaceTask):
+    if not isinstance(t, PickPlaceMotion):
         return []
     objects = [o.name for o in s.objects]
     positive = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol",
@@ -124,7 +124,7 @@ def task_checks(run: RunConfig, f: str) -> list[tuple]:
     ] + [(k(name), getattr(t, name) > 0, f"must be > 0, got {getattr(t, name)}") for name in positive]
 
 
-def _script_checks(t: ScriptTask, has_gripper: bool, k) -> list[tuple]:
+def _script_checks(t: ScriptMotion, has_gripper: bool, k) -> list[tuple]:
     rows = t.waypoints
     times = [r.t for r in rows]
     return [

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.control.controllers import CONTROLLER_TYPES, PoseIKControllerConfig, QPControllerConfig
-from app.control.task_types import TASK_TYPES
-from app.control.tasks import CircleTask, PoseTask
+from app.control.motion_types import MOTION_TYPES
+from app.control.motions import CircleMotion, PoseMotion
 
 ControllerConfig = PoseIKControllerConfig | QPControllerConfig  # one config per controller, chosen by 'type'
 
@@ -161,7 +161,7 @@ class RunConfig:
     workers: int = 1  # processes (Ray actors) the environments are split over; 1: this process, no Ray
     controller: ControllerConfig = field(default_factory=PoseIKControllerConfig,
                                          metadata={"types": CONTROLLER_TYPES, "default_type": "ik"})
-    task: PoseTask = field(default_factory=CircleTask, metadata={"types": TASK_TYPES, "default_type": "circle"})
+    task: PoseMotion = field(default_factory=CircleMotion, metadata={"types": MOTION_TYPES, "default_type": "circle"})
     video: VideoSection = field(default_factory=VideoSection)
     report: ReportSection = field(default_factory=ReportSection)
     out_dir: str = "videos"

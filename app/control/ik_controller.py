@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.robot import LIMIT_MARGIN, ControlledRobot
-from app.control.tasks import PoseTask, Targets
+from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.limits import JointLimits
 from app.ik.solver import IKOptions, pose_error_norms
@@ -75,7 +75,7 @@ class PoseIKController:
         self._joint_box = JointLimits(robot.model, 1.0, cfg.accel_max, LIMIT_MARGIN)
 
     @classmethod
-    def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseTask, links: list[str],
+    def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseMotion, links: list[str],
                     dt: float, obstacles: tuple[str, ...] = (), seed: int = 0) -> PoseIKController:
         """The controller a run config asks for (obstacles are not this controller's concern)."""
         del obstacles

@@ -68,7 +68,7 @@ class PickLog:
 
     def results(self, obs, place: np.ndarray, ok_place: np.ndarray, resting: np.ndarray, clear: np.ndarray,
                 plan) -> list[dict]:
-        """One dict per environment for the report (see PickPlaceMotion.finish)."""
+        """One dict per environment for the report (see PickPlaceSequencer.finish)."""
         out = []
         for e in range(len(self.phase)):
             done = self.phase[e] == Phase.DONE

@@ -21,14 +21,14 @@ from app.control.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw
 from app.control.observation import Observation
 from app.control.phases import PHASES, Phase, PickLog
 from app.control.segments import Segments
-from app.control.tasks import Targets
+from app.control.motions import Targets
 from app.kinematics.rotations import axis_vector, matrix_to_quat, so3_log
 
 DROP_TIME = 0.1  # [s] a finger may lose contact this long before the object counts as dropped
 
 
 @dataclass(frozen=True)
-class PickPlaceTask:
+class PickPlaceMotion:
     """Pick ``object`` up and put it down at ``place_pos`` (x, y in the environment's frame [m]), or at a point
     drawn per environment from ``place_range`` ((x_lo, y_lo), (x_hi, y_hi)) at least ``min_separation`` [m]
     from where the object starts. Heights [m], speeds [m/s], accelerations [m/s^2], times [s].
@@ -58,7 +58,7 @@ class PickPlaceTask:
     grasp_yaws: int = 8
 
 
-def draw_places(task: PickPlaceTask, start_xy: np.ndarray, seed: int) -> np.ndarray:
+def draw_places(task: PickPlaceMotion, start_xy: np.ndarray, seed: int) -> np.ndarray:
     """Place points (n_envs, 2) [m]: the fixed one, or per environment e a draw from ``place_range`` by the
     generator seeded (seed, 2, e) at least ``min_separation`` from start_xy[e] (n_envs, 2)."""
     n = len(start_xy)
@@ -75,7 +75,7 @@ def draw_places(task: PickPlaceTask, start_xy: np.ndarray, seed: int) -> np.ndar
     return out
 
 
-class PickPlaceMotion:
+class PickPlaceSequencer:
     """The phase machine of every environment (see the module docstring).
 
     Args:
@@ -89,7 +89,7 @@ class PickPlaceMotion:
     n_targets = 1
     feedback = True
 
-    def __init__(self, task: PickPlaceTask, model, ee_link: str, base, geometry: GraspGeometry,
+    def __init__(self, task: PickPlaceMotion, model, ee_link: str, base, geometry: GraspGeometry,
                  place_xy: np.ndarray, rest_z: np.ndarray, max_opening: float, axes: tuple[str, str],
                  arm_dofs: np.ndarray):
         self.task, self.model, self.ee_link, self.base = task, model, ee_link, base
@@ -281,4 +281,4 @@ class PickPlaceMotion:
         return self.log.results(obs, self.place, ok_place, resting, clear, self.plan)
 
 
-__all__ = ["PHASES", "Phase", "PickPlaceMotion", "PickPlaceTask", "draw_places"]
+__all__ = ["PHASES", "Phase", "PickPlaceSequencer", "PickPlaceMotion", "draw_places"]

@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.robot import LIMIT_MARGIN, ControlledRobot
-from app.control.tasks import PoseTask, Targets
+from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
 from app.ik._qp_kernel import rows_at_bound
@@ -102,7 +102,7 @@ class QPController:
         self._failing: list[str | None] = [None] * robot.n_envs  # logged once per failure episode
 
     @classmethod
-    def from_config(cls, robot: ControlledRobot, config: QPControllerConfig, task: PoseTask, links: list[str],
+    def from_config(cls, robot: ControlledRobot, config: QPControllerConfig, task: PoseMotion, links: list[str],
                     dt: float, obstacles: tuple[str, ...] = (), seed: int = 0) -> QPController:
         """The controller a run config asks for: the task's first link tracked, ``obstacles`` (box names) and
         the config's self pairs watched."""

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.tasks import Targets
+from app.control.motions import Targets
 from app.kinematics.rotations import quat_normalize, quat_to_matrix, matrix_to_quat, so3_exp, so3_log
 
 
@@ -26,7 +26,7 @@ class ScriptRow:
 
 
 @dataclass(frozen=True)
-class ScriptTask:
+class ScriptMotion:
     """Follow ``waypoints`` (times strictly increasing, the first at t = 0); after the last row, hold it."""
 
     type: ClassVar[str] = "script"
@@ -35,13 +35,13 @@ class ScriptTask:
     rot_mask: tuple[bool, bool, bool] = (True, True, True)
 
 
-class ScriptMotion:
-    """Targets of a ScriptTask for ``n_envs`` environments (the same script in each). base_pos (3,) [m]."""
+class ScriptPlayer:
+    """Targets of a ScriptMotion for ``n_envs`` environments (the same script in each). base_pos (3,) [m]."""
 
     n_targets = 1
     feedback = False
 
-    def __init__(self, task: ScriptTask, n_envs: int, base_pos: np.ndarray):
+    def __init__(self, task: ScriptMotion, n_envs: int, base_pos: np.ndarray):
         rows = task.waypoints
         self.n_envs = int(n_envs)
         self.times = np.array([r.t for r in rows], dtype=float)

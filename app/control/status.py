@@ -50,5 +50,5 @@ def latest_status(telemetry, n_envs: int) -> np.ndarray:
     """:func:`env_status` of a TelemetryLog's last row; every environment TRACKING before the first tick."""
     if not telemetry.t:
         return np.full(n_envs, EnvStatus.TRACKING, dtype=np.int8)
-    return env_status(telemetry.pos_err[-1], telemetry.rot_err[-1], telemetry.qp_ok[-1], telemetry.stalled[-1],
+    return env_status(telemetry.pos_err[-1], telemetry.rot_err[-1], telemetry.solver_ok[-1], telemetry.stalled[-1],
                       telemetry.n_active[-1])

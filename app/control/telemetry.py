@@ -41,7 +41,7 @@ class StallDetector:
 class TelemetryLog:
     """Everything recorded during a run; arrays grow one row per control tick.
 
-    Attributes (per tick, per environment): t [s], pos_err [m], rot_err [rad], qp_ok, scale (task
+    Attributes (per tick, per environment): t [s], pos_err [m], rot_err [rad], solver_ok, scale (task
     speed scale s of the QP), n_active (constraints at their bound), min_distance [m] to obstacles
     (inf if none watched), stalled.
     """
@@ -49,16 +49,16 @@ class TelemetryLog:
     t: list[float] = field(default_factory=list)
     pos_err: list[np.ndarray] = field(default_factory=list)
     rot_err: list[np.ndarray] = field(default_factory=list)
-    qp_ok: list[np.ndarray] = field(default_factory=list)
+    solver_ok: list[np.ndarray] = field(default_factory=list)
     scale: list[np.ndarray] = field(default_factory=list)
     n_active: list[np.ndarray] = field(default_factory=list)
     min_distance: list[np.ndarray] = field(default_factory=list)
     stalled: list[np.ndarray] = field(default_factory=list)
     active_names: list[list[list[str]]] = field(default_factory=list)
 
-    def record(self, t: float, pos_err, rot_err, qp_ok, scale, n_active, min_distance, stalled, active_names) -> None:
+    def record(self, t: float, pos_err, rot_err, solver_ok, scale, n_active, min_distance, stalled, active_names) -> None:
         self.t.append(t)
-        for name, value in (("pos_err", pos_err), ("rot_err", rot_err), ("qp_ok", qp_ok), ("scale", scale),
+        for name, value in (("pos_err", pos_err), ("rot_err", rot_err), ("solver_ok", solver_ok), ("scale", scale),
                             ("n_active", n_active), ("min_distance", min_distance), ("stalled", stalled)):
             getattr(self, name).append(np.asarray(value).copy())
         self.active_names.append(active_names)
@@ -66,7 +66,7 @@ class TelemetryLog:
     def arrays(self) -> dict[str, np.ndarray]:
         """Stacked arrays of shape (n_ticks, n_envs) (t: (n_ticks,))."""
         out = {"t": np.array(self.t)}
-        for name in ("pos_err", "rot_err", "qp_ok", "scale", "n_active", "min_distance", "stalled"):
+        for name in ("pos_err", "rot_err", "solver_ok", "scale", "n_active", "min_distance", "stalled"):
             out[name] = np.array(getattr(self, name))
         return out
 

@@ -1,4 +1,5 @@
-"""What the end effector (or fingertips) should do, one frozen dataclass per task type, and the target
+"""Run-level motions: what the end effector (or fingertips) should do over time (the YAML `task:`), one frozen
+dataclass per motion type (named *Motion; QP objectives in app.ik.tasks keep "Task"), and the target
 generator that turns one into targets over time.
 
 Targets are in every environment's own frame, relative to the robot's base position: positions
@@ -20,7 +21,7 @@ Mask = tuple[bool, bool, bool]
 
 
 @dataclass(frozen=True)
-class PoseTask:
+class PoseMotion:
     """What every task type has: the target orientation ``quat`` (w, x, y, z) and the IK masks."""
 
     type: ClassVar[str] = ""
@@ -30,7 +31,7 @@ class PoseTask:
 
 
 @dataclass(frozen=True)
-class StaticTask(PoseTask):
+class StaticMotion(PoseMotion):
     """Hold ``center`` [m] (relative to the base)."""
 
     type: ClassVar[str] = "static"
@@ -38,7 +39,7 @@ class StaticTask(PoseTask):
 
 
 @dataclass(frozen=True)
-class CircleTask(StaticTask):
+class CircleMotion(StaticMotion):
     """Each environment circles ``center`` at ``radius`` [m] with an angular speed drawn from
     ``angular_speed_range`` [rad/s] (per environment, from the run's seed)."""
 
@@ -48,7 +49,7 @@ class CircleTask(StaticTask):
 
 
 @dataclass(frozen=True)
-class FingertipsTask(CircleTask):
+class FingertipsMotion(CircleMotion):
     """The two ``links`` follow targets ``gap`` [m] apart along the target frame's y axis (oscillating by
     ``gap_amplitude``) around a circling centre."""
 
@@ -59,7 +60,7 @@ class FingertipsTask(CircleTask):
 
 
 @dataclass(frozen=True)
-class PathTask(PoseTask):
+class PathMotion(PoseMotion):
     """Move through ``waypoints`` (relative to the base) at ``speed`` [m/s], looping."""
 
     type: ClassVar[str] = "path"
@@ -67,8 +68,8 @@ class PathTask(PoseTask):
     speed: float = 0.1
 
 
-TASK_TYPES = {cls.type: cls for cls in (CircleTask, StaticTask, FingertipsTask, PathTask)}
-TaskSpec = PoseTask  # every task type derives from it
+MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, FingertipsMotion, PathMotion)}
+MotionSpec = PoseMotion  # every task type derives from it
 
 
 @dataclass(frozen=True)
@@ -84,37 +85,37 @@ class TargetGenerator:
     """Targets of a task for ``n_envs`` environments, each in its own frame.
 
     Args:
-        task: A task dataclass (TASK_TYPES). n_envs: Number of environments.
+        task: A task dataclass (MOTION_TYPES). n_envs: Number of environments.
         base_pos: Robot base position in the environment frame (the task's points are relative to it).
         seed: Seeds the per-environment angular speeds.
         envs: The environments (indices into ``n_envs``) this generator serves, e.g. one worker's share; the
             draws are those of all ``n_envs`` environments, sliced, so a share answers as the whole run does.
     """
 
-    def __init__(self, task: PoseTask, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
+    def __init__(self, task: PoseMotion, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
         self.task = task
-        lo, hi = task.angular_speed_range if isinstance(task, CircleTask) else (-3.0, 3.0)
+        lo, hi = task.angular_speed_range if isinstance(task, CircleMotion) else (-3.0, 3.0)
         self.omega = np.random.default_rng(seed).uniform(lo, hi, int(n_envs))
         if envs is not None:
             self.omega = self.omega[np.asarray(envs, dtype=int)]
         n = len(self.omega)
         self.origins = np.broadcast_to(np.asarray(base_pos, dtype=float), (n, 3))
         self.quat = quat_normalize(np.array(task.quat))
-        self.n_targets = 2 if isinstance(task, FingertipsTask) else 1
-        if isinstance(task, PathTask):
+        self.n_targets = 2 if isinstance(task, FingertipsMotion) else 1
+        if isinstance(task, PathMotion):
             pts = np.array(task.waypoints)
             seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)
             self._path = (pts, np.concatenate([[0.0], np.cumsum(seg)]))
 
     def __call__(self, t: float) -> Targets:
         task = self.task
-        if isinstance(task, PathTask):
+        if isinstance(task, PathMotion):
             pos, vel = self._on_path(t)
         else:
-            pos, vel = self._circle(t) if isinstance(task, CircleTask) else self._static()
+            pos, vel = self._circle(t) if isinstance(task, CircleMotion) else self._static()
         pos = self.origins + pos
         n = len(pos)
-        if isinstance(task, FingertipsTask):
+        if isinstance(task, FingertipsMotion):
             pos, vel = self._fingertips(t, pos, vel)
         else:
             pos, vel = pos[:, None], vel[:, None]

@@ -1,0 +1,14 @@
+"""Every run-level task type (the YAML ``task.type``), one registry for the config loader and the runner.
+
+Motions that only depend on time (``static``, ``circle``, ``fingertips``, ``path``) live in
+app.control.motions; ``script`` (waypoint rows) in app.control.script; ``pick_place`` (a phase machine fed
+with observations) in app.control.pick_place.
+"""
+
+from __future__ import annotations
+
+from app.control.pick_place import PickPlaceMotion
+from app.control.script import ScriptMotion
+from app.control.motions import MOTION_TYPES as TIMED_MOTION_TYPES
+
+MOTION_TYPES = {**TIMED_MOTION_TYPES, ScriptMotion.type: ScriptMotion, PickPlaceMotion.type: PickPlaceMotion}
