@@ -1,6 +1,7 @@
 """GUI mode under Xvfb (installed by .ci/run): it runs, a screenshot of the X screen shows the parameter panel
 and the frames, and a scripted session pauses, steps, switches environment and quits, writing the report."""
 
+import json
 import shutil
 import subprocess
 import sys
