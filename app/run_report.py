@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.config.robots import motion_links
 from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.status import REACHED_POS, REACHED_ROT, reached
@@ -12,8 +13,8 @@ from app.render.report import finite_or_none
 
 
 def task_links(run: RunConfig) -> list[str]:
-    """The links the task moves: its own (fingertips) or the scene's end effector."""
-    return list(getattr(run.task, "links", ())) or [run.scene_config.robot.ee_link]
+    """The links the task moves, in target order: its own (fingertips), its arms', or the scene's end effector."""
+    return [link for _, link in motion_links(run.task, run.scene_config.robot)]
 
 
 def invariant_summary(run: RunConfig, result) -> dict:

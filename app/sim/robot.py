@@ -36,9 +36,10 @@ class Robot:
     """
 
     def __init__(self, client: int, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None,
-                 xacro_args: Mapping[str, object] | None = None):
+                 xacro_args: Mapping[str, object] | None = None, text: str | None = None):
+        """``text``: the description itself (a composed rig), ``urdf`` then only names it in messages."""
         self.client, self.urdf, self.package_dirs = client, urdf, list(package_dirs or [])
-        self._text = read_description(urdf, self.package_dirs, xacro_args)
+        self._text = read_description(urdf, self.package_dirs, xacro_args) if text is None else text
         self.model = RobotModel(parse_urdf_string(self._text, urdf))
         R = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
         self.base = BaseFrame(R, as_vectors(base_pos, "base_pos", 3).reshape(3))
