@@ -154,3 +154,19 @@ def test_two_arms_solve_as_the_kits_own_description_does_kinematically():
         assert ctrl.telemetry.arrays()["solver_ok"].all()
         trajectories.append(np.array(qs))
     assert np.abs(trajectories[0] - trajectories[1]).max() < 1e-9, np.abs(trajectories[0] - trajectories[1]).max()
+
+
+def test_bimanual_ik_reaches_with_both_arms_and_reports_each_arm_by_name(tmp_path):
+    from app.runner import execute
+
+    run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=2, duration=1.5)
+    result = execute(run, tmp_path, video=False, show_progress=False)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["summary"]["reached"] == 2
+    for env in report["environments"]:
+        assert sorted(env["arms"]) == ["left", "right"]
+        for k, arm in enumerate(("left", "right")):
+            assert env["arms"][arm]["link"] == f"{arm}/ee_gripper_link"
+            gap = np.linalg.norm(np.subtract(env["links_pos"][k], env["target_pos"][k]))
+            assert env["arms"][arm]["pos_err_final_m"] == pytest.approx(gap, abs=1e-12) and gap < 1e-3
+    assert result.q_final.shape == (2, 16)
