@@ -159,7 +159,7 @@ def test_two_arms_solve_as_the_kits_own_description_does_kinematically():
 def test_bimanual_ik_reaches_with_both_arms_and_reports_each_arm_by_name(tmp_path):
     from app.runner import execute
 
-    run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=2, duration=1.5)
+    run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=2, duration=3.0)
     result = execute(run, tmp_path, video=False, show_progress=False)
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["summary"]["reached"] == 2
