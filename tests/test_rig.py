@@ -170,3 +170,16 @@ def test_bimanual_ik_reaches_with_both_arms_and_reports_each_arm_by_name(tmp_pat
             gap = np.linalg.norm(np.subtract(env["links_pos"][k], env["target_pos"][k]))
             assert env["arms"][arm]["pos_err_final_m"] == pytest.approx(gap, abs=1e-12) and gap < 1e-3
     assert result.q_final.shape == (2, 16)
+
+
+def test_the_arms_of_a_rig_are_whole_subtrees_and_only_cross_arm_pairs_are_watched():
+    from app.kinematics.arms import arm_link_groups, cross_arm_pairs
+
+    model = KinematicModel.from_urdf_string(compose_urdf(
+        [RobotPart(n, str(ROOT / "assets/urdf/widowx_ai.urdf"), *MOUNTS[n]) for n in ("left", "right")]))
+    left, right = arm_link_groups(model, ["left/ee_gripper_link", "right/ee_gripper_link"])
+    assert "left/base_link" in left and "left/gripper_left" in left and not any(n.startswith("right/") for n in left)
+    assert set(left) | set(right) == set(model.link_names) - {"rig_root"}
+    pairs = cross_arm_pairs(model, ["left/ee_gripper_link", "right/ee_gripper_link"])
+    assert ("left/link_6", "right/link_6") in pairs and ("left/base_link", "right/base_link") not in pairs
+    assert all(a.startswith("left/") and b.startswith("right/") for a, b in pairs)

@@ -69,6 +69,9 @@ class Robot:
                                  for name, pb_idx in self.bodies[0].link_index.items()}
         self.movable_pb_links = frozenset(pb_idx for pb_idx, link in self.pb_to_model_link.items()
                                           if self.model.movable_links[link])  # PyBullet indices some DOF moves
+        self.collision_links = frozenset(  # link names with a collision shape (the others can touch nothing)
+            name for name, pb_idx in self.bodies[0].link_index.items()
+            if pb.getCollisionShapeData(self.bodies[0].body_id, pb_idx, physicsClientId=self.client))
         self.set_qpos(self.model.mid_config())
         self.initial_qpos = self.read_states()[0]  # what reset() returns to; build_scene sets the config's
         self.released = [frozenset()] * len(self.bodies)
