@@ -16,6 +16,7 @@ ALLOWED = {  # package -> packages it may import (besides itself); "leaf": the L
     "sim": {"leaf", "kinematics", "ik"},
     "render": {"leaf"},
     "config": {"leaf", "kinematics", "control"},
+    "dataset": {"leaf", "render"},
 }
 COMPOSITION = {"cli", "run", "runner", "build", "gui", "golden", "video_job", "render_preload", "scale", "sweep",
                "solve", "observe", "run_report", "__init__"}

@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from app.dataset import v30_schema as v30
-from app.dataset import video
+import app.dataset.v30_schema as v30
+import app.dataset.video as video
 from app.dataset.files import hf_features_metadata, pandas_index_metadata, write_json, write_parquet
 from app.dataset.records import DatasetSpec, EpisodeFrames
 from app.dataset.stats import STAT_KEYS, aggregate, image_stats, to_json, vector_stats
