@@ -113,3 +113,19 @@ def test_a_folder_of_neither_format_is_a_one_line_error(tmp_path):
     """No meta/info.json and no *.hdf5: the error names both layouts."""
     with pytest.raises(DatasetError, match="neither a LeRobot dataset"):
         load_dataset(tmp_path)
+
+
+def test_image_stats_from_histograms_equal_the_pixels_own_and_aggregation_pools_exactly():
+    """Per-channel image stats (histogram) equal numpy's over the pixels; episode stats aggregated equal the
+    stats of the episodes joined (min, max, mean, std, count)."""
+    from app.dataset.stats import aggregate, image_stats, vector_stats
+    rng = np.random.default_rng(0)
+    frames = rng.integers(0, 256, (30, 40, 50, 3), dtype=np.uint8)
+    pixels = vector_stats(frames.reshape(-1, 3) / 255.0)
+    for key, value in image_stats(frames).items():
+        if key != "count":
+            np.testing.assert_allclose(value.ravel(), pixels[key], atol=1e-12, err_msg=key)
+    parts = [rng.normal(i, 1 + i, (n, 7)) for i, n in enumerate((5, 17, 40))]
+    pooled, joined = aggregate([vector_stats(p) for p in parts]), vector_stats(np.vstack(parts))
+    for key in ("min", "max", "mean", "std", "count"):
+        np.testing.assert_allclose(pooled[key], joined[key], rtol=1e-12, err_msg=key)

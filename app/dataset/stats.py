@@ -36,18 +36,32 @@ def sample_frame_indices(n_frames: int) -> np.ndarray:
     return np.round(np.linspace(0, n_frames - 1, n_samples)).astype(int)
 
 
+def _level_stats(counts: np.ndarray) -> dict[str, float]:
+    """Stats of samples given as counts per level 0..255 (exact; the inverted-CDF quantiles as above)."""
+    levels = np.arange(256, dtype=np.float64)
+    total = counts.sum()
+    mean = float(counts @ levels) / total
+    cumulative = np.cumsum(counts)
+    present = np.flatnonzero(counts)
+    out = {"min": levels[present[0]], "max": levels[present[-1]], "mean": mean,
+           "std": float(np.sqrt(counts @ (levels - mean) ** 2 / total))}
+    for key, q in QUANTILES.items():
+        out[key] = levels[np.searchsorted(cumulative, q * total)]
+    return out
+
+
 def image_stats(frames: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-channel stats of RGB ``frames`` (n, h, w, 3) uint8 in [0, 1]; each stat has shape (3, 1, 1)."""
+    """Per-channel stats of RGB ``frames`` (n, h, w, 3) uint8 in [0, 1]; each stat has shape (3, 1, 1).
+    Computed from each channel's histogram of the 256 levels: exact, and far cheaper than sorting pixels."""
     sampled = frames[sample_frame_indices(len(frames))]
     h, w = sampled.shape[1:3]
     if max(h, w) >= MAX_IMAGE_SIDE:
         step = int(max(h, w) / IMAGE_TARGET_SIDE)
         sampled = sampled[:, ::step, ::step]
-    per_channel = sampled.reshape(-1, 3).astype(np.float64) / 255.0
-    stats = vector_stats(per_channel)
-    stats = {k: (v if k == "count" else v.reshape(3, 1, 1)) for k, v in stats.items()}
+    per_channel = [_level_stats(np.bincount(sampled[..., c].ravel(), minlength=256)) for c in range(3)]
+    stats = {k: np.array([ch[k] for ch in per_channel]).reshape(3, 1, 1) / 255.0 for k in per_channel[0]}
     stats["count"] = np.array([len(sampled)], dtype=np.int64)
-    return stats
+    return {k: stats[k] for k in STAT_KEYS}
 
 
 def aggregate(stats_list: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
