@@ -32,6 +32,7 @@ from app.sim.robot import Robot
 
 log = logging.getLogger("app.replay")
 DEFAULT_CONFIG = "configs/single_ik.yaml"  # the WidowX AI at a table; only its scene is used
+POSITION_GAIN = 0.3  # PyBullet motor kp along the ramp (the velocity feed-forward carries most of the motion)
 
 
 class Replay(NamedTuple):
@@ -81,8 +82,12 @@ def _ee(robot: Robot, ee: int, q_rows: np.ndarray, dof_map: DofMap) -> np.ndarra
 
 
 def replay_episode(robot: Robot, scene, dataset: RecordedDataset, episode: int, guess: UnitsGuess, source: str,
-                   ee_link: str, physics_hz: float) -> Replay:
-    """Play ``dataset.episodes[episode]``'s ``source`` ("action" or "state") through ``robot``'s motors."""
+                   ee_link: str, physics_hz: float, position_gain: float = POSITION_GAIN) -> Replay:
+    """Play ``dataset.episodes[episode]``'s ``source`` ("action" or "state") through ``robot``'s motors.
+
+    Frame k's command is where the joints should be at the frame's end: over its physics steps the motor
+    target ramps from the previous command (the recorded start state for k = 0) to it, with the ramp's
+    velocity as feed-forward."""
     record = dataset.episodes[episode]
     names = dataset.action_names if source == "action" else dataset.state_names
     dof_map = map_to_robot(list(names), list(robot.model.dof_names))
@@ -91,14 +96,17 @@ def replay_episode(robot: Robot, scene, dataset: RecordedDataset, episode: int, 
     steps = _steps_per_frame(len(q_cmd), dataset.fps, physics_hz)
     lo, hi = robot.model.q_lower[dof_map.dofs], robot.model.q_upper[dof_map.dofs]
     v_max = robot.model.v_max[dof_map.dofs]
-    qdot = np.vstack([np.diff(q_cmd, axis=0) * dataset.fps, np.zeros((1, q_cmd.shape[1]))])
     robot.set_qpos(np.clip(state[0], lo, hi), dof_map.dofs)
     q_sim, after, contacts = np.empty_like(q_cmd), np.empty_like(q_cmd), np.zeros(len(q_cmd), dtype=int)
+    previous = state[0]
     for k in range(len(q_cmd)):
         q_sim[k] = robot.read_states()[0][0, dof_map.dofs]
-        robot.control_dofs_position(q_cmd[k], dof_map.dofs, velocity=qdot[k])
-        for _ in range(steps[k]):
+        qdot = (q_cmd[k] - previous) * dataset.fps
+        for i in range(steps[k]):  # the target ramps from the last command to this one over the frame
+            robot.control_dofs_position(previous + (i + 1) / steps[k] * (q_cmd[k] - previous), dof_map.dofs,
+                                        velocity=qdot, position_gain=position_gain)
             scene.step()
+        previous = q_cmd[k]
         after[k] = robot.read_states()[0][0, dof_map.dofs]
         contacts[k] = sum(len(links) for links in robot.contact_links(0).values())
     arm = np.flatnonzero(~np.isin(dof_map.columns % 7, [6]))
@@ -107,7 +115,8 @@ def replay_episode(robot: Robot, scene, dataset: RecordedDataset, episode: int, 
     return Replay(t=np.arange(len(q_cmd)) / dataset.fps, q_cmd=q_cmd, q_sim=q_sim,
                   tracking_err=np.abs(after - q_cmd)[:, arm].max(axis=1),
                   limit_excess=np.maximum(np.maximum(lo - q_cmd, q_cmd - hi), 0).max(axis=1),
-                  velocity_excess=np.maximum(np.abs(qdot) - v_max, 0).max(axis=1), contacts=contacts, ee_pos=ee_pos,
+                  velocity_excess=np.maximum(np.abs(np.diff(np.vstack([state[:1], q_cmd]), axis=0)) * dataset.fps
+                                             - v_max, 0).max(axis=1), contacts=contacts, ee_pos=ee_pos,
                   ee_gap=np.linalg.norm(ee_pos - _ee(robot, ee, state, dof_map), axis=1))
 
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.dataset.names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of
+from app.dataset.names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, trossen_names
 from app.errors import DatasetError
 
 
@@ -59,3 +59,24 @@ def map_to_robot(names: list[str], dof_names: list[str]) -> DofMap:
         columns += [a * JOINTS_PER_ARM + GRIPPER_SLOT] * len(fingers)
         dofs += fingers
     return DofMap(np.array(columns), np.array(dofs))
+
+
+def robot_layout(dof_names: list[str]) -> tuple[list[str], DofMap]:
+    """The Trossen layout a robot records in (one arm, else two) and its map; DatasetError when neither fits."""
+    errors = []
+    for n_arms in (1, 2):
+        names = trossen_names(n_arms)
+        try:
+            return names, map_to_robot(names, dof_names)
+        except DatasetError as exc:
+            errors.append(str(exc))
+    raise DatasetError(f"the robot fits neither Trossen layout: {errors[0]}")
+
+
+def values_from_dofs(q: np.ndarray, dof_map: DofMap, n_values: int) -> np.ndarray:
+    """Dataset rows (n, n_values) from robot joints ``q`` (n, n_dofs): each value the mean of the DOFs it
+    drives (a gripper: its fingers)."""
+    out = np.zeros((len(q), n_values))
+    count = np.bincount(dof_map.columns, minlength=n_values)
+    np.add.at(out.T, dof_map.columns, q[:, dof_map.dofs].T)
+    return out / np.maximum(count, 1)
