@@ -51,7 +51,8 @@ def _checks(root: Path, want_episodes: int | None, want_frames: int | None) -> l
 
     check(want_episodes is None or ds.num_episodes == want_episodes,
           f"episodes: lerobot {ds.num_episodes}, expected {want_episodes}")
-    check(want_frames is None or ds.num_frames == want_frames, f"frames: lerobot {ds.num_frames}, expected {want_frames}")
+    check(want_frames is None or ds.num_frames == want_frames,
+          f"frames: lerobot {ds.num_frames}, expected {want_frames}")
     check(len(ds) == info["total_frames"], f"len(dataset) {len(ds)} == info total_frames {info['total_frames']}")
     cameras = ds.meta.video_keys
     check(ds.meta.stats is not None and all(k in ds.meta.stats for k in info["features"]),
@@ -71,9 +72,11 @@ def _checks(root: Path, want_episodes: int | None, want_frames: int | None) -> l
                 nth = round(row[f"videos/{cam}/from_timestamp"] * ds.fps) + int(item["frame_index"])
                 diff = float(abs(frame.numpy() - _nth_frame(root / ds.meta.get_video_file_path(ep, cam), nth)).mean())
                 check(diff <= MAX_MEAN_DIFF, f"episode {ep} index {at} {cam}: lerobot's frame is the file's frame "
-                                             f"{nth} (mean difference {diff:.4f}, frame mean {float(frame.mean()):.3f})")
+                                             f"{nth} (mean difference {diff:.4f}, "
+                                             f"frame mean {float(frame.mean()):.3f})")
             check(item["task"] == row["tasks"][0], f"episode {ep} index {at} task {item['task']!r}")
-            check(int(item["episode_index"]) == ep, f"episode {ep} index {at} episode_index {int(item['episode_index'])}")
+            got = int(item["episode_index"])
+            check(got == ep, f"episode {ep} index {at} episode_index {got}")
     return failures
 
 

@@ -59,7 +59,7 @@ def main() -> None:
     for frames in episodes:
         writer.append(frames)
     seconds = time.perf_counter() - start
-    log.info("%d episodes x %d frames, %d cameras %dx%d: written in %.2f s (%.1f rows/s, each row one frame per camera)",
+    log.info("%d episodes x %d frames, %d cameras %dx%d: written in %.2f s (%.1f rows/s, a frame per camera each)",
              args.episodes, args.frames, len(CAMERAS), width, height, seconds, args.episodes * args.frames / seconds)
 
 

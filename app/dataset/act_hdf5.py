@@ -54,7 +54,8 @@ def write_act_episode(path: str | Path, qpos: np.ndarray, qvel: np.ndarray, acti
 def _episode_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    files = sorted(path.glob("*.hdf5"), key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)])
+    files = sorted(path.glob("*.hdf5"),
+                   key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)])
     if not files:
         raise DatasetError("no *.hdf5 episode files", str(path))
     return files
