@@ -129,3 +129,25 @@ def test_image_stats_from_histograms_equal_the_pixels_own_and_aggregation_pools_
     pooled, joined = aggregate([vector_stats(p) for p in parts]), vector_stats(np.vstack(parts))
     for key in ("min", "max", "mean", "std", "count"):
         np.testing.assert_allclose(pooled[key], joined[key], rtol=1e-12, err_msg=key)
+
+
+def test_two_arm_names_map_onto_the_stationary_ai_and_one_arm_onto_the_widowx():
+    """Trossen's Stationary AI URDF: left_joint_i -> follower_left_joint_i, each gripper -> both carriage
+    joints of its arm; recorded rows come back as the DOFs' values (fingers averaged)."""
+    from app.dataset.robot_map import map_to_robot, robot_layout, values_from_dofs
+    from app.kinematics.urdf import parse_urdf
+    from tests.conftest import require_reference
+    urdf = require_reference() / "trossen_arm_description/urdf/stationary_ai.urdf"
+    dofs = [j.name for j in parse_urdf(urdf).joints if j.type in ("revolute", "prismatic", "continuous")]
+    names, dof_map = robot_layout(dofs)
+    assert names == trossen_names(2)
+    mapped = {names[c]: dofs[d] for c, d in zip(dof_map.columns, dof_map.dofs)}
+    assert mapped["left_joint_3"] == "follower_left_joint_3" and mapped["right_joint_0"] == "follower_right_joint_0"
+    grippers = sorted(dofs[d] for c, d in zip(dof_map.columns, dof_map.dofs) if names[c] == "right_joint_6")
+    assert grippers == ["follower_right_left_carriage_joint", "follower_right_right_carriage_joint"]
+    q = np.arange(len(dofs), dtype=float)[None]
+    row = values_from_dofs(q, dof_map, 14)
+    assert row[0, 9] == dofs.index("follower_right_joint_2") and row[0, 6] == np.mean(
+        [dofs.index("follower_left_left_carriage_joint"), dofs.index("follower_left_right_carriage_joint")])
+    with pytest.raises(DatasetError, match="exactly one robot DOF ending in 'joint_0'"):
+        map_to_robot(trossen_names(1), dofs)
