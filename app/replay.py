@@ -81,13 +81,27 @@ def _ee(robot: Robot, ee: int, q_rows: np.ndarray, dof_map: DofMap) -> np.ndarra
     return robot.base.poses_from_base(*robot.model.forward_kinematics(q, [ee]))[0][:, 0]
 
 
+def _command(robot: Robot, dofs: np.ndarray, target: np.ndarray, qdot: np.ndarray, gain: float, dt: float) -> None:
+    """Motor targets (position at the step's start, velocity feed-forward) for ``dofs``; where the scene's robot
+    has a gripper, its fingers close through it (force-limited, as in a recorded run) to the targets' fraction."""
+    gripper = robot.gripper
+    fingers = np.isin(dofs, gripper.dofs) if gripper is not None else np.zeros(len(dofs), dtype=bool)
+    robot.control_dofs_position(target[~fingers], dofs[~fingers], velocity=qdot[~fingers], position_gain=gain)
+    if fingers.any():
+        idx = [list(gripper.dofs).index(d) for d in dofs[fingers]]
+        span = gripper.closed[idx] - gripper.open[idx]
+        closing = np.mean((target[fingers] - gripper.open[idx]) / np.where(np.abs(span) > 1e-12, span, 1.0))
+        gripper.command(np.array([closing]), robot.read_states()[0], dt)
+
+
 def replay_episode(robot: Robot, scene, dataset: RecordedDataset, episode: int, guess: UnitsGuess, source: str,
                    ee_link: str, physics_hz: float, position_gain: float = POSITION_GAIN) -> Replay:
     """Play ``dataset.episodes[episode]``'s ``source`` ("action" or "state") through ``robot``'s motors.
 
     Frame k's command is where the joints should be at the frame's end: over its physics steps the motor
-    target ramps from the previous command (the recorded start state for k = 0) to it, with the ramp's
-    velocity as feed-forward."""
+    target ramps from the previous command (the recorded start state for k = 0) to it, each step given the
+    ramp's position at the step's start and its velocity as feed-forward (PyBullet's motor then lands on the
+    ramp; the target at the step's end would lag one step)."""
     record = dataset.episodes[episode]
     names = dataset.action_names if source == "action" else dataset.state_names
     dof_map = map_to_robot(list(names), list(robot.model.dof_names))
@@ -103,8 +117,8 @@ def replay_episode(robot: Robot, scene, dataset: RecordedDataset, episode: int, 
         q_sim[k] = robot.read_states()[0][0, dof_map.dofs]
         qdot = (q_cmd[k] - previous) * dataset.fps
         for i in range(steps[k]):  # the target ramps from the last command to this one over the frame
-            robot.control_dofs_position(previous + (i + 1) / steps[k] * (q_cmd[k] - previous), dof_map.dofs,
-                                        velocity=qdot, position_gain=position_gain)
+            _command(robot, dof_map.dofs, previous + i / steps[k] * (q_cmd[k] - previous), qdot, position_gain,
+                     1.0 / physics_hz)
             scene.step()
         previous = q_cmd[k]
         after[k] = robot.read_states()[0][0, dof_map.dofs]

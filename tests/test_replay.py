@@ -19,8 +19,9 @@ FPS, N = 30, 45
 
 @pytest.fixture(scope="module")
 def recording():
-    """A 1.5 s episode recorded in the simulator itself: each frame the joints are read (state), a command on a
-    smooth path is sent (action) and physics runs 8 steps; PyBullet's own ee_gripper_link position is kept."""
+    """A 1.5 s episode recorded in the simulator itself as app.record does: each frame the joints are read
+    (state) while the motors follow a smooth path; action = the next frame's state. PyBullet's own
+    ee_gripper_link position at each frame is kept."""
     run = load_run_config(CONFIG, n_envs=1)
     scene, robot = build_scene(run)
     try:
@@ -39,8 +40,8 @@ def recording():
                 scene.step()
     finally:
         scene.close()
-    arm = [0, 1, 2, 3, 4, 5, 6]  # the dataset's 7 values: six joints and one finger (both fingers alike)
-    return state[:, arm], path[:, arm], ee
+    state = state[:, :7]  # the dataset's 7 values: six joints and one finger (both fingers alike)
+    return state, np.vstack([state[1:], state[-1:]]), ee
 
 
 def _replay(tmp_path, dataset, *extra) -> tuple[int, dict]:
@@ -81,3 +82,16 @@ def test_a_two_arm_dataset_on_one_arm_is_a_one_line_error(tmp_path, capsys):
     code, _ = _replay(tmp_path, tmp_path / "two")
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert code == 2 and last.startswith("error:") and "'left' arm needs exactly one robot DOF" in last
+
+
+def test_a_recorded_pick_and_place_episode_replays_within_1mm(tmp_path):
+    """app.record of one pick-and-place episode, then app.replay of it in the same scene: the end effector
+    stays within 1 mm of FK of the recorded state throughout, grasp and carry included."""
+    from app.record import main as record
+
+    config = str(ROOT / "configs/pick_place.yaml")
+    assert record([config, "--episodes", "1", "--out", str(tmp_path / "ds"), "--keep-failed"]) == 0
+    code = main([str(tmp_path / "ds"), "--config", config, "--out", str(tmp_path / "out")])
+    report = json.loads((tmp_path / "out/replay.json").read_text())
+    assert code == 0 and report["summary"]["frames"] == 240
+    assert report["summary"]["ee_gap_max_m"] < 1e-3 and report["summary"]["frames_with_contacts"] > 0
