@@ -80,3 +80,15 @@ class NotApplicableError(AppError):
     def __init__(self, reason: str):
         self.reason = reason
         super().__init__(f"closed-form IK not applicable: {reason}")
+
+
+class DatasetError(AppError):
+    """A recorded dataset (LeRobot v3.0/v2.1, ACT HDF5) is missing, malformed or does not fit what was asked.
+
+    Attributes:
+        path: The file or folder concerned, if known.
+    """
+
+    def __init__(self, message: str, path: str | None = None):
+        super().__init__(message if path is None else f"{path}: {message}")
+        self.path = path
