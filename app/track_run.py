@@ -162,6 +162,7 @@ def _write(args, run, traj, traj_path, outputs, model, targets, result, arms, li
             "summary": {"stretches": len(result.stretches), "by_cause": by_cause,
                         "behind_s": sum((s.last - s.first + 1) / rate for s in result.stretches)},
             "timings": {"loop_s": result.wall_s, "x_real_time": duration / max(result.wall_s, 1e-9),
+                        "loop_cpu_s": result.cpu_s, "x_real_time_cpu": duration / max(result.cpu_s, 1e-9),
                         "diagnosed_ticks": result.diagnosed_ticks},
         }
         write_json_atomic(outputs.temporary("track.json"), {k: v for k, v in report.items() if k != "stretch_lines"})

@@ -25,12 +25,14 @@ GATE = 0.5  # arms are diagnosed when the controller's own error passes this fra
 
 
 class TrackResult(NamedTuple):
-    """q (n_ticks, n_dofs): the measured joints at every tick; stretches: in order of their start; wall_s: the
-    loop's time [s]; diagnosed_ticks: ticks on which the causes were looked for."""
+    """q (n_ticks, n_dofs): the measured joints at every tick; stretches: in order of their start; wall_s, cpu_s:
+    the loop's wall-clock and CPU time [s] (CPU: what it costs on an idle machine); diagnosed_ticks: ticks on which
+    the causes were looked for."""
 
     q: np.ndarray
     stretches: list[Stretch]
     wall_s: float
+    cpu_s: float
     diagnosed_ticks: int
 
 
@@ -75,7 +77,7 @@ def track(robot, controller, diagnosis: StallDiagnosis, arms: list[str], targets
     q_log = np.empty((n, robot.model.n_dofs))
     log, diagnosed = StretchLog(arms), 0
     v_prev = robot.read_states()[1][0]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for k in range(n):
         _drive(controller, targets, k)  # reads the state at tick k and commands the step to tick k + 1
         q, v = (a[0] for a in robot.read_states())
@@ -90,7 +92,7 @@ def track(robot, controller, diagnosis: StallDiagnosis, arms: list[str], targets
         advance()
         if on_tick is not None:
             on_tick(k)
-    return TrackResult(q_log, log.stretches(), time.perf_counter() - t0, diagnosed)
+    return TrackResult(q_log, log.stretches(), time.perf_counter() - t0, time.process_time() - c0, diagnosed)
 
 
 def _diagnose(diagnosis: StallDiagnosis, log: StretchLog, arms: list[str], controller, k: int, t: float,
