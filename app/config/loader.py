@@ -257,7 +257,7 @@ def validate(run: RunConfig, path: Path) -> None:
                                + object_checks(run, key, f) + task_checks(run, f)):
         _check(ok, where, message)
     model = _validate_robot(run, f)
-    for where, ok, message in gripper_checks(run, model, key):
+    for where, ok, message in gripper_checks(run, model, key) + camera_checks(run, model, key):
         _check(ok, where, message)
 
 
@@ -352,6 +352,35 @@ def _scene_checks(run: RunConfig, f: str) -> list[tuple]:
     twice = sorted({n for n in names if names.count(n) > 1})
     checks.append((_scene_key(run, f, "obstacles"), not twice, f"box name(s) {twice} used twice (table, floor and "
                    "obstacles need their own names)"))
+    return checks
+
+
+def _not_parallel(a, b) -> bool:
+    cross = (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    return math.hypot(*cross) > 1e-6 * max(math.hypot(*a) * math.hypot(*b), 1e-12)
+
+
+def camera_checks(run: RunConfig, model: KinematicModel, key) -> list[tuple]:
+    """(where, ok, message) of the scene's named cameras (``cameras:``): names, links, sizes, rates, optics."""
+    cams = run.scene_config.cameras
+    names = [c.name for c in cams]
+    checks = [(key("cameras"), len(set(names)) == len(names), f"camera names must differ, got {names}")]
+    for i, c in enumerate(cams):
+        k = lambda field, i=i: key("cameras") + f"[{i}].{field}"  # noqa: E731
+        checks += [
+            (k("name"), c.name.replace("_", "").isalnum(), f"letters, digits and _ only (a dataset key), got {c.name!r}"),
+            (k("link"), c.link is None or c.link in model.link_names,
+             f"unknown link {c.link!r}; links: {list(model.link_names)}"),
+            (k("width"), 16 <= c.width <= 4096 and c.width % 2 == 0, f"must be even, 16..4096 px, got {c.width}"),
+            (k("height"), 16 <= c.height <= 4096 and c.height % 2 == 0, f"must be even, 16..4096 px, got {c.height}"),
+            (k("fps"), 0 < c.fps <= 1000, f"must be in (0, 1000] Hz, got {c.fps}"),
+            (k("fov"), 0 < c.fov < 180, f"must be in (0, 180) degrees, got {c.fov}"),
+            (k("near"), 0 < c.near < c.far, f"must be > 0 and below far={c.far} m, got {c.near}"),
+            (k("offset_quat"), any(c.offset_quat), "must be a nonzero (w, x, y, z) quaternion"),
+            (k("eye"), c.link is not None or math.dist(c.eye, c.target) > 1e-6, "must differ from target"),
+            (k("up"), c.link is not None or _not_parallel(c.up, [t - e for t, e in zip(c.target, c.eye)]),
+             "must not be parallel to the line of sight (target - eye)"),
+        ]
     return checks
 
 

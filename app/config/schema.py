@@ -111,6 +111,31 @@ class CameraSection:
 
 
 @dataclass(frozen=True)
+class CameraStreamSection:
+    """A named camera recorded as an observation (``app.record``'s camera streams), at its own size and rate.
+
+    Fixed: at ``eye`` looking at ``target`` (environment frame, ``up`` the picture's up). Attached: ``link`` names a
+    robot link whose frame, offset by ``offset_pos`` [m] / ``offset_quat`` (w, x, y, z), is the camera's optical
+    frame (x right, y down, z forward: ROS's ``*_color_optical_frame`` links, e.g. the wrist cameras of Trossen's
+    ``wxai_follower.urdf`` and ``stationary_ai.urdf``). ``fov``: vertical field of view [deg]; a pinhole with
+    square pixels; ``near``/``far`` [m] clip; ``fps``: frames per second (a dataset row holds the latest frame)."""
+
+    name: str = "cam_high"
+    link: str | None = None
+    eye: tuple[float, float, float] = (0.0, -0.6, 0.6)
+    target: tuple[float, float, float] = (0.3, 0.0, 0.05)
+    up: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    offset_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    offset_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    fov: float = 58.0
+    width: int = 640
+    height: int = 480
+    fps: float = 30.0
+    near: float = 0.01
+    far: float = 10.0
+
+
+@dataclass(frozen=True)
 class SceneConfig:
     """A world: one robot (or ``robots``: several, composed into one rig), an optional table and floor, static
     obstacles, dynamic objects, physics, camera.
@@ -128,6 +153,7 @@ class SceneConfig:
     solver_iterations: int | None = None
     cone_friction: bool = True
     camera: CameraSection = field(default_factory=CameraSection)
+    cameras: tuple[CameraStreamSection, ...] = ()  # named cameras recorded as observations (app.record)
 
 
 @dataclass(frozen=True)
