@@ -9,8 +9,9 @@ and metres x 10000 with ``--trossen-units``): ``observation.state`` the joints a
 joints one frame later (where the controller drove them; the last frame repeats). An episode that failed (a
 pick that did not place, a target not reached) is left out and listed, or kept with ``--keep-failed``, its
 task text then saying ``[failed: reason]``. Episodes are written one at a time, each atomically: an
-interrupted recording leaves a dataset with the finished ones. No camera streams yet: the datasets hold
-states and actions only.
+interrupted recording leaves a dataset with the finished ones. The scene's named cameras (``cameras:``) become
+the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
+(app.record_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from app.control.status import reached
 from app.dataset import ROBOT_TYPES, DatasetSpec, EpisodeFrames, LeRobotWriter, convert, write_act_episode
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.errors import AppError
+from app.record_cameras import CameraMeta, EpisodeCameras, dataset_cameras
 from app.runner import final_state, run_targets, simulate
 
 log = logging.getLogger("app.record")
@@ -44,11 +46,11 @@ def _outcomes(run: RunConfig, result) -> list[tuple[bool, str]]:
             for e in range(len(result.q_final))]
 
 
-def record_episodes(run: RunConfig) -> tuple[list[str], list[EpisodeFrames], list[tuple[bool, str]]]:
-    """Simulate ``run`` and cut its environments into episodes (SI units, one row per video frame).
+def record_episodes(run: RunConfig) -> tuple[list[str], list[EpisodeFrames], list[tuple[bool, str]], list]:
+    """Simulate ``run`` and cut its environments into episodes (SI units, one row per video frame; no images yet).
 
     Returns:
-        (joint names, episodes in environment order, per episode (success, reason)).
+        (joint names, episodes in environment order, per episode (success, reason), the recorded FrameStates).
     """
     scene, robot = build_scene(run)
     frames = []
@@ -65,23 +67,39 @@ def record_episodes(run: RunConfig) -> tuple[list[str], list[EpisodeFrames], lis
         state = values_from_dofs(q[e], dof_map, len(names))
         action = np.vstack([state[1:], state[-1:]])
         episodes.append(EpisodeFrames(run.task.type, state, action, {}))
-    return names, episodes, _outcomes(run, result)
+    return names, episodes, _outcomes(run, result), frames
 
 
-def _write(args: argparse.Namespace, run: RunConfig, names: list[str], episodes: list[EpisodeFrames]) -> None:
+def _write(args: argparse.Namespace, run: RunConfig, names: list[str], episodes: list[tuple[int, EpisodeFrames]],
+           frames: list) -> None:
+    """The kept ``episodes`` ((environment, frames) pairs) into the dataset, each with its camera streams."""
     units = "trossen" if args.trossen_units else "si"
-    episodes = [e._replace(state=convert(e.state, "si", units), action=convert(e.action, "si", units))
-                for e in episodes]
-    out = Path(args.out)
-    if args.format == "act-hdf5":
-        for k, e in enumerate(episodes):
-            qvel = np.gradient(e.state, axis=0) * run.video.fps
-            write_act_episode(out / f"episode_{k}.hdf5", e.state, qvel, e.action, {}, run.video.fps, names)
-        return
-    spec = DatasetSpec(run.video.fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names))
-    writer = LeRobotWriter(out, spec)
-    for e in episodes:
-        writer.append(e)
+    out, fps = Path(args.out), run.video.fps
+    cameras = EpisodeCameras(run) if run.scene_config.cameras and episodes else None
+    writer, meta = None, None
+    try:
+        for k, (env, e) in enumerate(episodes):
+            e = e._replace(state=convert(e.state, "si", units), action=convert(e.action, "si", units))
+            poses = {}
+            if cameras is not None:
+                images, poses = cameras.render(frames, env, fps)
+                e = e._replace(images=images)
+            if args.format == "act-hdf5":
+                qvel = np.gradient(e.state, axis=0) * fps
+                images = {key.rsplit(".", 1)[-1]: v for key, v in e.images.items()}
+                write_act_episode(out / f"episode_{k}.hdf5", e.state, qvel, e.action, images, fps, names)
+            else:
+                if writer is None:
+                    spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names),
+                                       dataset_cameras(run))
+                    writer = LeRobotWriter(out, spec)
+                writer.append(e)
+            if cameras is not None:
+                meta = meta or CameraMeta(out, run)
+                meta.add(k, poses)
+    finally:
+        if cameras is not None:
+            cameras.close()
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -102,17 +120,18 @@ def _main(args: argparse.Namespace) -> int:
         if args.episodes < 1:
             raise AppError(f"--episodes must be >= 1, got {args.episodes}")
         run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
-        names, episodes, outcomes = record_episodes(run)
+        names, episodes, outcomes, frames = record_episodes(run)
         failed = [k for k, (ok, _) in enumerate(outcomes) if not ok]
         for k in failed:
             log.warning("episode %d failed: %s%s", k, outcomes[k][1], " (kept, flagged)" if args.keep_failed
                         else " (left out)")
         if args.keep_failed:
-            episodes = [e._replace(task=f"{e.task} [failed: {outcomes[k][1]}]") if k in failed else e
-                        for k, e in enumerate(episodes)]
+            kept = [(k, e._replace(task=f"{e.task} [failed: {outcomes[k][1]}]") if k in failed else e)
+                    for k, e in enumerate(episodes)]
         else:
-            episodes = [e for k, e in enumerate(episodes) if k not in failed]
-        _write(args, run, names, episodes)
+            kept = [(k, e) for k, e in enumerate(episodes) if k not in failed]
+        _write(args, run, names, kept, frames)
+        episodes = kept
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
