@@ -1,9 +1,9 @@
 """Command line: ``python -m app.record CONFIG --episodes N --out DIR [--format lerobot|act-hdf5]
-[--trossen-units] [--keep-failed] [--seed S]``.
+[--trossen-units] [--keep-failed] [--seed S] [--workers W] [--ray-address A]``.
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
 the seed like any run's environments: object poses, place targets, motion parameters), simulated together
-in this process. Every video frame (the config's ``video.fps``) the measured joints become one row in the
+in this process, or in blocks on W Ray workers (app.record_blocks) and concatenated in episode order. Every video frame (the config's ``video.fps``) the measured joints become one row in the
 Trossen layout (7 values per arm: six joints, the gripper's finger position; SI units, or Trossen's degrees
 and metres x 10000 with ``--trossen-units``): ``observation.state`` the joints at that frame, ``action`` the
 joints one frame later (where the controller drove them; the last frame repeats). An episode that failed (a
@@ -18,88 +18,66 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shutil
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from app.build import build_scene
 from app.cli import run_cli
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
-from app.control.status import reached
-from app.dataset import ROBOT_TYPES, DatasetSpec, EpisodeFrames, LeRobotWriter, convert, write_act_episode
-from app.dataset.robot_map import robot_layout, values_from_dofs
+from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert, write_act_episode
 from app.errors import AppError
-from app.record_cameras import CameraMeta, EpisodeCameras, dataset_cameras
-from app.runner import final_state, run_targets, simulate
+from app.record_blocks import Block, joint_names, record_blocks
+from app.record_cameras import CameraMeta, dataset_cameras
 
 log = logging.getLogger("app.record")
+SEGMENTS = ".app-partial.segments"  # the episodes' encoded camera segments until the writer takes them
 
 
-def _outcomes(run: RunConfig, result) -> list[tuple[bool, str]]:
-    """Per environment: (success, reason): a pick's own judgement, else whether the final target was reached."""
-    if result.episodes:
-        return [(bool(e["success"]), e.get("reason", "")) for e in result.episodes]
-    tel = result.telemetry
-    return [(bool(reached(tel["pos_err"][-1, e], tel["rot_err"][-1, e])), "target not reached")
-            for e in range(len(result.q_final))]
+def _check_workers(workers: int, episodes: int) -> None:
+    if not 1 <= workers <= episodes:
+        raise AppError(f"--workers must be 1..{episodes} (the episodes; each worker simulates at least one), "
+                       f"got {workers}")
 
 
-def record_episodes(run: RunConfig) -> tuple[list[str], list[EpisodeFrames], list[tuple[bool, str]], list]:
-    """Simulate ``run`` and cut its environments into episodes (SI units, one row per video frame; no images yet).
-
-    Returns:
-        (joint names, episodes in environment order, per episode (success, reason), the recorded FrameStates).
-    """
-    scene, robot = build_scene(run)
-    frames = []
-    try:
-        names, dof_map = robot_layout(list(robot.model.dof_names))
-        targets = run_targets(run, robot.n_envs, robot=robot)
-        controller, _ = simulate(run, scene, robot, targets, frames.append, show_progress=False)
-        result = final_state(run, robot, controller, targets, scene.t, scene=scene)
-    finally:
-        scene.close()
-    q = np.stack([f.q for f in frames], axis=1)  # (n_envs, n_frames, n_dofs)
-    episodes = []
-    for e in range(len(q)):
-        state = values_from_dofs(q[e], dof_map, len(names))
-        action = np.vstack([state[1:], state[-1:]])
-        episodes.append(EpisodeFrames(run.task.type, state, action, {}))
-    return names, episodes, _outcomes(run, result), frames
+def _failures(blocks: list[Block], keep_failed: bool) -> list[int]:
+    """Episode indices that failed, each logged (left out, or kept and flagged)."""
+    outcomes = [o for b in blocks for o in b.outcomes]
+    failed = [k for k, (ok, _) in enumerate(outcomes) if not ok]
+    for k in failed:
+        log.warning("episode %d failed: %s%s", k, outcomes[k][1], " (kept, flagged)" if keep_failed else " (left out)")
+    return failed
 
 
-def _write(args: argparse.Namespace, run: RunConfig, names: list[str], episodes: list[tuple[int, EpisodeFrames]],
-           frames: list) -> None:
-    """The kept ``episodes`` ((environment, frames) pairs) into the dataset, each with its camera streams."""
+def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: list[Block]) -> int:
+    """The blocks' episodes in episode order into the dataset (failed ones left out or flagged); returns how many."""
     units = "trossen" if args.trossen_units else "si"
     out, fps = Path(args.out), run.video.fps
-    cameras = EpisodeCameras(run) if run.scene_config.cameras and episodes else None
-    writer, meta = None, None
-    try:
-        for k, (env, e) in enumerate(episodes):
-            e = e._replace(state=convert(e.state, "si", units), action=convert(e.action, "si", units))
-            poses = {}
-            if cameras is not None:
-                images, poses = cameras.render(frames, env, fps)
-                e = e._replace(images=images)
-            if args.format == "act-hdf5":
-                qvel = np.gradient(e.state, axis=0) * fps
-                images = {key.rsplit(".", 1)[-1]: v for key, v in e.images.items()}
-                write_act_episode(out / f"episode_{k}.hdf5", e.state, qvel, e.action, images, fps, names)
-            else:
-                if writer is None:
-                    spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names),
-                                       dataset_cameras(run))
-                    writer = LeRobotWriter(out, spec)
-                writer.append(e)
-            if cameras is not None:
-                meta = meta or CameraMeta(out, run)
-                meta.add(k, poses)
-    finally:
-        if cameras is not None:
-            cameras.close()
+    failed = set(_failures(blocks, args.keep_failed))
+    writer, meta, k_out = None, None, 0
+    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i]) for b in blocks for i, (env, e) in
+                enumerate(zip(b.envs, b.episodes))]
+    for env, e, reason, poses in episodes:
+        if env in failed and not args.keep_failed:
+            continue
+        task = f"{e.task} [failed: {reason}]" if env in failed else e.task
+        e = e._replace(task=task, state=convert(e.state, "si", units), action=convert(e.action, "si", units))
+        if args.format == "act-hdf5":
+            qvel = np.gradient(e.state, axis=0) * fps
+            images = {key.rsplit(".", 1)[-1]: v for key, v in e.images.items()}
+            write_act_episode(out / f"episode_{k_out}.hdf5", e.state, qvel, e.action, images, fps, names)
+        else:
+            if writer is None:
+                spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names), dataset_cameras(run))
+                writer = LeRobotWriter(out, spec)
+            writer.append(e)
+        if run.scene_config.cameras:
+            meta = meta or CameraMeta(out, run)
+            meta.add(k_out, poses)
+        k_out += 1
+    return k_out
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -112,6 +90,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep-failed", action="store_true", help="keep failed episodes, flagged in their task")
     parser.add_argument("--seed", type=int, default=None, help="random seed (overrides the config)")
     parser.add_argument("--duration", type=float, default=None, help="episode length [s] (overrides the config)")
+    parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process, no Ray)")
+    parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
     return parser.parse_args(argv)
 
 
@@ -119,24 +99,22 @@ def _main(args: argparse.Namespace) -> int:
     try:
         if args.episodes < 1:
             raise AppError(f"--episodes must be >= 1, got {args.episodes}")
+        _check_workers(args.workers, args.episodes)
         run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
-        names, episodes, outcomes, frames = record_episodes(run)
-        failed = [k for k, (ok, _) in enumerate(outcomes) if not ok]
-        for k in failed:
-            log.warning("episode %d failed: %s%s", k, outcomes[k][1], " (kept, flagged)" if args.keep_failed
-                        else " (left out)")
-        if args.keep_failed:
-            kept = [(k, e._replace(task=f"{e.task} [failed: {outcomes[k][1]}]") if k in failed else e)
-                    for k, e in enumerate(episodes)]
-        else:
-            kept = [(k, e) for k, e in enumerate(episodes) if k not in failed]
-        _write(args, run, names, kept, frames)
-        episodes = kept
+        out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
+        segments = out / SEGMENTS if args.format == "lerobot" and run.scene_config.cameras else None
+        try:
+            blocks = record_blocks(run, args.workers, args.ray_address, segments)
+            written = _write(args, run, joint_names(run), blocks)
+        finally:
+            if segments is not None:
+                shutil.rmtree(segments, ignore_errors=True)
     except AppError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    log.info("%d episodes written to %s (%d failed%s)", len(episodes), args.out, len(failed),
-             ", kept" if args.keep_failed else ", left out" if failed else "")
+    n_failed = sum(not ok for b in blocks for ok, _ in b.outcomes)
+    log.info("%d episodes written to %s (%d failed%s)", written, args.out, n_failed,
+             ", kept" if args.keep_failed else ", left out" if n_failed else "")
     return 0
 
 

@@ -100,3 +100,23 @@ def test_a_slower_camera_holds_its_latest_picture_between_its_frames(config):
     same = [np.array_equal(wrist[k], wrist[k - 1]) for k in range(1, 7)]
     assert same == [True, True, False, True, True, False]
     assert not any(np.array_equal(high[k], high[k - 1]) for k in range(1, 7))
+
+
+@pytest.mark.slow  # Ray's start (~10 s on 2 cores)
+def test_two_ray_workers_give_the_episodes_of_one_process_in_episode_order(recorded, config, tmp_path):
+    """--workers 2 (every block on a Ray actor: APP_SCALE_LOCAL=0): the same states, in the same order, and each
+    episode's camera frames (contact-free task: the blocks simulate what the whole run does)."""
+    out = tmp_path / "w2"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("APP_SCALE_LOCAL", "0")
+        assert main([str(config), "--episodes", "2", "--out", str(out), "--keep-failed", "--duration", "1.0",
+                     "--workers", "2"]) == 0
+    one, two = load_dataset(recorded), load_dataset(out)
+    for a, b in zip(one.episodes, two.episodes, strict=True):
+        np.testing.assert_allclose(a.state, b.state, atol=1e-6)
+        for key, span in a.videos.items():
+            first = round(span.from_s * one.fps)
+            fa = read_frames(Path(span.path), first, len(a.state)).astype(int)
+            other = b.videos[key]
+            fb = read_frames(Path(other.path), round(other.from_s * two.fps), len(b.state)).astype(int)
+            assert np.abs(fa - fb).mean() < 1.0

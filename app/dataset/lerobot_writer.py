@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 import app.dataset.v30_schema as v30
 import app.dataset.video as video
 from app.dataset.files import hf_features_metadata, pandas_index_metadata, write_json, write_parquet
-from app.dataset.records import DatasetSpec, EpisodeFrames
+from app.dataset.records import DatasetSpec, EncodedVideo, EpisodeFrames
 from app.dataset.stats import STAT_KEYS, aggregate, image_stats, to_json, vector_stats
 from app.errors import DatasetError
 
@@ -76,7 +76,7 @@ class LeRobotWriter:
         stats = {"observation.state": vector_stats(np.asarray(episode.state, dtype=np.float32)),
                  "action": vector_stats(np.asarray(episode.action, dtype=np.float32))}
         stats.update({name: vector_stats(table.column(name).to_numpy()) for name in v30.INDEX_COLUMNS})
-        stats.update({cam.key: image_stats(episode.images[cam.key]) for cam in self.spec.cameras})
+        stats.update({cam.key: _image_stats(episode.images[cam.key]) for cam in self.spec.cameras})
         for name in self._features:
             row.update({f"stats/{name}/{k}": np.asarray(v).tolist() for k, v in stats[name].items()})
         row.update({"meta/episodes/chunk_index": 0, "meta/episodes/file_index": 0})
@@ -97,15 +97,23 @@ class LeRobotWriter:
         for cam in self.spec.cameras:
             frames = episode.images.get(cam.key)
             expected = (n, cam.height, cam.width, 3)
+            if isinstance(frames, EncodedVideo):
+                if (frames.n_frames, frames.height, frames.width) != expected[:3]:
+                    raise DatasetError(f"camera {cam.key!r} got an encoded {frames.n_frames} x {frames.height} x "
+                                       f"{frames.width}; expected {expected[:3]}", str(self.root))
+                continue
             if frames is None or frames.shape != expected or frames.dtype != np.uint8:
                 got = "nothing" if frames is None else f"{frames.shape} {frames.dtype}"
                 raise DatasetError(f"camera {cam.key!r} got {got}; expected {expected} uint8", str(self.root))
         return n
 
-    def _append_video(self, key: str, frames: np.ndarray) -> dict:
+    def _append_video(self, key: str, frames: np.ndarray | EncodedVideo) -> dict:
         start = self._episodes[-1][f"videos/{key}/to_timestamp"] if self._episodes else 0.0
         path = self.root / v30.VIDEO_PATH.format(video_key=key, chunk_index=0, file_index=0)
-        added = video.append_frames(path, frames, self.spec.fps)
+        if isinstance(frames, EncodedVideo):
+            added = video.append_segment(path, Path(frames.path))
+        else:
+            added = video.append_frames(path, frames, self.spec.fps)
         return {f"videos/{key}/chunk_index": 0, f"videos/{key}/file_index": 0,
                 f"videos/{key}/from_timestamp": start, f"videos/{key}/to_timestamp": start + added / self.spec.fps}
 
@@ -160,3 +168,7 @@ class LeRobotWriter:
             end = self._episodes[-1][f"videos/{cam.key}/to_timestamp"] if self._episodes else 0.0
             video.truncate(path, int(round(end * self.spec.fps)))
         log.info("continuing %s after %d episodes (%d frames)", self.root, n_episodes, n_frames)
+
+
+def _image_stats(frames: np.ndarray | EncodedVideo) -> dict:
+    return frames.stats if isinstance(frames, EncodedVideo) else image_stats(frames)

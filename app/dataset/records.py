@@ -31,6 +31,17 @@ class DatasetSpec(NamedTuple):
     cameras: tuple[CameraSpec, ...] = ()
 
 
+class EncodedVideo(NamedTuple):
+    """One episode's frames of a camera already encoded (app.dataset.video.encode_segment, e.g. by a worker
+    process): the segment file (consumed by the writer), its frame count and the frames' stats
+    (app.dataset.stats.image_stats)."""
+    path: str
+    n_frames: int
+    height: int
+    width: int
+    stats: dict
+
+
 class EpisodeFrames(NamedTuple):
     """One finished episode to append.
 
@@ -38,7 +49,7 @@ class EpisodeFrames(NamedTuple):
         task: The task's text (``tasks.parquet``'s index).
         state: ``observation.state`` per frame, shape (n_frames, len(state_names)).
         action: ``action`` per frame, shape (n_frames, len(action_names)).
-        images: Camera key -> RGB frames, shape (n_frames, height, width, 3) uint8.
+        images: Camera key -> RGB frames, shape (n_frames, height, width, 3) uint8, or an EncodedVideo of them.
     """
     task: str
     state: np.ndarray

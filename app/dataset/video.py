@@ -49,23 +49,40 @@ def _encode(path: str, frames: np.ndarray, fps: int) -> None:
         writer.close()
 
 
-def append_frames(path: Path, frames: np.ndarray, fps: int) -> int:
-    """Append RGB ``frames`` (n, h, w, 3) uint8 to the video at ``path`` (created if absent), atomically.
-    Returns the number of frames the encoded segment holds (counted in the file, not assumed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, segment = tempfile.mkstemp(suffix=".mp4", prefix=".segment.", dir=path.parent)
+def encode_segment(folder: Path, frames: np.ndarray, fps: int) -> Path:
+    """RGB ``frames`` (n, h, w, 3) uint8 encoded as one episode's segment (a new file in ``folder``), as
+    :func:`append_frames` encodes them: what a worker process hands to the writer instead of the frames."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, segment = tempfile.mkstemp(suffix=".mp4", prefix=".segment.", dir=folder)
     os.close(fd)
     try:
         _encode(segment, frames, fps)
-        added = count_frames(Path(segment))
+    except BaseException:
+        os.unlink(segment)
+        raise
+    return Path(segment)
+
+
+def append_segment(path: Path, segment: Path) -> int:
+    """Append an encoded ``segment`` (same codec and size) to the video at ``path`` (created if absent), atomically;
+    the segment file is consumed. Returns the number of frames it holds (counted in the file, not assumed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        added = count_frames(segment)
         if path.exists():
-            write_atomic(path, ".mp4", lambda tmp: _concat([path, Path(segment)], tmp))
+            write_atomic(path, ".mp4", lambda tmp: _concat([path, segment], tmp))
         else:
             os.replace(segment, path)
     finally:
         if os.path.exists(segment):
             os.unlink(segment)
     return added
+
+
+def append_frames(path: Path, frames: np.ndarray, fps: int) -> int:
+    """Append RGB ``frames`` (n, h, w, 3) uint8 to the video at ``path`` (created if absent), atomically.
+    Returns the number of frames the encoded segment holds (counted in the file, not assumed)."""
+    return append_segment(path, encode_segment(path.parent, frames, fps))
 
 
 def _ffmpeg(args: list[str], path: Path) -> str:
