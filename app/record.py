@@ -3,13 +3,14 @@
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
 the seed like any run's environments: object poses, place targets, motion parameters), simulated together
-in this process, or in blocks on W Ray workers (app.record_blocks) and concatenated in episode order. Every video frame (the config's ``video.fps``) the measured joints become one row in the
-Trossen layout (7 values per arm: six joints, the gripper's finger position; SI units, or Trossen's degrees
-and metres x 10000 with ``--trossen-units``): ``observation.state`` the joints at that frame, ``action`` the
-joints one frame later (where the controller drove them; the last frame repeats). An episode that failed (a
-pick that did not place, a target not reached) is left out and listed, or kept with ``--keep-failed``, its
-task text then saying ``[failed: reason]``. Episodes are written one at a time, each atomically: an
-interrupted recording leaves a dataset with the finished ones. The scene's named cameras (``cameras:``) become
+in this process, or in blocks on W Ray workers (app.record_blocks) and concatenated in episode order. Every
+video frame (the config's ``video.fps``) the measured joints become one row in the Trossen layout (7 values
+per arm: six joints, the gripper's finger position; SI units, or Trossen's degrees and metres x 10000 with
+``--trossen-units``): ``observation.state`` the joints at that frame, ``action`` the joints one frame later
+(where the controller drove them; the last frame repeats). An episode that failed (a pick that did not place,
+a target not reached) is left out and listed, or kept with ``--keep-failed``, its task text then saying
+``[failed: reason]``. Episodes are written one at a time, each atomically: an interrupted recording leaves a
+dataset with the finished ones. The scene's named cameras (``cameras:``) become
 the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
 (app.record_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
 """

@@ -4,6 +4,7 @@ and controller, the trajectory sampled at the control rate, the loop (app.contro
 from __future__ import annotations
 
 import dataclasses
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +64,8 @@ def arm_links(run: RunConfig, traj: EETrajectory) -> tuple[list[str], list[str]]
 
 def start_config(model: RobotModel, run: RunConfig, links: list[str], base: BaseFrame, traj, rot_mask) -> np.ndarray:
     """The joints at the trajectory's first poses (IK seeded from the scene's init_qpos), clipped into the limits."""
-    seed = model.mid_config() if run.scene_config.robot.init_qpos is None else np.array(run.scene_config.robot.init_qpos)
+    init = run.scene_config.robot.init_qpos
+    seed = model.mid_config() if init is None else np.array(init)
     pos, quat = base.targets_to_base(traj.pos[0], traj.quat[0])
     kw = dict(init_qpos=seed, rot_mask=rot_mask, warn=False, return_info=True)
     info = model.inverse_kinematics(links[0], pos[0], quat[0], **kw) if len(links) == 1 else \
@@ -89,6 +91,46 @@ def _bounds(run: RunConfig, model: RobotModel, robot) -> np.ndarray:
     return v
 
 
+def _rate(args, run: RunConfig) -> tuple[float, int]:
+    """(control rate [Hz], physics steps per tick): --rate, else the controller's control_hz, else the physics
+    rate; with --physics the nearest whole number of physics steps per tick."""
+    s = run.scene_config
+    rate = float(args.rate or run.controller.control_hz or s.physics_hz)
+    if not args.physics:
+        return rate, 1
+    every = max(1, int(round(s.physics_hz / rate)))
+    return s.physics_hz / every, every
+
+
+def _base(run: RunConfig) -> BaseFrame:
+    r = run.scene_config.robot
+    return BaseFrame(quat_to_matrix(quat_normalize(np.asarray(r.base_quat, dtype=float))),
+                     np.asarray(r.base_pos, dtype=float))
+
+
+@contextmanager
+def _robot(args, run: RunConfig, model: RobotModel, base: BaseFrame, q0: np.ndarray, every: int):
+    """(robot, advance(), whether its collision rows can be had) at q0: ideal joints (their collision rows from a
+    PyBullet scene posed at q, where a QP watches the table or obstacles), or with --physics the PyBullet robot."""
+    s = run.scene_config
+    is_qp = run.controller.controller_cls.__name__ == "QPController"
+    needs_scene = args.physics or (is_qp and (s.table is not None or bool(s.obstacles)))
+    if not needs_scene:
+        robot = IntegratorRobot(model, 1, q0, base.R, base.p)
+        yield robot, robot.step, False
+        return
+    scene, scene_robot = build_scene(run)
+    try:
+        scene_robot.set_state(q0[None])
+        if args.physics:
+            yield scene_robot, lambda: [scene.step() for _ in range(every)], True
+        else:
+            robot = QueryRobot(model, scene_robot, q0, base)
+            yield robot, robot.step, True
+    finally:
+        scene.close()
+
+
 def run_track(args) -> dict:
     """Run ``python -m app.track`` for parsed ``args``; returns the report (also written with the joints)."""
     run = load_run_config(args.config, n_envs=1, workers=1)
@@ -98,39 +140,17 @@ def run_track(args) -> dict:
     outputs = OutputSet(out)
     rot_mask = _rot_mask(args.rot_mask)
     arms, links = arm_links(run, traj)
-    s = run.scene_config
-    rate = float(args.rate or run.controller.control_hz or s.physics_hz)
-    every = 1
-    if args.physics:
-        every = max(1, int(round(s.physics_hz / rate)))
-        rate = s.physics_hz / every
+    rate, every = _rate(args, run)
     model = ik_model(run)
-    base = BaseFrame(quat_to_matrix(quat_normalize(np.asarray(s.robot.base_quat, dtype=float))),
-                     np.asarray(s.robot.base_pos, dtype=float))
+    base = _base(run)
     targets = sample_ticks(traj.t, base.p + traj.pos, traj.quat, rate)
     q0 = start_config(model, run, links, base, traj, rot_mask)
-    is_qp = run.controller.controller_cls.__name__ == "QPController"
-    needs_scene = args.physics or (is_qp and (s.table is not None or s.obstacles))
-    scene = None
-    try:
-        if needs_scene:
-            scene, scene_robot = build_scene(run)
-            scene_robot.set_state(q0[None])
-        if args.physics:
-            robot = scene_robot
-            advance = lambda: [scene.step() for _ in range(every)]  # noqa: E731
-        else:
-            robot = QueryRobot(model, scene_robot, q0, base) if needs_scene else \
-                IntegratorRobot(model, 1, q0, base.R, base.p)
-            advance = robot.step
-        controller = _controller(run, robot, links, rot_mask, 1.0 / rate, needs_scene)
+    with _robot(args, run, model, base, q0, every) as (robot, advance, watch_boxes):
+        controller = _controller(run, robot, links, rot_mask, 1.0 / rate, watch_boxes)
         limits = StallLimits(singular_threshold=args.singular_threshold)
         diagnosis = StallDiagnosis(robot.model, links, run.task.pos_mask, rot_mask, _bounds(run, model, robot),
                                    run.controller.accel_max, 1.0 / rate, limits)
         result = track(robot, controller, diagnosis, arms, targets, advance)
-    finally:
-        if scene is not None:
-            scene.close()
     return _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits)
 
 
@@ -154,7 +174,8 @@ def _write(args, run, traj, traj_path, outputs, model, targets, result, arms, li
         for s in result.stretches:
             by_cause[s.cause] = by_cause.get(s.cause, 0) + 1
         report = {
-            "trajectory": str(traj_path), "config": str(args.config), "controller": run.controller.controller_cls.__name__,
+            "trajectory": str(traj_path), "config": str(args.config),
+            "controller": run.controller.controller_cls.__name__,
             "physics": bool(args.physics), "rate_hz": rate, "n_ticks": len(targets.t), "n_waypoints": len(traj.t),
             "arms": dict(zip(arms, links)), "rot_mask": list(_rot_mask(args.rot_mask)),
             "thresholds": dataclasses.asdict(limits), "stretches": [s.as_dict() for s in result.stretches],

@@ -1,10 +1,12 @@
 """Dataset figures, medians of --repeats in one sitting (report them with the machine load, `uptime`):
 
-- record: `app.record` of CONFIG with N episodes (wall seconds, episodes per minute);
+- record: `app.record` of CONFIG with N episodes on each of --workers (wall seconds, episodes per minute;
+  configs/pick_place_cameras.yaml adds two 640x480 cameras);
 - replay: a 30 s episode at 30 fps (recorded from configs/single_ik.yaml) replayed without video, as a
   multiple of real time (the replay loop alone, scene built outside the timing).
 
-    python -m scripts.bench_dataset [--config configs/pick_place.yaml] [--episodes 10] [--repeats 3]
+    python -m scripts.bench_dataset [--config configs/pick_place.yaml] [--episodes 10] [--repeats 3] [--workers 1 2]
+        [--no-replay]
 """
 
 from __future__ import annotations
@@ -50,14 +52,22 @@ def main() -> None:
     parser.add_argument("--config", default="configs/pick_place.yaml")
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1], help="worker counts, interleaved")
+    parser.add_argument("--no-replay", action="store_true", help="the record figure only")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     log.setLevel(logging.INFO)
     with tempfile.TemporaryDirectory() as tmp:
-        walls = [_record(args.config, args.episodes, Path(tmp) / f"rec{i}") for i in range(args.repeats)]
-        wall = statistics.median(walls)
-        log.info("record %s x %d episodes: median %.2f s (%.1f episodes/min) of %s", args.config, args.episodes, wall,
-                 60 * args.episodes / wall, ", ".join(f"{w:.2f}" for w in walls))
+        walls: dict[int, list[float]] = {w: [] for w in args.workers}
+        for i in range(args.repeats):  # interleaved
+            for w in args.workers:
+                walls[w].append(_record(args.config, args.episodes, Path(tmp) / f"rec{i}w{w}", ["--workers", str(w)]))
+        for w, times in walls.items():
+            wall = statistics.median(times)
+            log.info("record %s x %d episodes, %d worker(s): median %.2f s (%.1f episodes/min) of %s", args.config,
+                     args.episodes, w, wall, 60 * args.episodes / wall, ", ".join(f"{t:.2f}" for t in times))
+        if args.no_replay:
+            return
         _record("configs/single_ik.yaml", 1, Path(tmp) / "long", ["--duration", "30"])
         speeds = [_replay(Path(tmp) / "long") for _ in range(args.repeats)]
         log.info("replay of a 30 s, 30 fps episode: median %.1fx real time of %s", statistics.median(speeds),

@@ -4,6 +4,7 @@ PyBullet's own rendering, and a camera on a link sits where PyBullet puts that l
 import numpy as np
 import pybullet as pb
 import pytest
+import yaml
 
 from app.build import build_scene
 from app.config.loader import load_run_config
@@ -85,9 +86,8 @@ def test_a_camera_on_a_link_sits_where_pybullet_puts_the_link_and_moves_with_the
 ])
 def test_bad_cameras_are_config_errors_naming_the_key(tmp_path, camera, key):
     """An unknown link, an odd width, a name that cannot be a dataset key, up along the line of sight."""
-    import yaml
-
     path = tmp_path / "run.yaml"
-    path.write_text(yaml.safe_dump({"scene": str(ROOT / "scenes/table.yaml"), "scene_overrides": {"cameras": [camera]}}))
+    run = {"scene": str(ROOT / "scenes/table.yaml"), "scene_overrides": {"cameras": [camera]}}
+    path.write_text(yaml.safe_dump(run))
     with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
         load_run_config(path)

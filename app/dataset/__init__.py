@@ -7,10 +7,10 @@ from app.dataset.lerobot_reader import read_lerobot
 from app.dataset.lerobot_writer import LeRobotWriter
 from app.dataset.load import dataset_units, episode_frames, load_dataset
 from app.dataset.names import ROBOT_TYPES, trossen_names
-from app.dataset.records import (CameraSpec, DatasetSpec, EncodedVideo, EpisodeFrames, RecordedDataset, RecordedEpisode,
-                                 VideoSpan)
+from app.dataset.records import (CameraSpec, DatasetSpec, EncodedVideo, EpisodeFrames, RecordedDataset,
+                                 RecordedEpisode, VideoSpan)
 from app.dataset.units import UnitsGuess, convert, detect_units
 
-__all__ = ["CameraSpec", "DatasetSpec", "EncodedVideo", "EpisodeFrames", "LeRobotWriter", "ROBOT_TYPES", "RecordedDataset",
-           "RecordedEpisode", "UnitsGuess", "VideoSpan", "convert", "dataset_units", "detect_units", "episode_frames",
-           "load_dataset", "read_act", "read_lerobot", "trossen_names", "write_act_episode"]
+__all__ = ["CameraSpec", "DatasetSpec", "EncodedVideo", "EpisodeFrames", "LeRobotWriter", "ROBOT_TYPES",
+           "RecordedDataset", "RecordedEpisode", "UnitsGuess", "VideoSpan", "convert", "dataset_units", "detect_units",
+           "episode_frames", "load_dataset", "read_act", "read_lerobot", "trossen_names", "write_act_episode"]
