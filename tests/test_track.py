@@ -4,11 +4,13 @@ checked against what the model and PyBullet say of the same poses."""
 import json
 
 import numpy as np
+import pybullet as pb
 import pytest
 
 from app import RobotModel
 from app.dataset.trajectory import read_ee_trajectory, read_table, write_table
-from app.kinematics.rotations import quat_multiply
+from app.control.stall_causes import StallDiagnosis
+from app.kinematics.rotations import quat_multiply, quat_to_matrix
 from app.sim.loader import load_urdf
 from app.track import main
 from tests.conftest import ROOT, WIDOWX_URDF
@@ -191,3 +193,48 @@ def test_physics_mode_drives_pybullet_motors_close_to_the_ideal_joints(tmp_path)
     report, out = _run(tmp_path, path, IK_CONFIG, "--physics")
     assert report["physics"] and report["rate_hz"] == 240.0
     assert report["stretches"] == [] or all(s["max_pos_err_m"] < 2e-3 for s in report["stretches"])
+
+
+def test_a_dip_into_the_table_is_a_collision_margin_stretch_held_at_d_safe_in_pybullet(tmp_path, qp_config, pb_client):
+    """The target dips 2 cm below the table top: the QP's table rows hold the fingers off; the one stretch says
+    collision_margin with the finger rows, and PyBullet's closest distance from the fingers to the table at the
+    written joints comes down to the rows' aim (d_safe 1 cm + the controller's 1 mm buffer) and never below d_safe."""
+    t = np.arange(0.0, 1.5, 1.0 / WAYPOINT_HZ)
+    pos = HOME + np.stack([0 * t, 0 * t, -0.12 * np.sin(np.pi * t / t[-1]) ** 2], axis=1)
+    report, out = _run(tmp_path, _write(tmp_path / "dip.csv", t, pos), qp_config)
+    assert [s["cause"] for s in report["stretches"]] == ["collision_margin"]
+    stretch = report["stretches"][0]
+    assert all("|table" in row for row in stretch["causes"]["collision_margin"]["rows"])
+    model = RobotModel.from_urdf(str(WIDOWX_URDF))
+    body = load_urdf(pb_client, str(WIDOWX_URDF))
+    table = pb.createMultiBody(0, pb.createCollisionShape(pb.GEOM_BOX, halfExtents=[0.4, 0.35, 0.02],
+                                                          physicsClientId=pb_client),
+                               basePosition=[0.25, 0.0, -0.0205], physicsClientId=pb_client)
+    joints = read_table(out / "joints.csv")
+    fingers = [body.link_index[n] for n in ("gripper_left", "gripper_right")]
+    inside = (joints["t"] >= stretch["t_start_s"]) & (joints["t"] <= stretch["t_end_s"])
+    distances = []
+    for k in np.flatnonzero(inside)[::4]:
+        set_config(pb_client, body, model, np.array([joints[n][k] for n in model.dof_names]))
+        distances.append(min(c[8] for link in fingers for c in pb.getClosestPoints(
+            body.body_id, table, 0.1, linkIndexA=link, physicsClientId=pb_client)))
+    assert 0.01 - 1e-4 <= min(distances) <= 0.0115
+
+
+def test_near_the_wrist_singularity_the_diagnosis_says_singular_with_pybullets_smallest_singular_value(pb_client):
+    """Joint 4 at 0.005 rad from 90 degrees (the wrist's pitch and roll axes nearly aligned), the target 5 mm
+    above (reachable): 'singular' with the smallest singular value of PyBullet's own Jacobian of the arm (1e-6)."""
+    from tests.pb_truth import jacobian as pb_jacobian
+
+    model = RobotModel.from_urdf(str(WIDOWX_URDF))
+    body = load_urdf(pb_client, str(WIDOWX_URDF))
+    q = np.array([0.0, 1.2, 1.0, -0.3, np.pi / 2 - 0.005, 0.0, 0.02, 0.02])
+    diagnosis = StallDiagnosis(model, ["ee_gripper_link"], (True, True, True), (True, True, True),
+                               np.r_[model.v_max[:6], 0.0, 0.0], 40.0, 1 / 250)
+    pos, quat = model.forward_kinematics(q, ["ee_gripper_link"])
+    target = pos[0] + [0.0, 0.0, 0.005]
+    causes = diagnosis.causes(0, q, np.zeros(8), np.zeros(8), target, quat_to_matrix(quat[0]), np.zeros(6), [])
+    sigma = np.linalg.svd(pb_jacobian(pb_client, body, model, q, "ee_gripper_link")[:, :6], compute_uv=False).min()
+    assert "singular" in causes and sigma < 0.01
+    assert causes["singular"]["sigma_min"] == pytest.approx(sigma, abs=1e-6)
+    assert "joint_limit" not in causes and "unreachable" not in causes
