@@ -13,6 +13,7 @@ from app.build import build_scene
 from app.config.loader import load_run_config
 from app.config.robots import rig_parts
 from app.config.schema import RunConfig
+from app.control.motions import PoseMotion
 from app.control.robot import IntegratorRobot
 from app.control.stall_causes import StallDiagnosis, StallLimits
 from app.control.track_loop import track
@@ -25,6 +26,9 @@ from app.kinematics.compose import compose_urdf
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
 from app.render.outputs import OutputSet
 from app.render.report import write_json_atomic
+
+
+POS_MASK = (True, True, True)  # a trajectory's positions are tracked on every axis
 
 
 class QueryRobot(IntegratorRobot):
@@ -77,7 +81,7 @@ def _controller(run: RunConfig, robot, links: list[str], rot_mask, dt: float, wa
     config = dataclasses.replace(run.controller, dt=dt)
     if config.controller_cls.__name__ == "QPController" and len(links) > 1:
         raise ConfigError(f"{run.name}: controller.type qp tracks one end effector; {len(links)} arms need type ik")
-    task = dataclasses.replace(run.task, rot_mask=rot_mask)
+    task = PoseMotion(pos_mask=POS_MASK, rot_mask=rot_mask)  # the file's poses, whatever the config's task
     s = run.scene_config
     boxes = tuple(b.name for b in (s.table, *s.obstacles) if b is not None) if watch_boxes else ()
     return config.controller_cls.from_config(robot, config, task, links, dt, boxes, run.seed)
@@ -148,7 +152,7 @@ def run_track(args) -> dict:
     with _robot(args, run, model, base, q0, every) as (robot, advance, watch_boxes):
         controller = _controller(run, robot, links, rot_mask, 1.0 / rate, watch_boxes)
         limits = StallLimits(singular_threshold=args.singular_threshold)
-        diagnosis = StallDiagnosis(robot.model, links, run.task.pos_mask, rot_mask, _bounds(run, model, robot),
+        diagnosis = StallDiagnosis(robot.model, links, POS_MASK, rot_mask, _bounds(run, model, robot),
                                    run.controller.accel_max, 1.0 / rate, limits)
         result = track(robot, controller, diagnosis, arms, targets, advance)
     return _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits)
