@@ -28,6 +28,8 @@ from app.render.outputs import OutputSet
 from app.render.report import write_json_atomic
 
 
+MAX_RATE = 10_000.0  # [Hz]
+MAX_TICKS = 10_000_000  # a trajectory's ticks at the control rate (each holds the joints: 8 B per DOF)
 POS_MASK = (True, True, True)  # a trajectory's positions are tracked on every axis
 
 
@@ -99,7 +101,9 @@ def _rate(args, run: RunConfig) -> tuple[float, int]:
     """(control rate [Hz], physics steps per tick): --rate, else the controller's control_hz, else the physics
     rate; with --physics the nearest whole number of physics steps per tick."""
     s = run.scene_config
-    rate = float(args.rate or run.controller.control_hz or s.physics_hz)
+    rate = float(args.rate if args.rate is not None else run.controller.control_hz or s.physics_hz)
+    if not np.isfinite(rate) or not 0 < rate <= MAX_RATE:
+        raise InputError(f"--rate must be in (0, {MAX_RATE:g}] Hz, got {rate:g}")
     if not args.physics:
         return rate, 1
     every = max(1, int(round(s.physics_hz / rate)))
@@ -145,6 +149,12 @@ def run_track(args) -> dict:
     rot_mask = _rot_mask(args.rot_mask)
     arms, links = arm_links(run, traj)
     rate, every = _rate(args, run)
+    ticks = (traj.t[-1] - traj.t[0]) * rate
+    if ticks > MAX_TICKS:
+        raise InputError(f"{traj_path}: t spans {traj.t[-1] - traj.t[0]:g} s, {ticks:.3g} ticks at {rate:g} Hz; at most "
+                         f"{MAX_TICKS:,} (a lower --rate or a shorter trajectory)")
+    if not np.isfinite(args.singular_threshold) or args.singular_threshold < 0:
+        raise InputError(f"--singular-threshold must be a number >= 0, got {args.singular_threshold}")
     model = ik_model(run)
     base = _base(run)
     targets = sample_ticks(traj.t, base.p + traj.pos, traj.quat, rate)

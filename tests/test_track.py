@@ -238,3 +238,18 @@ def test_near_the_wrist_singularity_the_diagnosis_says_singular_with_pybullets_s
     assert "singular" in causes and sigma < 0.01
     assert causes["singular"]["sigma_min"] == pytest.approx(sigma, abs=1e-6)
     assert "joint_limit" not in causes and "unreachable" not in causes
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--rate", "0"], "--rate must be in (0, 10000] Hz"), (["--rate", "nan"], "--rate must be"),
+    (["--rot-mask", "1,1,0"], "--rot-mask"), (["--singular-threshold", "-1"], "--singular-threshold"),
+    (["--rate", "10000", "--format", "csv"], "ticks"),
+])
+def test_bad_options_are_one_line_errors(tmp_path, capsys, extra, words):
+    """A zero or NaN rate, two rotation axes, a negative threshold, a trajectory of too many ticks: exit 2, one line,
+    nothing written."""
+    t = np.array([0.0, 2000.0])
+    path = _write(tmp_path / "long.csv", t, np.tile(HOME, (2, 1)))
+    assert main([path, "--config", IK_CONFIG, "--out", str(tmp_path / "out"), *extra]) == 2
+    assert words in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not (tmp_path / "out" / "track.json").exists()
