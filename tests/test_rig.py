@@ -83,7 +83,8 @@ def _pair_sets(**robot_keys) -> dict:
     ({"scene": "scenes/table.yaml", **_pair_sets()}, "robot, robots: give one of them"),
     ({"task.motions": [{"arm": "middle"}]}, "task.motions[0].arm: unknown arm 'middle'; valid arms: ['left', 'right']"),
     ({"task.motions": [{"arm": "left", "type": "fingertips"}]}, "task.motions[0].type: 'fingertips'"),
-    (_pair_sets(gripper={}), "robots[0].gripper: not supported"),
+    (_pair_sets(gripper={"force": 500.0}), "robots[0].gripper.force: must be in (0, "),
+    (_pair_sets(arms={"a": "link_6"}), "robots[0].arms: a robot of a rig is one arm"),
     (_pair_sets(init_qpos=[0.0, 1.0]), "robots[0].init_qpos: 2 values for the 8 DOFs"),
 ])
 def test_bad_rigs_and_arm_tasks_are_config_errors_naming_the_key(sets, message):

@@ -4,6 +4,8 @@ given where joint names and efforts are checked."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from pathlib import Path
 
@@ -62,11 +64,22 @@ def _above_table(o: ObjectSection, table, where: str) -> tuple:
 
 
 def gripper_checks(run: RunConfig, model, key) -> list[tuple]:
-    """The gripper's joints, values, force (never above the URDF effort) and axes."""
-    g = run.scene_config.robot.gripper
-    if g is None:
-        return []
-    k = lambda field: key("robot", "gripper", field)  # noqa: E731
+    """Every gripper's joints, values, force (never above the URDF effort) and axes: the robot's, or those of
+    the robots of a rig (their joints named NAME/... in the rig's model)."""
+    s = run.scene_config
+    if not s.robots:
+        return [] if s.robot.gripper is None else \
+            one_gripper_checks(s.robot.gripper, model, lambda field: key("robot", "gripper", field))
+    checks = []
+    for i, (arm, g) in enumerate((r.name, r.gripper) for r in s.robots):
+        if g is not None:
+            prefixed = dataclasses.replace(g, joints=tuple(f"{arm}/{j}" for j in g.joints))
+            checks += one_gripper_checks(prefixed, model, lambda field, i=i: f"{run.scene}: robots[{i}].gripper.{field}")
+    return checks
+
+
+def one_gripper_checks(g, model, k) -> list[tuple]:
+    """One gripper section ``g`` against ``model``; ``k(field)`` says where a field came from."""
     dofs = list(model.dof_names)
     bad = [j for j in g.joints if j not in dofs]
     checks = [(k("joints"), len(g.joints) >= 1 and not bad and len(set(g.joints)) == len(g.joints),
