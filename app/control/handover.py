@@ -48,8 +48,8 @@ class HandoverMotion:
     place_pos: tuple[float, float] = (0.0, -0.25)
     place_range: tuple[tuple[float, float], tuple[float, float]] | None = None
     min_separation: float = 0.0
-    give_depth: float = 0.012
-    take_depth: float = 0.012
+    give_depth: float = 0.02
+    take_depth: float = 0.02
     approach_height: float = 0.06
     lift_height: float = 0.08
     speed: float = 0.25
@@ -79,6 +79,11 @@ def level_closing(obj_quat: np.ndarray, u: np.ndarray) -> np.ndarray:
     k = np.round((np.arctan2(side[:, 1], side[:, 0]) - yaw) / (np.pi / 2))
     a = yaw + k * np.pi / 2
     return np.stack([np.cos(a), np.sin(a), np.zeros_like(a)], axis=1)
+
+
+def _in_hand(obs: Observation, envs: np.ndarray) -> np.ndarray:
+    """The object's centre in the end-effector frame of environments ``envs`` (k, 3), as measured now."""
+    return np.einsum("kji,kj->ki", obs.ee_rot[envs], obs.obj_pos[envs] - obs.ee_pos[envs])
 
 
 class HandoverSequencer:
@@ -258,12 +263,14 @@ class HandoverSequencer:
 
     def _carry(self, envs, t, g, k) -> None:
         above = self.place[envs] + [0.0, 0.0, self.task.lift_height]
-        self.segs[TAKER].start(envs, t, *self._place_pose(above, envs, self._held[TAKER, envs]))
+        self.segs[TAKER].start(envs, t, *self._place_pose(above, envs, _in_hand(k, envs)))
         self._enter(envs, Step.CARRY, t)
 
     def _lower(self, envs, t, g, k) -> None:
+        """Down onto the place point, aimed with where the object sits in the hand now (it settles in the fingers
+        when the giver lets go and when the hand turns down)."""
         centre = self.place[envs] + [0.0, 0.0, 0.003]
-        self.segs[TAKER].start(envs, t, *self._place_pose(centre, envs, self._held[TAKER, envs]))
+        self.segs[TAKER].start(envs, t, *self._place_pose(centre, envs, _in_hand(k, envs)))
         self._enter(envs, Step.PLACE, t)
 
     def _open_taker(self, envs, t, g, k) -> None:
@@ -281,7 +288,7 @@ class HandoverSequencer:
             self._fail(closing & ~both & (obs.closing > 0.97), "grasp_missed", t, arm)
             held = np.flatnonzero((self.step == step) & (self._contact_time[arm] >= self.task.close_time))
             if len(held):
-                self._held[arm, held] = np.einsum("kji,kj->ki", obs.ee_rot[held], obs.obj_pos[held] - obs.ee_pos[held])
+                self._held[arm, held] = _in_hand(obs, held)
                 self._after_hold(arm, held, t, obs)
                 self._enter(held, nxt, t)
         for arm, obs, step, nxt, away in ((GIVER, g, Step.GIVE_OPEN, Step.GIVE_RETREAT, self.u),
