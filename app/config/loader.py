@@ -322,7 +322,7 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
 
 
 def _task_ok(t) -> bool:
-    if t.type == "pick_place":  # its own checks (app.config.manipulation_checks) name each key
+    if t.type in ("pick_place", "handover"):  # their own checks (app.config.manipulation_checks) name each key
         return True
     return (getattr(t, "radius", 0.0) >= 0 and getattr(t, "gap", 0.0) >= 0 and getattr(t, "gap_amplitude", 0.0) >= 0
             and getattr(t, "speed", 1.0) > 0

@@ -22,8 +22,9 @@ import numpy as np
 from app.control.observation import Observation
 from app.control.motions import Targets
 from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
+from app.control.handover_poses import HandoverPoses, in_hand, level_closing
 from app.control.segments import Segments
-from app.kinematics.rotations import axis_vector, matrix_to_quat, so3_log
+from app.kinematics.rotations import matrix_to_quat, so3_log
 
 
 Step = HandoverPhase
@@ -63,29 +64,6 @@ class HandoverMotion:
     success_tol: float = 0.01
 
 
-def frame(approach: np.ndarray, closing: np.ndarray, axes: tuple[str, str]) -> np.ndarray:
-    """End-effector rotations (k, 3, 3) whose ``axes`` (approach, closing) point along approach, closing (k, 3)."""
-    a, c = axis_vector(axes[0]), axis_vector(axes[1])
-    M_ee = np.stack([a, c, np.cross(a, c)], axis=1)
-    M_world = np.stack([approach, closing, np.cross(approach, closing)], axis=2)
-    return M_world @ M_ee.T
-
-
-def level_closing(obj_quat: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The horizontal face normal of each object (k, 4 wxyz) closest to z x u (k, 3): its closing direction."""
-    w, x, y, z = obj_quat.T
-    yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-    side = np.cross([0.0, 0.0, 1.0], u)
-    k = np.round((np.arctan2(side[:, 1], side[:, 0]) - yaw) / (np.pi / 2))
-    a = yaw + k * np.pi / 2
-    return np.stack([np.cos(a), np.sin(a), np.zeros_like(a)], axis=1)
-
-
-def _in_hand(obs: Observation, envs: np.ndarray) -> np.ndarray:
-    """The object's centre in the end-effector frame of environments ``envs`` (k, 3), as measured now."""
-    return np.einsum("kji,kj->ki", obs.ee_rot[envs], obs.obj_pos[envs] - obs.ee_pos[envs])
-
-
 class HandoverSequencer:
     """The handover of every environment (see the module docstring).
 
@@ -112,8 +90,7 @@ class HandoverSequencer:
         self.started: list[dict[str, float]] = [{} for _ in range(n)]
         self.closing = np.zeros((2, n))
         self.segs: list[Segments] | None = None
-        self.u = np.zeros(3)  # horizontal unit vector from the meeting point towards the giver
-        self.C = np.zeros((n, 3))  # the closing direction both arms use at the meeting
+        self.poses: HandoverPoses | None = None  # set on the first tick, from where the arms and object are
         self._held = np.zeros((2, n, 3))  # object centre in each arm's end-effector frame when it took hold
         self._contact_time, self._lost_time = np.zeros((2, n)), np.zeros((2, n))
         self.slip_max = np.zeros(n)
@@ -184,63 +161,33 @@ class HandoverSequencer:
         self.obj_start = (g.obj_pos.copy(), g.obj_quat.copy())
         to_giver = g.ee_pos - self.meet
         to_giver[:, 2] = 0.0
-        self.u = to_giver / np.linalg.norm(to_giver, axis=1, keepdims=True)
-        self.C = level_closing(g.obj_quat, self.u)
+        u = to_giver / np.linalg.norm(to_giver, axis=1, keepdims=True)
+        self.poses = HandoverPoses(u, level_closing(g.obj_quat, u), self.half, task.give_depth, task.take_depth,
+                                   self.meet, self.axes)
         n = len(self.place)
         self._fail(self._unreachable(g.obj_pos), "unreachable", t, np.full(n, -1))
         wide = 2 * self.half[:2].max() > self.max_opening.min() - 0.005  # the widest face must fit either hand
         self._fail(np.full(n, wide), "ungraspable", t, np.full(n, -1))
         ok = np.flatnonzero(self.step == Step.PRE_GRASP)
-        pos, rot = self._pick(g.obj_pos[ok], ok)
+        pos, rot = self.poses.pick(g.obj_pos[ok], ok)
         self.segs[GIVER].start(ok, t, pos + [0.0, 0.0, task.approach_height], rot)
-        self.segs[TAKER].start(ok, t, *self._take_pose(self.meet, ok, back=task.approach_height))
+        self.segs[TAKER].start(ok, t, *self.poses.take(self.meet, ok, back=task.approach_height))
         self._enter(ok, Step.PRE_GRASP, t)
 
     def _unreachable(self, obj_pos: np.ndarray) -> np.ndarray:
         """(n_envs,) bool: a pose of the episode that an arm's IK does not reach (one batched call per pose)."""
         envs = np.arange(len(self.place))
-        pick_pos, pick_rot = self._pick(obj_pos, envs)
-        take_pos, take_rot = self._take_pose(self.meet, envs)
+        pick_pos, pick_rot = self.poses.pick(obj_pos, envs)
+        take_pos, take_rot = self.poses.take(self.meet, envs)
         lift = np.array([0.0, 0.0, self.task.lift_height])
-        place_pos, place_rot = self._place_pose(self.place + lift, envs, held=self._nominal_held(envs))
-        reached = [self.reach(GIVER, pick_pos, pick_rot), self.reach(GIVER, *self._meet_pose(envs)),
+        place_pos, place_rot = self.poses.place(self.place + lift, envs, held=self.poses.held(self.task.take_depth, len(envs)))
+        reached = [self.reach(GIVER, pick_pos, pick_rot), self.reach(GIVER, *self.poses.meet_pose(envs)),
                    self.reach(TAKER, take_pos, take_rot), self.reach(TAKER, place_pos, place_rot)]
         return ~np.logical_and.reduce(reached)
 
-    # ------------------------------------------------------------------ goals (environments ``envs``)
-    def _pick(self, obj_pos: np.ndarray, envs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The giver's grasp from above: end effector give_depth below the top, closing across C."""
-        down = np.broadcast_to([0.0, 0.0, -1.0], (len(envs), 3))
-        pos = obj_pos + [0.0, 0.0, self.half[2] - self.task.give_depth]
-        return pos, frame(down, self.C[envs], self.axes)
-
-    def _meet_pose(self, envs: np.ndarray, held: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The giver level at the meeting point, pointing at the taker, the object's centre on ``meet``."""
-        rot = frame(-self.u[envs], np.cross([0.0, 0.0, 1.0], self.u[envs]), self.axes)
-        held = self._nominal_held(envs) if held is None else held
-        return self.meet - np.einsum("kij,kj->ki", rot, held), rot
-
-    def _nominal_held(self, envs: np.ndarray) -> np.ndarray:
-        """Where a grasped object's centre sits in the end-effector frame, as planned: along the approach axis."""
-        return np.outer(np.full(len(envs), self.half[2] - self.task.give_depth), axis_vector(self.axes[0]))
-
-    def _take_pose(self, obj_pos: np.ndarray, envs: np.ndarray, back: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """The taker level, pointing at the giver, take_depth into the object's far end (``back`` [m] short of it),
-        closing across the object's top and bottom: the giver's fingers hold the two other faces."""
-        u = self.u[envs]
-        rot = frame(u, np.broadcast_to([0.0, 0.0, 1.0], u.shape), self.axes)
-        return obj_pos - (self.half[2] - self.task.take_depth + back) * u, rot
-
-    def _place_pose(self, centre: np.ndarray, envs: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The taker pointing down with the object's centre at ``centre`` (k, 3): its take pose turned a quarter
-        about the giver's closing direction, so its closing direction is now horizontal."""
-        down = np.broadcast_to([0.0, 0.0, -1.0], (len(envs), 3))
-        rot = frame(down, self.u[envs], self.axes)
-        return centre - np.einsum("kij,kj->ki", rot, held), rot
-
     # ------------------------------------------------------------------ steps
     def _descend(self, envs, t, g, k) -> None:
-        self.segs[GIVER].start(envs, t, *self._pick(g.obj_pos[envs], envs))
+        self.segs[GIVER].start(envs, t, *self.poses.pick(g.obj_pos[envs], envs))
         self._enter(envs, Step.DESCEND, t)
 
     def _close_giver(self, envs, t, g, k) -> None:
@@ -249,11 +196,11 @@ class HandoverSequencer:
         self._enter(envs, Step.CLOSE, t)
 
     def _to_meet(self, envs, t, g, k) -> None:
-        self.segs[GIVER].start(envs, t, *self._meet_pose(envs, self._held[GIVER, envs]))
+        self.segs[GIVER].start(envs, t, *self.poses.meet_pose(envs, self._held[GIVER, envs]))
         self._enter(envs, Step.TO_MEET, t)
 
     def _take(self, envs, t, g, k) -> None:
-        self.segs[TAKER].start(envs, t, *self._take_pose(g.obj_pos[envs], envs))
+        self.segs[TAKER].start(envs, t, *self.poses.take(g.obj_pos[envs], envs))
         self._enter(envs, Step.TAKE, t)
 
     def _close_taker(self, envs, t, g, k) -> None:
@@ -263,14 +210,14 @@ class HandoverSequencer:
 
     def _carry(self, envs, t, g, k) -> None:
         above = self.place[envs] + [0.0, 0.0, self.task.lift_height]
-        self.segs[TAKER].start(envs, t, *self._place_pose(above, envs, _in_hand(k, envs)))
+        self.segs[TAKER].start(envs, t, *self.poses.place(above, envs, in_hand(k, envs)))
         self._enter(envs, Step.CARRY, t)
 
     def _lower(self, envs, t, g, k) -> None:
         """Down onto the place point, aimed with where the object sits in the hand now (it settles in the fingers
         when the giver lets go and when the hand turns down)."""
         centre = self.place[envs] + [0.0, 0.0, 0.003]
-        self.segs[TAKER].start(envs, t, *self._place_pose(centre, envs, _in_hand(k, envs)))
+        self.segs[TAKER].start(envs, t, *self.poses.place(centre, envs, in_hand(k, envs)))
         self._enter(envs, Step.PLACE, t)
 
     def _open_taker(self, envs, t, g, k) -> None:
@@ -288,10 +235,10 @@ class HandoverSequencer:
             self._fail(closing & ~both & (obs.closing > 0.97), "grasp_missed", t, arm)
             held = np.flatnonzero((self.step == step) & (self._contact_time[arm] >= self.task.close_time))
             if len(held):
-                self._held[arm, held] = _in_hand(obs, held)
+                self._held[arm, held] = in_hand(obs, held)
                 self._after_hold(arm, held, t, obs)
                 self._enter(held, nxt, t)
-        for arm, obs, step, nxt, away in ((GIVER, g, Step.GIVE_OPEN, Step.GIVE_RETREAT, self.u),
+        for arm, obs, step, nxt, away in ((GIVER, g, Step.GIVE_OPEN, Step.GIVE_RETREAT, self.poses.u),
                                           (TAKER, k, Step.OPEN, Step.RETREAT, np.array([[0.0, 0.0, 1.0]]))):
             opened = np.flatnonzero((self.step == step) & (obs.closing < 0.05))
             if len(opened):
