@@ -80,3 +80,16 @@ class NotApplicableError(AppError):
     def __init__(self, reason: str):
         self.reason = reason
         super().__init__(f"closed-form IK not applicable: {reason}")
+
+
+class IncompatibleError(InputError):
+    """Two pieces (tasks or limits of one QP, say) that cannot be used together.
+
+    Attributes:
+        first, second: The two pieces (their reprs name them).
+        reason: Why they cannot be combined.
+    """
+
+    def __init__(self, first: object, second: object, reason: str):
+        self.first, self.second, self.reason = first, second, reason
+        super().__init__(f"{first!r} and {second!r} cannot be combined: {reason}")

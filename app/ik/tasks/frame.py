@@ -48,6 +48,13 @@ def frame_rows_one(fp, b, q, R, p, err, J, V):
     """Rows of configuration b at q (n,) into J (6, n), V (6,) (weighted) and the task error err (1, 6);
     R (L, 3, 3), p (L, 3) are scratch for the link frames."""
     frames_one(q, fp.fk, R, p)
+    frame_rows_at(fp, b, R, p, err, J, V)
+
+
+@njit(cache=True)
+def frame_rows_at(fp, b, R, p, err, J, V):
+    """:func:`frame_rows_one` from the link frames R (L, 3, 3), p (L, 3) already computed at the configuration
+    (several frame tasks of one model share them)."""
     residual_one(R, p, fp.tgt_pos[b], fp.tgt_rot[b], fp.tables, err)
     task_jacobian_one(R, p, fp.jac, fp.tables, J)
     for i in range(6):
