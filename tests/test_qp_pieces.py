@@ -9,7 +9,7 @@ from app.errors import IncompatibleError
 from app.ik.limits import CollisionLimit, DistanceRows, JointLimits, RowsLimit, VelocityBox
 from app.ik.qp_builder import build_qp
 from app.ik.tasks import FrameTask, PostureTask
-from conftest import WIDOWX_URDF
+from tests.conftest import WIDOWX_URDF
 
 TIPS = ("left_fingertip", "right_fingertip")
 EE = "ee_gripper_link"
