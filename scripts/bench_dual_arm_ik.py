@@ -24,7 +24,7 @@ import numpy as np
 import pybullet as pb
 
 from app import RobotModel
-from app.kinematics.rotations import matrix_to_quat, quat_conjugate, quat_log, quat_multiply, xyzw_to_wxyz
+from app.kinematics.rotations import quat_conjugate, quat_log, quat_multiply, xyzw_to_wxyz
 from app.sim.loader import load_urdf
 
 log = logging.getLogger("bench_dual_arm_ik")
@@ -59,7 +59,8 @@ def pybullet_success(path: Path, model: RobotModel, links: list[str], q: np.ndar
                 state = pb.getLinkState(body.body_id, body.link_index[link], computeForwardKinematics=True,
                                         physicsClientId=client)
                 p_err = np.linalg.norm(np.array(state[4]) - pos[i, k])
-                r_err = np.linalg.norm(quat_log(quat_multiply(xyzw_to_wxyz(np.array(state[5])), quat_conjugate(quat[i, k]))))
+                q_pb = xyzw_to_wxyz(np.array(state[5]))
+                r_err = np.linalg.norm(quat_log(quat_multiply(q_pb, quat_conjugate(quat[i, k]))))
                 ok[i] &= p_err <= TOL["pos_tol"] and r_err <= TOL["rot_tol"]
         return ok
     finally:

@@ -2,7 +2,6 @@
 merged into one answer of the usual shape; on the Stationary AI (two WidowX AI arms) judged by PyBullet's FK."""
 
 import numpy as np
-import pybullet as pb
 import pytest
 
 from app import RobotModel

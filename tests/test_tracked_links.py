@@ -4,7 +4,6 @@ import itertools
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from app.config.loader import load_run_config
 from app.control.controllers import CONTROLLER_TYPES, QPController, QPControllerConfig

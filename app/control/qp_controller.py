@@ -134,7 +134,8 @@ class QPController:
         T = len(self.tasks)
         split = lambda a: [None] * T if a is None else [a] if T == 1 else [a[:, k] for k in range(T)]  # noqa: E731
         if T > 1 and np.ndim(target_pos) != 3:
-            raise InputError(f"target_pos needs one target per task: shape (n_envs, {T}, 3), got {np.shape(target_pos)}")
+            raise InputError(f"target_pos needs one target per task: shape (n_envs, {T}, 3), "
+                             f"got {np.shape(target_pos)}")
         targets = [self._base_frame_targets(*args) for args in
                    zip(split(target_pos), split(target_quat), split(target_twist))]
         rows = self.distance_rows(q)
@@ -147,7 +148,8 @@ class QPController:
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.command(q_cmd, qdot, position_gain=0.0)
-        pos_err, rot_err = np.linalg.norm(err[..., :3], axis=2).max(axis=1), np.linalg.norm(err[..., 3:], axis=2).max(axis=1)
+        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task
+        pos_err, rot_err = (np.linalg.norm(err[..., s], axis=2).max(axis=1) for s in (slice(0, 3), slice(3, 6)))
         stalled = self.stalls.update(pos_err, np.asarray(target_pos, dtype=float).reshape(len(q), -1, 3)[:, 0])
         self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names)
         self.last_qdot = qdot

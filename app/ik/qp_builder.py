@@ -141,7 +141,8 @@ class QPBuilder:
         if batch not in self._empty:
             n = self.n
             self._empty[batch] = dict(
-                frame=(inactive_frame(batch),), rows_task=no_rows(batch, n), posture=PostureParams(np.zeros(n), 0.0, 0.0),
+                frame=(inactive_frame(batch),), rows_task=no_rows(batch, n),
+                posture=PostureParams(np.zeros(n), 0.0, 0.0),
                 joint_box=(inactive_joint_box(n),), velocity_box=inactive_velocity_box(batch, n),
                 distance=no_distance_rows(n), rows_limit=no_limit_rows(batch, n))
         return self._empty[batch]

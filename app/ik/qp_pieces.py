@@ -87,7 +87,8 @@ def _velocity_box(n: int, batch: int, dt: float, limits: Sequence) -> VelocityBo
         _dofs(limit, p.lo.shape[1], n)
         lo, hi = np.maximum(lo, p.lo), np.minimum(hi, p.hi)
         if np.any(lo > hi):
-            raise IncompatibleError(limits[0], limit, "their velocity boxes do not overlap (no velocity satisfies both)")
+            raise IncompatibleError(limits[0], limit, "their velocity boxes do not overlap (no velocity satisfies "
+                                                      "both)")
     return VelocityBoxParams(True, np.ascontiguousarray(lo), np.ascontiguousarray(hi))
 
 
