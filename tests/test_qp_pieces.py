@@ -100,3 +100,18 @@ def test_pieces_that_cannot_be_combined_are_an_error_naming_both(widowx):
         build_qp(np.zeros(n), limits=[CollisionLimit(0.01, rows=rows), CollisionLimit(0.02, rows=rows)])
     with pytest.raises(Exception, match="not a QP task"):
         build_qp(np.zeros(n), tasks=[boxes[0]])
+
+
+def test_one_builder_reused_with_different_numbers_of_tasks_builds_each_right(widowx):
+    """A reused builder (a controller's) calls the compiled code for each number of frame tasks it is given."""
+    from app.ik.qp_builder import QPBuilder
+
+    q = np.tile(widowx.mid_config(), (2, 1))
+    tasks = [FrameTask(widowx, link) for link in TIPS]
+    for task in tasks:
+        task.set_target(np.tile([0.3, 0.0, 0.2], (2, 1)), None)
+    builder = QPBuilder(widowx.n_dofs)
+    for chosen in (tasks[:1], tasks, [], tasks[:1]):
+        got, want = builder.build(q, None, chosen, [], 0.01), build_qp(q, tasks=chosen, dt=0.01)
+        np.testing.assert_array_equal(got.P, want.P)
+        assert got.task_error.shape == (2, len(chosen), 6)

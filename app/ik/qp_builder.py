@@ -128,13 +128,14 @@ class QPBuilder:
             fixed for warm OSQP workspaces; None: as many as the call needs.
         damping: mu of the cost.
         reuse: Built again and again with arguments of the same types (a controller's tick): the compiled
-            builder is then called directly after the first build (app.threads.entry_point).
+            builder is then called directly after the first build (app.threads.entry_point), one entry per
+            number of frame tasks and joint boxes.
     """
 
     def __init__(self, n_dofs: int, n_rows: int | None = None, damping: float = DAMPING, reuse: bool = True):
         self.n, self.n_rows, self.damping = int(n_dofs), n_rows, float(damping)
         self._empty: dict[int, dict] = {}
-        self._reuse, self._entry = reuse, None
+        self._reuse, self._entries = reuse, {}
 
     def _defaults(self, batch: int) -> dict:
         """The empty slots for ``batch`` configurations (made once per batch size)."""
@@ -176,9 +177,11 @@ class QPBuilder:
                 s["rows_limit"], K, self.damping)  # SLOTS' order
         if not self._reuse:
             return QPBatch(*build_batch(*args))
-        if self._entry is None:
-            self._entry = entry_point(build_batch, args)
-        return QPBatch(*self._entry(*args))
+        key = (len(s["frame"]), s["frame"][0].active, len(s["joint_box"]))  # what changes the compiled types
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = entry_point(build_batch, args)
+        return QPBatch(*entry(*args))
 
 
 def build_qp(q: object, v: object | None = None, *, tasks: Sequence = (), limits: Sequence = (), dt: float = 1.0,
