@@ -3,6 +3,7 @@ command -> step -> record; then write the video, the report and the plot."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ import numpy as np
 from app.config.schema import RunConfig
 from app.control.motions import TargetGenerator  # or any motion of app.observe.make_motion
 from app.control.telemetry import InvariantMonitor
+from app.kinematics.arms import cross_arm_pairs
 from app.control.status import latest_status
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
@@ -70,8 +72,12 @@ def make_controller(run: RunConfig, robot: Robot, dt: float):
     """The configured controller (the class paired with the config's type) ticking every ``dt`` seconds."""
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
     boxes += tuple(o.name for o in run.scene_config.objects)  # objects are watched as obstacles too
-    return run.controller.controller_cls.from_config(robot, run.controller, run.task, task_links(run), dt, boxes,
-                                                     run.seed)
+    config, arms = run.controller, run.scene_config.robot.arms or {}
+    if getattr(config, "arm_pairs", False) and len(arms) >= 2:  # the arms kept apart as the obstacles are
+        pairs = tuple(p for p in cross_arm_pairs(robot.model, list(arms.values()))
+                      if p[0] in robot.collision_links and p[1] in robot.collision_links)
+        config = dataclasses.replace(config, self_pairs=config.self_pairs + pairs)
+    return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, boxes, run.seed)
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerator, recorder=None, on_tick=None,

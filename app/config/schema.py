@@ -43,6 +43,12 @@ class GripperSection:
 
 @dataclass(frozen=True)
 class RobotSection:
+    """A robot: its description, base pose, end effector, start pose and gripper. ``arms`` names the end effectors
+    of a description with several arms ({"left": "follower_left_ee_gripper_link", ...}); tasks address them by
+    name (``task.arm``, the ``arms`` task). In a scene's ``robots:`` list each robot has a ``name``, its links
+    and joints become ``NAME/...`` and it is the arm ``NAME`` (its ``ee_link``)."""
+
+    name: str | None = None
     urdf: str = "assets/urdf/widowx_ai.urdf"
     base_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     base_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
@@ -51,6 +57,7 @@ class RobotSection:
     ee_link: str = "ee_gripper_link"
     init_qpos: tuple[float, ...] | None = None
     gripper: GripperSection | None = None  # None: the fingers are ordinary DOFs of the arm
+    arms: dict | None = None  # arm name -> end-effector link, for a description with several arms
 
 
 OBJECT_SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")  # what app.sim.objects builds (a test holds them equal)
@@ -105,11 +112,13 @@ class CameraSection:
 
 @dataclass(frozen=True)
 class SceneConfig:
-    """A world: one robot, an optional table and floor, static obstacles, dynamic objects, physics, camera.
+    """A world: one robot (or ``robots``: several, composed into one rig), an optional table and floor, static
+    obstacles, dynamic objects, physics, camera.
     ``solver_iterations``: PyBullet's contact solver iterations per step (None: PyBullet's default, 50);
     ``cone_friction``: PyBullet's friction cone (its default) or, false, the cheaper pyramid approximation."""
 
-    robot: RobotSection = field(default_factory=RobotSection)
+    robot: RobotSection = field(default_factory=RobotSection)  # with robots: the rig (set by the loader)
+    robots: tuple[RobotSection, ...] = ()
     table: BoxSection | None = None
     floor: BoxSection | None = None
     obstacles: tuple[BoxSection, ...] = ()

@@ -47,7 +47,9 @@ class QPControllerConfig:
             the margin at full speed; 0.5 with 0.05 m let it dive 11 mm into the margin, because
             the motors cannot stop a 2 m/s arm within one 4 ms tick.
         detection_distance: Pairs farther than this [m] give no collision row. self_pairs: (link_a, link_b)
-            robot links to keep apart too. max_rows: collision rows per environment (closest first).
+            robot links to keep apart too. arm_pairs: for a robot with several arms (robot.arms, robots:),
+            keep every link of each arm d_safe from every link of the others (added as self pairs).
+            max_rows: collision rows per environment (closest first).
         posture_weight: Weight eps of the posture term (towards mid-range, in the task nullspace).
         posture_gain: Gain [1/s] of the posture velocity towards the mid-point of the limits.
         stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
@@ -63,6 +65,7 @@ class QPControllerConfig:
     gamma: float = 0.05
     detection_distance: float = 0.15
     self_pairs: tuple[tuple[str, str], ...] = ()
+    arm_pairs: bool = True
     max_rows: int = 10
     posture_weight: float = 1e-3
     posture_gain: float = 1.0

@@ -36,9 +36,10 @@ class Robot:
     """
 
     def __init__(self, client: int, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None,
-                 xacro_args: Mapping[str, object] | None = None):
+                 xacro_args: Mapping[str, object] | None = None, text: str | None = None):
+        """``text``: the description itself (a composed rig), ``urdf`` then only names it in messages."""
         self.client, self.urdf, self.package_dirs = client, urdf, list(package_dirs or [])
-        self._text = read_description(urdf, self.package_dirs, xacro_args)
+        self._text = read_description(urdf, self.package_dirs, xacro_args) if text is None else text
         self.model = RobotModel(parse_urdf_string(self._text, urdf))
         R = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
         self.base = BaseFrame(R, as_vectors(base_pos, "base_pos", 3).reshape(3))
@@ -68,6 +69,9 @@ class Robot:
                                  for name, pb_idx in self.bodies[0].link_index.items()}
         self.movable_pb_links = frozenset(pb_idx for pb_idx, link in self.pb_to_model_link.items()
                                           if self.model.movable_links[link])  # PyBullet indices some DOF moves
+        self.collision_links = frozenset(  # link names with a collision shape (the others can touch nothing)
+            name for name, pb_idx in self.bodies[0].link_index.items()
+            if pb.getCollisionShapeData(self.bodies[0].body_id, pb_idx, physicsClientId=self.client))
         self.set_qpos(self.model.mid_config())
         self.initial_qpos = self.read_states()[0]  # what reset() returns to; build_scene sets the config's
         self.released = [frozenset()] * len(self.bodies)
