@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
+from app.config.robots import robot_model
 from app.control.controllers import CONTROLLER_TYPES, QPController, QPControllerConfig
 from app.control.motion_types import MOTION_TYPES
 from app.control.motions import FingertipsMotion, Targets, TargetGenerator
@@ -51,7 +52,7 @@ def _accepted_runs():
             run = load_run_config(path, sets)
         except ConfigError:
             continue
-        key = (ctype, mtype, tuple(task_links(run)), run.scene_config.robot.urdf)
+        key = (ctype, mtype, tuple(task_links(run)), run.scene)
         if key not in seen:
             seen.add(key)
             runs.append((ctype, mtype, run))
@@ -66,9 +67,10 @@ def test_every_controller_and_motion_the_loader_accepts_tracks_every_target_link
     assert ("qp", "fingertips") in pairs and ("ik", "fingertips") in pairs and len(pairs) >= 6, pairs
     models: dict[str, RobotModel] = {}
     for ctype, mtype, run in runs:
-        urdf = run.scene_config.robot.urdf
-        model = models.setdefault(urdf, RobotModel.from_urdf(urdf, run.scene_config.robot.package_dirs))
-        links = task_links(run)
+        if run.scene not in models:  # the scene's robot, or the rig of its robots
+            models[run.scene] = RobotModel(robot_model(run.scene_config).spec)
+        model, links = models[run.scene], task_links(run)
+        assert links, (ctype, mtype, "the loader accepted a task that moves no link")
         robot = IntegratorRobot(model)
         ctrl = run.controller.controller_cls.from_config(robot, run.controller, run.task, links, DT)
         q_goal = model.clip(model.mid_config() + np.linspace(-0.15, 0.15, model.n_dofs))
