@@ -61,6 +61,14 @@ def test_several_limits_of_one_kind_are_intersected_and_stacked(widowx):
     qp = build_qp(np.zeros((2, n)), limits=rows)
     np.testing.assert_allclose(qp.A[:, n:n + 3], np.tile(np.eye(n)[:3], (2, 1, 1)))
     np.testing.assert_allclose(qp.u[:, n:n + 3], [[1.0, 1.0, 3.0]] * 2)
+    far, near = (DistanceRows(np.array([d]), np.array([[0.0, 0.0, 1.0]]), np.eye(n)[None, :3] * k, np.zeros((1, 3, n)))
+                 for d, k in ((0.05, 1.0), (0.03, 2.0)))
+    limits = [CollisionLimit(0.01, rows=far), CollisionLimit(0.01, rows=near)]
+    qp = build_qp(np.zeros(n), limits=limits, dt=0.01)[0]
+    for row, (d, limit) in zip((n, n + 1), ((0.03, limits[1]), (0.05, limits[0]))):  # closest first, both kept
+        ineq = limit.compute_qp_inequalities(0.01)
+        np.testing.assert_allclose(qp.A[row], ineq.G[0])
+        assert qp.l[row] == pytest.approx(-0.05 * (d - 0.01) / 0.01)
 
 
 def test_two_postures_are_summed_into_the_cost():
