@@ -36,13 +36,17 @@ def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | 
 
 
 def _reach(robot: Robot, links: list[str]):
-    """``reach(arm, pos (k, 3), rot (k, 3, 3))``: which environment-frame poses the arm's pose IK reaches."""
-    base = BaseFrame(*robot.base_frames())
+    """``reach(arm, pos (k, 3), rot (k, 3, 3)) -> (k,)``: for environment-frame poses, the smallest distance of the
+    arm's joints (those that move its end effector) from their limits in the pose IK's answer; -inf: not reached."""
+    base, m = BaseFrame(*robot.base_frames()), robot.model
+    chains = [np.flatnonzero(np.linalg.norm(m.get_jacobian(m.mid_config(), link), axis=0) > 0) for link in links]
 
     def reach(arm: int, pos: np.ndarray, rot: np.ndarray) -> np.ndarray:
         p, q = base.targets_to_base(pos, matrix_to_quat(rot))
-        info = robot.model.inverse_kinematics(links[arm], p, q, return_info=True, max_restarts=20)
-        return np.atleast_1d(info.converged)
+        info = m.inverse_kinematics(links[arm], p, q, return_info=True, max_restarts=20)
+        dofs = chains[arm]
+        margin = np.minimum(info.q[..., dofs] - m.q_lower[dofs], m.q_upper[dofs] - info.q[..., dofs]).min(axis=-1)
+        return np.where(np.atleast_1d(info.converged), np.atleast_1d(margin), -np.inf)
 
     return reach
 

@@ -44,16 +44,19 @@ def test_the_cube_goes_from_the_left_hand_to_the_right_one_and_onto_its_place():
 
 def test_the_grips_share_no_face_and_each_hand_points_where_it_goes():
     u = np.array([[0.0, 1.0, 0.0]])
-    C = level_closing(np.array([[np.cos(0.2), 0.0, 0.0, np.sin(0.2)]]), u)  # a cube turned 0.4 rad
-    assert np.allclose(C, [[np.cos(0.4 + np.pi), np.sin(0.4 + np.pi), 0.0]]) or abs(C[0] @ [-1.0, 0.0, 0.0]) > 0.9
+    C = level_closing(np.array([[np.cos(0.2), 0.0, 0.0, np.sin(0.2)]]), u)  # a cube turned 0.4 rad about z
+    assert np.allclose(C, [[-np.cos(0.4), -np.sin(0.4), 0.0]])  # its face normal nearest z x u = -x
     poses = HandoverPoses(u, np.array([[-1.0, 0.0, 0.0]]), np.full(3, 0.03), 0.02, 0.02, np.array([0, 0, 0.25]),
-                          ("x", "y"))
+                          ("x", "y"), np.ones(1))
     envs = np.array([0])
     _, R_meet = poses.meet_pose(envs)
     _, R_take = poses.take(poses.meet, envs)
     giver_closing, taker_closing = R_meet[0] @ axis_vector("y"), R_take[0] @ axis_vector("y")
     assert abs(giver_closing @ taker_closing) < 1e-12  # two different pairs of faces
     assert np.allclose(R_meet[0] @ axis_vector("x"), -u[0]) and np.allclose(R_take[0] @ axis_vector("x"), u[0])
+    assert np.allclose(giver_closing, [-1.0, 0.0, 0.0])  # the grasp's closing direction, turned level with it
+    flipped = poses._replace(C=-poses.C)
+    assert np.allclose(flipped.meet_pose(envs)[1][0] @ axis_vector("y"), [1.0, 0.0, 0.0])
     R = frame(np.array([[0.0, 0.0, -1.0]]), np.array([[1.0, 0.0, 0.0]]), ("x", "y"))
     assert np.allclose(R[0].T @ R[0], np.eye(3)) and np.isclose(np.linalg.det(R[0]), 1.0)
 

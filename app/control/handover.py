@@ -71,7 +71,8 @@ class HandoverSequencer:
         task: the settings. half: the object's half extents [m] (3,) (a box's). place_xy (n_envs, 2) [m],
         rest_z (n_envs,) [m]: where the object ends and its resting centre height. max_opening: each arm's open
         gap [m] (2,). axes: the grippers' (approach_axis, closing_axis). reach: ``reach(arm, pos (k, 3),
-        rot (k, 3, 3)) -> (k,) bool`` says which poses the arm's IK reaches.
+        rot (k, 3, 3)) -> (k,)`` gives, per pose, the smallest distance of the arm's joints from their limits in the
+        IK's answer [rad or m] (-inf where the IK does not reach it).
     """
 
     n_targets = 2
@@ -162,10 +163,10 @@ class HandoverSequencer:
         to_giver = g.ee_pos - self.meet
         to_giver[:, 2] = 0.0
         u = to_giver / np.linalg.norm(to_giver, axis=1, keepdims=True)
-        self.poses = HandoverPoses(u, level_closing(g.obj_quat, u), self.half, task.give_depth, task.take_depth,
-                                   self.meet, self.axes)
         n = len(self.place)
-        self._fail(self._unreachable(g.obj_pos), "unreachable", t, np.full(n, -1))
+        self.poses = HandoverPoses(u, level_closing(g.obj_quat, u), self.half, task.give_depth, task.take_depth,
+                                   self.meet, self.axes, np.ones(n))
+        self._fail(self._choose_grips(g.obj_pos), "unreachable", t, np.full(n, -1))
         wide = 2 * self.half[:2].max() > self.max_opening.min() - 0.005  # the widest face must fit either hand
         self._fail(np.full(n, wide), "ungraspable", t, np.full(n, -1))
         ok = np.flatnonzero(self.step == Step.PRE_GRASP)
@@ -174,16 +175,22 @@ class HandoverSequencer:
         self.segs[TAKER].start(ok, t, *self.poses.take(self.meet, ok, back=task.approach_height))
         self._enter(ok, Step.PRE_GRASP, t)
 
-    def _unreachable(self, obj_pos: np.ndarray) -> np.ndarray:
-        """(n_envs,) bool: a pose of the episode that an arm's IK does not reach (one batched call per pose)."""
-        envs = np.arange(len(self.place))
-        pick_pos, pick_rot = self.poses.pick(obj_pos, envs)
-        take_pos, take_rot = self.poses.take(self.meet, envs)
-        lift = np.array([0.0, 0.0, self.task.lift_height])
-        place_pos, place_rot = self.poses.place(self.place + lift, envs, held=self.poses.held(self.task.take_depth, len(envs)))
-        reached = [self.reach(GIVER, pick_pos, pick_rot), self.reach(GIVER, *self.poses.meet_pose(envs)),
-                   self.reach(TAKER, take_pos, take_rot), self.reach(TAKER, place_pos, place_rot)]
-        return ~np.logical_and.reduce(reached)
+    def _choose_grips(self, obj_pos: np.ndarray) -> np.ndarray:
+        """Each arm's closing direction (one of two opposite ones) whose poses keep its joints furthest from their
+        limits (one batched IK call per pose and direction); (n_envs,) bool: no choice reaches every pose."""
+        envs, P = np.arange(len(self.place)), self.poses
+        above = self.place + [0.0, 0.0, self.task.lift_height]
+        margins = []
+        for sign in (1.0, -1.0):
+            p = P._replace(C=sign * P.C, up=np.full(len(envs), sign))
+            giver = np.minimum(self.reach(GIVER, *p.pick(obj_pos, envs)), self.reach(GIVER, *p.meet_pose(envs)))
+            held = p.held(self.task.take_depth, len(envs))
+            taker = np.minimum(self.reach(TAKER, *p.take(self.meet, envs)), self.reach(TAKER, *p.place(above, envs, held)))
+            margins.append((giver, taker))
+        flip_giver, flip_taker = margins[1][0] > margins[0][0], margins[1][1] > margins[0][1]
+        self.poses = P._replace(C=np.where(flip_giver[:, None], -P.C, P.C), up=np.where(flip_taker, -1.0, 1.0))
+        best = np.minimum(np.maximum(margins[0][0], margins[1][0]), np.maximum(margins[0][1], margins[1][1]))
+        return ~np.isfinite(best)
 
     # ------------------------------------------------------------------ steps
     def _descend(self, envs, t, g, k) -> None:

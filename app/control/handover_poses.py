@@ -51,6 +51,7 @@ class HandoverPoses(NamedTuple):
     take_depth: float
     meet: np.ndarray
     axes: tuple[str, str]
+    up: np.ndarray
 
     def pick(self, obj_pos: np.ndarray, envs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The giver's grasp from above: end effector give_depth below the top, closing across C."""
@@ -60,7 +61,9 @@ class HandoverPoses(NamedTuple):
     def meet_pose(self, envs: np.ndarray, held: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The giver level at the meeting point, pointing at the taker, the object's centre (``held`` (k, 3) in
         the hand; default as planned) on ``meet``: the grasp turned a quarter about its closing direction."""
-        rot = frame(-self.u[envs], np.cross(UP, self.u[envs]), self.axes)
+        side = np.cross(UP, self.u[envs])
+        side *= np.where(np.sum(side * self.C[envs], axis=1) < 0, -1.0, 1.0)[:, None]  # C turned level: its sign
+        rot = frame(-self.u[envs], side, self.axes)
         held = self.held(self.give_depth, len(envs)) if held is None else held
         return self.meet - np.einsum("kij,kj->ki", rot, held), rot
 
@@ -73,11 +76,11 @@ class HandoverPoses(NamedTuple):
         closing across the object's top and bottom: the giver's fingers hold the two other faces (sharing them
         would let the two grips wedge the object against each other)."""
         u = self.u[envs]
-        rot = frame(u, np.broadcast_to(UP, u.shape), self.axes)
+        rot = frame(u, self.up[envs, None] * UP, self.axes)
         return obj_pos - (self.half[2] - self.take_depth + back) * u, rot
 
     def place(self, centre: np.ndarray, envs: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The taker pointing down with the object's centre at ``centre`` (k, 3): its take pose turned a quarter
         about the giver's closing direction, so that its own closing direction is level."""
-        rot = frame(np.broadcast_to(-UP, (len(envs), 3)), self.u[envs], self.axes)
+        rot = frame(np.broadcast_to(-UP, (len(envs), 3)), self.up[envs, None] * self.u[envs], self.axes)
         return centre - np.einsum("kij,kj->ki", rot, held), rot
