@@ -184,3 +184,27 @@ def test_the_arms_of_a_rig_are_whole_subtrees_and_only_cross_arm_pairs_are_watch
     pairs = cross_arm_pairs(model, ["left/ee_gripper_link", "right/ee_gripper_link"])
     assert ("left/link_6", "right/link_6") in pairs and ("left/base_link", "right/base_link") not in pairs
     assert all(a.startswith("left/") and b.startswith("right/") for a, b in pairs)
+
+
+def _pressing_report(tmp_path) -> dict:
+    from app.runner import execute
+
+    run = load_run_config(ROOT / "configs/bimanual_qp.yaml", n_envs=2, duration=5.0)
+    execute(run, tmp_path, video=False, show_progress=False)
+    return json.loads((tmp_path / "report.json").read_text())["invariants"]
+
+
+def test_two_arms_pressing_towards_each_other_keep_their_margin_with_the_qp(tmp_path):
+    """configs/bimanual_qp.yaml: each arm's target circles on the other arm's side; every pair of links of the two
+    arms is watched (PyBullet's closest points) and stays at least d_safe - 0.1 mm apart (60 s: scripts/soak_arms.py)."""
+    inv = _pressing_report(tmp_path)
+    assert inv["min_obstacle_distance_m"] < 0.02  # the arms did press together
+    assert inv["min_obstacle_distance_m"] >= inv["obstacle_promise_m"], inv
+    assert inv["velocity_over_bound_max"] <= 1.02, inv
+
+
+@pytest.mark.xfail(strict=True, reason="known: pressed together, the right wrist (joint_3) passes its lower limit by "
+                                       "up to 0.5 mrad in the first second (promise 1e-6 rad); open in issue #20")
+def test_two_arms_pressing_towards_each_other_keep_their_joint_limits(tmp_path):
+    inv = _pressing_report(tmp_path)
+    assert inv["joint_limit_excess_max_rad"] <= 1e-6, inv
