@@ -222,7 +222,8 @@ def _write_plot(run: RunConfig, result: RunResult, outputs: OutputSet) -> dict[s
     if not (run.report.enabled and run.report.plot):
         return {}
     tel = result.telemetry
-    plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name)
+    plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name,
+                  arm_series(run, tel))
     return {"plot": run.report.plot_filename}
 
 
@@ -234,6 +235,14 @@ def _write_report(run: RunConfig, result: RunResult, model, outputs: OutputSet) 
         return {}
     write_json_atomic(outputs.temporary(run.report.filename), report)
     return {"report": run.report.filename}
+
+
+def arm_series(run: RunConfig, tel: dict) -> dict[str, np.ndarray] | None:
+    """Arm name -> its end effector's position error (n_ticks, n_envs), for a task that moves named arms."""
+    arms, links = run.scene_config.robot.arms or {}, task_links(run)
+    if "pos_err_links" not in tel or not any(link in links for link in arms.values()):
+        return None
+    return {arm: tel["pos_err_links"][:, :, links.index(link)] for arm, link in arms.items() if link in links}
 
 
 def episode_codes(motion) -> np.ndarray | None:

@@ -171,6 +171,11 @@ def test_bimanual_ik_reaches_with_both_arms_and_reports_each_arm_by_name(tmp_pat
             gap = np.linalg.norm(np.subtract(env["links_pos"][k], env["target_pos"][k]))
             assert env["arms"][arm]["pos_err_final_m"] == pytest.approx(gap, abs=1e-12) and gap < 1e-3
     assert result.q_final.shape == (2, 16)
+    links = result.telemetry["pos_err_links"]  # per tick, environment and arm; the summary's error is the worst arm's
+    assert links.shape == (len(result.telemetry["t"]), 2, 2)
+    assert np.array_equal(links.max(axis=2), result.telemetry["pos_err"])
+    assert all(env["arms"][a]["pos_err_max_after_1s_m"] >= env["arms"][a]["pos_err_final_m"]
+               for env in report["environments"] for a in ("left", "right"))
 
 
 def test_the_arms_of_a_rig_are_whole_subtrees_and_only_cross_arm_pairs_are_watched():

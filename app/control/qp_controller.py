@@ -154,7 +154,8 @@ class QPController:
         # the worst link's errors (n_envs,), as the IK controller reports a multi-link task
         pos_err, rot_err = (np.linalg.norm(err[..., s], axis=2).max(axis=1) for s in (slice(0, 3), slice(3, 6)))
         stalled = self.stalls.update(pos_err, np.asarray(target_pos, dtype=float).reshape(len(q), -1, 3)[:, 0])
-        self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names)
+        self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names,
+                              np.linalg.norm(err[..., :3], axis=2))
         self.last_qdot = qdot
         return qdot
 
