@@ -209,7 +209,9 @@ def test_two_arms_pressing_towards_each_other_keep_their_margin_with_the_qp(tmp_
 
 
 @pytest.mark.xfail(strict=True, reason="known: pressed together, the right wrist (joint_3) passes its lower limit by "
-                                       "up to 0.5 mrad in the first second (promise 1e-6 rad); open in issue #20")
+                                       "up to 0.5 mrad in the first second (promise 1e-6 rad): the joint box brakes "
+                                       "by sqrt(2 a d), ignoring this tick's travel, and the wrist motor lags its "
+                                       "decelerating command by 5-25 %; open in issue #20")
 def test_two_arms_pressing_towards_each_other_keep_their_joint_limits(tmp_path):
     inv = _pressing_report(tmp_path)
     assert inv["joint_limit_excess_max_rad"] <= 1e-6, inv
