@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.config.robots import rig_parts
+from app.config.robots import rig_grippers, rig_parts
 from app.config.schema import BoxSection, GripperSection, RunConfig
 from app.observe import object_spec, object_starts
 from app.sim.gripper import GripperSpec
@@ -47,6 +47,8 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
         _place_objects(run, scene, envs)
         if cfg.robot.gripper is not None:
             robot.attach_gripper(gripper_spec(cfg.robot.gripper, cfg.robot.ee_link))
+        for arm, section in rig_grippers(cfg).items():
+            robot.attach_gripper(gripper_spec(section, cfg.robot.arms[arm]), arm)
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))

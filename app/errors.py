@@ -92,3 +92,16 @@ class DatasetError(AppError):
     def __init__(self, message: str, path: str | None = None):
         super().__init__(message if path is None else f"{path}: {message}")
         self.path = path
+
+
+class IncompatibleError(InputError):
+    """Two pieces (tasks or limits of one QP, say) that cannot be used together.
+
+    Attributes:
+        first, second: The two pieces (their reprs name them).
+        reason: Why they cannot be combined.
+    """
+
+    def __init__(self, first: object, second: object, reason: str):
+        self.first, self.second, self.reason = first, second, reason
+        super().__init__(f"{first!r} and {second!r} cannot be combined: {reason}")

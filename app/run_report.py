@@ -30,6 +30,10 @@ def arm_report(run: RunConfig, result, e: int) -> dict:
             k = links.index(link)
             err = ((result.ee_pos[e, k] - result.targets_pos[e, k]) @ R) * mask
             out[arm] = {"link": link, "pos_err_final_m": float(np.linalg.norm(err))}
+            tel = result.telemetry
+            if "pos_err_links" in tel and len(tel["t"]):
+                late = tel["t"] >= min(1.0, tel["t"][-1])
+                out[arm]["pos_err_max_after_1s_m"] = float(tel["pos_err_links"][late, e, k].max())
     return out
 
 

@@ -21,7 +21,9 @@ from app.render.progress import Progress
 from app.render.report import plot_tracking, write_json_atomic
 from app.run_report import report_dict, task_links
 from app.build import build_scene
+from app.control.handover import HandoverMotion
 from app.observe import Feedback, make_motion, object_starts
+from app.observe_arms import ArmsFeedback, make_handover
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.video_job import FrameState, VideoJob, auto_workers, video_spec, video_view
@@ -51,7 +53,10 @@ class RunResult:
 def run_targets(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None, robot: Robot | None = None):
     """The run's motion (app.observe.make_motion) for ``n_envs`` environments (default: the run's), or for the
     environments ``envs`` of them (their draws sliced from those of all); a pick-and-place needs the robot."""
-    return make_motion(run, robot, run.n_envs or 1 if n_envs is None else n_envs, envs)
+    n_envs = run.n_envs or 1 if n_envs is None else n_envs
+    if isinstance(run.task, HandoverMotion):
+        return make_handover(run, robot, n_envs, envs)
+    return make_motion(run, robot, n_envs, envs)
 
 
 def object_poses(scene: Scene) -> np.ndarray | None:
@@ -102,7 +107,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
     progress = Progress("simulating", n_steps, unit="step") if show_progress else None
     m = robot.model
     controller.invariants = InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs)
-    feedback = Feedback(scene, robot, targets, run.scene_config.robot.ee_link) if robot.gripper is not None else None
+    feedback = make_feedback(run, scene, robot, targets)
     controller.feedback = feedback
     q = robot.read_states()[0]  # the first tick's measured joints
     try:
@@ -142,6 +147,14 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
         if progress:
             progress.close()
     return controller, timings
+
+
+def make_feedback(run: RunConfig, scene: Scene, robot: Robot, motion):
+    """What each control tick observes and commands of the grippers: one gripper (app.observe.Feedback), the arms
+    of a motion that works several (app.observe_arms.ArmsFeedback), or nothing without a gripper."""
+    if hasattr(motion, "arms"):
+        return ArmsFeedback(scene, robot, motion, run.scene_config.robot.arms)
+    return Feedback(scene, robot, motion, run.scene_config.robot.ee_link) if robot.gripper is not None else None
 
 
 def frame_count(run: RunConfig) -> int:
@@ -209,7 +222,8 @@ def _write_plot(run: RunConfig, result: RunResult, outputs: OutputSet) -> dict[s
     if not (run.report.enabled and run.report.plot):
         return {}
     tel = result.telemetry
-    plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name)
+    plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name,
+                  arm_series(run, tel))
     return {"plot": run.report.plot_filename}
 
 
@@ -223,9 +237,17 @@ def _write_report(run: RunConfig, result: RunResult, model, outputs: OutputSet) 
     return {"report": run.report.filename}
 
 
+def arm_series(run: RunConfig, tel: dict) -> dict[str, np.ndarray] | None:
+    """Arm name -> its end effector's position error (n_ticks, n_envs), for a task that moves named arms."""
+    arms, links = run.scene_config.robot.arms or {}, task_links(run)
+    if "pos_err_links" not in tel or not any(link in links for link in arms.values()):
+        return None
+    return {arm: tel["pos_err_links"][:, :, links.index(link)] for arm, link in arms.items() if link in links}
+
+
 def episode_codes(motion) -> np.ndarray | None:
     """A feedback motion's phase-or-failure code per environment (app.control.phases.episode_code), else None."""
-    log = getattr(motion, "log", None)
+    log = motion if hasattr(motion, "codes") else getattr(motion, "log", None)
     return None if log is None else log.codes()
 
 

@@ -19,7 +19,8 @@ ALLOWED = {  # package -> packages it may import (besides itself); "leaf": the L
     "dataset": {"leaf", "render"},
 }
 COMPOSITION = {"cli", "run", "runner", "build", "gui", "golden", "video_job", "render_preload", "scale", "sweep",
-               "solve", "observe", "run_report", "replay", "record", "record_blocks", "record_cameras", "track", "track_run", "__init__"}
+               "solve", "observe", "observe_arms", "run_report", "replay", "record", "record_blocks", "record_cameras",
+               "track", "track_run", "__init__"}
 
 
 def _package(module: str) -> str:

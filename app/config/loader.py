@@ -311,6 +311,8 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
         (f"{f}: video.workers", v.workers is None or 0 <= v.workers <= 32,
          f"must be 0..32 render processes (0: render in this process; omitted: one per CPU), got {v.workers}"),
         (f"{f}: task.waypoints", not isinstance(t, PathMotion) or len(t.waypoints) >= 2, "a path needs at least 2 waypoints"),
+        (f"{f}: task.motions", t.type != "arms" or len(t.motions) >= 1, "an arms task needs a motion for each arm it "
+         "moves (at least one); none would track nothing"),
         (f"{f}: task.quat", any(getattr(t, "quat", (1.0,))), "must be a nonzero (w, x, y, z) quaternion"),
         (f"{f}: task", _task_ok(t), "radius and gaps must be >= 0, speed > 0, angular_speed_range low <= high"),
     ]
@@ -322,7 +324,7 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
 
 
 def _task_ok(t) -> bool:
-    if t.type == "pick_place":  # its own checks (app.config.manipulation_checks) name each key
+    if t.type in ("pick_place", "handover"):  # their own checks (app.config.manipulation_checks) name each key
         return True
     return (getattr(t, "radius", 0.0) >= 0 and getattr(t, "gap", 0.0) >= 0 and getattr(t, "gap_amplitude", 0.0) >= 0
             and getattr(t, "speed", 1.0) > 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.config.schema import RobotSection, SceneConfig
+from app.config.schema import GripperSection, RobotSection, SceneConfig
+from app.control.handover import HandoverMotion
 from app.control.motions import ArmsMotion, FingertipsMotion
 from app.errors import AppError, ConfigError
 from app.kinematics.compose import SEPARATOR, RobotPart, check_part_names, compose_urdf
@@ -38,16 +39,21 @@ def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> Scene
         raise ConfigError(f"{where} robots: {problem}")
     parts = []
     for i, r in enumerate(scene.robots):
-        for key in ("gripper", "arms"):
-            if getattr(r, key) is not None:
-                raise ConfigError(f"{where} robots[{i}].{key}: not supported on one of several robots yet; a robot of "
-                                  f"a rig is one arm (its ee_link), its fingers ordinary DOFs")
+        if r.arms is not None:
+            raise ConfigError(f"{where} robots[{i}].arms: a robot of a rig is one arm (its ee_link); give a "
+                              "description with several arms as the scene's one robot (robot.arms)")
         parts.append(dataclasses.replace(r, urdf=str(resolve(r.urdf)),
                                          package_dirs=tuple(str(resolve(d)) for d in r.package_dirs)))
     rig = RobotSection(name="rig", urdf=f"robots ({', '.join(r.name for r in parts)})",
                        ee_link=f"{parts[0].name}{SEPARATOR}{parts[0].ee_link}",
                        arms={r.name: f"{r.name}{SEPARATOR}{r.ee_link}" for r in parts})
     return dataclasses.replace(scene, robots=tuple(parts), robot=rig)
+
+
+def rig_grippers(scene: SceneConfig) -> dict[str, GripperSection]:
+    """Arm name -> its gripper section with the rig's joint names (NAME/...): the robots of a rig that have one."""
+    return {r.name: dataclasses.replace(r.gripper, joints=tuple(f"{r.name}{SEPARATOR}{j}" for j in r.gripper.joints))
+            for r in scene.robots if r.gripper is not None}
 
 
 def rig_start(scene: SceneConfig, model: KinematicModel, where: str) -> SceneConfig:
@@ -74,6 +80,8 @@ def motion_links(task, robot: RobotSection) -> list[tuple[str, str]]:
     if isinstance(task, ArmsMotion):
         return [(f"task.motions[{i}].arm", arm_link(m.arm, robot, f"task.motions[{i}].arm"))
                 for i, m in enumerate(task.motions)]
+    if isinstance(task, HandoverMotion):
+        return [(f"task.{key}", arm_link(getattr(task, key), robot, f"task.{key}")) for key in ("giver", "taker")]
     if getattr(task, "arm", None) is not None:
         return [("task.arm", arm_link(task.arm, robot, "task.arm"))]
     return [("robot.ee_link", robot.ee_link)]
