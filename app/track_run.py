@@ -19,8 +19,9 @@ from app.control.stall_causes import StallDiagnosis, StallLimits
 from app.control.track_loop import track
 from app.control.trajectory_targets import sample_ticks
 from app.dataset.trajectory import EETrajectory, read_ee_trajectory, write_table
-from app.errors import ConfigError, InputError
+from app.errors import InputError
 from app.ik.model import RobotModel
+from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.compose import compose_urdf
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
@@ -79,14 +80,24 @@ def start_config(model: RobotModel, run: RunConfig, links: list[str], base: Base
     return model.clip(np.asarray(info.q, dtype=float).reshape(-1))
 
 
-def _controller(run: RunConfig, robot, links: list[str], rot_mask, dt: float, watch_boxes: bool):
+def _controller(run: RunConfig, robot, links: list[str], rot_mask, dt: float, scene_robot):
+    """The config's controller for the trajectory's links; with a PyBullet ``scene_robot`` (or None) a QP watches
+    the table and obstacles and, for several arms (``arm_pairs``), every cross-arm pair of collision links, as a
+    run's does (app.runner.make_controller)."""
     config = dataclasses.replace(run.controller, dt=dt)
-    if config.controller_cls.__name__ == "QPController" and len(links) > 1:
-        raise ConfigError(f"{run.name}: controller.type qp tracks one end effector; {len(links)} arms need type ik")
     task = PoseMotion(pos_mask=POS_MASK, rot_mask=rot_mask)  # the file's poses, whatever the config's task
-    s = run.scene_config
-    boxes = tuple(b.name for b in (s.table, *s.obstacles) if b is not None) if watch_boxes else ()
+    s, boxes = run.scene_config, ()
+    if scene_robot is not None:
+        boxes = tuple(b.name for b in (s.table, *s.obstacles) if b is not None)
+        if _watches_arm_pairs(run):
+            pairs = tuple(p for p in cross_arm_pairs(robot.model, list(s.robot.arms.values()))
+                          if p[0] in scene_robot.collision_links and p[1] in scene_robot.collision_links)
+            config = dataclasses.replace(config, self_pairs=config.self_pairs + pairs)
     return config.controller_cls.from_config(robot, config, task, links, dt, boxes, run.seed)
+
+
+def _watches_arm_pairs(run: RunConfig) -> bool:
+    return bool(getattr(run.controller, "arm_pairs", False)) and len(run.scene_config.robot.arms or {}) >= 2
 
 
 def _bounds(run: RunConfig, model: RobotModel, robot) -> np.ndarray:
@@ -118,23 +129,23 @@ def _base(run: RunConfig) -> BaseFrame:
 
 @contextmanager
 def _robot(args, run: RunConfig, model: RobotModel, base: BaseFrame, q0: np.ndarray, every: int):
-    """(robot, advance(), whether its collision rows can be had) at q0: ideal joints (their collision rows from a
-    PyBullet scene posed at q, where a QP watches the table or obstacles), or with --physics the PyBullet robot."""
+    """(robot, advance(), the PyBullet robot or None) at q0: ideal joints (their collision rows from a PyBullet scene
+    posed at q, where a QP watches the table, obstacles or arm pairs), or with --physics the PyBullet robot."""
     s = run.scene_config
     is_qp = run.controller.controller_cls.__name__ == "QPController"
-    needs_scene = args.physics or (is_qp and (s.table is not None or bool(s.obstacles)))
+    needs_scene = args.physics or (is_qp and (s.table is not None or bool(s.obstacles) or _watches_arm_pairs(run)))
     if not needs_scene:
         robot = IntegratorRobot(model, 1, q0, base.R, base.p)
-        yield robot, robot.step, False
+        yield robot, robot.step, None
         return
     scene, scene_robot = build_scene(run)
     try:
         scene_robot.set_state(q0[None])
         if args.physics:
-            yield scene_robot, lambda: [scene.step() for _ in range(every)], True
+            yield scene_robot, lambda: [scene.step() for _ in range(every)], scene_robot
         else:
             robot = QueryRobot(model, scene_robot, q0, base)
-            yield robot, robot.step, True
+            yield robot, robot.step, scene_robot
     finally:
         scene.close()
 
@@ -159,8 +170,8 @@ def run_track(args) -> dict:
     base = _base(run)
     targets = sample_ticks(traj.t, base.p + traj.pos, traj.quat, rate)
     q0 = start_config(model, run, links, base, traj, rot_mask)
-    with _robot(args, run, model, base, q0, every) as (robot, advance, watch_boxes):
-        controller = _controller(run, robot, links, rot_mask, 1.0 / rate, watch_boxes)
+    with _robot(args, run, model, base, q0, every) as (robot, advance, scene_robot):
+        controller = _controller(run, robot, links, rot_mask, 1.0 / rate, scene_robot)
         limits = StallLimits(singular_threshold=args.singular_threshold)
         diagnosis = StallDiagnosis(robot.model, links, POS_MASK, rot_mask, _bounds(run, model, robot),
                                    run.controller.accel_max, 1.0 / rate, limits)

@@ -127,8 +127,9 @@ def test_a_jump_is_a_policy_jump_stretch_with_the_factor_of_the_needed_joint_spe
     assert expected > 1.0
 
 
-def test_two_arms_are_read_by_their_prefixes_and_only_the_jumping_arm_is_reported(tmp_path):
-    """A scene with arms left and right (ik controller): left holds still, right jumps 5 cm; every stretch is
+@pytest.mark.parametrize("config", ["bimanual_ik", "bimanual_qp"])
+def test_two_arms_are_read_by_their_prefixes_and_only_the_jumping_arm_is_reported(tmp_path, config):
+    """A scene with arms left and right (ik, qp controller): left holds still, right jumps 5 cm; every stretch is
     right's, the first a policy_jump at the step (the ik controller then rings about the new pose: it brakes only
     before position limits, which the later stretches show)."""
     t = np.arange(0.0, 1.2, 1.0 / WAYPOINT_HZ)
@@ -138,7 +139,7 @@ def test_two_arms_are_read_by_their_prefixes_and_only_the_jumping_arm_is_reporte
     right[len(t) // 2:, 0] += 0.05
     columns = {"t": t, **_columns(t, left, quat, "left."), **_columns(t, right, quat, "right.")}
     write_table(tmp_path / "two.csv", columns)
-    report, out = _run(tmp_path, str(tmp_path / "two.csv"), str(ROOT / "configs/bimanual_ik.yaml"), "--rot-mask",
+    report, out = _run(tmp_path, str(tmp_path / "two.csv"), str(ROOT / f"configs/{config}.yaml"), "--rot-mask",
                        "0,0,1")
     assert report["arms"] == {"left": "left/ee_gripper_link", "right": "right/ee_gripper_link"}
     assert {s["arm"] for s in report["stretches"]} == {"right"}

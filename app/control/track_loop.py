@@ -51,12 +51,14 @@ def _to_base(base: BaseFrame, targets: TickTargets) -> _BaseTargets:
 
 
 def _drive(controller, targets: TickTargets, k: int) -> None:
-    """One controller tick towards tick k's targets (one environment): the QP gets the full twist."""
+    """One controller tick towards tick k's targets (one environment): the QP gets the full twist (its ``track``
+    feeds forward the linear velocity only), one target per frame task."""
     t = float(targets.t[k])
     if isinstance(controller, QPController):
-        twist = np.concatenate([targets.vel[k, 0], targets.omega[k, 0]])[None]
-        quat = targets.quat[k, :1] if any(controller.task.rot_mask) else None
-        controller.step(t, targets.pos[k, :1], quat, twist)
+        pick = (lambda a: a[k, 0][None]) if targets.pos.shape[1] == 1 else (lambda a: a[k][None])  # noqa: E731
+        twist = np.concatenate([targets.vel, targets.omega], axis=2)
+        quat = pick(targets.quat) if any(any(task.rot_mask) for task in controller.tasks) else None
+        controller.step(t, pick(targets.pos), quat, pick(twist))
     else:
         controller.track(t, Targets(targets.pos[k][None], targets.quat[k][None], targets.vel[k][None]))
 
