@@ -56,9 +56,9 @@ def _drive(controller, targets: TickTargets, k: int) -> None:
     t = float(targets.t[k])
     if isinstance(controller, QPController):
         pick = (lambda a: a[k, 0][None]) if targets.pos.shape[1] == 1 else (lambda a: a[k][None])  # noqa: E731
-        twist = np.concatenate([targets.vel, targets.omega], axis=2)
+        twist = np.concatenate([targets.vel[k:k + 1], targets.omega[k:k + 1]], axis=2)  # (1, arms, 6)
         quat = pick(targets.quat) if any(any(task.rot_mask) for task in controller.tasks) else None
-        controller.step(t, pick(targets.pos), quat, pick(twist))
+        controller.step(t, pick(targets.pos), quat, twist[0, 0][None] if targets.pos.shape[1] == 1 else twist)
     else:
         controller.track(t, Targets(targets.pos[k][None], targets.quat[k][None], targets.vel[k][None]))
 
