@@ -105,3 +105,16 @@ def test_a_wall_between_the_arms_is_a_collision_of_the_giver_for_the_ik_controll
     result, _ = run_handover({"scene_overrides.obstacles": wall, "duration": 8.0})
     ep = result.episodes[0]
     assert ep["reason"] == "collision" and ep["failed_arm"] == "left", ep
+
+
+def test_the_video_films_from_a_named_fixed_camera_in_the_followed_environment():
+    from app.errors import ConfigError
+    from app.video_job import video_view
+
+    run = load_run_config(CONFIG, {"video.camera": "cam_high", "video.follow_env": 1}, n_envs=2)
+    origins = np.array([[0.0, 0.0, 0.0], [1.6, 0.0, 0.0]])
+    view = video_view(run, None, None, origins)
+    cam = run.scene_config.cameras[0]
+    assert np.allclose(view.eye, origins[1] + cam.eye) and np.allclose(view.target, origins[1] + cam.target)
+    with pytest.raises(ConfigError, match="video.camera: 'cam_low' is not a fixed camera of the scene"):
+        load_run_config(CONFIG, {"video.camera": "cam_low"})
