@@ -1,0 +1,168 @@
+"""Compiled signed distances between bodies of spheres and boxes, and their gradients in joint space.
+
+One call takes a batch of configurations; each is independent (run over threads by app.threads.chunked).
+Conventions: a pair's distance is the smallest over its sphere-sphere and sphere-box distances (negative:
+penetration); its gradient row is d(distance)/dq = n . (v_a - v_b), n the unit normal from b's witness to
+a's, v the linear velocity of each witness point per unit joint speed (rows 0-2 of the project's geometric
+Jacobian, base frame).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from app.kinematics._kernels import frames_one
+
+
+@njit(cache=True, nogil=True)
+def _to_base(R, p, link, local, out):
+    """Point ``local`` (3,) of ``link`` (-1: the base) in the base frame, into out (3,)."""
+    if link < 0:
+        out[:] = local
+        return
+    for r in range(3):
+        out[r] = p[link, r] + R[link, r, 0] * local[0] + R[link, r, 1] * local[1] + R[link, r, 2] * local[2]
+
+
+@njit(cache=True, nogil=True)
+def _box_distance(c, Rb, pb, half, normal):
+    """Signed distance of point c (3,) to a box (frame Rb (3, 3), pb (3,) in the base frame, half extents
+    (3,)); the outward unit normal (gradient of the distance) into normal (3,)."""
+    u = np.empty(3)
+    for i in range(3):
+        u[i] = Rb[0, i] * (c[0] - pb[0]) + Rb[1, i] * (c[1] - pb[1]) + Rb[2, i] * (c[2] - pb[2])
+    out2, inside, axis = 0.0, -1e300, 0
+    g = np.zeros(3)
+    for i in range(3):
+        s = 1.0 if u[i] >= 0.0 else -1.0
+        d = abs(u[i]) - half[i]
+        if d > 0.0:
+            out2 += d * d
+            g[i] = s * d
+        if d > inside:
+            inside, axis = d, i
+    if out2 > 0.0:
+        dist = np.sqrt(out2)
+        for i in range(3):
+            g[i] /= dist
+    else:
+        dist = inside
+        g[axis] = 1.0 if u[axis] >= 0.0 else -1.0
+    for r in range(3):
+        normal[r] = Rb[r, 0] * g[0] + Rb[r, 1] * g[1] + Rb[r, 2] * g[2]
+    return dist
+
+
+@njit(cache=True, nogil=True)
+def _add_velocity_row(R, p, link, x, n, sign, jac, row):
+    """row[k] += sign * n . (linear velocity of point x (base frame) on ``link`` per unit speed of DOF k)."""
+    if link < 0:
+        return
+    for k in range(jac.axis.shape[0]):
+        if not jac.ancestor[link, k]:
+            continue
+        j = jac.dof_link[k]
+        z0 = R[j, 0, 0] * jac.axis[k, 0] + R[j, 0, 1] * jac.axis[k, 1] + R[j, 0, 2] * jac.axis[k, 2]
+        z1 = R[j, 1, 0] * jac.axis[k, 0] + R[j, 1, 1] * jac.axis[k, 1] + R[j, 1, 2] * jac.axis[k, 2]
+        z2 = R[j, 2, 0] * jac.axis[k, 0] + R[j, 2, 1] * jac.axis[k, 1] + R[j, 2, 2] * jac.axis[k, 2]
+        if jac.revolute[k]:
+            d0, d1, d2 = x[0] - p[j, 0], x[1] - p[j, 1], x[2] - p[j, 2]
+            v0, v1, v2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+        else:
+            v0, v1, v2 = z0, z1, z2
+        row[k] += sign * (n[0] * v0 + n[1] * v1 + n[2] * v2)
+
+
+@njit(cache=True, nogil=True)
+def _place(R, p, ct, C, BR, BP, bounds):
+    """Sphere centres C (S, 3), box frames BR (K, 3, 3), BP (K, 3) and body bounding centres (N, 3) in the
+    base frame."""
+    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    for s in range(sp.link.shape[0]):
+        _to_base(R, p, sp.link[s], sp.centre[s], C[s])
+    for k in range(bx.link.shape[0]):
+        l = bx.link[k]
+        _to_base(R, p, l, bx.p[k], BP[k])
+        for r in range(3):
+            for c in range(3):
+                BR[k, r, c] = bx.R[k, r, c] if l < 0 else (R[l, r, 0] * bx.R[k, 0, c] + R[l, r, 1] * bx.R[k, 1, c]
+                                                           + R[l, r, 2] * bx.R[k, 2, c])
+    for b in range(bd.link.shape[0]):
+        _to_base(R, p, bd.link[b], bd.centre[b], bounds[b])
+
+
+@njit(cache=True, nogil=True)
+def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n):
+    """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
+    A sphere of a farther from b's bounding sphere than the best distance so far is skipped."""
+    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    best = 1e300
+    nn = np.empty(3)
+    for s in range(bd.s0[a], bd.s1[a]):
+        e0, e1, e2 = C[s, 0] - bounds[b, 0], C[s, 1] - bounds[b, 1], C[s, 2] - bounds[b, 2]
+        if np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - sp.radius[s] - bd.radius[b] >= best:
+            continue
+        for t in range(bd.s0[b], bd.s1[b]):
+            d0, d1, d2 = C[s, 0] - C[t, 0], C[s, 1] - C[t, 1], C[s, 2] - C[t, 2]
+            cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            d = cc - sp.radius[s] - sp.radius[t]
+            if d < best:
+                best = d
+                if cc > 1e-12:
+                    n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
+                else:
+                    n[0], n[1], n[2] = 0.0, 0.0, 1.0
+                xa[:] = C[s]
+                xb[:] = C[t]
+        for k in range(bd.k0[b], bd.k1[b]):
+            d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
+            if d < best:
+                best = d
+                n[:] = nn
+                xa[:] = C[s]
+                for r in range(3):
+                    xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
+    for k in range(bd.k0[a], bd.k1[a]):
+        for t in range(bd.s0[b], bd.s1[b]):
+            d = _box_distance(C[t], BR[k], BP[k], bx.half[k], nn) - sp.radius[t]
+            if d < best:
+                best = d
+                for r in range(3):
+                    n[r] = -nn[r]
+                    xa[r] = C[t, r] - (d + sp.radius[t]) * nn[r]
+                xb[:] = C[t]
+    return best
+
+
+@njit(cache=True, nogil=True)
+def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
+    """Distances (B, P), gradients (B, P, n_dofs) (zeros unless with_gradient) and closest sphere/box
+    witnesses for q (B, n_dofs). A pair whose bounding spheres are more than ``cutoff`` [m] apart gets the
+    bounding spheres' distance (a lower bound of its own) and their gradient."""
+    B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
+    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
+    dist = np.empty((B, P))
+    grad = np.zeros((B, P, nd if with_gradient else 0))
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    bd = ct.bodies
+    for i in range(B):
+        frames_one(q[i], fk, R, p)
+        _place(R, p, ct, C, BR, BP, bounds)
+        for j in range(P):
+            a, b = ct.pairs.a[j], ct.pairs.b[j]
+            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
+            cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            lower = cc - bd.radius[a] - bd.radius[b]
+            if lower > cutoff:
+                dist[i, j] = lower
+                xa[:], xb[:] = bounds[a], bounds[b]
+                n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
+            else:
+                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n)
+            if with_gradient:
+                _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
+                _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
+    return dist, grad
