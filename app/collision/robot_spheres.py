@@ -107,9 +107,8 @@ def fit_robot(text: str, urdf_path: str, package_dirs=None, cached: bool = True)
     """Every link's primitives (no pairs yet), from the cache where a file of this key exists (then it
     carries its pairs too). See the module docstring for the YAML."""
     model = KinematicModel(parse_urdf_string(text, urdf_path))
-    shapes, meshes = collision_shapes(text, urdf_path, package_dirs)
-    tuned, ignore, raw = _hand_tuned(sphere_yaml_path(urdf_path), model.link_names)
-    key = files_key(text, meshes, [raw, VERSION, repr(REACH).encode()])
+    shapes, key = spheres_key(text, urdf_path, package_dirs)
+    tuned, ignore, _ = _hand_tuned(sphere_yaml_path(urdf_path), model.link_names)
     found = load_cached(key) if cached else None
     if found is not None:
         return found
@@ -129,6 +128,14 @@ def fit_robot(text: str, urdf_path: str, package_dirs=None, cached: bool = True)
     for link, s in tuned.items():
         spheres[link], excess[link] = s, _measured(link, s, [sh for sh in shapes if sh.link == link], urdf_path)
     return RobotSpheres(spheres, boxes, excess, ignore, key=key)
+
+
+def spheres_key(text: str, urdf_path: str, package_dirs=None) -> tuple[list, str]:
+    """The collision shapes of a description and its cache key (text, meshes, sphere YAML, fitting version)."""
+    shapes, meshes = collision_shapes(text, urdf_path, package_dirs)
+    yaml_path = sphere_yaml_path(urdf_path)
+    raw = yaml_path.read_bytes() if yaml_path.is_file() else b""
+    return shapes, files_key(text, meshes, [raw, VERSION, repr(REACH).encode()])
 
 
 def _measured(link: str, spheres: np.ndarray, shapes: list, urdf_path: str) -> float:
