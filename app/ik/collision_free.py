@@ -1,0 +1,84 @@
+"""Collision-free pose IK: a layer around the pose solvers that keeps only answers whose every checked
+pair (self, world, held object) is at least ``min_distance`` apart by the sphere model, or says it found
+none.
+
+Candidates, cheapest first: the closed form's 8 branches (WidowX family), ranked by distance to the
+initial configuration; then the LM solver from ``restarts`` random starts for the targets still open.
+A candidate counts only if it reaches the target (the IK's tolerances) and clears every pair.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from app.collision.checker import CollisionModel
+from app.ik.analytic import analytic_ik, certified_arm
+
+
+class CollisionFreeResult(NamedTuple):
+    """q (B, n_dofs); collision_free (B,): reaches the target with every pair >= min_distance; reached (B,):
+    some candidate reached the target; closest (B,) of (name a, name b, distance [m]) at q."""
+
+    q: np.ndarray
+    collision_free: np.ndarray
+    reached: np.ndarray
+    closest: list
+
+
+def _clear(cm: CollisionModel, q: np.ndarray, min_distance: float) -> np.ndarray:
+    d, _ = cm.distances(q, with_gradient=False, cutoff=min_distance)
+    return d.min(axis=-1) >= min_distance
+
+
+def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np.ndarray, min_distance: float = 0.0,
+                      init_qpos: np.ndarray | None = None, restarts: int = 4, seed: int = 0,
+                      pos_tol: float = 1e-4, rot_tol: float = 1e-3) -> CollisionFreeResult:
+    """Collision-free configurations for B full-pose targets of ``link``.
+
+    Args:
+        pos: (B, 3) [m], quat: (B, 4) (w, x, y, z), base frame. min_distance: [m] required clearance.
+        init_qpos: (n_dofs,) or (B, n_dofs); default the mid configuration (also the fingers' values).
+    """
+    pos, quat = np.atleast_2d(np.asarray(pos, float)), np.atleast_2d(np.asarray(quat, float))
+    B = len(pos)
+    q0 = np.broadcast_to(model.mid_config() if init_qpos is None else np.asarray(init_qpos, float),
+                         (B, model.n_dofs)).copy()
+    best = q0.copy()
+    done = np.zeros(B, dtype=bool)
+    reached = np.zeros(B, dtype=bool)
+    arm = certified_arm(model, model.link_index(link))
+    if arm is not None:
+        q_all, valid = analytic_ik(model, link, pos, quat, q_rest=q0[0], arm=arm)
+        cand = np.repeat(q0[:, None], q_all.shape[1], axis=1)
+        cand[..., list(arm.dof_idx)] = q_all
+        order = np.argsort(np.where(valid, np.abs(cand - q0[:, None]).sum(-1), np.inf), axis=1, kind="stable")
+        cand, valid = np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(valid, order, 1)
+        ok = valid.copy()
+        ok[valid] = _clear(cm, cand[valid], min_distance)
+        reached |= valid.any(axis=1)
+        first = np.where(ok.any(axis=1), ok.argmax(axis=1), valid.argmax(axis=1))  # else: a reaching answer
+        done = ok.any(axis=1)
+        best[reached] = cand[reached, first[reached]]
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    for r in range(restarts):
+        open_ = np.flatnonzero(~done)
+        if len(open_) == 0:
+            break
+        start = q0[open_] if r == 0 else rng.uniform(lo, hi, (len(open_), model.n_dofs))
+        info = model.inverse_kinematics(link, pos=pos[open_], quat=quat[open_], init_qpos=start, return_info=True,
+                                        max_samples=1, pos_tol=pos_tol, rot_tol=rot_tol)
+        conv = np.asarray(info.converged)
+        ok = conv.copy()
+        if conv.any():
+            ok[conv] = _clear(cm, info.q[conv], min_distance)
+        newly = conv & ~reached[open_]  # a reaching (colliding) answer, shown where no clear one is found
+        best[open_[newly]] = info.q[newly]
+        reached[open_] |= conv
+        best[open_[ok]] = info.q[ok]
+        done[open_[ok]] = True
+    d, _ = cm.distances(best, with_gradient=False)
+    return CollisionFreeResult(best, done, reached, cm.closest(d))
