@@ -53,3 +53,15 @@ def test_targets_only_reachable_through_a_collision_are_never_flagged_clear(setu
     d, _ = cm.distances(res.q, with_gradient=False)
     assert all(c[2] == pytest.approx(row.min()) for c, row in zip(res.closest, d))
     assert all(c[2] < MIN_D for c, r in zip(res.closest, res.reached) if r)  # the answer shown collides
+
+
+def test_model_inverse_kinematics_takes_avoid_collisions(setup):
+    """RobotModel.inverse_kinematics(..., avoid_collisions=True) gives the same answers, one target or many."""
+    model, cm = setup
+    pos, quat = _targets(model, cm, 8, seed=9)
+    many = model.inverse_kinematics(EE, pos, quat, avoid_collisions=True, min_distance=MIN_D, collision=cm,
+                                    return_info=True)
+    one = model.inverse_kinematics(EE, pos[0], quat[0], avoid_collisions=True, min_distance=MIN_D, collision=WORLD)
+    assert many.q.shape == (8, model.n_dofs) and one.shape == (model.n_dofs,)
+    np.testing.assert_allclose(one, many.q[0])
+    assert many.collision_free.all()

@@ -93,28 +93,58 @@ def _place(R, p, ct, C, BR, BP, bounds):
 
 
 @njit(cache=True, nogil=True)
-def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n):
+def _lower_bounds(C, radius, s0, s1, centre, R, out):
+    """Lower bounds of each sphere's distance to a body inside the bounding sphere (centre (3,), R)."""
+    for s in range(s0, s1):
+        e0, e1, e2 = C[s, 0] - centre[0], C[s, 1] - centre[1], C[s, 2] - centre[2]
+        out[s - s0] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - radius[s] - R
+
+
+@njit(cache=True, nogil=True)
+def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
+    d0, d1, d2 = C[s, 0] - C[t, 0], C[s, 1] - C[t, 1], C[s, 2] - C[t, 2]
+    cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    d = cc - radius[s] - radius[t]
+    if d < best:
+        if cc > 1e-12:
+            n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
+        else:
+            n[0], n[1], n[2] = 0.0, 0.0, 1.0
+        xa[:] = C[s]
+        xb[:] = C[t]
+        return d
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b):
     """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
-    A sphere of a farther from b's bounding sphere than the best distance so far is skipped."""
+
+    Each sphere's distance to the other body's bounding sphere bounds its distances from below: the pair of
+    spheres nearest to the other body gives a first best, and spheres whose bound is not below it are skipped.
+    """
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    sa0, sa1, sb0, sb1 = bd.s0[a], bd.s1[a], bd.s0[b], bd.s1[b]
+    _lower_bounds(C, sp.radius, sa0, sa1, bounds[b], bd.radius[b], lb_a)
+    _lower_bounds(C, sp.radius, sb0, sb1, bounds[a], bd.radius[a], lb_b)
     best = 1e300
+    if sa1 > sa0 and sb1 > sb0:
+        best = _sphere_sphere(C, sp.radius, sa0 + np.argmin(lb_a[:sa1 - sa0]), sb0 + np.argmin(lb_b[:sb1 - sb0]),
+                              best, xa, xb, n)
     nn = np.empty(3)
-    for s in range(bd.s0[a], bd.s1[a]):
-        e0, e1, e2 = C[s, 0] - bounds[b, 0], C[s, 1] - bounds[b, 1], C[s, 2] - bounds[b, 2]
-        if np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - sp.radius[s] - bd.radius[b] >= best:
+    for s in range(sa0, sa1):
+        if lb_a[s - sa0] >= best:
             continue
-        for t in range(bd.s0[b], bd.s1[b]):
-            d0, d1, d2 = C[s, 0] - C[t, 0], C[s, 1] - C[t, 1], C[s, 2] - C[t, 2]
-            cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-            d = cc - sp.radius[s] - sp.radius[t]
-            if d < best:
-                best = d
-                if cc > 1e-12:
-                    n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
-                else:
-                    n[0], n[1], n[2] = 0.0, 0.0, 1.0
-                xa[:] = C[s]
-                xb[:] = C[t]
+        cs0, cs1, cs2, rs = C[s, 0], C[s, 1], C[s, 2], sp.radius[s]
+        for t in range(sb0, sb1):
+            if lb_b[t - sb0] >= best:
+                continue
+            d0, d1, d2 = cs0 - C[t, 0], cs1 - C[t, 1], cs2 - C[t, 2]
+            gap = d0 * d0 + d1 * d1 + d2 * d2
+            reach = best + rs + sp.radius[t]
+            if reach > 0.0 and gap >= reach * reach:  # not closer than best: no square root needed
+                continue
+            best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
         for k in range(bd.k0[b], bd.k1[b]):
             d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
             if d < best:
@@ -124,7 +154,9 @@ def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n):
                 for r in range(3):
                     xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
     for k in range(bd.k0[a], bd.k1[a]):
-        for t in range(bd.s0[b], bd.s1[b]):
+        for t in range(sb0, sb1):
+            if lb_b[t - sb0] >= best:
+                continue
             d = _box_distance(C[t], BR[k], BP[k], bx.half[k], nn) - sp.radius[t]
             if d < best:
                 best = d
@@ -148,6 +180,10 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
     xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
     bd = ct.bodies
+    most = 1
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds)
@@ -161,7 +197,7 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
                 xa[:], xb[:] = bounds[a], bounds[b]
                 n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
             else:
-                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n)
+                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b)
             if with_gradient:
                 _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
                 _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])

@@ -75,8 +75,10 @@ def choose_pairs(model: KinematicModel, robot: RobotSpheres, samples: int = SAMP
     always = contacts == samples
     far = (low > NEAR) & ~always
     if far.any():  # confirmed on a second seed
-        low2, _ = _sweep(checker, model, seeds[1], samples)
-        far &= low2 > NEAR
+        idx = np.flatnonzero(far)
+        low2, _ = _sweep(CollisionModel(model, replace(robot, pairs=tuple(rest[i] for i in idx))), model, seeds[1],
+                         samples)
+        far[idx] = low2 > NEAR
     skipped["always"] = [p for p, s in zip(rest, always) if s]
     skipped["never"] = [p for p, s in zip(rest, far) if s]
     checked = tuple(p for p, a, f in zip(rest, always, far) if not (a or f))

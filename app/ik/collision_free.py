@@ -9,12 +9,15 @@ A candidate counts only if it reaches the target (the IK's tolerances) and clear
 
 from __future__ import annotations
 
+import logging
 from typing import NamedTuple
 
 import numpy as np
 
 from app.collision.checker import CollisionModel
 from app.ik.analytic import analytic_ik, certified_arm
+
+log = logging.getLogger(__name__)
 
 
 class CollisionFreeResult(NamedTuple):
@@ -34,12 +37,15 @@ def _clear(cm: CollisionModel, q: np.ndarray, min_distance: float) -> np.ndarray
 
 def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np.ndarray, min_distance: float = 0.0,
                       init_qpos: np.ndarray | None = None, restarts: int = 4, seed: int = 0,
-                      pos_tol: float = 1e-4, rot_tol: float = 1e-3) -> CollisionFreeResult:
-    """Collision-free configurations for B full-pose targets of ``link``.
+                      **ik_kwargs) -> CollisionFreeResult:
+    """Collision-free configurations for B pose targets of ``link``.
 
     Args:
         pos: (B, 3) [m], quat: (B, 4) (w, x, y, z), base frame. min_distance: [m] required clearance.
         init_qpos: (n_dofs,) or (B, n_dofs); default the mid configuration (also the fingers' values).
+        restarts: LM attempts per open target (the first from init_qpos, then random starts).
+        ik_kwargs: passed to the LM solve (pos_tol, rot_tol, rot_mask, ...); any mask, local point or DOF
+            subset turns the closed-form candidates off (they place the full pose of the link's origin).
     """
     pos, quat = np.atleast_2d(np.asarray(pos, float)), np.atleast_2d(np.asarray(quat, float))
     B = len(pos)
@@ -48,7 +54,8 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
     best = q0.copy()
     done = np.zeros(B, dtype=bool)
     reached = np.zeros(B, dtype=bool)
-    arm = certified_arm(model, model.link_index(link))
+    full_pose = not any(k in ik_kwargs for k in ("pos_mask", "rot_mask", "local_point", "dofs_idx_local"))
+    arm = certified_arm(model, model.link_index(link)) if full_pose else None
     if arm is not None:
         q_all, valid = analytic_ik(model, link, pos, quat, q_rest=q0[0], arm=arm)
         cand = np.repeat(q0[:, None], q_all.shape[1], axis=1)
@@ -70,7 +77,7 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
             break
         start = q0[open_] if r == 0 else rng.uniform(lo, hi, (len(open_), model.n_dofs))
         info = model.inverse_kinematics(link, pos=pos[open_], quat=quat[open_], init_qpos=start, return_info=True,
-                                        max_samples=1, pos_tol=pos_tol, rot_tol=rot_tol)
+                                        max_samples=1, **ik_kwargs)
         conv = np.asarray(info.converged)
         ok = conv.copy()
         if conv.any():
@@ -82,3 +89,26 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
         done[open_[ok]] = True
     d, _ = cm.distances(best, with_gradient=False)
     return CollisionFreeResult(best, done, reached, cm.closest(d))
+
+
+def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float = 0.0, collision=None,
+                                init_qpos=None, return_info: bool = False, **ik_kwargs):
+    """``model.inverse_kinematics(..., avoid_collisions=True, min_distance=..., collision=...)``: one target
+    (3,)/(4,) or n targets (n, 3)/(n, 4). ``collision``: a CollisionModel or a World (the model's own file
+    gives the robot's spheres); None: self-collisions only. Returns q ([n,] n_dofs), or with return_info a
+    CollisionFreeResult (q, collision_free, reached, closest) of the same leading shape."""
+    from app.collision.build import collision_model
+    from app.collision.world import World
+
+    cm = collision if isinstance(collision, CollisionModel) else collision_model(model, collision or World())
+    pos_a, quat_a = np.asarray(pos, dtype=float), np.asarray(quat, dtype=float)
+    one = pos_a.ndim == 1
+    res = collision_free_ik(model, cm, link, pos_a.reshape(-1, 3), quat_a.reshape(-1, 4), min_distance, init_qpos,
+                            **ik_kwargs)
+    if not res.collision_free.all():
+        log.warning("no collision-free answer (clearance >= %g m) for %d of %d targets; closest pair of the first: %s",
+                    min_distance, int((~res.collision_free).sum()), len(res.q),
+                    res.closest[int(np.argmin(res.collision_free))])
+    if one:
+        res = CollisionFreeResult(res.q[0], res.collision_free[0], res.reached[0], res.closest[0])
+    return res if return_info else res.q
