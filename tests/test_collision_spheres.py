@@ -117,3 +117,12 @@ def test_cache_key_follows_the_file_contents(tmp_path):
     (tmp_path / "widowx_ai.spheres.yaml").write_text("collision_spheres:\n  link_6:\n    - {center: [0, 0, 0], radius: 0.1}\n")
     _, tuned = spheres_key(text, str(tmp_path / "widowx_ai.urdf"))
     assert tuned != key
+
+
+def test_clear_agrees_with_the_smallest_distance(widowx_cm):
+    """CollisionModel.clear (early exit at the first close pair) equals min(distances) >= min_distance."""
+    model, cm = widowx_cm
+    q = sample_configs(model, 2000, seed=13)
+    d, _ = cm.distances(q, with_gradient=False)
+    for min_d in (0.0, 0.01, 0.05):
+        np.testing.assert_array_equal(cm.clear(q, min_d), d.min(axis=1) >= min_d)

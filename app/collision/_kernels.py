@@ -117,11 +117,12 @@ def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
 
 
 @njit(cache=True, nogil=True)
-def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b):
+def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, stop):
     """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
 
     Each sphere's distance to the other body's bounding sphere bounds its distances from below: the pair of
     spheres nearest to the other body gives a first best, and spheres whose bound is not below it are skipped.
+    Returns as soon as the best is below ``stop`` (then it is an upper bound).
     """
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
     sa0, sa1, sb0, sb1 = bd.s0[a], bd.s1[a], bd.s0[b], bd.s1[b]
@@ -145,6 +146,8 @@ def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b):
             if reach > 0.0 and gap >= reach * reach:  # not closer than best: no square root needed
                 continue
             best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
+            if best < stop:
+                return best
         for k in range(bd.k0[b], bd.k1[b]):
             d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
             if d < best:
@@ -153,6 +156,8 @@ def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b):
                 xa[:] = C[s]
                 for r in range(3):
                     xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
+                if best < stop:
+                    return best
     for k in range(bd.k0[a], bd.k1[a]):
         for t in range(sb0, sb1):
             if lb_b[t - sb0] >= best:
@@ -197,8 +202,37 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
                 xa[:], xb[:] = bounds[a], bounds[b]
                 n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
             else:
-                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b)
+                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, -1e300)
             if with_gradient:
                 _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
                 _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
     return dist, grad
+
+
+@njit(cache=True, nogil=True)
+def clear_kernel(q, fk, ct, min_distance):
+    """(B,) uint8: 1 where every pair of q (B, n_dofs) is at least ``min_distance`` [m] apart by the spheres;
+    a configuration stops at its first pair found closer."""
+    B, L = q.shape[0], fk.parent.shape[0]
+    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
+    clear = np.ones(B, dtype=np.uint8)
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    bd = ct.bodies
+    most = 1
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    lb_a, lb_b = np.empty(most), np.empty(most)
+    for i in range(B):
+        frames_one(q[i], fk, R, p)
+        _place(R, p, ct, C, BR, BP, bounds)
+        for j in range(ct.pairs.a.shape[0]):
+            a, b = ct.pairs.a[j], ct.pairs.b[j]
+            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
+            if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b] >= min_distance:
+                continue
+            if _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, min_distance) < min_distance:
+                clear[i] = 0
+                break
+    return (clear,)

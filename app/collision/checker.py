@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.collision._kernels import distances_kernel
+from app.collision._kernels import clear_kernel, distances_kernel
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.tables import BodyTables, BoxSet, CollisionTables, PairTables, SphereSet, frozen
 from app.collision.world import World, box_frame, held_spheres
@@ -116,6 +116,14 @@ class CollisionModel:
                   bool(with_gradient))
         d, J = chunked(distances_kernel, len(q2), [q2], shared)
         return d.reshape(batch + d.shape[1:]), J.reshape(batch + J.shape[1:])
+
+    def clear(self, q: np.ndarray, min_distance: float) -> np.ndarray:
+        """Whether every checked pair is at least ``min_distance`` [m] apart by the spheres (a configuration
+        stops at its first closer pair). q (..., n_dofs) -> (...) bool."""
+        batch = q.shape[:-1]
+        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        (ok,) = chunked(clear_kernel, len(q2), [q2], (self.model.fk_tables, self.tables, float(min_distance)))
+        return ok.reshape(batch).astype(bool)
 
     def closest(self, d: np.ndarray) -> list[tuple[str, str, float]]:
         """The closest pair of each row of ``d`` (B, P): (name a, name b, distance [m])."""

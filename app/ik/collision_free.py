@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 
 class CollisionFreeResult(NamedTuple):
     """q (B, n_dofs); collision_free (B,): reaches the target with every pair >= min_distance; reached (B,):
-    some candidate reached the target; closest (B,) of (name a, name b, distance [m]) at q."""
+    some candidate reached the target; closest (B,): where not collision-free, (name a, name b, distance [m])
+    of the closest pair at q; None where collision-free (every pair is >= min_distance)."""
 
     q: np.ndarray
     collision_free: np.ndarray
@@ -31,8 +32,7 @@ class CollisionFreeResult(NamedTuple):
 
 
 def _clear(cm: CollisionModel, q: np.ndarray, min_distance: float) -> np.ndarray:
-    d, _ = cm.distances(q, with_gradient=False, cutoff=min_distance)
-    return d.min(axis=-1) >= min_distance
+    return cm.clear(q, min_distance)
 
 
 def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np.ndarray, min_distance: float = 0.0,
@@ -62,12 +62,15 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
         cand[..., list(arm.dof_idx)] = q_all
         order = np.argsort(np.where(valid, np.abs(cand - q0[:, None]).sum(-1), np.inf), axis=1, kind="stable")
         cand, valid = np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(valid, order, 1)
-        ok = valid.copy()
-        ok[valid] = _clear(cm, cand[valid], min_distance)
         reached |= valid.any(axis=1)
-        first = np.where(ok.any(axis=1), ok.argmax(axis=1), valid.argmax(axis=1))  # else: a reaching answer
-        done = ok.any(axis=1)
-        best[reached] = cand[reached, first[reached]]
+        best[reached] = cand[reached, valid[reached].argmax(axis=1)]  # a reaching answer, if none is clear
+        for rank in range(cand.shape[1]):  # nearest branch first; a target leaves once one is clear
+            todo = np.flatnonzero(~done & valid[:, rank])
+            if len(todo) == 0:
+                continue
+            ok = _clear(cm, cand[todo, rank], min_distance)
+            best[todo[ok]] = cand[todo[ok], rank]
+            done[todo[ok]] = True
     rng = np.random.default_rng(seed)
     lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
     hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
@@ -87,8 +90,12 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
         reached[open_] |= conv
         best[open_[ok]] = info.q[ok]
         done[open_[ok]] = True
-    d, _ = cm.distances(best, with_gradient=False)
-    return CollisionFreeResult(best, done, reached, cm.closest(d))
+    closest: list = [None] * B
+    if not done.all():
+        d, _ = cm.distances(best[~done], with_gradient=False)
+        for k, c in zip(np.flatnonzero(~done), cm.closest(d)):
+            closest[k] = c
+    return CollisionFreeResult(best, done, reached, closest)
 
 
 def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float = 0.0, collision=None,
