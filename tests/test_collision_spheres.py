@@ -126,3 +126,36 @@ def test_clear_agrees_with_the_smallest_distance(widowx_cm):
     d, _ = cm.distances(q, with_gradient=False)
     for min_d in (0.0, 0.01, 0.05):
         np.testing.assert_array_equal(cm.clear(q, min_d), d.min(axis=1) >= min_d)
+
+
+def test_held_object_moves_with_its_link_and_is_checked_against_the_world():
+    """A box held at the gripper: its sphere distance to the table is <= PyBullet's distance between the same
+    box (placed by our FK) and the table, within its stated excess; the fingers holding it are not paired."""
+    from app.collision import HeldObject
+    from app.kinematics.rotations import matrix_to_quat
+    model = RobotModel.from_urdf(str(WIDOWX_URDF))
+    held = HeldObject("cube", "link_6", (0.02, 0.02, 0.02), (0.12, 0.0, 0.0))
+    cm = collision_model(model, World(boxes=WORLD.boxes[:1], held=held))
+    pairs = [k for k, (a, b) in enumerate(cm.pair_names) if b == "cube" or a == "cube"]
+    others = {a if b == "cube" else b for a, b in (cm.pair_names[k] for k in pairs)}
+    assert "table" in others and not others & {"gripper_left", "gripper_right", "link_6", "link_5"}
+    k = cm.pair_names.index(("cube", "table")) if ("cube", "table") in cm.pair_names else \
+        cm.pair_names.index(("table", "cube"))
+    client = pb.connect(pb.DIRECT)
+    try:
+        table = add_box(client, WORLD.boxes[0].half, WORLD.boxes[0].pos)
+        q = sample_configs(model, 200, seed=21)
+        d, _ = cm.distances(q, with_gradient=False)
+        R, p = model.link_frames(q)
+        l6 = model.link_index("link_6")
+        for i in range(len(q)):
+            centre = p[i, l6] + R[i, l6] @ np.array(held.pos)
+            cube = add_box(client, held.half, centre, tuple(matrix_to_quat(R[i, l6])))
+            true = min(pt[8] for pt in pb.getClosestPoints(cube, table, 5.0, physicsClientId=client))
+            pb.removeBody(cube, physicsClientId=client)
+            if true >= 0:
+                assert d[i, k] <= true + 1e-9 and true - d[i, k] <= cm.pair_excess[k] + 1e-3
+            else:
+                assert d[i, k] <= 0
+    finally:
+        pb.disconnect(client)

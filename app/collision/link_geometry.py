@@ -26,7 +26,9 @@ def shape_spheres(shape: CollisionShape, reach: float = REACH) -> tuple[np.ndarr
     if shape.kind == "sphere":
         return np.array([[*shape.p, shape.size[0]]]), 0.0
     fitted = capsule_chain(*shape.size, reach) if shape.kind == "capsule" else fit_convex(shape.hull, reach)
-    return _in_link(fitted.spheres, shape), fitted.excess
+    spheres = _in_link(fitted.spheres, shape)
+    spheres[:, 3] += shape.margin  # they then hold the hull inflated by the margin, with the same excess over it
+    return spheres, fitted.excess
 
 
 def bounding_box(hull: ConvexMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -50,4 +52,4 @@ def shape_box(shape: CollisionShape) -> tuple[np.ndarray, np.ndarray, np.ndarray
     surface, delta = mesh_samples(shape.hull, EXCESS_SPACING)
     corners, delta_box = mesh_samples(box_mesh(half), EXCESS_SPACING)
     gap, _ = cKDTree(surface).query(corners @ R.T + c)
-    return shape.R @ R, shape.R @ c + shape.p, half, float(gap.max() + delta + delta_box)
+    return shape.R @ R, shape.R @ c + shape.p, half + shape.margin, float(gap.max() + delta + delta_box)

@@ -20,6 +20,9 @@ from app.kinematics.description import resolve_uri
 from app.kinematics.rotations import rpy_to_matrix
 
 
+MESH_MARGIN = 0.001  # [m] Bullet's margin on the convex hull PyBullet's URDF importer makes of a mesh
+
+
 class CollisionShape(NamedTuple):
     """One ``<collision>`` element.
 
@@ -31,6 +34,8 @@ class CollisionShape(NamedTuple):
         hull: The convex polytope that PyBullet collides with (box, mesh; a circumscribed prism for a cylinder),
             in the shape frame; None for spheres and capsules.
         source: What it came from, for messages ("link_2 collision 0: mesh .../link_2.stl").
+        margin: [m] PyBullet's collision margin around the shape: its convex hulls collide as the hull
+            inflated by MESH_MARGIN (measured: hull-hull distances 2 mm below the geometric ones); 0 otherwise.
     """
 
     link: str
@@ -40,6 +45,7 @@ class CollisionShape(NamedTuple):
     size: tuple[float, ...]
     hull: ConvexMesh | None
     source: str
+    margin: float = 0.0
 
 
 def _floats(text: str | None, n: int, default: float, what: str, path: str) -> np.ndarray:
@@ -110,7 +116,7 @@ def _shape(link, el, R, p, what, path, base_dir, package_dirs, meshes) -> Collis
         scale = _floats(el.get("scale"), 3, 1.0, f"{what} mesh scale", path)
         meshes.append(file)
         hull = convex_hull(read_vertices(file) * scale, f"{path}: {what} mesh {file}")
-        return CollisionShape(link, "mesh", R, p, tuple(scale), hull, f"{what}: mesh {file}")
+        return CollisionShape(link, "mesh", R, p, tuple(scale), hull, f"{what}: mesh {file}", MESH_MARGIN)
     raise URDFError(f"{what}: geometry <{tag}> is not one of box, cylinder, sphere, capsule, mesh", path)
 
 
