@@ -65,3 +65,17 @@ def test_model_inverse_kinematics_takes_avoid_collisions(setup):
     assert many.q.shape == (8, model.n_dofs) and one.shape == (model.n_dofs,)
     np.testing.assert_allclose(one, many.q[0])
     assert many.collision_free.all()
+
+
+def test_one_axis_targets_use_spun_closed_form_candidates(setup):
+    """rot_mask z-only: answers align the link's z axis with the target's, reach its position, and clear."""
+    from app.kinematics.rotations import quat_to_matrix
+    model, cm = setup
+    pos, quat = _targets(model, cm, 100, seed=17)
+    res = collision_free_ik(model, cm, EE, pos, quat, MIN_D, rot_mask=[False, False, True])
+    assert res.collision_free.mean() >= 0.97
+    ok = res.collision_free
+    p, qt = model.forward_kinematics(res.q[ok], [EE])
+    z_got, z_want = quat_to_matrix(qt[:, 0])[:, :, 2], quat_to_matrix(quat[ok])[:, :, 2]
+    assert np.abs(p[:, 0] - pos[ok]).max() < 1e-3 and (np.einsum("ij,ij->i", z_got, z_want) > 1 - 1e-4).all()
+    assert cm.distances(res.q[ok], with_gradient=False)[0].min() >= MIN_D

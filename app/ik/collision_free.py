@@ -16,6 +16,7 @@ import numpy as np
 
 from app.collision.checker import CollisionModel
 from app.ik.analytic import analytic_ik, certified_arm
+from app.kinematics.rotations import quat_exp, quat_multiply
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,37 @@ class CollisionFreeResult(NamedTuple):
     closest: list
 
 
+SPINS = 8  # rotations about the one aligned axis tried with the closed form (rot_mask with one True)
+
+
+def _closed_form_plan(model, link, ik_kwargs: dict):
+    """The closed-form certificate and the spin axis (None: full pose) where the closed form gives answers:
+    full 6-D targets, or a rot_mask with one True (any rotation about that link axis also meets it)."""
+    if any(k in ik_kwargs for k in ("pos_mask", "local_point", "dofs_idx_local")):
+        return None, None
+    mask = np.asarray(ik_kwargs.get("rot_mask", (True, True, True)), dtype=bool).reshape(-1)
+    if mask.shape != (3,) or mask.sum() not in (1, 3):
+        return None, None
+    return certified_arm(model, model.link_index(link)), (None if mask.all() else np.eye(3)[int(mask.argmax())])
+
+
+def _closed_form_candidates(model, arm, link, pos, quat, q0, spin_axis):
+    """Every branch (for each spin about ``spin_axis``) as full configurations, nearest to q0 first:
+    (B, C, n_dofs) and valid (B, C)."""
+    angles = [0.0] if spin_axis is None else np.arange(SPINS) * 2 * np.pi / SPINS
+    cands, valids = [], []
+    for angle in angles:
+        qt = quat if angle == 0.0 else quat_multiply(quat, quat_exp(spin_axis * angle))
+        q_all, valid = analytic_ik(model, link, pos, qt, q_rest=q0[0], arm=arm)
+        cand = np.repeat(q0[:, None], q_all.shape[1], axis=1)
+        cand[..., list(arm.dof_idx)] = q_all
+        cands.append(cand)
+        valids.append(valid)
+    cand, valid = np.concatenate(cands, axis=1), np.concatenate(valids, axis=1)
+    order = np.argsort(np.where(valid, np.abs(cand - q0[:, None]).sum(-1), np.inf), axis=1, kind="stable")
+    return np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(valid, order, 1)
+
+
 def _clear(cm: CollisionModel, q: np.ndarray, min_distance: float) -> np.ndarray:
     return cm.clear(q, min_distance)
 
@@ -44,8 +76,9 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
         pos: (B, 3) [m], quat: (B, 4) (w, x, y, z), base frame. min_distance: [m] required clearance.
         init_qpos: (n_dofs,) or (B, n_dofs); default the mid configuration (also the fingers' values).
         restarts: LM attempts per open target (the first from init_qpos, then random starts).
-        ik_kwargs: passed to the LM solve (pos_tol, rot_tol, rot_mask, ...); any mask, local point or DOF
-            subset turns the closed-form candidates off (they place the full pose of the link's origin).
+        ik_kwargs: passed to the LM solve (pos_tol, rot_tol, rot_mask, ...). The closed form gives candidates
+            for full poses and for a rot_mask with one True (SPINS rotations about that axis); a pos_mask,
+            local point or DOF subset turns it off.
     """
     pos, quat = np.atleast_2d(np.asarray(pos, float)), np.atleast_2d(np.asarray(quat, float))
     B = len(pos)
@@ -54,14 +87,9 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
     best = q0.copy()
     done = np.zeros(B, dtype=bool)
     reached = np.zeros(B, dtype=bool)
-    full_pose = not any(k in ik_kwargs for k in ("pos_mask", "rot_mask", "local_point", "dofs_idx_local"))
-    arm = certified_arm(model, model.link_index(link)) if full_pose else None
+    arm, spins = _closed_form_plan(model, link, ik_kwargs)
     if arm is not None:
-        q_all, valid = analytic_ik(model, link, pos, quat, q_rest=q0[0], arm=arm)
-        cand = np.repeat(q0[:, None], q_all.shape[1], axis=1)
-        cand[..., list(arm.dof_idx)] = q_all
-        order = np.argsort(np.where(valid, np.abs(cand - q0[:, None]).sum(-1), np.inf), axis=1, kind="stable")
-        cand, valid = np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(valid, order, 1)
+        cand, valid = _closed_form_candidates(model, arm, link, pos, quat, q0, spins)
         reached |= valid.any(axis=1)
         best[reached] = cand[reached, valid[reached].argmax(axis=1)]  # a reaching answer, if none is clear
         for rank in range(cand.shape[1]):  # nearest branch first; a target leaves once one is clear
