@@ -117,12 +117,13 @@ def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
 
 
 @njit(cache=True, nogil=True)
-def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, stop):
+def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
 
     Each sphere's distance to the other body's bounding sphere bounds its distances from below: the pair of
     spheres nearest to the other body gives a first best, and spheres whose bound is not below it are skipped.
-    Returns as soon as the best is below ``stop`` (then it is an upper bound).
+    Returns as soon as the best is below ``stop`` (then it is an upper bound). Sphere pairs that cannot come
+    closer than ``cap`` are skipped too (then a result >= cap only says "not below cap").
     """
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
     sa0, sa1, sb0, sb1 = bd.s0[a], bd.s1[a], bd.s0[b], bd.s1[b]
@@ -134,15 +135,15 @@ def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, stop):
                               best, xa, xb, n)
     nn = np.empty(3)
     for s in range(sa0, sa1):
-        if lb_a[s - sa0] >= best:
+        if lb_a[s - sa0] >= min(best, cap):
             continue
         cs0, cs1, cs2, rs = C[s, 0], C[s, 1], C[s, 2], sp.radius[s]
         for t in range(sb0, sb1):
-            if lb_b[t - sb0] >= best:
+            if lb_b[t - sb0] >= min(best, cap):
                 continue
             d0, d1, d2 = cs0 - C[t, 0], cs1 - C[t, 1], cs2 - C[t, 2]
             gap = d0 * d0 + d1 * d1 + d2 * d2
-            reach = best + rs + sp.radius[t]
+            reach = min(best, cap) + rs + sp.radius[t]
             if reach > 0.0 and gap >= reach * reach:  # not closer than best: no square root needed
                 continue
             best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
@@ -160,7 +161,7 @@ def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, stop):
                     return best
     for k in range(bd.k0[a], bd.k1[a]):
         for t in range(sb0, sb1):
-            if lb_b[t - sb0] >= best:
+            if lb_b[t - sb0] >= min(best, cap):
                 continue
             d = _box_distance(C[t], BR[k], BP[k], bx.half[k], nn) - sp.radius[t]
             if d < best:
@@ -202,7 +203,7 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
                 xa[:], xb[:] = bounds[a], bounds[b]
                 n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
             else:
-                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, -1e300)
+                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, -1e300, 1e300)
             if with_gradient:
                 _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
                 _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
@@ -232,7 +233,7 @@ def clear_kernel(q, fk, ct, min_distance):
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b] >= min_distance:
                 continue
-            if _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, min_distance) < min_distance:
+            if _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance) < min_distance:
                 clear[i] = 0
                 break
     return (clear,)
