@@ -34,7 +34,7 @@ from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import parse_urdf_string
 
 log = logging.getLogger(__name__)
-VERSION = b"spheres-2"
+VERSION = b"spheres-3"
 
 
 @dataclass(frozen=True)

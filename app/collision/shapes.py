@@ -20,7 +20,8 @@ from app.kinematics.description import resolve_uri
 from app.kinematics.rotations import rpy_to_matrix
 
 
-MESH_MARGIN = 0.001  # [m] Bullet's margin on the convex hull PyBullet's URDF importer makes of a mesh
+MESH_MARGIN = 0.001  # [m] Bullet's margin on the convex hulls PyBullet's URDF importer makes of meshes and
+# cylinders (measured: a URDF cylinder reports 1.0 mm less than its geometric distance to a box)
 
 
 class CollisionShape(NamedTuple):
@@ -34,8 +35,9 @@ class CollisionShape(NamedTuple):
         hull: The convex polytope that PyBullet collides with (box, mesh; a circumscribed prism for a cylinder),
             in the shape frame; None for spheres and capsules.
         source: What it came from, for messages ("link_2 collision 0: mesh .../link_2.stl").
-        margin: [m] PyBullet's collision margin around the shape: its convex hulls collide as the hull
-            inflated by MESH_MARGIN (measured: hull-hull distances 2 mm below the geometric ones); 0 otherwise.
+        margin: [m] PyBullet's collision margin around the shape: its convex hulls (meshes, cylinders) collide
+            as the hull inflated by MESH_MARGIN (measured: hull-hull distances 2 mm below the geometric ones);
+            0 for boxes, spheres and capsules.
     """
 
     link: str
@@ -107,8 +109,9 @@ def _shape(link, el, R, p, what, path, base_dir, package_dirs, meshes) -> Collis
         return CollisionShape(link, "box", R, p, tuple(half), box_mesh(half), f"{what}: box")
     if tag in ("cylinder", "capsule"):
         radius, length = _positive(el, "radius", what, path), _positive(el, "length", what, path)
-        hull = prism_mesh(radius, length) if tag == "cylinder" else None
-        return CollisionShape(link, tag, R, p, (radius, length), hull, f"{what}: {tag}")
+        hull = prism_mesh(radius, length) if tag == "cylinder" else None  # PyBullet: a hull too, so its margin
+        return CollisionShape(link, tag, R, p, (radius, length), hull, f"{what}: {tag}",
+                              MESH_MARGIN if tag == "cylinder" else 0.0)
     if tag == "sphere":
         return CollisionShape(link, "sphere", R, p, (_positive(el, "radius", what, path),), None, f"{what}: sphere")
     if tag == "mesh":
