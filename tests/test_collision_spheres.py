@@ -65,8 +65,9 @@ def test_distance_gradients_match_finite_differences(widowx_cm):
     q = sample_configs(model, 30, seed=3)
     _, J = cm.distances(q)
     eps = 1e-6
-    fd = np.stack([(cm.distances(q + eps * e, with_gradient=False)[0] - cm.distances(q - eps * e, with_gradient=False)[0])
-                   / (2 * eps) for e in np.eye(model.n_dofs)], axis=-1)
+    def dist(x):
+        return cm.distances(x, with_gradient=False)[0]
+    fd = np.stack([(dist(q + eps * e) - dist(q - eps * e)) / (2 * eps) for e in np.eye(model.n_dofs)], axis=-1)
     assert J.shape == (30, cm.n_pairs, model.n_dofs)
     assert np.abs(fd - J).max() < 1e-6
 
@@ -114,7 +115,8 @@ def test_cache_key_follows_the_file_contents(tmp_path):
     _, other = spheres_key(text.replace('size="0.05 0.15 0.05"', 'size="0.05 0.16 0.05"'), str(WIDOWX_URDF))
     assert key == same != other
     (tmp_path / "widowx_ai.urdf").write_text(text)
-    (tmp_path / "widowx_ai.spheres.yaml").write_text("collision_spheres:\n  link_6:\n    - {center: [0, 0, 0], radius: 0.1}\n")
+    (tmp_path / "widowx_ai.spheres.yaml").write_text(
+        "collision_spheres:\n  link_6:\n    - {center: [0, 0, 0], radius: 0.1}\n")
     _, tuned = spheres_key(text, str(tmp_path / "widowx_ai.urdf"))
     assert tuned != key
 
@@ -159,3 +161,25 @@ def test_held_object_moves_with_its_link_and_is_checked_against_the_world():
                 assert d[i, k] <= 0
     finally:
         pb.disconnect(client)
+
+
+@pytest.mark.slow  # fits every other link of the arm afresh (~10 s on 2 cores): nothing cached for a temp file
+def test_hand_tuned_spheres_replace_a_links_fit_and_bad_yaml_is_a_config_error(tmp_path):
+    """A <urdf>.spheres.yaml (cuRobo's collision_spheres) replaces link_6's spheres, its excess measured
+    against the URDF's box; an unknown link there is a ConfigError naming the file and the valid links."""
+    from app.collision.robot_spheres import fit_robot
+    from app.errors import ConfigError
+    text = WIDOWX_URDF.read_text()
+    urdf = tmp_path / "widowx_ai.urdf"
+    urdf.write_text(text)
+    yaml_path = tmp_path / "widowx_ai.spheres.yaml"
+    yaml_path.write_text("collision_spheres:\n  link_6:\n    - {center: [0.035, 0.0, 0.0], radius: 0.09}\n"
+                         "self_collision_ignore:\n  link_6: [link_1]\n")
+    found = fit_robot(text, str(urdf), cached=False)
+    np.testing.assert_allclose(found.spheres["link_6"], [[0.035, 0.0, 0.0, 0.09]])
+    # the box 0.05 x 0.15 x 0.05 centred at x = 0.035: the sphere reaches 0.09 - 0.025 beyond its faces
+    assert found.excess["link_6"] == pytest.approx(0.065, abs=0.003)
+    assert ("link_1", "link_6") in found.ignore
+    yaml_path.write_text("collision_spheres:\n  link_9:\n    - {center: [0, 0, 0], radius: 0.1}\n")
+    with pytest.raises(ConfigError, match="unknown link 'link_9'.*link_6"):
+        fit_robot(text, str(urdf), cached=False)

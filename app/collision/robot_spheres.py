@@ -63,15 +63,16 @@ class RobotSpheres:
                 "spheres": {k: v.tolist() for k, v in self.spheres.items()},
                 "boxes": {k: [[np.asarray(x).tolist() for x in b] for b in v] for k, v in self.boxes.items()},
                 "excess": self.excess, "ignore": sorted(map(list, self.ignore)),
-                "pairs": [list(p) for p in self.pairs], "skipped": {k: [list(p) for p in v] for k, v in self.skipped.items()},
-                "samples": self.samples}
+                "pairs": [list(p) for p in self.pairs],
+                "skipped": {k: [list(p) for p in v] for k, v in self.skipped.items()}, "samples": self.samples}
 
     @classmethod
     def from_json(cls, d: dict) -> RobotSpheres:
         return cls({k: np.array(v, dtype=float).reshape(-1, 4) for k, v in d["spheres"].items()},
                    {k: [tuple(np.array(x, dtype=float) for x in b) for b in v] for k, v in d["boxes"].items()},
                    {k: float(v) for k, v in d["excess"].items()}, frozenset(map(tuple, d["ignore"])),
-                   tuple(map(tuple, d["pairs"])), {k: [tuple(p) for p in v] for k, v in d["skipped"].items()}, d["key"], int(d["samples"]))
+                   tuple(map(tuple, d["pairs"])), {k: [tuple(p) for p in v] for k, v in d["skipped"].items()},
+                   d["key"], int(d["samples"]))
 
 
 def sphere_yaml_path(urdf_path: str) -> Path:
