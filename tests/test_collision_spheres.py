@@ -183,3 +183,16 @@ def test_hand_tuned_spheres_replace_a_links_fit_and_bad_yaml_is_a_config_error(t
     yaml_path.write_text("collision_spheres:\n  link_9:\n    - {center: [0, 0, 0], radius: 0.1}\n")
     with pytest.raises(ConfigError, match="unknown link 'link_9'.*link_6"):
         fit_robot(text, str(urdf), cached=False)
+
+
+def test_minima_agree_with_distances_below_the_threshold(widowx_cm):
+    """CollisionModel.minima (used to choose pairs): exact minima where below `near`, contact counts exact."""
+    model, cm = widowx_cm
+    q = sample_configs(model, 3000, seed=19)
+    d, _ = cm.distances(q, with_gradient=False)
+    low, contacts = cm.minima(q, NEAR)
+    exact = d.min(axis=0)
+    below = exact < NEAR
+    np.testing.assert_allclose(low[below], exact[below])
+    assert (low[~below] >= NEAR).all()
+    np.testing.assert_array_equal(contacts, (d <= 0).sum(axis=0))

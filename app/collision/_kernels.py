@@ -237,3 +237,34 @@ def clear_kernel(q, fk, ct, min_distance):
                 clear[i] = 0
                 break
     return (clear,)
+
+
+@njit(cache=True, nogil=True)
+def minima_kernel(q, fk, ct, near):
+    """Over the configurations q (B, n_dofs): each pair's smallest distance where it is below ``near`` [m]
+    (else some value >= near) and how often it is <= 0. Returns ((1, P) float, (1, P) int64)."""
+    B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
+    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
+    low = np.full((1, P), 1e300)
+    contacts = np.zeros((1, P), dtype=np.int64)
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    bd = ct.bodies
+    most = 1
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    lb_a, lb_b = np.empty(most), np.empty(most)
+    for i in range(B):
+        frames_one(q[i], fk, R, p)
+        _place(R, p, ct, C, BR, BP, bounds)
+        for j in range(P):
+            a, b = ct.pairs.a[j], ct.pairs.b[j]
+            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
+            lower = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b]
+            d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
+            if d < low[0, j]:
+                low[0, j] = d
+            if d <= 0.0:
+                contacts[0, j] += 1
+    return low, contacts

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.collision._kernels import clear_kernel, distances_kernel
+from app.collision._kernels import clear_kernel, distances_kernel, minima_kernel
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.tables import BodyTables, BoxSet, CollisionTables, PairTables, SphereSet, frozen
 from app.collision.world import World, box_frame, held_spheres
@@ -124,6 +124,13 @@ class CollisionModel:
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
         (ok,) = chunked(clear_kernel, len(q2), [q2], (self.model.fk_tables, self.tables, float(min_distance)))
         return ok.reshape(batch).astype(bool)
+
+    def minima(self, q: np.ndarray, near: float) -> tuple[np.ndarray, np.ndarray]:
+        """Over configurations q (B, n_dofs): each pair's smallest distance where below ``near`` [m] (else a
+        value >= near) (P,), and in how many configurations it is <= 0 (P,)."""
+        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        low, contacts = chunked(minima_kernel, len(q2), [q2], (self.model.fk_tables, self.tables, float(near)))
+        return low.min(axis=0), contacts.sum(axis=0)
 
     def closest(self, d: np.ndarray) -> list[tuple[str, str, float]]:
         """The closest pair of each row of ``d`` (B, P): (name a, name b, distance [m])."""
