@@ -28,29 +28,27 @@ def _to_base(R, p, link, local, out):
 @njit(cache=True, nogil=True)
 def _box_distance(c, Rb, pb, half, normal):
     """Signed distance of point c (3,) to a box (frame Rb (3, 3), pb (3,) in the base frame, half extents
-    (3,)); the outward unit normal (gradient of the distance) into normal (3,)."""
-    u = np.empty(3)
-    for i in range(3):
-        u[i] = Rb[0, i] * (c[0] - pb[0]) + Rb[1, i] * (c[1] - pb[1]) + Rb[2, i] * (c[2] - pb[2])
-    out2, inside, axis = 0.0, -1e300, 0
-    g = np.zeros(3)
-    for i in range(3):
-        s = 1.0 if u[i] >= 0.0 else -1.0
-        d = abs(u[i]) - half[i]
-        if d > 0.0:
-            out2 += d * d
-            g[i] = s * d
-        if d > inside:
-            inside, axis = d, i
+    (3,)); the outward unit normal (gradient of the distance) into normal (3,). No allocation."""
+    e0, e1, e2 = c[0] - pb[0], c[1] - pb[1], c[2] - pb[2]
+    u0 = Rb[0, 0] * e0 + Rb[1, 0] * e1 + Rb[2, 0] * e2
+    u1 = Rb[0, 1] * e0 + Rb[1, 1] * e1 + Rb[2, 1] * e2
+    u2 = Rb[0, 2] * e0 + Rb[1, 2] * e1 + Rb[2, 2] * e2
+    q0, q1, q2 = abs(u0) - half[0], abs(u1) - half[1], abs(u2) - half[2]
+    o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
+    out2 = o0 * o0 + o1 * o1 + o2 * o2
     if out2 > 0.0:
         dist = np.sqrt(out2)
-        for i in range(3):
-            g[i] /= dist
+        g0, g1, g2 = np.copysign(o0, u0) / dist, np.copysign(o1, u1) / dist, np.copysign(o2, u2) / dist
     else:
-        dist = inside
-        g[axis] = 1.0 if u[axis] >= 0.0 else -1.0
+        g0 = g1 = g2 = 0.0
+        if q0 >= q1 and q0 >= q2:
+            dist, g0 = q0, 1.0 if u0 >= 0.0 else -1.0
+        elif q1 >= q2:
+            dist, g1 = q1, 1.0 if u1 >= 0.0 else -1.0
+        else:
+            dist, g2 = q2, 1.0 if u2 >= 0.0 else -1.0
     for r in range(3):
-        normal[r] = Rb[r, 0] * g[0] + Rb[r, 1] * g[1] + Rb[r, 2] * g[2]
+        normal[r] = Rb[r, 0] * g0 + Rb[r, 1] * g1 + Rb[r, 2] * g2
     return dist
 
 
@@ -75,10 +73,12 @@ def _add_velocity_row(R, p, link, x, n, sign, jac, row):
 
 
 @njit(cache=True, nogil=True)
-def _place(R, p, ct, C, BR, BP, bounds):
-    """Sphere centres C (S, 3), box frames BR (K, 3, 3), BP (K, 3) and body bounding centres (N, 3) in the
-    base frame."""
+def _place(R, p, ct, C, BR, BP, bounds, GC):
+    """Sphere centres C (S, 3), box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group
+    centres GC (G, 3) in the base frame."""
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    for g in range(ct.groups.link.shape[0]):
+        _to_base(R, p, ct.groups.link[g], ct.groups.centre[g], GC[g])
     for s in range(sp.link.shape[0]):
         _to_base(R, p, sp.link[s], sp.centre[s], C[s])
     for k in range(bx.link.shape[0]):
@@ -117,7 +117,7 @@ def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
 
 
 @njit(cache=True, nogil=True)
-def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
+def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
 
     Each sphere's distance to the other body's bounding sphere bounds its distances from below: the pair of
@@ -134,21 +134,30 @@ def _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
         best = _sphere_sphere(C, sp.radius, sa0 + np.argmin(lb_a[:sa1 - sa0]), sb0 + np.argmin(lb_b[:sb1 - sb0]),
                               best, xa, xb, n)
     nn = np.empty(3)
-    for s in range(sa0, sa1):
-        if lb_a[s - sa0] >= min(best, cap):
+    gp = ct.groups
+    for ga in range(bd.g0[a], bd.g1[a]):  # sphere-sphere, a group pair at a time
+        for gb in range(bd.g0[b], bd.g1[b]):
+            e0, e1, e2 = GC[ga, 0] - GC[gb, 0], GC[ga, 1] - GC[gb, 1], GC[ga, 2] - GC[gb, 2]
+            reach = min(best, cap) + gp.radius[ga] + gp.radius[gb]
+            if reach <= 0.0 or e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
+                continue
+            for s in range(gp.s0[ga], gp.s1[ga]):
+                if lb_a[s - sa0] >= min(best, cap):
+                    continue
+                cs0, cs1, cs2, rs = C[s, 0], C[s, 1], C[s, 2], sp.radius[s]
+                for t in range(gp.s0[gb], gp.s1[gb]):
+                    if lb_b[t - sb0] >= min(best, cap):
+                        continue
+                    d0, d1, d2 = cs0 - C[t, 0], cs1 - C[t, 1], cs2 - C[t, 2]
+                    reach = min(best, cap) + rs + sp.radius[t]
+                    if reach > 0.0 and d0 * d0 + d1 * d1 + d2 * d2 >= reach * reach:
+                        continue
+                    best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
+                    if best < stop:
+                        return best
+    for s in range(sa0, sa1):  # spheres of a against boxes of b
+        if bd.k1[b] == bd.k0[b] or lb_a[s - sa0] >= min(best, cap):
             continue
-        cs0, cs1, cs2, rs = C[s, 0], C[s, 1], C[s, 2], sp.radius[s]
-        for t in range(sb0, sb1):
-            if lb_b[t - sb0] >= min(best, cap):
-                continue
-            d0, d1, d2 = cs0 - C[t, 0], cs1 - C[t, 1], cs2 - C[t, 2]
-            gap = d0 * d0 + d1 * d1 + d2 * d2
-            reach = min(best, cap) + rs + sp.radius[t]
-            if reach > 0.0 and gap >= reach * reach:  # not closer than best: no square root needed
-                continue
-            best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
-            if best < stop:
-                return best
         for k in range(bd.k0[b], bd.k1[b]):
             d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
             if d < best:
@@ -184,6 +193,7 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     grad = np.zeros((B, P, nd if with_gradient else 0))
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    GC = np.empty((ct.groups.link.shape[0], 3))
     xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
     bd = ct.bodies
     most = 1
@@ -192,7 +202,7 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
-        _place(R, p, ct, C, BR, BP, bounds)
+        _place(R, p, ct, C, BR, BP, bounds, GC)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
@@ -203,7 +213,7 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
                 xa[:], xb[:] = bounds[a], bounds[b]
                 n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
             else:
-                dist[i, j] = _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, -1e300, 1e300)
+                dist[i, j] = _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, 1e300)
             if with_gradient:
                 _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
                 _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
@@ -219,6 +229,7 @@ def clear_kernel(q, fk, ct, min_distance):
     clear = np.ones(B, dtype=np.uint8)
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    GC = np.empty((ct.groups.link.shape[0], 3))
     xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
     bd = ct.bodies
     most = 1
@@ -227,13 +238,13 @@ def clear_kernel(q, fk, ct, min_distance):
     lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
-        _place(R, p, ct, C, BR, BP, bounds)
+        _place(R, p, ct, C, BR, BP, bounds, GC)
         for j in range(ct.pairs.a.shape[0]):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b] >= min_distance:
                 continue
-            if _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance) < min_distance:
+            if _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance) < min_distance:
                 clear[i] = 0
                 break
     return (clear,)
@@ -249,6 +260,7 @@ def minima_kernel(q, fk, ct, near):
     contacts = np.zeros((1, P), dtype=np.int64)
     R, p = np.empty((L, 3, 3)), np.empty((L, 3))
     C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    GC = np.empty((ct.groups.link.shape[0], 3))
     xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
     bd = ct.bodies
     most = 1
@@ -257,12 +269,12 @@ def minima_kernel(q, fk, ct, near):
     lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
-        _place(R, p, ct, C, BR, BP, bounds)
+        _place(R, p, ct, C, BR, BP, bounds, GC)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             lower = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b]
-            d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
+            d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
             if d < low[0, j]:
                 low[0, j] = d
             if d <= 0.0:

@@ -9,7 +9,7 @@ import numpy as np
 
 from app.collision._kernels import clear_kernel, distances_kernel, minima_kernel
 from app.collision.robot_spheres import RobotSpheres
-from app.collision.tables import BodyTables, BoxSet, CollisionTables, PairTables, SphereSet, frozen
+from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
 from app.collision.world import World, box_frame, held_spheres
 from app.kinematics.model import KinematicModel
 from app.threads import chunked
@@ -76,9 +76,16 @@ class CollisionModel:
 
     def _tables(self, pairs: list[tuple[int, int]]) -> CollisionTables:
         sl, sc, sr, bl, bR, bp, bh, s0, s1, k0, k1, cen, rad = ([] for _ in range(13))
+        gs0, gs1, gl, gc, gr, g0, g1 = ([] for _ in range(7))
         for name, link, spheres, boxes, _ in self._bodies:
-            s0.append(len(sl)); k0.append(len(bl))
-            sl += [link] * len(spheres); sc += list(spheres[:, :3]); sr += list(spheres[:, 3])
+            s0.append(len(sl)); k0.append(len(bl)); g0.append(len(gs0))
+            for group in _groups(spheres):
+                gs0.append(len(sl)); gl.append(link)
+                sl += [link] * len(group); sc += list(group[:, :3]); sr += list(group[:, 3])
+                gs1.append(len(sl))
+                c, r = _bounding(group, [])
+                gc.append(c); gr.append(r)
+            g1.append(len(gs0))
             for R, p, half in boxes:
                 bl.append(link); bR.append(R); bp.append(p); bh.append(half)
             s1.append(len(sl)); k1.append(len(bl))
@@ -92,8 +99,11 @@ class CollisionModel:
             BoxSet(frozen(bl, i64), frozen(np.reshape(bR, (-1, 3, 3))), frozen(np.reshape(bp, (-1, 3))),
                    frozen(np.reshape(bh, (-1, 3)))),
             BodyTables(frozen(s0, i64), frozen(s1, i64), frozen(k0, i64), frozen(k1, i64),
-                       frozen([b[1] for b in self._bodies], i64), frozen(np.reshape(cen, (-1, 3))), frozen(rad)),
-            PairTables(frozen([a for a, _ in pairs], i64), frozen([b for _, b in pairs], i64)))
+                       frozen([b[1] for b in self._bodies], i64), frozen(np.reshape(cen, (-1, 3))), frozen(rad),
+                       frozen(g0, i64), frozen(g1, i64)),
+            PairTables(frozen([a for a, _ in pairs], i64), frozen([b for _, b in pairs], i64)),
+            GroupSet(frozen(gs0, i64), frozen(gs1, i64), frozen(gl, i64), frozen(np.reshape(gc, (-1, 3))),
+                     frozen(gr)))
 
     @property
     def n_pairs(self) -> int:
@@ -136,6 +146,19 @@ class CollisionModel:
         """The closest pair of each row of ``d`` (B, P): (name a, name b, distance [m])."""
         idx = d.argmin(axis=-1)
         return [(*self.pair_names[k], float(row[k])) for k, row in zip(idx, d)]
+
+
+GROUP = 8  # spheres per group: the kernel skips a whole group when its bounding sphere cannot be closer
+
+
+def _groups(spheres: np.ndarray) -> list[np.ndarray]:
+    """A body's spheres (k, 4) in groups of at most GROUP neighbours: sorted along their principal axis."""
+    if len(spheres) <= GROUP:
+        return [spheres] if len(spheres) else []
+    centred = spheres[:, :3] - spheres[:, :3].mean(axis=0)
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    ordered = spheres[np.argsort(centred @ axis, kind="stable")]
+    return np.array_split(ordered, int(np.ceil(len(spheres) / GROUP)))
 
 
 def _bounding(spheres: np.ndarray, boxes: Sequence) -> tuple[np.ndarray, float]:

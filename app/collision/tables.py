@@ -30,12 +30,25 @@ class BoxSet(NamedTuple):
 
 class BodyTables(NamedTuple):
     """N bodies: spheres [s0, s1) and boxes [k0, k1) of the sets above; link (N,); a bounding sphere each
-    (centre (N, 3) in the link frame, radius (N,)) for the early-out."""
+    (centre (N, 3) in the link frame, radius (N,)) for the early-out; sphere groups [g0, g1)."""
 
     s0: np.ndarray
     s1: np.ndarray
     k0: np.ndarray
     k1: np.ndarray
+    link: np.ndarray
+    centre: np.ndarray
+    radius: np.ndarray
+    g0: np.ndarray
+    g1: np.ndarray
+
+
+class GroupSet(NamedTuple):
+    """G groups of a few neighbouring spheres of one body: spheres [s0, s1), link (G,), a bounding sphere each
+    (centre (G, 3) in the link frame, radius (G,)). Body j owns groups [BodyTables.g0[j], g1[j])."""
+
+    s0: np.ndarray
+    s1: np.ndarray
     link: np.ndarray
     centre: np.ndarray
     radius: np.ndarray
@@ -55,6 +68,7 @@ class CollisionTables(NamedTuple):
     boxes: BoxSet
     bodies: BodyTables
     pairs: PairTables
+    groups: GroupSet
 
 
 def frozen(arr, dtype=float) -> np.ndarray:
