@@ -159,6 +159,10 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
         if bd.k1[b] == bd.k0[b] or lb_a[s - sa0] >= min(best, cap):
             continue
         for k in range(bd.k0[b], bd.k1[b]):
+            e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
+            reach = min(best, cap) + sp.radius[s] + bx.reach[k]
+            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
+                continue  # not within the box's bounding sphere's reach
             d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
             if d < best:
                 best = d
@@ -171,6 +175,10 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     for k in range(bd.k0[a], bd.k1[a]):
         for t in range(sb0, sb1):
             if lb_b[t - sb0] >= min(best, cap):
+                continue
+            e0, e1, e2 = C[t, 0] - BP[k, 0], C[t, 1] - BP[k, 1], C[t, 2] - BP[k, 2]
+            reach = min(best, cap) + sp.radius[t] + bx.reach[k]
+            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
                 continue
             d = _box_distance(C[t], BR[k], BP[k], bx.half[k], nn) - sp.radius[t]
             if d < best:

@@ -97,7 +97,7 @@ class CollisionModel:
         return CollisionTables(
             SphereSet(frozen(sl, i64), frozen(np.reshape(sc, (-1, 3))), frozen(sr)),
             BoxSet(frozen(bl, i64), frozen(np.reshape(bR, (-1, 3, 3))), frozen(np.reshape(bp, (-1, 3))),
-                   frozen(np.reshape(bh, (-1, 3)))),
+                   frozen(np.reshape(bh, (-1, 3))), frozen(np.linalg.norm(np.reshape(bh, (-1, 3)), axis=1))),
             BodyTables(frozen(s0, i64), frozen(s1, i64), frozen(k0, i64), frozen(k1, i64),
                        frozen([b[1] for b in self._bodies], i64), frozen(np.reshape(cen, (-1, 3))), frozen(rad),
                        frozen(g0, i64), frozen(g1, i64)),

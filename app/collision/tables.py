@@ -20,12 +20,14 @@ class SphereSet(NamedTuple):
 
 
 class BoxSet(NamedTuple):
-    """K boxes. link (K,) int; R (K, 3, 3), p (K, 3): the box frame in the link frame; half (K, 3) [m]."""
+    """K boxes. link (K,) int; R (K, 3, 3), p (K, 3): the box frame in the link frame; half (K, 3) [m];
+    reach (K,): |half|, the radius of the box's bounding sphere [m]."""
 
     link: np.ndarray
     R: np.ndarray
     p: np.ndarray
     half: np.ndarray
+    reach: np.ndarray
 
 
 class BodyTables(NamedTuple):
