@@ -11,9 +11,10 @@ LEAF = {"errors", "validation", "threads", "kernel_cache", "ray_session"}
 ALLOWED = {  # package -> packages it may import (besides itself); "leaf": the LEAF modules above
     "leaf": set(),
     "kinematics": {"leaf"},
-    "ik": {"leaf", "kinematics"},
-    "control": {"leaf", "kinematics", "ik"},
-    "sim": {"leaf", "kinematics", "ik"},
+    "collision": {"leaf", "kinematics"},
+    "ik": {"leaf", "kinematics", "collision"},
+    "control": {"leaf", "kinematics", "ik", "collision"},
+    "sim": {"leaf", "kinematics", "ik", "collision"},
     "render": {"leaf"},
     "config": {"leaf", "kinematics", "control"},
     "dataset": {"leaf", "render"},
