@@ -118,3 +118,28 @@ def test_the_video_films_from_a_named_fixed_camera_in_the_followed_environment()
     assert np.allclose(view.eye, origins[1] + cam.eye) and np.allclose(view.target, origins[1] + cam.target)
     with pytest.raises(ConfigError, match="video.camera: 'cam_low' is not a fixed camera of the scene"):
         load_run_config(CONFIG, {"video.camera": "cam_low"})
+
+
+KIT = ROOT.parent / "shared" / "reference" / "trossen_arm_description" / "urdf" / "stationary_ai.urdf"
+
+
+@pytest.mark.skipif(not KIT.is_file(), reason="../shared/reference (Trossen's Stationary AI) is absent")
+def test_the_kits_own_description_hands_the_cube_over_too():
+    """scenes/stationary_ai_handover.yaml: the official one-file URDF (two follower arms, their mesh fingers, the
+    kit's table top), each arm's gripper named in robot.grippers."""
+    result, _ = run_handover({"scene": "scenes/stationary_ai_handover.yaml", "task.meet": [0.0, 0.0, 0.27],
+                              "scene_overrides.objects": [{"name": "cube", "size": [0.06, 0.06, 0.06], "mass": 0.05,
+                                                           "pos": [0.02, 0.25, 0.05]}]})
+    ep = result.episodes[0]
+    assert ep["success"] and ep["place_error_xy_m"] < 0.01, ep
+
+
+def test_a_gripper_of_a_several_arm_description_must_name_one_of_its_arms():
+    from app.errors import ConfigError
+
+    if not KIT.is_file():
+        pytest.skip("../shared/reference (Trossen's Stationary AI) is absent")
+    grippers = [{"arm": "middle", "joints": ["follower_left_left_carriage_joint"]}]
+    with pytest.raises(ConfigError, match=r"robot.grippers\[0\].arm: must name one of the arms \['left', 'right'\]"):
+        load_run_config(ROOT / "configs" / "bimanual_ik.yaml", {"scene": "scenes/stationary_ai_handover.yaml",
+                                                                "scene_overrides.robot.grippers": grippers})

@@ -69,8 +69,16 @@ def gripper_checks(run: RunConfig, model, key) -> list[tuple]:
     the robots of a rig (their joints named NAME/... in the rig's model)."""
     s = run.scene_config
     if not s.robots:
-        return [] if s.robot.gripper is None else \
+        checks = [] if s.robot.gripper is None else \
             one_gripper_checks(s.robot.gripper, model, lambda field: key("robot", "gripper", field))
+        arms, named = sorted(s.robot.arms or {}), [g.arm for g in s.robot.grippers]
+        for i, g in enumerate(s.robot.grippers):
+            k = lambda field, i=i: key("robot", "grippers") + f"[{i}].{field}"  # noqa: E731
+            checks.append((k("arm"), g.arm in arms and named.count(g.arm) == 1 and s.robot.gripper is None,
+                           f"must name one of the arms {arms} (robot.arms), each at most once, with no robot.gripper "
+                           f"beside robot.grippers; got {g.arm!r}"))
+            checks += one_gripper_checks(g, model, k)
+        return checks
     checks = []
     for i, (arm, g) in enumerate((r.name, r.gripper) for r in s.robots):
         if g is not None:
@@ -156,7 +164,7 @@ def _script_checks(t: ScriptMotion, has_gripper: bool, k) -> list[tuple]:
 def _handover_checks(t: HandoverMotion, s, k) -> list[tuple]:
     """A hand-over needs two different arms of the scene's robots, each with a gripper, and a box to hand over."""
     arms = sorted((s.robot.arms or {}))
-    grippers = sorted(r.name for r in s.robots if r.gripper is not None)
+    grippers = sorted([r.name for r in s.robots if r.gripper is not None] + [g.arm for g in s.robot.grippers])
     objects = {o.name: o for o in s.objects}
     obj = objects.get(t.object)
     depth_ok = obj is not None and all(0 < d < obj.size[2] for d in (t.give_depth, t.take_depth))

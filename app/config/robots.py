@@ -51,7 +51,10 @@ def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> Scene
 
 
 def rig_grippers(scene: SceneConfig) -> dict[str, GripperSection]:
-    """Arm name -> its gripper section with the rig's joint names (NAME/...): the robots of a rig that have one."""
+    """Arm name -> its gripper section, joints named as in the robot's model: the robots of a rig that have one
+    (their joints NAME/...), or the ``grippers`` of a description with several arms (each naming its ``arm``)."""
+    if not scene.robots:
+        return {g.arm: g for g in scene.robot.grippers}
     return {r.name: dataclasses.replace(r.gripper, joints=tuple(f"{r.name}{SEPARATOR}{j}" for j in r.gripper.joints))
             for r in scene.robots if r.gripper is not None}
 

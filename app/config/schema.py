@@ -39,6 +39,7 @@ class GripperSection:
     approach_axis: str = "x"
     closing_axis: str = "y"
     mimic: bool = True  # the two fingers tied by a JOINT_GEAR constraint (the URDF's <mimic>): they move as one
+    arm: str | None = None  # in robot.grippers of a description with several arms: the arm (robot.arms) it is on
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class RobotSection:
     init_qpos: tuple[float, ...] | None = None
     gripper: GripperSection | None = None  # None: the fingers are ordinary DOFs of the arm
     arms: dict | None = None  # arm name -> end-effector link, for a description with several arms
+    grippers: tuple[GripperSection, ...] = ()  # one per arm of such a description, each naming its ``arm``
 
 
 OBJECT_SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")  # what app.sim.objects builds (a test holds them equal)
