@@ -32,7 +32,7 @@ from app.errors import AppError
 
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 _ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
-_started: list[psutil.Process] = []  # the processes start_ray started, even if interrupted (psutil: never a reused pid)
+_started: list[psutil.Process] = []  # what start_ray started, even if interrupted (psutil: never a reused pid)
 # Ray's autoscaler monitor, by the script its process runs (Ray's file layout, not an API: ray is pinned in
 # pyproject.toml to the versions tests/test_ray_session.py checks it on; should it move, the test fails and
 # ray.shutdown alone stops the monitor, 0.8 s slower)
@@ -106,7 +106,7 @@ def start_ray(workers: int, address: str | None = None):
             raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
         finally:
-            _started.extend(_ray_children(ray, before))
+            _started.extend(tree(_ray_children(ray, before)))  # their children too: the raylet's agents
             if threading.current_thread() is threading.main_thread() and sigterm is not None:
                 signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
         _ours = _session(ray)
