@@ -178,7 +178,11 @@ class VideoJob:
         context = _context() if workers else None  # the fork server, from this (main) thread
         self._thread = threading.Thread(target=self._encode, args=(run, context, workers, path, fps, total),
                                         daemon=True, name="video-encoder")
-        self._thread.start()
+        try:
+            self._thread.start()
+        except BaseException:  # a Ctrl-C while the thread starts (its start is waited for): the caller never gets
+            self.abort()  # this job to abort, so it ends here, before it starts render processes
+            raise
 
     def start(self, spec: VideoSpec) -> None:
         """How the frames look (camera, overlay), known once the caller's scene is built."""
@@ -202,7 +206,7 @@ class VideoJob:
     def _encode(self, run: RunConfig, context, workers: int, path: Path, fps: int, total: int) -> None:
         pool = None
         try:
-            if workers:
+            if workers and not self._aborted.is_set():
                 pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init,
                                            initargs=(headless(run),))
                 for _ in range(workers):  # each submit while none is idle starts a process: all build now
