@@ -6,6 +6,12 @@ PyBullet on first use.
 
 import logging as _logging
 import os as _os
+import sys as _sys
+
+if _sys.argv[:1] == ["-m"]:  # a command line (python -m app.X) still importing: a signal ends it in one line
+    from app.cli import catch_signals_while_importing as _catch
+
+    _catch()
 
 from app.kernel_cache import compile_pending as _compile_pending, configure as _configure_kernel_cache
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.config.robots import rig_grippers, rig_parts
 from app.config.schema import BoxSection, GripperSection, RunConfig
 from app.observe import object_spec, object_starts
 from app.sim.gripper import GripperSpec
@@ -28,8 +29,11 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
     scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity, solver_iterations=cfg.solver_iterations,
                   cone_friction=cfg.cone_friction)
     try:
-        robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs,
-                                cfg.robot.xacro_args)
+        if cfg.robots:
+            robot = scene.add_robots(rig_parts(cfg), cfg.robot.base_pos, cfg.robot.base_quat)
+        else:
+            robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs,
+                                    cfg.robot.xacro_args)
         for section in (cfg.floor, cfg.table, *cfg.obstacles):
             if section is not None:
                 scene.add_box(_box(section))
@@ -43,6 +47,8 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
         _place_objects(run, scene, envs)
         if cfg.robot.gripper is not None:
             robot.attach_gripper(gripper_spec(cfg.robot.gripper, cfg.robot.ee_link))
+        for arm, section in rig_grippers(cfg).items():
+            robot.attach_gripper(gripper_spec(section, cfg.robot.arms[arm]), arm)
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))

@@ -15,10 +15,29 @@ def _terminate(signum, frame) -> None:
     raise Terminated()
 
 
+def _stopped_while_importing(signum, frame) -> None:
+    """SIGINT/SIGTERM before ``run_cli`` took over (the package still importing numba, PyBullet, ...)."""
+    word, code = ("interrupted (SIGINT)", 130) if signum == signal.SIGINT else ("terminated (SIGTERM)", 143)
+    print(f"{word}: stopped while starting; no output was written or replaced", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def catch_signals_while_importing() -> None:
+    """Until ``run_cli`` runs, SIGINT and SIGTERM end a command line with one line (130 / 143) instead of a
+    KeyboardInterrupt traceback from inside an import. A signal the shell set to be ignored stays ignored."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) in (signal.default_int_handler, signal.SIG_DFL):
+            signal.signal(signum, _stopped_while_importing)
+
+
 def run_cli(body, stopped: str = "no output was written or replaced") -> int:
     """``body()``'s exit code, with SIGINT and SIGTERM ending it in one line (130 / 143) and no Ray process
     left behind."""
+    if signal.getsignal(signal.SIGINT) is _stopped_while_importing:  # from here on a KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     previous = signal.signal(signal.SIGTERM, _terminate)
+    if previous is _stopped_while_importing:
+        previous = signal.SIG_DFL
     try:
         try:
             return body()

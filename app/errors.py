@@ -80,3 +80,28 @@ class NotApplicableError(AppError):
     def __init__(self, reason: str):
         self.reason = reason
         super().__init__(f"closed-form IK not applicable: {reason}")
+
+
+class DatasetError(AppError):
+    """A recorded dataset (LeRobot v3.0/v2.1, ACT HDF5) is missing, malformed or does not fit what was asked.
+
+    Attributes:
+        path: The file or folder concerned, if known.
+    """
+
+    def __init__(self, message: str, path: str | None = None):
+        super().__init__(message if path is None else f"{path}: {message}")
+        self.path = path
+
+
+class IncompatibleError(InputError):
+    """Two pieces (tasks or limits of one QP, say) that cannot be used together.
+
+    Attributes:
+        first, second: The two pieces (their reprs name them).
+        reason: Why they cannot be combined.
+    """
+
+    def __init__(self, first: object, second: object, reason: str):
+        self.first, self.second, self.reason = first, second, reason
+        super().__init__(f"{first!r} and {second!r} cannot be combined: {reason}")

@@ -16,6 +16,10 @@ from app.build import build_scene
 
 GOLDEN_DURATION = 0.5  # [s] simulated per config
 GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministic on one machine
+# [m] for objects at the end of a pick: released, they settle through contacts that turn a last-bit difference of
+# the arm's path (another CPU's floating-point paths in the compiled kernels) into tens of micrometres (4.5e-5 m
+# seen between two machines with the arms' joints within 1e-6 rad); a placement is judged at 1 cm
+OBJECT_TOLERANCE = 1e-4
 WHOLE_EPISODES = {"pick_place": 4}  # task types judged at their end: this many environments, the full duration
 
 
@@ -54,6 +58,7 @@ def compare(actual: dict, golden: dict, tol: float = GOLDEN_TOLERANCE) -> list[s
         a, g = np.array(actual.get(key, [])), np.array(golden.get(key, []))
         if a.shape != g.shape:
             problems.append(f"{key}: shape {a.shape} != golden {g.shape}")
-        elif not np.allclose(a, g, atol=tol, rtol=0):
-            problems.append(f"{key}: max difference {np.abs(a - g).max():.3g} > {tol:g}")
+        elif not np.allclose(a, g, atol=OBJECT_TOLERANCE if key == "objects_final_pos" else tol, rtol=0):
+            problems.append(f"{key}: max difference {np.abs(a - g).max():.3g} > "
+                            f"{OBJECT_TOLERANCE if key == 'objects_final_pos' else tol:g}")
     return problems

@@ -11,7 +11,7 @@ from app.control.grasps import GraspGeometry
 from app.control.observation import Observation
 from app.control.pick_place import PickPlaceSequencer, PickPlaceMotion, draw_places
 from app.control.script import ScriptPlayer, ScriptMotion
-from app.control.motions import TargetGenerator
+from app.control.motions import ArmsMotion, ArmsTargets, TargetGenerator
 from app.kinematics.base_frame import BaseFrame
 from app.sim.objects import ObjectSpec
 from app.sim.robot import Robot
@@ -53,6 +53,8 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
     task, base_pos = run.task, np.array(run.scene_config.robot.base_pos)
     if isinstance(task, ScriptMotion):
         return ScriptPlayer(task, n_envs if envs is None else len(envs), base_pos)
+    if isinstance(task, ArmsMotion):
+        return ArmsTargets(task, n_envs, base_pos, run.seed, envs=envs)
     if not isinstance(task, PickPlaceMotion):
         return TargetGenerator(task, n_envs, base_pos, run.seed, envs=envs)
     pos, _ = object_starts(run, n_envs)[task.object]

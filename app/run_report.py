@@ -5,15 +5,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.config.robots import motion_links
 from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.status import REACHED_POS, REACHED_ROT, reached
+from app.kinematics.rotations import quat_normalize, quat_to_matrix
 from app.render.report import finite_or_none
 
 
 def task_links(run: RunConfig) -> list[str]:
-    """The links the task moves: its own (fingertips) or the scene's end effector."""
-    return list(getattr(run.task, "links", ())) or [run.scene_config.robot.ee_link]
+    """The links the task moves, in target order: its own (fingertips), its arms', or the scene's end effector."""
+    return [link for _, link in motion_links(run.task, run.scene_config.robot)]
+
+
+def arm_report(run: RunConfig, result, e: int) -> dict:
+    """Environment e's arms, each by name: its end-effector link and final position error [m] (over the task's
+    pos_mask axes of the base frame), for a robot with named arms whose end effectors the task moves."""
+    arms, links = run.scene_config.robot.arms or {}, task_links(run)
+    R = quat_to_matrix(quat_normalize(np.asarray(run.scene_config.robot.base_quat, dtype=float)))
+    mask = np.asarray(run.task.pos_mask, dtype=float)
+    out = {}
+    for arm, link in arms.items():
+        if link in links:
+            k = links.index(link)
+            err = ((result.ee_pos[e, k] - result.targets_pos[e, k]) @ R) * mask
+            out[arm] = {"link": link, "pos_err_final_m": float(np.linalg.norm(err))}
+            tel = result.telemetry
+            if "pos_err_links" in tel and len(tel["t"]):
+                late = tel["t"] >= min(1.0, tel["t"][-1])
+                out[arm]["pos_err_max_after_1s_m"] = float(tel["pos_err_links"][late, e, k].max())
+    return out
 
 
 def invariant_summary(run: RunConfig, result) -> dict:
@@ -104,6 +125,7 @@ def report_dict(run: RunConfig, result, model) -> dict:
             **({"pick_place": result.episodes[e]} if result.episodes else {}),
             **({"gripper": gripper_report(tel, e, run.controller, run.scene_config.physics_hz)}
                if "gripper_opening_m" in tel else {}),
+            **({"arms": arm_report(run, result, e)} if run.scene_config.robot.arms else {}),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
     return {"config": run.name, "controller": controller, "task": run.task.type,

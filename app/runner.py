@@ -3,6 +3,7 @@ command -> step -> record; then write the video, the report and the plot."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
@@ -13,13 +14,16 @@ import numpy as np
 from app.config.schema import RunConfig
 from app.control.motions import TargetGenerator  # or any motion of app.observe.make_motion
 from app.control.telemetry import InvariantMonitor
+from app.kinematics.arms import cross_arm_pairs
 from app.control.status import latest_status
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
 from app.render.report import plot_tracking, write_json_atomic
 from app.run_report import report_dict, task_links
 from app.build import build_scene
+from app.control.handover import HandoverMotion
 from app.observe import Feedback, make_motion, object_starts
+from app.observe_arms import ArmsFeedback, make_handover
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.video_job import FrameState, VideoJob, auto_workers, video_spec, video_view
@@ -49,7 +53,10 @@ class RunResult:
 def run_targets(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None, robot: Robot | None = None):
     """The run's motion (app.observe.make_motion) for ``n_envs`` environments (default: the run's), or for the
     environments ``envs`` of them (their draws sliced from those of all); a pick-and-place needs the robot."""
-    return make_motion(run, robot, run.n_envs or 1 if n_envs is None else n_envs, envs)
+    n_envs = run.n_envs or 1 if n_envs is None else n_envs
+    if isinstance(run.task, HandoverMotion):
+        return make_handover(run, robot, n_envs, envs)
+    return make_motion(run, robot, n_envs, envs)
 
 
 def object_poses(scene: Scene) -> np.ndarray | None:
@@ -70,8 +77,12 @@ def make_controller(run: RunConfig, robot: Robot, dt: float):
     """The configured controller (the class paired with the config's type) ticking every ``dt`` seconds."""
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
     boxes += tuple(o.name for o in run.scene_config.objects)  # objects are watched as obstacles too
-    return run.controller.controller_cls.from_config(robot, run.controller, run.task, task_links(run), dt, boxes,
-                                                     run.seed)
+    config, arms = run.controller, run.scene_config.robot.arms or {}
+    if getattr(config, "arm_pairs", False) and len(arms) >= 2:  # the arms kept apart as the obstacles are
+        pairs = tuple(p for p in cross_arm_pairs(robot.model, list(arms.values()))
+                      if p[0] in robot.collision_links and p[1] in robot.collision_links)
+        config = dataclasses.replace(config, self_pairs=config.self_pairs + pairs)
+    return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, boxes, run.seed)
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerator, recorder=None, on_tick=None,
@@ -96,7 +107,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
     progress = Progress("simulating", n_steps, unit="step") if show_progress else None
     m = robot.model
     controller.invariants = InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs)
-    feedback = Feedback(scene, robot, targets, run.scene_config.robot.ee_link) if robot.gripper is not None else None
+    feedback = make_feedback(run, scene, robot, targets)
     controller.feedback = feedback
     q = robot.read_states()[0]  # the first tick's measured joints
     try:
@@ -136,6 +147,14 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
         if progress:
             progress.close()
     return controller, timings
+
+
+def make_feedback(run: RunConfig, scene: Scene, robot: Robot, motion):
+    """What each control tick observes and commands of the grippers: one gripper (app.observe.Feedback), the arms
+    of a motion that works several (app.observe_arms.ArmsFeedback), or nothing without a gripper."""
+    if hasattr(motion, "arms"):
+        return ArmsFeedback(scene, robot, motion, run.scene_config.robot.arms)
+    return Feedback(scene, robot, motion, run.scene_config.robot.ee_link) if robot.gripper is not None else None
 
 
 def frame_count(run: RunConfig) -> int:
@@ -203,7 +222,8 @@ def _write_plot(run: RunConfig, result: RunResult, outputs: OutputSet) -> dict[s
     if not (run.report.enabled and run.report.plot):
         return {}
     tel = result.telemetry
-    plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name)
+    plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name,
+                  arm_series(run, tel))
     return {"plot": run.report.plot_filename}
 
 
@@ -217,9 +237,17 @@ def _write_report(run: RunConfig, result: RunResult, model, outputs: OutputSet) 
     return {"report": run.report.filename}
 
 
+def arm_series(run: RunConfig, tel: dict) -> dict[str, np.ndarray] | None:
+    """Arm name -> its end effector's position error (n_ticks, n_envs), for a task that moves named arms."""
+    arms, links = run.scene_config.robot.arms or {}, task_links(run)
+    if "pos_err_links" not in tel or not any(link in links for link in arms.values()):
+        return None
+    return {arm: tel["pos_err_links"][:, :, links.index(link)] for arm, link in arms.items() if link in links}
+
+
 def episode_codes(motion) -> np.ndarray | None:
     """A feedback motion's phase-or-failure code per environment (app.control.phases.episode_code), else None."""
-    log = getattr(motion, "log", None)
+    log = motion if hasattr(motion, "codes") else getattr(motion, "log", None)
     return None if log is None else log.codes()
 
 

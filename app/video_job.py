@@ -282,6 +282,10 @@ def video_view(run: RunConfig, robot, targets, env_origins: np.ndarray) -> Camer
     """The run's camera: the scene camera's line of sight, framed on every environment (or ``follow_env``)."""
     cam, v = run.scene_config.camera, run.video
     width, height = v.width or cam.width, v.height or cam.height
+    if v.camera is not None:  # a named camera, placed in its environment
+        named = next(c for c in run.scene_config.cameras if c.name == v.camera)
+        origin = env_origins[v.follow_env or 0]
+        return CameraView(origin + named.eye, origin + named.target, named.fov, width, height)
     if v.framing == "scene":
         return CameraView(np.array(cam.eye, dtype=float), np.array(cam.target, dtype=float), cam.fov, width, height)
     envs = np.arange(len(env_origins)) if v.follow_env is None else np.array([v.follow_env])

@@ -77,8 +77,9 @@ def run_loop(n_envs: int, seconds: float, every: int) -> tuple[float, dict, list
 
     def build_and_keep(q, v, targets, rows):
         qps, err = build(q, v, targets, rows)
-        err, J = ctrl.task.compute_error_and_jacobian(q)
-        ticks.append((qps, (J, ctrl.task.gain * err), ctrl.task.row_weights()))
+        task = ctrl.tasks[0]  # the one frame task of this scene
+        err, J = task.compute_error_and_jacobian(q)
+        ticks.append((qps, (J, task.gain * err), task.row_weights()))
         return qps, err
     ctrl.build, ctrl.solve = build_and_keep, solve
     scene.step = timed(scene.step, t["physics (stepSimulation)"])

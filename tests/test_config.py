@@ -14,7 +14,8 @@ CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_shipped_configs_load(path):
     run = load_run_config(path)
-    assert run.name == path.stem and Path(run.scene_config.robot.urdf).is_file()
+    robots = run.scene_config.robots or (run.scene_config.robot,)
+    assert run.name == path.stem and all(Path(r.urdf).is_file() for r in robots)
 
 
 def _write(tmp_path, text, name="run.yaml"):

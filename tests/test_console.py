@@ -1,9 +1,12 @@
 """What the console shows: no PyBullet build-time banner (from this process or the render processes), no Ray
 token notice, a user error as the one and only stderr line, argparse's error as the last line."""
 
+import signal
 import subprocess
 from pathlib import Path
 import sys
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -69,3 +72,21 @@ def test_the_first_import_with_a_cold_kernel_cache_says_it_will_compile(tmp_path
     assert res.returncode == 0 and "compiling the numba kernels" in res.stderr, res.stderr
     warm = subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert "compiling" not in warm.stderr  # this checkout's cache is warm from the suite's own runs
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_while_the_package_still_imports_ends_in_one_line_without_traceback(tmp_path, sig, code, word):
+    """Ctrl-C in a command's first second lands while ``app`` imports numba and the IK (before ``run_cli``): the
+    signal is sent when ``python -v`` reports that ``app.ik.model`` is being imported."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-v", "-m", "app.run", "configs/single_ik.yaml", "--no-video",
+                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if "app/ik/model.py" in line:
+            proc.send_signal(sig)
+            break
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == code, rest[-2000:]
+    ours = [line for line in rest.splitlines() if not line.startswith(("#", "import "))]  # -v's own lines aside
+    assert len(ours) == 1 and ours[0].startswith(word) and "Traceback" not in rest, ours
+    assert not out.exists()

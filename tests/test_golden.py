@@ -24,3 +24,12 @@ def test_compare_flags_a_changed_joint():
     changed = {**golden, "q_final": [[0.0, 1.0 + 1e-4]]}
     assert compare(golden, golden) == []
     assert "q_final" in compare(changed, golden)[0]
+
+
+def test_compare_allows_objects_a_tenth_of_a_millimetre_and_no_more():
+    golden = {"q_final": [[0.0]], "links_pos": [[[0.0, 0.0, 0.0]]], "links_quat_wxyz": [[[1.0, 0, 0, 0]]],
+              "objects_final_pos": [[[0.3, 0.1, 0.025]]]}
+    settled = {**golden, "objects_final_pos": [[[0.3 + 5e-5, 0.1, 0.025]]]}
+    moved = {**golden, "objects_final_pos": [[[0.3 + 5e-4, 0.1, 0.025]]]}
+    assert compare(settled, golden) == []
+    assert "objects_final_pos" in compare(moved, golden)[0]

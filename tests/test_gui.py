@@ -1,6 +1,7 @@
 """GUI mode under Xvfb (installed by .ci/run): it runs, a screenshot of the X screen shows the parameter panel
 and the frames, and a scripted session pauses, steps, switches environment and quits, writing the report."""
 
+import json
 import shutil
 import subprocess
 import sys
@@ -46,15 +47,17 @@ def test_scripted_session_pauses_steps_switches_environment_quits_and_writes_the
 
 
 @pytest.mark.skipif(shutil.which("xdotool") is None, reason="xdotool not installed (Debian: xdotool)")
-@pytest.mark.parametrize("key", ["q", "Escape"])
-def test_cli_gui_quits_on_a_real_key_press_and_writes_the_report(tmp_path, key):
-    """Keys sent to PyBullet's window with xdotool: q quits, ESC (PyBullet closes its window) quits too."""
+@pytest.mark.parametrize("key, config", [("q", "configs/batched_ik.yaml"), ("Escape", "configs/single_ik.yaml")])
+def test_cli_gui_quits_on_a_real_key_press_and_writes_the_report(tmp_path, key, config):
+    """Keys sent to PyBullet's window with xdotool: q quits, ESC (PyBullet closes its window) quits too; the q
+    session has 16 environments, whose window must come up within the script's hang guards."""
     out = tmp_path / "out"
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "bash", "tests/gui/cli_keys.sh", str(out), key]
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "bash", "tests/gui/cli_keys.sh", str(out), key, config]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stdout[-1000:] + res.stderr[-2000:]
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png"]
     assert "reached" in res.stderr and "GUI keys" in res.stderr
+    assert len(json.loads((out / "report.json").read_text())["environments"]) == (16 if key == "q" else 1)
 
 
 @pytest.mark.skipif(shutil.which("xdotool") is None, reason="xdotool not installed (Debian: xdotool)")

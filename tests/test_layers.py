@@ -11,14 +11,17 @@ LEAF = {"errors", "validation", "threads", "kernel_cache", "ray_session", "lefto
 ALLOWED = {  # package -> packages it may import (besides itself); "leaf": the LEAF modules above
     "leaf": set(),
     "kinematics": {"leaf"},
-    "ik": {"leaf", "kinematics"},
-    "control": {"leaf", "kinematics", "ik"},
-    "sim": {"leaf", "kinematics", "ik"},
+    "collision": {"leaf", "kinematics"},
+    "ik": {"leaf", "kinematics", "collision"},
+    "control": {"leaf", "kinematics", "ik", "collision"},
+    "sim": {"leaf", "kinematics", "ik", "collision"},
     "render": {"leaf"},
     "config": {"leaf", "kinematics", "control"},
+    "dataset": {"leaf", "render"},
 }
 COMPOSITION = {"cli", "run", "runner", "build", "gui", "golden", "video_job", "render_preload", "scale", "sweep",
-               "solve", "observe", "run_report", "__init__"}
+               "solve", "observe", "observe_arms", "run_report", "replay", "record", "record_blocks", "record_cameras",
+               "track", "track_run", "__init__"}
 
 
 def _package(module: str) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from app.config.manipulation_checks import gripper_checks, object_checks, task_checks
+from app.config.robots import check_links, motion_links, resolve_robots, rig_start, robot_model
 from app.config.schema import RunConfig, SceneConfig
 from app.control.ik_controller import MODES, PoseIKControllerConfig
 from app.control.motions import PathMotion
@@ -126,10 +127,20 @@ def build(cls: type, data: object, where: str):
     for key, value in data.items():
         if key not in fields:
             raise _unknown_key(key, list(fields), where)
-        types = fields[key].metadata.get("types")
-        kwargs[key] = _typed(types, fields[key].metadata["default_type"], value, _join(where, key)) if types \
-            else _convert(hints[key], value, _join(where, key))
+        kwargs[key] = _field(fields[key], hints[key], value, _join(where, key))
     return cls(**kwargs)
+
+
+def _field(f: dataclasses.Field, hint: object, value: object, where: str):
+    """A field's value: a section typed by its 'type' key (a list of them for a tuple field), else by its hint."""
+    types = f.metadata.get("types")
+    if not types:
+        return _convert(hint, value, where)
+    if typing.get_origin(hint) is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{where}: expected a list of sections, got {value!r}")
+        return tuple(_typed(types, f.metadata["default_type"], v, f"{where}[{i}]") for i, v in enumerate(value))
+    return _typed(types, f.metadata["default_type"], value, where)
 
 
 def _typed(types: dict[str, type], default: str, data: object, where: str):
@@ -187,12 +198,17 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     scene_path = resolve_path(run.scene, path.parent)
     scene_data = deep_merge(read_yaml(scene_path), run.scene_overrides or {})
     scene = build(SceneConfig, scene_data, f"{scene_path.name}:")
-    urdf = resolve_path(scene.robot.urdf, scene_path.parent)
-    package_dirs = tuple(str(resolve_path(d, scene_path.parent)) for d in scene.robot.package_dirs)
+    scene = resolve_robots(scene, scene_data, f"{scene_path.name}:", lambda p: resolve_path(p, scene_path.parent))
+    if scene.robots:
+        try:
+            scene = rig_start(scene, robot_model(scene), f"{scene_path.name}:")
+        except ConfigError:
+            raise
+        except AppError as exc:
+            raise ConfigError(f"{scene_path.name}: robots: {exc}") from None
     objects = tuple(dataclasses.replace(o, file=str(resolve_path(o.file, scene_path.parent))) if o.file else o
                     for o in scene.objects)
-    scene = dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, urdf=str(urdf), package_dirs=package_dirs),
-                                objects=objects)
+    scene = dataclasses.replace(scene, objects=objects)
     run = dataclasses.replace(run, scene_config=scene)
     validate(run, path)
     return run
@@ -241,7 +257,7 @@ def validate(run: RunConfig, path: Path) -> None:
                                + object_checks(run, key, f) + task_checks(run, f)):
         _check(ok, where, message)
     model = _validate_robot(run, f)
-    for where, ok, message in gripper_checks(run, model, key):
+    for where, ok, message in gripper_checks(run, model, key) + camera_checks(run, model, key):
         _check(ok, where, message)
 
 
@@ -295,6 +311,8 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
         (f"{f}: video.workers", v.workers is None or 0 <= v.workers <= 32,
          f"must be 0..32 render processes (0: render in this process; omitted: one per CPU), got {v.workers}"),
         (f"{f}: task.waypoints", not isinstance(t, PathMotion) or len(t.waypoints) >= 2, "a path needs at least 2 waypoints"),
+        (f"{f}: task.motions", t.type != "arms" or len(t.motions) >= 1, "an arms task needs a motion for each arm it "
+         "moves (at least one); none would track nothing"),
         (f"{f}: task.quat", any(getattr(t, "quat", (1.0,))), "must be a nonzero (w, x, y, z) quaternion"),
         (f"{f}: task", _task_ok(t), "radius and gaps must be >= 0, speed > 0, angular_speed_range low <= high"),
     ]
@@ -306,7 +324,7 @@ def _run_checks(run: RunConfig, f: str) -> list[tuple]:
 
 
 def _task_ok(t) -> bool:
-    if t.type == "pick_place":  # its own checks (app.config.manipulation_checks) name each key
+    if t.type in ("pick_place", "handover"):  # their own checks (app.config.manipulation_checks) name each key
         return True
     return (getattr(t, "radius", 0.0) >= 0 and getattr(t, "gap", 0.0) >= 0 and getattr(t, "gap_amplitude", 0.0) >= 0
             and getattr(t, "speed", 1.0) > 0
@@ -336,6 +354,38 @@ def _scene_checks(run: RunConfig, f: str) -> list[tuple]:
     twice = sorted({n for n in names if names.count(n) > 1})
     checks.append((_scene_key(run, f, "obstacles"), not twice, f"box name(s) {twice} used twice (table, floor and "
                    "obstacles need their own names)"))
+    return checks
+
+
+def _not_parallel(a, b) -> bool:
+    cross = (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    return math.hypot(*cross) > 1e-6 * max(math.hypot(*a) * math.hypot(*b), 1e-12)
+
+
+def camera_checks(run: RunConfig, model: KinematicModel, key) -> list[tuple]:
+    """(where, ok, message) of the scene's named cameras (``cameras:``): names, links, sizes, rates, optics."""
+    cams = run.scene_config.cameras
+    names = [c.name for c in cams]
+    fixed = [c.name for c in cams if c.link is None]
+    checks = [(key("cameras"), len(set(names)) == len(names), f"camera names must differ, got {names}"),
+              (f"{run.name}.yaml: video.camera", run.video.camera is None or run.video.camera in fixed,
+               f"{run.video.camera!r} is not a fixed camera of the scene; fixed cameras: {fixed}")]
+    for i, c in enumerate(cams):
+        k = lambda field, i=i: key("cameras") + f"[{i}].{field}"  # noqa: E731
+        checks += [
+            (k("name"), c.name.replace("_", "").isalnum(), f"letters, digits and _ only (a dataset key), got {c.name!r}"),
+            (k("link"), c.link is None or c.link in model.link_names,
+             f"unknown link {c.link!r}; links: {list(model.link_names)}"),
+            (k("width"), 16 <= c.width <= 4096 and c.width % 2 == 0, f"must be even, 16..4096 px, got {c.width}"),
+            (k("height"), 16 <= c.height <= 4096 and c.height % 2 == 0, f"must be even, 16..4096 px, got {c.height}"),
+            (k("fps"), 0 < c.fps <= 1000, f"must be in (0, 1000] Hz, got {c.fps}"),
+            (k("fov"), 0 < c.fov < 180, f"must be in (0, 180) degrees, got {c.fov}"),
+            (k("near"), 0 < c.near < c.far, f"must be > 0 and below far={c.far} m, got {c.near}"),
+            (k("offset_quat"), any(c.offset_quat), "must be a nonzero (w, x, y, z) quaternion"),
+            (k("eye"), c.link is not None or math.dist(c.eye, c.target) > 1e-6, "must differ from target"),
+            (k("up"), c.link is not None or _not_parallel(c.up, [t - e for t, e in zip(c.target, c.eye)]),
+             "must not be parallel to the line of sight (target - eye)"),
+        ]
     return checks
 
 
@@ -382,27 +432,30 @@ def _scene_key(run: RunConfig, f: str, *keys: str) -> str:
 def _validate_robot(run: RunConfig, f: str) -> KinematicModel:
     """The description loads and every link and joint name the files use exists; errors name the file and key."""
     s = run.scene_config
-    urdf = Path(s.robot.urdf)
-    _check(urdf.is_file(), _scene_key(run, f, "robot", "urdf"), f"file not found: {urdf}")
-    for key, value in (s.robot.xacro_args or {}).items():
-        _check(isinstance(value, (str, int, float, bool)), _scene_key(run, f, "robot", "xacro_args", key),
-               f"must be a string or a number, got {value!r}")
+    if not s.robots:
+        urdf = Path(s.robot.urdf)
+        _check(urdf.is_file(), _scene_key(run, f, "robot", "urdf"), f"file not found: {urdf}")
+    for i, r in enumerate(s.robots or (s.robot,)):
+        for key, value in (r.xacro_args or {}).items():
+            where = f"{run.scene}: robots[{i}].xacro_args.{key}" if s.robots else \
+                _scene_key(run, f, "robot", "xacro_args", key)
+            _check(isinstance(value, (str, int, float, bool)), where, f"must be a string or a number, got {value!r}")
     try:
-        model = KinematicModel.from_urdf(str(urdf), s.robot.package_dirs, s.robot.xacro_args)
+        model = robot_model(s)
     except AppError as exc:
-        raise ConfigError(f"{_scene_key(run, f, 'robot', 'urdf')}: {exc}") from None
-    names = [(_scene_key(run, f, "robot", "ee_link"), s.robot.ee_link)]
-    names += [(f"{f}: task.links[{i}]", link) for i, link in enumerate(getattr(run.task, "links", ()))]
+        raise ConfigError(f"{_scene_key(run, f, 'robots') if s.robots else _scene_key(run, f, 'robot', 'urdf')}: "
+                          f"{exc}") from None
+    names = [] if s.robots else [(_scene_key(run, f, "robot", "ee_link"), s.robot.ee_link)]
+    names += [(_scene_key(run, f, "robot", "arms", arm), link) for arm, link in (s.robot.arms or {}).items()
+              if not s.robots]
+    names += [(f"{f}: {key}", link) for key, link in motion_links(run.task, s.robot)]
     names += [(f"{f}: controller.self_pairs[{i}][{k}]", link)
               for i, pair in enumerate(getattr(run.controller, "self_pairs", ())) for k, link in enumerate(pair)]
-    for where, link in names:
-        try:
-            model.link_index(link)
-        except AppError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
+    check_links(model, names)
     if s.robot.init_qpos is not None:
         try:
             model.check_window(model.check_q(s.robot.init_qpos, "init_qpos"), "init_qpos")
         except AppError as exc:
-            raise ConfigError(f"{_scene_key(run, f, 'robot', 'init_qpos')}: {exc}") from None
+            where = f"{run.scene}: robots[].init_qpos" if s.robots else _scene_key(run, f, 'robot', 'init_qpos')
+            raise ConfigError(f"{where}: {exc}") from None
     return model

@@ -4,10 +4,13 @@ given where joint names and efforts are checked."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from pathlib import Path
 
 from app.config.schema import OBJECT_SHAPES, ObjectSection, RunConfig
+from app.control.handover import HandoverMotion
 from app.control.pick_place import PickPlaceMotion
 from app.control.script import ScriptMotion
 from app.control.motions import FingertipsMotion
@@ -62,11 +65,22 @@ def _above_table(o: ObjectSection, table, where: str) -> tuple:
 
 
 def gripper_checks(run: RunConfig, model, key) -> list[tuple]:
-    """The gripper's joints, values, force (never above the URDF effort) and axes."""
-    g = run.scene_config.robot.gripper
-    if g is None:
-        return []
-    k = lambda field: key("robot", "gripper", field)  # noqa: E731
+    """Every gripper's joints, values, force (never above the URDF effort) and axes: the robot's, or those of
+    the robots of a rig (their joints named NAME/... in the rig's model)."""
+    s = run.scene_config
+    if not s.robots:
+        return [] if s.robot.gripper is None else \
+            one_gripper_checks(s.robot.gripper, model, lambda field: key("robot", "gripper", field))
+    checks = []
+    for i, (arm, g) in enumerate((r.name, r.gripper) for r in s.robots):
+        if g is not None:
+            prefixed = dataclasses.replace(g, joints=tuple(f"{arm}/{j}" for j in g.joints))
+            checks += one_gripper_checks(prefixed, model, lambda field, i=i: f"{run.scene}: robots[{i}].gripper.{field}")
+    return checks
+
+
+def one_gripper_checks(g, model, k) -> list[tuple]:
+    """One gripper section ``g`` against ``model``; ``k(field)`` says where a field came from."""
     dofs = list(model.dof_names)
     bad = [j for j in g.joints if j not in dofs]
     checks = [(k("joints"), len(g.joints) >= 1 and not bad and len(set(g.joints)) == len(g.joints),
@@ -101,6 +115,8 @@ def task_checks(run: RunConfig, f: str) -> list[tuple]:
                                    "remove the gripper section or choose another task")]
     if isinstance(t, ScriptMotion):
         return _script_checks(t, s.robot.gripper is not None, k)
+    if isinstance(t, HandoverMotion):
+        return _handover_checks(t, s, k)
     if not isinstance(t, PickPlaceMotion):
         return []
     objects = [o.name for o in s.objects]
@@ -135,3 +151,28 @@ def _script_checks(t: ScriptMotion, has_gripper: bool, k) -> list[tuple]:
         (k("waypoints"), has_gripper or all(r.gripper == 0 for r in rows),
          "rows close the gripper but the scene's robot has none: add robot.gripper"),
     ]
+
+
+def _handover_checks(t: HandoverMotion, s, k) -> list[tuple]:
+    """A hand-over needs two different arms of the scene's robots, each with a gripper, and a box to hand over."""
+    arms = sorted((s.robot.arms or {}))
+    grippers = sorted(r.name for r in s.robots if r.gripper is not None)
+    objects = {o.name: o for o in s.objects}
+    obj = objects.get(t.object)
+    depth_ok = obj is not None and all(0 < d < obj.size[2] for d in (t.give_depth, t.take_depth))
+    positive = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol",
+                "phase_timeout", "close_time", "slip_tol", "success_tol")
+    return [
+        (k("object"), obj is not None, f"{t.object!r} is not an object of the scene; objects: {sorted(objects)}"),
+        (k("object"), obj is None or obj.shape == "box", f"{t.object!r}: a hand-over takes its grips from a box's "
+                                                         f"faces, got a {obj.shape if obj else ''}"),
+        (k("giver"), t.giver in arms and t.giver != t.taker, f"{t.giver!r} must be one of the arms {arms} (scene "
+                                                             f"robots:), other than the taker {t.taker!r}"),
+        (k("taker"), t.taker in arms, f"{t.taker!r} must be one of the arms {arms} (scene robots:)"),
+        (k("type"), {t.giver, t.taker} <= set(grippers), f"both arms need a gripper (robots[].gripper); arms with "
+                                                         f"one: {grippers}"),
+        (k("give_depth"), depth_ok, "give_depth and take_depth must be in (0, the object's height) m, got "
+                                    f"{t.give_depth}, {t.take_depth}"),
+        (k("place_range"), t.place_range is None or all(lo <= hi for lo, hi in zip(*t.place_range)),
+         f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {t.place_range}"),
+    ] + [(k(name), getattr(t, name) > 0, f"must be > 0, got {getattr(t, name)}") for name in positive]

@@ -43,6 +43,12 @@ class GripperSection:
 
 @dataclass(frozen=True)
 class RobotSection:
+    """A robot: its description, base pose, end effector, start pose and gripper. ``arms`` names the end effectors
+    of a description with several arms ({"left": "follower_left_ee_gripper_link", ...}); tasks address them by
+    name (``task.arm``, the ``arms`` task). In a scene's ``robots:`` list each robot has a ``name``, its links
+    and joints become ``NAME/...`` and it is the arm ``NAME`` (its ``ee_link``)."""
+
+    name: str | None = None
     urdf: str = "assets/urdf/widowx_ai.urdf"
     base_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     base_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
@@ -51,6 +57,7 @@ class RobotSection:
     ee_link: str = "ee_gripper_link"
     init_qpos: tuple[float, ...] | None = None
     gripper: GripperSection | None = None  # None: the fingers are ordinary DOFs of the arm
+    arms: dict | None = None  # arm name -> end-effector link, for a description with several arms
 
 
 OBJECT_SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")  # what app.sim.objects builds (a test holds them equal)
@@ -104,12 +111,39 @@ class CameraSection:
 
 
 @dataclass(frozen=True)
+class CameraStreamSection:
+    """A named camera recorded as an observation (``app.record``'s camera streams), at its own size and rate.
+
+    Fixed: at ``eye`` looking at ``target`` (environment frame, ``up`` the picture's up). Attached: ``link`` names a
+    robot link whose frame, offset by ``offset_pos`` [m] / ``offset_quat`` (w, x, y, z), is the camera's optical
+    frame (x right, y down, z forward: ROS's ``*_color_optical_frame`` links, e.g. the wrist cameras of Trossen's
+    ``wxai_follower.urdf`` and ``stationary_ai.urdf``). ``fov``: vertical field of view [deg]; a pinhole with
+    square pixels; ``near``/``far`` [m] clip; ``fps``: frames per second (a dataset row holds the latest frame)."""
+
+    name: str = "cam_high"
+    link: str | None = None
+    eye: tuple[float, float, float] = (0.0, -0.6, 0.6)
+    target: tuple[float, float, float] = (0.3, 0.0, 0.05)
+    up: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    offset_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    offset_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    fov: float = 58.0
+    width: int = 640
+    height: int = 480
+    fps: float = 30.0
+    near: float = 0.01
+    far: float = 10.0
+
+
+@dataclass(frozen=True)
 class SceneConfig:
-    """A world: one robot, an optional table and floor, static obstacles, dynamic objects, physics, camera.
+    """A world: one robot (or ``robots``: several, composed into one rig), an optional table and floor, static
+    obstacles, dynamic objects, physics, camera.
     ``solver_iterations``: PyBullet's contact solver iterations per step (None: PyBullet's default, 50);
     ``cone_friction``: PyBullet's friction cone (its default) or, false, the cheaper pyramid approximation."""
 
-    robot: RobotSection = field(default_factory=RobotSection)
+    robot: RobotSection = field(default_factory=RobotSection)  # with robots: the rig (set by the loader)
+    robots: tuple[RobotSection, ...] = ()
     table: BoxSection | None = None
     floor: BoxSection | None = None
     obstacles: tuple[BoxSection, ...] = ()
@@ -119,6 +153,7 @@ class SceneConfig:
     solver_iterations: int | None = None
     cone_friction: bool = True
     camera: CameraSection = field(default_factory=CameraSection)
+    cameras: tuple[CameraStreamSection, ...] = ()  # named cameras recorded as observations (app.record)
 
 
 @dataclass(frozen=True)
@@ -137,6 +172,8 @@ class VideoSection:
     framing: str = "auto"
     workers: int | None = None
     axis_length: float = 0.08  # [m] of the target frames drawn (at least 1/16 of the picture's height)
+    camera: str | None = None  # a fixed named camera of the scene (cameras:) to film from, in environment follow_env
+    # (0 if unset); None: the scene camera
 
 
 @dataclass(frozen=True)

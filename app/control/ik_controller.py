@@ -120,10 +120,11 @@ class PoseIKController:
         n, k = robot.n_envs, len(self.links)
         rot = np.ascontiguousarray(quat_to_matrix(quat)).reshape(n, k, 3, 3)
         errors = dataclasses.replace(self._errors, pos=np.ascontiguousarray(pos.reshape(n, k, 3)), rot=rot)
-        pos_err, rot_err = (e.max(axis=1) for e in pose_error_norms(robot.model, q, errors))
+        links_pos_err, links_rot_err = pose_error_norms(robot.model, q, errors)
+        pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
         stalled = self.stalls.update(pos_err, targets.pos[:, 0])
         self.telemetry.record(t, pos_err, rot_err, converged, np.ones(n), np.zeros(n, int), np.full(n, np.inf),
-                              stalled, [[] for _ in range(n)])
+                              stalled, [[] for _ in range(n)], links_pos_err)
 
 
 PoseIKControllerConfig.controller_cls = PoseIKController

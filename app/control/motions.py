@@ -9,7 +9,7 @@ Targets are in every environment's own frame, relative to the robot's base posit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -28,6 +28,7 @@ class PoseMotion:
     quat: tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
     pos_mask: Mask = (True, True, True)
     rot_mask: Mask = (False, False, True)
+    arm: str | None = None  # which arm's end effector moves (the scene's robots / robot.arms); None: robot.ee_link
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,18 @@ class PathMotion(PoseMotion):
     speed: float = 0.1
 
 
-MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, FingertipsMotion, PathMotion)}
+ARM_MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, PathMotion)}  # what an arm of `arms` does
+
+
+@dataclass(frozen=True)
+class ArmsMotion(PoseMotion):
+    """Several arms at once, one timed motion each (``motions``, each naming its ``arm``), solved together; the
+    masks are this motion's, for every arm. Points are relative to the robot's base (the rig's root)."""
+
+    type: ClassVar[str] = "arms"
+    motions: tuple[PoseMotion, ...] = field(default=(), metadata={"types": ARM_MOTION_TYPES, "default_type": "circle"})
+
+MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, FingertipsMotion, PathMotion, ArmsMotion)}
 MotionSpec = PoseMotion  # every task type derives from it
 
 
@@ -92,7 +104,8 @@ class TargetGenerator:
             draws are those of all ``n_envs`` environments, sliced, so a share answers as the whole run does.
     """
 
-    def __init__(self, task: PoseMotion, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
+    def __init__(self, task: PoseMotion, n_envs: int, base_pos: np.ndarray, seed: int | tuple[int, ...],
+                 envs: np.ndarray | None = None):
         self.task = task
         lo, hi = task.angular_speed_range if isinstance(task, CircleMotion) else (-3.0, 3.0)
         self.omega = np.random.default_rng(seed).uniform(lo, hi, int(n_envs))
@@ -152,3 +165,17 @@ class TargetGenerator:
         pos = pts[i] + seg * (s - arc[i]) / length
         n = len(self.origins)
         return np.broadcast_to(pos, (n, 3)), np.broadcast_to(seg / length * self.task.speed, (n, 3))
+
+
+class ArmsTargets:
+    """Targets of an :class:`ArmsMotion`: each arm's motion generated as alone (its angular speeds drawn from the
+    seed and the arm's place in the list), stacked along the target axis in the order of ``motions``."""
+
+    def __init__(self, task: ArmsMotion, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
+        self.task = task
+        self.parts = [TargetGenerator(m, n_envs, base_pos, (seed, i), envs) for i, m in enumerate(task.motions)]
+        self.n_targets = sum(p.n_targets for p in self.parts)
+
+    def __call__(self, t: float) -> Targets:
+        each = [p(t) for p in self.parts]
+        return Targets(*(np.concatenate([getattr(e, k) for e in each], axis=1) for k in ("pos", "quat", "vel")))

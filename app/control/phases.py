@@ -20,13 +20,35 @@ class Phase(IntEnum):
     FAILED = 9
 
 
+class HandoverPhase(IntEnum):
+    """A hand-over's steps (app.control.handover): the giver picks, both meet, the taker takes and places."""
+
+    PRE_GRASP = 0
+    DESCEND = 1
+    CLOSE = 2
+    LIFT = 3
+    TO_MEET = 4
+    TAKE = 5
+    TAKE_CLOSE = 6
+    GIVE_OPEN = 7
+    GIVE_RETREAT = 8
+    CARRY = 9
+    PLACE = 10
+    OPEN = 11
+    RETREAT = 12
+    DONE = 13
+    FAILED = 14
+
+
 PHASES = tuple(p.name.lower() for p in Phase)
-def code_label(code: int) -> str:
-    """The overlay's word for an episode code (PickLog.codes)."""
-    return PHASES[code] if code < len(PHASES) else REASONS[code - len(PHASES)]
-
-
+HANDOVER_PHASES = tuple(p.name.lower() for p in HandoverPhase)
 REASONS = ("unreachable", "ungraspable", "grasp_missed", "slipped", "dropped", "collision", "timeout", "misplaced")
+WORDS = PHASES + REASONS + tuple(w for w in HANDOVER_PHASES if w not in PHASES)  # what an episode code names
+
+
+def code_label(code: int) -> str:
+    """The overlay's word for an episode code (PickLog.codes, HandoverSequencer.codes)."""
+    return WORDS[code]
 
 
 class PickLog:

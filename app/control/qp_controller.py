@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -46,7 +47,9 @@ class QPControllerConfig:
             the margin at full speed; 0.5 with 0.05 m let it dive 11 mm into the margin, because
             the motors cannot stop a 2 m/s arm within one 4 ms tick.
         detection_distance: Pairs farther than this [m] give no collision row. self_pairs: (link_a, link_b)
-            robot links to keep apart too. max_rows: collision rows per environment (closest first).
+            robot links to keep apart too. arm_pairs: for a robot with several arms (robot.arms, robots:),
+            keep every link of each arm d_safe from every link of the others (added as self pairs).
+            max_rows: collision rows per environment (closest first).
         posture_weight: Weight eps of the posture term (towards mid-range, in the task nullspace).
         posture_gain: Gain [1/s] of the posture velocity towards the mid-point of the limits.
         stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
@@ -62,6 +65,7 @@ class QPControllerConfig:
     gamma: float = 0.05
     detection_distance: float = 0.15
     self_pairs: tuple[tuple[str, str], ...] = ()
+    arm_pairs: bool = True
     max_rows: int = 10
     posture_weight: float = 1e-3
     posture_gain: float = 1.0
@@ -74,14 +78,18 @@ class QPController:
 
     Args:
         robot: Any :class:`~app.control.robot.ControlledRobot` (the PyBullet one, or a numpy integrator).
-        task: The frame task to track (targets set in the base frame each tick).
+        task: The frame task to track, or several (one target each, every one tracked; targets set in the base
+            frame each tick).
         config: Controller settings.
         collisions: Pairs to keep apart (static boxes, self pairs); None for no collision rows.
     """
 
-    def __init__(self, robot: ControlledRobot, task: FrameTask, config: QPControllerConfig,
+    def __init__(self, robot: ControlledRobot, task: FrameTask | Sequence[FrameTask], config: QPControllerConfig,
                  collisions: CollisionPairs | None = None):
-        self.robot, self.task, self.config = robot, task, config
+        self.tasks: tuple[FrameTask, ...] = (task,) if isinstance(task, FrameTask) else tuple(task)
+        if not self.tasks:
+            raise InputError("the QP controller needs at least one frame task")
+        self.robot, self.config = robot, config
         self.collisions = collisions
         self.base = BaseFrame(*robot.base_frames())
         n = robot.model.n_dofs
@@ -104,30 +112,38 @@ class QPController:
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: QPControllerConfig, task: PoseMotion, links: list[str],
                     dt: float, obstacles: tuple[str, ...] = (), seed: int = 0) -> QPController:
-        """The controller a run config asks for: the task's first link tracked, ``obstacles`` (box names) and
-        the config's self pairs watched."""
+        """The controller a run config asks for: every link of ``links`` tracked (one frame task each, the motion's
+        masks), ``obstacles`` (box names) and the config's self pairs watched."""
         del seed  # deterministic
-        frame = FrameTask(robot.model, links[0], config.gain, task.pos_mask, task.rot_mask)
+        frames = [FrameTask(robot.model, link, config.gain, task.pos_mask, task.rot_mask) for link in links]
         watched = obstacles or config.self_pairs
         pairs = CollisionPairs(tuple(obstacles), config.self_pairs, config.detection_distance,
                                config.max_rows) if watched else None
-        return cls(robot, frame, dataclasses.replace(config, dt=dt), pairs)
+        return cls(robot, frames, dataclasses.replace(config, dt=dt), pairs)
 
     def __repr__(self) -> str:
-        return f"QPController({self.task!r}, {self.joint_limits!r}, {self.collision_limit!r})"
+        tasks = ", ".join(repr(t) for t in self.tasks)
+        return f"QPController({tasks}, {self.joint_limits!r}, {self.collision_limit!r})"
 
     def step(self, t: float, target_pos: np.ndarray, target_quat: np.ndarray | None,
              target_twist: np.ndarray | None = None) -> np.ndarray:
         """One tick for every environment. Targets in each environment's frame: (n_envs, 3), (n_envs, 4),
-        twist (n_envs, 6).
+        twist (n_envs, 6) for one task; with T tasks (n_envs, T, 3), (n_envs, T, 4), (n_envs, T, 6).
 
         Returns the commanded joint velocities (n_envs, n_dofs).
         """
         robot, cfg = self.robot, self.config
         q, v = robot.read_states()
-        targets = self._base_frame_targets(target_pos, target_quat, target_twist)
+        T = len(self.tasks)
+        split = lambda a: [None] * T if a is None else [a] if T == 1 else [a[:, k] for k in range(T)]  # noqa: E731
+        if T > 1 and np.ndim(target_pos) != 3:
+            raise InputError(f"target_pos needs one target per task: shape (n_envs, {T}, 3), "
+                             f"got {np.shape(target_pos)}")
+        targets = [self._base_frame_targets(*args) for args in
+                   zip(split(target_pos), split(target_quat), split(target_twist))]
         rows = self.distance_rows(q)
-        qps, err = self.build(q, v, targets, rows)
+        qps, err = self.build(q, v, targets[0] if T == 1 else targets, rows)
+        err = err.reshape(len(q), -1, 6)
         qdot, ok = self.solve(t, qps)
         n_active, names, dmin = self._active(qps, qdot, ok, rows)
         q_cmd = q + cfg.dt * qdot  # a failed QP leaves qdot = 0: hold the measured q (safe stop)
@@ -135,9 +151,11 @@ class QPController:
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.command(q_cmd, qdot, position_gain=0.0)
-        pos_err, rot_err = np.linalg.norm(err[:, :3], axis=1), np.linalg.norm(err[:, 3:], axis=1)
-        stalled = self.stalls.update(pos_err, target_pos)
-        self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names)
+        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task
+        pos_err, rot_err = (np.linalg.norm(err[..., s], axis=2).max(axis=1) for s in (slice(0, 3), slice(3, 6)))
+        stalled = self.stalls.update(pos_err, np.asarray(target_pos, dtype=float).reshape(len(q), -1, 3)[:, 0])
+        self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names,
+                              np.linalg.norm(err[..., :3], axis=2))
         self.last_qdot = qdot
         return qdot
 
@@ -154,30 +172,41 @@ class QPController:
         return (base.targets_to_base(pos, None)[0], None if rot is None else base.rotations_to_base(rot),
                 None if twist is None else base.twists_to_base(twist))
 
-    def build(self, q: np.ndarray, v: np.ndarray, targets: tuple, rows: DistanceRows) -> tuple[QPBatch, np.ndarray]:
-        """The tick's QP of every environment (no solver, no PyBullet) and the task error (n_envs, 6): the
-        frame task, the posture, the joint box and the distance rows, by the one builder (app.ik.qp_builder).
+    def build(self, q: np.ndarray, v: np.ndarray, targets: tuple | Sequence[tuple],
+              rows: DistanceRows) -> tuple[QPBatch, np.ndarray]:
+        """The tick's QP of every environment (no solver, no PyBullet) and the tasks' errors, (n_envs, 6) for one
+        task, (n_envs, T, 6) for T (as one- and multi-link IK report them): every frame task, the posture, the
+        joint box and the distance rows, by the one builder (app.ik.qp_builder).
 
         Args:
             q, v: Measured joint positions and velocities. Shapes (n_envs, n_dofs).
             targets: Checked base-frame (pos (n_envs, 3), rotation matrices (n_envs, 3, 3) or None,
-                twist (n_envs, 6) or None).
+                twist (n_envs, 6) or None) for one task; a list of them, one per task, for several.
             rows: Distance rows of every environment (:meth:`distance_rows`).
         """
-        self.task.set_target_frames(*targets)
+        per_task = [targets] if isinstance(targets, tuple) else list(targets)
+        if len(per_task) != len(self.tasks):
+            raise InputError(f"targets for {len(per_task)} tasks given; this controller tracks {len(self.tasks)}")
+        for task, target in zip(self.tasks, per_task):
+            task.set_target_frames(*target)
         f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
         if self._slots is None or len(self._slots["posture"].q_ref) != q.shape[1]:  # the parts fixed per run
-            self._slots = self.builder.slots(len(q), self.config.dt, (self.posture,), (self.joint_limits,))
-        slots = dict(self._slots, frame=self.task.params(len(q)),
+            self._slots = self.builder.slots(len(q), self.config.dt, self.tasks + (self.posture,),
+                                             (self.joint_limits,))
+        slots = dict(self._slots, frame=tuple(task.params(len(q)) for task in self.tasks),
                      distance=self.collision_limit.with_rows(rows).params(self.config.dt))
         qps = self.builder.build_slots(f(q), f(v), slots)
-        return qps, qps.task_error
+        return qps, qps.task_error[:, 0] if len(self.tasks) == 1 else qps.task_error
 
     def track(self, t: float, targets: Targets) -> None:
-        """One tick towards the first target of ``targets`` (twist feed-forward from its velocity)."""
-        twist = np.concatenate([targets.vel[:, 0], np.zeros_like(targets.vel[:, 0])], axis=1)
-        orientation = any(self.task.rot_mask)
-        self.step(t, targets.pos[:, 0], targets.quat[:, 0] if orientation else None, twist)
+        """One tick towards ``targets``, one per frame task (twist feed-forward from their velocities)."""
+        T = len(self.tasks)
+        if targets.pos.shape[1] != T:
+            raise InputError(f"the motion gives {targets.pos.shape[1]} targets; this controller tracks {T} links")
+        twist = np.concatenate([targets.vel, np.zeros_like(targets.vel)], axis=2)
+        orientation = any(any(task.rot_mask) for task in self.tasks)
+        pick = (lambda a: a[:, 0]) if T == 1 else (lambda a: a)  # noqa: E731
+        self.step(t, pick(targets.pos), pick(targets.quat) if orientation else None, pick(twist))
 
     def solve(self, t: float, qps: QPBatch) -> tuple[np.ndarray, np.ndarray]:
         """Solve per environment -> (qdot (n_envs, n), solved (n_envs,)); a failure leaves qdot = 0."""

@@ -41,9 +41,9 @@ class StallDetector:
 class TelemetryLog:
     """Everything recorded during a run; arrays grow one row per control tick.
 
-    Attributes (per tick, per environment): t [s], pos_err [m], rot_err [rad], solver_ok, scale (task
-    speed scale s of the QP), n_active (constraints at their bound), min_distance [m] to obstacles
-    (inf if none watched), stalled.
+    Attributes (per tick, per environment): t [s], pos_err [m], rot_err [rad] (the worst target's), solver_ok,
+    scale (task speed scale s of the QP), n_active (constraints at their bound), min_distance [m] to obstacles
+    (inf if none watched), stalled; pos_err_links [m]: each target link's position error (per tick (n_envs, k)).
     """
 
     t: list[float] = field(default_factory=list)
@@ -55,17 +55,24 @@ class TelemetryLog:
     min_distance: list[np.ndarray] = field(default_factory=list)
     stalled: list[np.ndarray] = field(default_factory=list)
     active_names: list[list[list[str]]] = field(default_factory=list)
+    pos_err_links: list[np.ndarray] = field(default_factory=list)
 
-    def record(self, t: float, pos_err, rot_err, solver_ok, scale, n_active, min_distance, stalled, active_names) -> None:
+    def record(self, t: float, pos_err, rot_err, solver_ok, scale, n_active, min_distance, stalled, active_names,
+               pos_err_links=None) -> None:
         self.t.append(t)
+        if pos_err_links is not None:
+            self.pos_err_links.append(np.asarray(pos_err_links, dtype=float).copy())
         for name, value in (("pos_err", pos_err), ("rot_err", rot_err), ("solver_ok", solver_ok), ("scale", scale),
                             ("n_active", n_active), ("min_distance", min_distance), ("stalled", stalled)):
             getattr(self, name).append(np.asarray(value).copy())
         self.active_names.append(active_names)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """Stacked arrays of shape (n_ticks, n_envs) (t: (n_ticks,))."""
+        """Stacked arrays of shape (n_ticks, n_envs) (t: (n_ticks,); pos_err_links: (n_ticks, n_envs, k) where
+        recorded)."""
         out = {"t": np.array(self.t)}
+        if self.pos_err_links and len(self.pos_err_links) == len(self.t):
+            out["pos_err_links"] = np.array(self.pos_err_links)
         for name in ("pos_err", "rot_err", "solver_ok", "scale", "n_active", "min_distance", "stalled"):
             out[name] = np.array(getattr(self, name))
         return out

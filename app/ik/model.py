@@ -25,7 +25,12 @@ class RobotModel(KinematicModel):
         self.solver_cache: dict = {}
 
     def inverse_kinematics(self, link: LinkRef, pos: object = None, quat: object = None, *args, **kwargs):
-        """Pose IK for one link, Genesis's arguments in Genesis's order; see :func:`app.ik.api.inverse_kinematics`."""
+        """Pose IK for one link, Genesis's arguments in Genesis's order; see :func:`app.ik.api.inverse_kinematics`.
+        With ``avoid_collisions=True`` (keywords ``min_distance``, ``collision``): see
+        :func:`app.ik.collision_free.inverse_kinematics_avoiding`."""
+        if kwargs.pop("avoid_collisions", False):
+            from app.ik.collision_free import inverse_kinematics_avoiding
+            return inverse_kinematics_avoiding(self, link, pos, quat, *args, **kwargs)
         return inverse_kinematics(self, link, pos, quat, *args, **kwargs)
 
     def inverse_kinematics_multilink(self, links: Sequence[LinkRef], poss: Sequence | None = None,

@@ -9,6 +9,7 @@ versions) keep recent solvers in the model's cache (app.ik.cache).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik.analytic import closed_form
+from app.ik.chains import independent_groups
 from app.ik._analytic_kernel import solve_seeded_kernel
 from app.ik._lm import solve_batch_kernel
 from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel
@@ -110,6 +112,9 @@ class PoseIK:
         self._mid_row = self._mid.reshape(1, -1)
         self._entry = None  # the compiled one-problem loop, called directly once known (app.threads.entry_point)
         self._no_seeds = (np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
+        groups = independent_groups(model, problem, self._free)  # links on chains that share no free DOF
+        self._groups = None if groups is None else [
+            (g, None if g.problem is None else PoseIK(g.model, g.problem)) for g in groups]
 
     def solve(self, pos: object = None, quat: object = None, init_qpos: object = None) -> IKResult:
         """One-link solve: pos ([n,] 3) [m], quat ([n,] 4) (w, x, y, z), from init_qpos ([n,] n_dofs).
@@ -137,6 +142,8 @@ class PoseIK:
                     raise InputError(f"{name}[{i}] is {'required' if e else 'not taken'} by this solver "
                                      f"(prepared for {name} given where {list(expected)})")
         one_link = one_link and self.n_links == 1
+        if self._groups is not None:
+            return self._solve_groups(poss, quats, init_qpos, seeds)
         if self.n_links == 1 and seeds is None and pb.has_pos[0]:
             return self._one_link(poss[0], quats[0], init_qpos, one_link)
         q0 = None if init_qpos is None else self.model.check_q(init_qpos, "init_qpos")
@@ -152,6 +159,29 @@ class PoseIK:
             seeds = as_float_array_seeds(seeds, self.model.n_dofs, batch)
             starts = restart_points(self.model, self._free, self.options, seeds, q_init.shape[0])
         return self._run(batch, q_init, targets.pos, targets.rot, starts, one_link)
+
+    def _solve_groups(self, poss: Sequence, quats: Sequence, init_qpos: object, seeds: object) -> IKResult:
+        """solve_links by independent sub-problems (app.ik.chains), merged into the whole problem's result."""
+        q0 = None if init_qpos is None else self.model.check_q(init_qpos, "init_qpos")
+        seeds = None if seeds is None else as_vectors(seeds, "seeds", self.model.n_dofs)
+        results = []
+        for group, solver in self._groups:
+            if solver is not None:
+                sub = lambda a: None if a is None else np.ascontiguousarray(a[..., group.dofs])  # noqa: E731
+                results.append(solver.solve_links([poss[i] for i in group.targets], [quats[i] for i in group.targets],
+                                                  sub(q0), sub(seeds)))
+        batch = batch_shape_of([r.batch_shape for r in results] + [() if q0 is None else q0.shape[:-1]])
+        rows = math.prod(batch)
+        q = self._clip(as_rows(self._mid if q0 is None else q0, batch, (self.model.n_dofs,))).copy()
+        err = np.zeros((rows, self.n_links, 6))
+        iters, restarts = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
+        solved = (g for g, solver in self._groups if solver is not None)
+        for group, r in zip(solved, results):
+            q[:, group.dofs] = as_rows(r.q, batch, (len(group.dofs),))
+            err[:, list(group.targets)] = as_rows(r.err, batch, (len(group.targets), 6))
+            iters += as_rows(r.iters, batch, ())
+            restarts = np.maximum(restarts, as_rows(r.restarts, batch, ()))
+        return result_of(q, err, self.options, iters, restarts, batch)
 
     def _one_link(self, pos: object, quat: object, init_qpos: object, one_link: bool) -> IKResult:
         """solve_links for one link with a position target, without the general bookkeeping."""

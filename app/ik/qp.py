@@ -67,8 +67,8 @@ class QP:
 @dataclass(slots=True)
 class QPBatch:
     """The QPs of B environments as stacked arrays (fields as in :class:`QP`, with a leading B axis;
-    ``exact`` (B,) says where ``x_exact`` is the certified solution; ``task_error`` (B, 6) is the frame
-    task's error, zeros without one). Indexing gives one environment's QP."""
+    ``exact`` (B,) says where ``x_exact`` is the certified solution; ``task_error`` (B, T, 6) are the T frame
+    tasks' errors (T = 0 without one). Indexing gives one environment's QP."""
 
     P: np.ndarray
     c: np.ndarray

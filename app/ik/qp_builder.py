@@ -1,12 +1,13 @@
 """The one QP builder: every environment's tick QP from the tasks and limits given, in one compiled call.
 
-Slots, in the order the compiled :func:`build_batch` takes them (one registration line each):
+Slots, in the order the compiled :func:`build_batch` takes them (how several pieces of one slot combine,
+and the errors for pieces that cannot: app.ik.qp_pieces):
 
-    frame         app.ik.tasks.frame.FrameTask          task rows (6, masked, weighted)
+    frame         app.ik.tasks.frame.FrameTask          task rows (6 per task, masked, weighted), any number
     rows_task     app.ik.tasks.rows.RowsTask            task rows given precomputed
     posture       app.ik.tasks.posture.PostureTask      nullspace posture velocity
-    joint_box     app.ik.limits.joint_box.JointLimits   velocity box from the joint limits (first n rows)
-    velocity_box  app.ik.limits.velocity_box.VelocityBox  a given box, intersected with the joint box
+    joint_box     app.ik.limits.joint_box.JointLimits   velocity box from the joint limits (first n rows), any number
+    velocity_box  app.ik.limits.velocity_box.VelocityBox  a given box, intersected with the joint boxes
     distance      app.ik.limits.distance.CollisionLimit  collision rows (closest first, up to K per env)
     rows_limit    app.ik.limits.rows.RowsLimit          given rows, after the collision rows
 
@@ -29,12 +30,14 @@ from app.ik.limits.joint_box import inactive_joint_box, joint_box_one
 from app.ik.limits.rows import no_limit_rows
 from app.ik.limits.velocity_box import inactive_velocity_box
 from app.ik.qp import DAMPING, QPBatch
-from app.ik.tasks.frame import frame_rows_one, inactive_frame
+from app.ik.qp_pieces import SLOTS, combined_slots
+from app.ik.tasks.frame import frame_rows_at, inactive_frame
 from app.ik.tasks.posture import PostureParams, posture_velocity_one
 from app.ik.tasks.rows import no_rows
+from app.kinematics._kernels import frames_one
 from app.threads import entry_point
 
-SLOTS = ("frame", "rows_task", "posture", "joint_box", "velocity_box", "distance", "rows_limit")
+__all__ = ["SLOTS", "QPBuilder", "build_batch", "build_qp"]
 
 
 @njit(cache=True)
@@ -58,31 +61,45 @@ def _further_rows(b, distance, rows_limit, r, G, g_lo, g_hi):
 
 
 @njit(cache=True)
-def build_batch(q, v, frame, rows_task, posture, joint_box, velocity_box, distance, rows_limit, K, damping):
+def _frame_rows(frames, b, q, R, p, err, J, V):
+    """Every frame task's rows of configuration b at q (n,) into J, V from row 0 (6 a task, weighted) and its
+    error into err (T, 6); the link frames (R, p scratch) computed once for all (one model)."""
+    if not frames[0].active:
+        return
+    frames_one(q, frames[0].fk, R, p)
+    for k in range(len(frames)):
+        frame_rows_at(frames[k], b, R, p, err[k:k + 1], J[6 * k:6 * k + 6], V[6 * k:6 * k + 6])
+
+
+@njit(cache=True)
+def build_batch(q, v, frames, rows_task, posture, joint_boxes, velocity_box, distance, rows_limit, K, damping):
     """Every environment's QP.
 
     Args:
         q, v: Joint positions and measured velocities. Shapes (B, n).
-        frame ... rows_limit: The slots' parameters (see the module docstring).
+        frames: The frame tasks' parameters (a tuple; one inactive entry: none). joint_boxes: likewise.
+        rows_task ... rows_limit: The other slots' parameters (see the module docstring).
         K: Further rows per environment in the QP (padding). damping: mu of the cost.
     Returns:
-        (P, c, A, l, u, scale, x_exact, exact, frame task error (B, 6)) as QPBatch's fields.
+        (P, c, A, l, u, scale, x_exact, exact, frame task errors (B, T, 6)) as QPBatch's fields.
     """
     B, n = q.shape
-    m0 = 6 if frame.active else 0
+    T = len(frames) if frames[0].active else 0
+    m0 = 6 * T
     m = m0 + rows_task.J.shape[1]
-    L = frame.fk.parent.shape[0]
+    L = frames[0].fk.parent.shape[0]
     P, c, A = np.empty((B, n, n)), np.empty((B, n)), np.zeros((B, n + K, n))
     l, u, scale = np.empty((B, n + K)), np.empty((B, n + K)), np.ones(B)
-    x_exact, exact, err = np.zeros((B, n)), np.zeros(B, dtype=np.bool_), np.zeros((B, 6))
+    x_exact, exact, err = np.zeros((B, n)), np.zeros(B, dtype=np.bool_), np.zeros((B, T, 6))
     R, p, N = np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((n, n))
     J, V, lo, hi, post = np.zeros((m, n)), np.zeros(m), np.empty(n), np.empty(n), np.zeros(n)
     G, g_lo, g_hi = np.zeros((K, n)), np.empty(K), np.full(K, OSQP_INF)
-    scale_box = joint_box.active or velocity_box.active
+    scale_box = velocity_box.active
+    for jb in joint_boxes:
+        scale_box = scale_box or jb.active
     r = 0
     for b in range(B):
-        if frame.active:
-            frame_rows_one(frame, b, q[b], R, p, err[b:b + 1], J[:6], V[:6])
+        _frame_rows(frames, b, q[b], R, p, err[b], J, V)
         for i in range(m - m0):
             J[m0 + i, :] = rows_task.J[b, i]
             V[m0 + i] = rows_task.V[b, i]
@@ -91,8 +108,9 @@ def build_batch(q, v, frame, rows_task, posture, joint_box, velocity_box, distan
         if velocity_box.active:
             lo[:] = velocity_box.lo[b]
             hi[:] = velocity_box.hi[b]
-        if joint_box.active:
-            joint_box_one(joint_box, q[b], v[b], lo, hi)
+        for jb in joint_boxes:
+            if jb.active:
+                joint_box_one(jb, q[b], v[b], lo, hi)
         count, r = _further_rows(b, distance, rows_limit, r, G, g_lo, g_hi)
         if posture.weight > 0.0:
             posture_velocity_one(posture, q[b], post)
@@ -110,32 +128,30 @@ class QPBuilder:
             fixed for warm OSQP workspaces; None: as many as the call needs.
         damping: mu of the cost.
         reuse: Built again and again with arguments of the same types (a controller's tick): the compiled
-            builder is then called directly after the first build (app.threads.entry_point).
+            builder is then called directly after the first build (app.threads.entry_point), one entry per
+            number of frame tasks and joint boxes.
     """
 
     def __init__(self, n_dofs: int, n_rows: int | None = None, damping: float = DAMPING, reuse: bool = True):
         self.n, self.n_rows, self.damping = int(n_dofs), n_rows, float(damping)
         self._empty: dict[int, dict] = {}
-        self._reuse, self._entry = reuse, None
+        self._reuse, self._entries = reuse, {}
 
     def _defaults(self, batch: int) -> dict:
         """The empty slots for ``batch`` configurations (made once per batch size)."""
         if batch not in self._empty:
             n = self.n
             self._empty[batch] = dict(
-                frame=inactive_frame(batch), rows_task=no_rows(batch, n), posture=PostureParams(np.zeros(n), 0.0, 0.0),
-                joint_box=inactive_joint_box(n), velocity_box=inactive_velocity_box(batch, n),
+                frame=(inactive_frame(batch),), rows_task=no_rows(batch, n),
+                posture=PostureParams(np.zeros(n), 0.0, 0.0),
+                joint_box=(inactive_joint_box(n),), velocity_box=inactive_velocity_box(batch, n),
                 distance=no_distance_rows(n), rows_limit=no_limit_rows(batch, n))
         return self._empty[batch]
 
     def slots(self, batch: int, dt: float, tasks: Sequence, limits: Sequence) -> dict:
-        """Each slot's parameters: the given tasks' and limits' where set, empty elsewhere."""
-        slots = dict(self._defaults(batch))
-        for piece in (*tasks, *limits):
-            if piece.slot not in slots:
-                raise InputError(f"{type(piece).__name__} has slot {piece.slot!r}; the builder knows {list(SLOTS)}")
-            slots[piece.slot] = piece.params(dt if piece.slot in ("joint_box", "distance") else batch)
-        return slots
+        """Each slot's parameters: the given tasks' and limits' where set (several of a slot combined, see
+        app.ik.qp_pieces), empty elsewhere."""
+        return dict(self._defaults(batch), **combined_slots(self.n, batch, dt, tasks, limits))
 
     def build(self, q: np.ndarray, v: np.ndarray | None, tasks: Sequence, limits: Sequence, dt: float) -> QPBatch:
         """The QPs at q, v (B, n_dofs) (v None: zeros) for ticks of ``dt`` seconds."""
@@ -148,7 +164,8 @@ class QPBuilder:
 
     def build_slots(self, q: np.ndarray, v: np.ndarray, s: dict) -> QPBatch:
         """:meth:`build` from checked q, v (B, n_dofs) (C-contiguous float64) and every slot's parameters
-        (:meth:`slots`), for a caller that keeps the slots that do not change between ticks."""
+        (:meth:`slots`), for a caller that keeps the slots that do not change between ticks (``frame`` and
+        ``joint_box`` are tuples of their pieces' parameters)."""
         if self.n_rows is None:
             K = int(np.bincount(s["distance"].env, minlength=len(q)).max(initial=0)) + s["rows_limit"].G.shape[1]
         else:
@@ -160,9 +177,11 @@ class QPBuilder:
                 s["rows_limit"], K, self.damping)  # SLOTS' order
         if not self._reuse:
             return QPBatch(*build_batch(*args))
-        if self._entry is None:
-            self._entry = entry_point(build_batch, args)
-        return QPBatch(*self._entry(*args))
+        key = (len(s["frame"]), s["frame"][0].active, len(s["joint_box"]))  # what changes the compiled types
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = entry_point(build_batch, args)
+        return QPBatch(*entry(*args))
 
 
 def build_qp(q: object, v: object | None = None, *, tasks: Sequence = (), limits: Sequence = (), dt: float = 1.0,

@@ -261,12 +261,12 @@ def geometry_urdf(text: str, urdf_path: str, package_dirs: Sequence[str] | None,
     _write_limits(root, limits)
     for link in root.findall("link"):
         if link.find("inertial") is None:
-            _add_frame_inertial(link)
+            add_frame_inertial(link)
     ET.indent(root)  # one element per line: PyBullet's XML reader fails on one very long line (xacro's output)
     return ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _add_frame_inertial(link: ET.Element) -> None:
+def add_frame_inertial(link: ET.Element) -> None:
     """0.1 g and a tiny inertia: a frame-only link weighs nothing a motor would notice."""
     inertial = ET.SubElement(link, "inertial")
     ET.SubElement(inertial, "mass", {"value": "1e-4"})

@@ -118,6 +118,14 @@ def rpy_to_matrix(rpy: np.ndarray) -> np.ndarray:
     )
 
 
+def matrix_to_rpy(R: np.ndarray) -> tuple[float, float, float]:
+    """URDF's fixed-axis roll, pitch, yaw [rad] of rotation matrix ``R`` (3, 3): R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    pitch = float(np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0])))
+    if np.hypot(R[0, 0], R[1, 0]) < 1e-12:  # pitch at +-90 deg: roll and yaw share one axis, put it all in yaw
+        return 0.0, pitch, float(np.arctan2(-R[0, 1], R[1, 1]))
+    return float(np.arctan2(R[2, 1], R[2, 2])), pitch, float(np.arctan2(R[1, 0], R[0, 0]))
+
+
 def wxyz_to_xyzw(quat: np.ndarray) -> np.ndarray:
     """Reorder (w, x, y, z) to PyBullet's (x, y, z, w). Shape (..., 4)."""
     return np.asarray(quat, dtype=float)[..., [1, 2, 3, 0]]

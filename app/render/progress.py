@@ -11,21 +11,29 @@ import time
 class Progress:
     """Progress of ``total`` units of work labelled ``label``; :meth:`update` with the count done so far.
 
+    The ETA (both on a terminal and in plain lines) comes from the pace since the first unit finished, once a
+    tenth is done: the first unit carries the start-up (numba's first compile, a render pool), which would
+    otherwise stretch or shrink every estimate after it.
+
     Args:
         stream: Where to write (stderr). position: Line of the bar on a terminal (0 top), for two at once.
+        clock: Seconds, monotonic (time.perf_counter).
     """
 
-    def __init__(self, label: str, total: int, unit: str = "it", stream=None, position: int = 0):
+    def __init__(self, label: str, total: int, unit: str = "it", stream=None, position: int = 0,
+                 clock=time.perf_counter):
         self.label, self.total, self.stream = label, max(int(total), 1), stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._last, self._t0, self._done = -1, time.perf_counter(), 0
+        self._clock = clock
+        self._last, self._t0, self._done, self._first = -1, clock(), 0, None
         self._lock = threading.Lock()
         self._bar = None
         if self.tty:
             from tqdm import tqdm
 
             self._bar = tqdm(total=self.total, desc=label, unit=unit, file=self.stream, position=position,
-                             leave=True, dynamic_ncols=True, mininterval=0.2)
+                             leave=True, dynamic_ncols=True, mininterval=0.2,
+                             bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
 
     def update(self, done: int) -> None:
         """Record that ``done`` units (cumulative) are finished."""
@@ -40,16 +48,25 @@ class Progress:
     def _set(self, done: int) -> None:
         """(Under the lock.)"""
         done = min(int(done), self.total)
+        now = self._clock()
+        if self._first is None and done > 0:
+            self._first = (now, done)
+        eta = self._eta(now, done)
         if self._bar is not None:
+            self._bar.set_postfix_str(eta, refresh=False)
             self._bar.update(done - self._done)
         elif int(4 * done / self.total) > self._last:
             self._last = int(4 * done / self.total)
-            elapsed = time.perf_counter() - self._t0
-            eta = f", ETA {elapsed * (self.total - done) / done:.1f} s" if self.total // 10 <= done < self.total \
-                and done else ""  # an ETA from the first percent (a compile, a start-up) would mislead
-            self.stream.write(f"{self.label}: {done}/{self.total} ({elapsed:.1f} s{eta})\n")
+            self.stream.write(f"{self.label}: {done}/{self.total} ({now - self._t0:.1f} s{', ' + eta if eta else ''})\n")
             self.stream.flush()
         self._done = done
+
+    def _eta(self, now: float, done: int) -> str:
+        """'ETA x s' from the pace since the first unit, once a tenth is done; '' before (or when finished)."""
+        if self._first is None or not self.total // 10 <= done < self.total or done <= self._first[1]:
+            return ""
+        t_first, n_first = self._first
+        return f"ETA {(now - t_first) * (self.total - done) / (done - n_first):.1f} s"
 
     def close(self) -> None:
         with self._lock:

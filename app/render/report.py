@@ -31,15 +31,23 @@ def finite_or_none(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, title: str) -> Path:
-    """PNG of position and rotation tracking error over time, one line per environment."""
+def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, title: str,
+                  arms: dict[str, np.ndarray] | None = None) -> Path:
+    """PNG of position and rotation tracking error over time, one line per environment; with ``arms`` (name ->
+    position errors (n_ticks, n_envs) of that arm's end effector) the position panel has a colour per arm."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
-    axes[0].plot(t, pos_err * 1e3, lw=0.8)
+    if arms:
+        for k, (name, err) in enumerate(arms.items()):
+            lines = axes[0].plot(t, err * 1e3, lw=0.8, color=f"C{k}")
+            lines[0].set_label(name)
+        axes[0].legend(loc="upper right", fontsize=8, title="arm")
+    else:
+        axes[0].plot(t, pos_err * 1e3, lw=0.8)
     axes[0].set_ylabel("position error [mm]")
     axes[1].plot(t, np.degrees(rot_err), lw=0.8)
     axes[1].set_ylabel("rotation error [deg]")

@@ -63,7 +63,8 @@ def _closest_points(robot, pairs: CollisionPairs, env: int, box_ids: dict[str, l
     client, body = robot.client, robot.bodies[env]
     to_model, movable = robot.pb_to_model_link, robot.movable_pb_links
     released = robot.released[env] if robot.released else frozenset()
-    fingers = robot.gripper.pb_links if robot.gripper is not None else frozenset()
+    fingers = frozenset().union(*(g.pb_links for g in robot.grippers.values()))
+    skipped_pairs = robot.released_pairs[env] if robot.released_pairs else frozenset()
     found = []
     for name in pairs.obstacles:
         skip = fingers if name in released else frozenset()  # a held object: the fingers are meant to touch it
@@ -71,6 +72,8 @@ def _closest_points(robot, pairs: CollisionPairs, env: int, box_ids: dict[str, l
                   for pt in pb.getClosestPoints(body.body_id, box_ids[name][env], pairs.detection_distance,
                                                 physicsClientId=client) if pt[3] in movable and pt[3] not in skip]
     for a, b in pairs.self_pairs:
+        if (a, b) in skipped_pairs:  # e.g. two grippers' fingers while they hand an object over
+            continue
         ia, ib = body.link_index[a], body.link_index[b]
         found += [(pt[8], env, to_model[ia], to_model[ib]) + pt[7] + pt[5] + pt[6] + (b,)
                   for pt in pb.getClosestPoints(body.body_id, body.body_id, pairs.detection_distance, ia, ib,

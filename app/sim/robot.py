@@ -36,9 +36,10 @@ class Robot:
     """
 
     def __init__(self, client: int, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None,
-                 xacro_args: Mapping[str, object] | None = None):
+                 xacro_args: Mapping[str, object] | None = None, text: str | None = None):
+        """``text``: the description itself (a composed rig), ``urdf`` then only names it in messages."""
         self.client, self.urdf, self.package_dirs = client, urdf, list(package_dirs or [])
-        self._text = read_description(urdf, self.package_dirs, xacro_args)
+        self._text = read_description(urdf, self.package_dirs, xacro_args) if text is None else text
         self.model = RobotModel(parse_urdf_string(self._text, urdf))
         R = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
         self.base = BaseFrame(R, as_vectors(base_pos, "base_pos", 3).reshape(3))
@@ -47,9 +48,10 @@ class Robot:
         self.position_gain = 0.1  # PyBullet motor kp for absolute position targets
         self.env_origins = np.zeros((1, 3))
         self.batched = False
-        self.gripper: Gripper | None = None
-        self.arm_dofs = np.arange(self.model.n_dofs)  # what the controllers command: all but a gripper's DOFs
+        self.grippers: dict[str, Gripper] = {}  # arm name ('' for a robot's one gripper) -> its fingers
+        self.arm_dofs = np.arange(self.model.n_dofs)  # what the controllers command: all but the grippers' DOFs
         self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
+        self.released_pairs: list[frozenset[tuple[str, str]]] = []  # per environment: self pairs left unwatched
         self.closed = False  # set by scene.close()
 
     # ------------------------------------------------------------------ building and names
@@ -68,17 +70,29 @@ class Robot:
                                  for name, pb_idx in self.bodies[0].link_index.items()}
         self.movable_pb_links = frozenset(pb_idx for pb_idx, link in self.pb_to_model_link.items()
                                           if self.model.movable_links[link])  # PyBullet indices some DOF moves
+        self.collision_links = frozenset(  # link names with a collision shape (the others can touch nothing)
+            name for name, pb_idx in self.bodies[0].link_index.items()
+            if pb.getCollisionShapeData(self.bodies[0].body_id, pb_idx, physicsClientId=self.client))
         self.set_qpos(self.model.mid_config())
         self.initial_qpos = self.read_states()[0]  # what reset() returns to; build_scene sets the config's
         self.released = [frozenset()] * len(self.bodies)
+        self.released_pairs = [frozenset()] * len(self.bodies)
 
-    def attach_gripper(self, spec: GripperSpec) -> Gripper:
-        """Give the finger joints of ``spec`` to a gripper (after ``scene.build``): from then on the controllers'
+    @property
+    def gripper(self) -> Gripper | None:
+        """The robot's gripper when it has exactly one (else None: see ``grippers``)."""
+        return next(iter(self.grippers.values())) if len(self.grippers) == 1 else None
+
+    def attach_gripper(self, spec: GripperSpec, arm: str = "") -> Gripper:
+        """Give the finger joints of ``spec`` to a gripper, the one of ``arm`` for a robot with several
+        (after ``scene.build``): from then on the controllers'
         commands (:meth:`command`, :meth:`set_state`) leave those DOFs to it."""
         self._require_built()
-        self.gripper = Gripper(self, spec)
-        self.arm_dofs = np.setdiff1d(np.arange(self.n_dofs), self.gripper.dofs)
-        return self.gripper
+        if arm in self.grippers:
+            raise InputError(f"arm {arm!r} has a gripper already")
+        gripper = self.grippers[arm] = Gripper(self, spec)
+        self.arm_dofs = np.setdiff1d(self.arm_dofs, gripper.dofs)
+        return gripper
 
     def reset(self) -> None:
         """Every environment back to ``initial_qpos``, at rest, motors holding it."""
@@ -237,7 +251,7 @@ class Robot:
     def command(self, q: np.ndarray, qdot: np.ndarray, position_gain: float | None = None) -> None:
         """app.control.robot.ControlledRobot: motor targets q and feed-forward qdot (n_envs, n_dofs) of the arm
         DOFs (a gripper's are its own)."""
-        if self.gripper is None:
+        if not self.grippers:
             self.control_dofs_position(self.unbatch(q), velocity=self.unbatch(qdot), position_gain=position_gain)
             return
         arm = self.arm_dofs
@@ -246,7 +260,7 @@ class Robot:
 
     def set_state(self, q: np.ndarray) -> None:
         """app.control.robot.ControlledRobot: teleport the arm DOFs to q (n_envs, n_dofs), at rest."""
-        if self.gripper is None:
+        if not self.grippers:
             self.set_qpos(self.unbatch(q))
         else:
             self.set_qpos(self.unbatch(q[:, self.arm_dofs]), self.arm_dofs, zero_velocity=False)

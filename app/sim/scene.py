@@ -19,6 +19,7 @@ import numpy as np
 import pybullet as pb
 
 from app.errors import AppError, InputError
+from app.kinematics.compose import RobotPart, compose_urdf
 from app.kinematics.rotations import wxyz_to_xyzw
 from app.sim.debug_frames import DebugFrame, pose_of
 from app.sim.env_frames import as_indices
@@ -106,6 +107,17 @@ class Scene:
         bodies are created by :meth:`build`. Base pose in each environment's frame (quat wxyz)."""
         self._check_not_built()
         robot = Robot(self.client, str(urdf), base_pos, base_quat, package_dirs, xacro_args)
+        self.robots.append(robot)
+        return robot
+
+    def add_robots(self, parts: Sequence[RobotPart], base_pos=(0.0, 0.0, 0.0), base_quat=(1.0, 0.0, 0.0, 0.0),
+                   name: str = "rig") -> Robot:
+        """Declare several robots as one fixed-base rig (app.kinematics.compose): robot ``NAME``'s links and
+        joints are ``NAME/...``, its base at its part's pose in the rig's frame, the rig at ``base_pos`` /
+        ``base_quat`` (wxyz) in each environment's frame; one DOF vector, the parts' DOFs in their order."""
+        self._check_not_built()
+        label = f"{name} ({', '.join(f'{p.name}: {p.urdf}' for p in parts)})"
+        robot = Robot(self.client, label, base_pos, base_quat, None, text=compose_urdf(list(parts), name))
         self.robots.append(robot)
         return robot
 

@@ -17,6 +17,7 @@ class Window:
         self.client = client
         self._sliders: list[int] = []
         self._texts: dict[str, int] = {}
+        self._down: set[int] = set()  # keys seen pressed and not yet released
 
     @property
     def open(self) -> bool:
@@ -33,9 +34,19 @@ class Window:
         return np.array([pb.readUserDebugParameter(s, physicsClientId=self.client) for s in self._sliders])
 
     def keys_pressed(self) -> set[int]:
-        """Key codes pressed since the last call (ord('n') for 'n', ...)."""
-        keys = pb.getKeyboardEvents(physicsClientId=self.client)
-        return {key for key, state in keys.items() if state & pb.KEY_WAS_TRIGGERED}
+        """Key codes pressed since the last call (ord('n') for 'n', ...), once per press.
+
+        PyBullet keeps one state per key between two reads: a press released before the next read (a quick tap
+        while a slow tick runs) shows only KEY_WAS_RELEASED, so a release of a key not seen down counts too."""
+        pressed = set()
+        for key, state in pb.getKeyboardEvents(physicsClientId=self.client).items():
+            if state & pb.KEY_WAS_TRIGGERED or (state & pb.KEY_WAS_RELEASED and key not in self._down):
+                pressed.add(key)
+            if state & pb.KEY_IS_DOWN:
+                self._down.add(key)
+            elif state & pb.KEY_WAS_RELEASED:
+                self._down.discard(key)
+        return pressed
 
     def text(self, slot: str, lines: Sequence[str], at: Sequence[float], rgb=(0.05, 0.05, 0.05),
              size: float = 1.2) -> None:

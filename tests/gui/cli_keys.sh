@@ -1,10 +1,10 @@
 #!/bin/bash
 # Run the CLI with --gui, press KEY (an xdotool key name) in PyBullet's window once it is up, report the exit
-# code. Usage (under xvfb-run): tests/gui/cli_keys.sh OUT_DIR KEY (KEY SIGINT: send the process SIGINT instead)
-out=$1; key=$2
+# code. Usage (under xvfb-run): tests/gui/cli_keys.sh OUT_DIR KEY [CONFIG] (KEY SIGINT: send SIGINT instead)
+out=$1; key=$2; config=${3:-configs/single_ik.yaml}
 set -m  # job control: a background job of a shell without it starts with SIGINT ignored, as no terminal does
 log=$(mktemp)
-python -m app.run configs/single_ik.yaml --gui --out "$out" 2> >(tee "$log" >&2) &
+python -m app.run "$config" --gui --out "$out" 2> >(tee "$log" >&2) &
 pid=$!
 for _ in $(seq 1 120); do
   win=$(xdotool search --onlyvisible --name "Bullet" 2>/dev/null | head -1); [ -n "$win" ] && break; sleep 0.5

@@ -16,7 +16,6 @@ from app.errors import InputError
 from app.ik._residual import ROT_NONE, residual_batch, residual_one, task_jacobian_one
 from app.ik.tables import TaskTables
 from app.ik.targets import PoseTargets
-from app.kinematics._kernels import frames_one
 from app.kinematics.model import KinematicModel, LinkRef
 from app.kinematics.tables import FKTables, JacobianTables
 from app.validation import as_rotation_matrices, as_vectors
@@ -44,10 +43,9 @@ class FrameParams(NamedTuple):
 
 
 @njit(cache=True)
-def frame_rows_one(fp, b, q, R, p, err, J, V):
-    """Rows of configuration b at q (n,) into J (6, n), V (6,) (weighted) and the task error err (1, 6);
-    R (L, 3, 3), p (L, 3) are scratch for the link frames."""
-    frames_one(q, fp.fk, R, p)
+def frame_rows_at(fp, b, R, p, err, J, V):
+    """Rows of configuration b into J (6, n), V (6,) (weighted) and the task error err (1, 6), from the link
+    frames R (L, 3, 3), p (L, 3) at its configuration (computed once for every frame task of the model)."""
     residual_one(R, p, fp.tgt_pos[b], fp.tgt_rot[b], fp.tables, err)
     task_jacobian_one(R, p, fp.jac, fp.tables, J)
     for i in range(6):

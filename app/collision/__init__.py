@@ -1,0 +1,9 @@
+"""A collision model of our own: link spheres fitted to the URDF's collision geometry, the pairs worth
+checking (found by sampling), world primitives, and signed distances with their Jacobians for a batch of
+configurations in one compiled call. Pure numpy/scipy/numba: knows nothing about any simulator."""
+
+from app.collision.build import collision_model, robot_spheres
+from app.collision.checker import CollisionModel
+from app.collision.world import HeldObject, World, WorldBox, WorldSphere
+
+__all__ = ["CollisionModel", "HeldObject", "World", "WorldBox", "WorldSphere", "collision_model", "robot_spheres"]

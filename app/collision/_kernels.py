@@ -1,0 +1,290 @@
+"""Compiled signed distances between bodies of spheres and boxes, and their gradients in joint space.
+
+One call takes a batch of configurations; each is independent (run over threads by app.threads.chunked).
+Conventions: a pair's distance is the smallest over its sphere-sphere and sphere-box distances (negative:
+penetration); its gradient row is d(distance)/dq = n . (v_a - v_b), n the unit normal from b's witness to
+a's, v the linear velocity of each witness point per unit joint speed (rows 0-2 of the project's geometric
+Jacobian, base frame).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from app.kinematics._kernels import frames_one
+
+
+@njit(cache=True, nogil=True)
+def _to_base(R, p, link, local, out):
+    """Point ``local`` (3,) of ``link`` (-1: the base) in the base frame, into out (3,)."""
+    if link < 0:
+        out[:] = local
+        return
+    for r in range(3):
+        out[r] = p[link, r] + R[link, r, 0] * local[0] + R[link, r, 1] * local[1] + R[link, r, 2] * local[2]
+
+
+@njit(cache=True, nogil=True)
+def _box_distance(c, Rb, pb, half, normal):
+    """Signed distance of point c (3,) to a box (frame Rb (3, 3), pb (3,) in the base frame, half extents
+    (3,)); the outward unit normal (gradient of the distance) into normal (3,). No allocation."""
+    e0, e1, e2 = c[0] - pb[0], c[1] - pb[1], c[2] - pb[2]
+    u0 = Rb[0, 0] * e0 + Rb[1, 0] * e1 + Rb[2, 0] * e2
+    u1 = Rb[0, 1] * e0 + Rb[1, 1] * e1 + Rb[2, 1] * e2
+    u2 = Rb[0, 2] * e0 + Rb[1, 2] * e1 + Rb[2, 2] * e2
+    q0, q1, q2 = abs(u0) - half[0], abs(u1) - half[1], abs(u2) - half[2]
+    o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
+    out2 = o0 * o0 + o1 * o1 + o2 * o2
+    if out2 > 0.0:
+        dist = np.sqrt(out2)
+        g0, g1, g2 = np.copysign(o0, u0) / dist, np.copysign(o1, u1) / dist, np.copysign(o2, u2) / dist
+    else:
+        g0 = g1 = g2 = 0.0
+        if q0 >= q1 and q0 >= q2:
+            dist, g0 = q0, 1.0 if u0 >= 0.0 else -1.0
+        elif q1 >= q2:
+            dist, g1 = q1, 1.0 if u1 >= 0.0 else -1.0
+        else:
+            dist, g2 = q2, 1.0 if u2 >= 0.0 else -1.0
+    for r in range(3):
+        normal[r] = Rb[r, 0] * g0 + Rb[r, 1] * g1 + Rb[r, 2] * g2
+    return dist
+
+
+@njit(cache=True, nogil=True)
+def _add_velocity_row(R, p, link, x, n, sign, jac, row):
+    """row[k] += sign * n . (linear velocity of point x (base frame) on ``link`` per unit speed of DOF k)."""
+    if link < 0:
+        return
+    for k in range(jac.axis.shape[0]):
+        if not jac.ancestor[link, k]:
+            continue
+        j = jac.dof_link[k]
+        z0 = R[j, 0, 0] * jac.axis[k, 0] + R[j, 0, 1] * jac.axis[k, 1] + R[j, 0, 2] * jac.axis[k, 2]
+        z1 = R[j, 1, 0] * jac.axis[k, 0] + R[j, 1, 1] * jac.axis[k, 1] + R[j, 1, 2] * jac.axis[k, 2]
+        z2 = R[j, 2, 0] * jac.axis[k, 0] + R[j, 2, 1] * jac.axis[k, 1] + R[j, 2, 2] * jac.axis[k, 2]
+        if jac.revolute[k]:
+            d0, d1, d2 = x[0] - p[j, 0], x[1] - p[j, 1], x[2] - p[j, 2]
+            v0, v1, v2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+        else:
+            v0, v1, v2 = z0, z1, z2
+        row[k] += sign * (n[0] * v0 + n[1] * v1 + n[2] * v2)
+
+
+@njit(cache=True, nogil=True)
+def _place(R, p, ct, C, BR, BP, bounds, GC):
+    """Sphere centres C (S, 3), box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group
+    centres GC (G, 3) in the base frame."""
+    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    for g in range(ct.groups.link.shape[0]):
+        _to_base(R, p, ct.groups.link[g], ct.groups.centre[g], GC[g])
+    for s in range(sp.link.shape[0]):
+        _to_base(R, p, sp.link[s], sp.centre[s], C[s])
+    for k in range(bx.link.shape[0]):
+        l = bx.link[k]
+        _to_base(R, p, l, bx.p[k], BP[k])
+        for r in range(3):
+            for c in range(3):
+                BR[k, r, c] = bx.R[k, r, c] if l < 0 else (R[l, r, 0] * bx.R[k, 0, c] + R[l, r, 1] * bx.R[k, 1, c]
+                                                           + R[l, r, 2] * bx.R[k, 2, c])
+    for b in range(bd.link.shape[0]):
+        _to_base(R, p, bd.link[b], bd.centre[b], bounds[b])
+
+
+@njit(cache=True, nogil=True)
+def _lower_bounds(C, radius, s0, s1, centre, R, out):
+    """Lower bounds of each sphere's distance to a body inside the bounding sphere (centre (3,), R)."""
+    for s in range(s0, s1):
+        e0, e1, e2 = C[s, 0] - centre[0], C[s, 1] - centre[1], C[s, 2] - centre[2]
+        out[s - s0] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - radius[s] - R
+
+
+@njit(cache=True, nogil=True)
+def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
+    d0, d1, d2 = C[s, 0] - C[t, 0], C[s, 1] - C[t, 1], C[s, 2] - C[t, 2]
+    cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    d = cc - radius[s] - radius[t]
+    if d < best:
+        if cc > 1e-12:
+            n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
+        else:
+            n[0], n[1], n[2] = 0.0, 0.0, 1.0
+        xa[:] = C[s]
+        xb[:] = C[t]
+        return d
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
+    """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
+
+    Each sphere's distance to the other body's bounding sphere bounds its distances from below: the pair of
+    spheres nearest to the other body gives a first best, and spheres whose bound is not below it are skipped.
+    Returns as soon as the best is below ``stop`` (then it is an upper bound). Sphere pairs that cannot come
+    closer than ``cap`` are skipped too (then a result >= cap only says "not below cap").
+    """
+    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    sa0, sa1, sb0, sb1 = bd.s0[a], bd.s1[a], bd.s0[b], bd.s1[b]
+    _lower_bounds(C, sp.radius, sa0, sa1, bounds[b], bd.radius[b], lb_a)
+    _lower_bounds(C, sp.radius, sb0, sb1, bounds[a], bd.radius[a], lb_b)
+    best = 1e300
+    if sa1 > sa0 and sb1 > sb0:
+        best = _sphere_sphere(C, sp.radius, sa0 + np.argmin(lb_a[:sa1 - sa0]), sb0 + np.argmin(lb_b[:sb1 - sb0]),
+                              best, xa, xb, n)
+    nn = np.empty(3)
+    gp = ct.groups
+    for ga in range(bd.g0[a], bd.g1[a]):  # sphere-sphere, a group pair at a time
+        for gb in range(bd.g0[b], bd.g1[b]):
+            e0, e1, e2 = GC[ga, 0] - GC[gb, 0], GC[ga, 1] - GC[gb, 1], GC[ga, 2] - GC[gb, 2]
+            reach = min(best, cap) + gp.radius[ga] + gp.radius[gb]
+            if reach <= 0.0 or e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
+                continue
+            for s in range(gp.s0[ga], gp.s1[ga]):
+                if lb_a[s - sa0] >= min(best, cap):
+                    continue
+                cs0, cs1, cs2, rs = C[s, 0], C[s, 1], C[s, 2], sp.radius[s]
+                for t in range(gp.s0[gb], gp.s1[gb]):
+                    if lb_b[t - sb0] >= min(best, cap):
+                        continue
+                    d0, d1, d2 = cs0 - C[t, 0], cs1 - C[t, 1], cs2 - C[t, 2]
+                    reach = min(best, cap) + rs + sp.radius[t]
+                    if reach > 0.0 and d0 * d0 + d1 * d1 + d2 * d2 >= reach * reach:
+                        continue
+                    best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
+                    if best < stop:
+                        return best
+    for s in range(sa0, sa1):  # spheres of a against boxes of b
+        if bd.k1[b] == bd.k0[b] or lb_a[s - sa0] >= min(best, cap):
+            continue
+        for k in range(bd.k0[b], bd.k1[b]):
+            e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
+            reach = min(best, cap) + sp.radius[s] + bx.reach[k]
+            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
+                continue  # not within the box's bounding sphere's reach
+            d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
+            if d < best:
+                best = d
+                n[:] = nn
+                xa[:] = C[s]
+                for r in range(3):
+                    xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
+                if best < stop:
+                    return best
+    for k in range(bd.k0[a], bd.k1[a]):
+        for t in range(sb0, sb1):
+            if lb_b[t - sb0] >= min(best, cap):
+                continue
+            e0, e1, e2 = C[t, 0] - BP[k, 0], C[t, 1] - BP[k, 1], C[t, 2] - BP[k, 2]
+            reach = min(best, cap) + sp.radius[t] + bx.reach[k]
+            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
+                continue
+            d = _box_distance(C[t], BR[k], BP[k], bx.half[k], nn) - sp.radius[t]
+            if d < best:
+                best = d
+                for r in range(3):
+                    n[r] = -nn[r]
+                    xa[r] = C[t, r] - (d + sp.radius[t]) * nn[r]
+                xb[:] = C[t]
+    return best
+
+
+@njit(cache=True, nogil=True)
+def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
+    """Distances (B, P), gradients (B, P, n_dofs) (zeros unless with_gradient) and closest sphere/box
+    witnesses for q (B, n_dofs). A pair whose bounding spheres are more than ``cutoff`` [m] apart gets the
+    bounding spheres' distance (a lower bound of its own) and their gradient."""
+    B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
+    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
+    dist = np.empty((B, P))
+    grad = np.zeros((B, P, nd if with_gradient else 0))
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    GC = np.empty((ct.groups.link.shape[0], 3))
+    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    bd = ct.bodies
+    most = 1
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    lb_a, lb_b = np.empty(most), np.empty(most)
+    for i in range(B):
+        frames_one(q[i], fk, R, p)
+        _place(R, p, ct, C, BR, BP, bounds, GC)
+        for j in range(P):
+            a, b = ct.pairs.a[j], ct.pairs.b[j]
+            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
+            cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            lower = cc - bd.radius[a] - bd.radius[b]
+            if lower > cutoff:
+                dist[i, j] = lower
+                xa[:], xb[:] = bounds[a], bounds[b]
+                n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
+            else:
+                dist[i, j] = _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, 1e300)
+            if with_gradient:
+                _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
+                _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
+    return dist, grad
+
+
+@njit(cache=True, nogil=True)
+def clear_kernel(q, fk, ct, min_distance):
+    """(B,) uint8: 1 where every pair of q (B, n_dofs) is at least ``min_distance`` [m] apart by the spheres;
+    a configuration stops at its first pair found closer."""
+    B, L = q.shape[0], fk.parent.shape[0]
+    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
+    clear = np.ones(B, dtype=np.uint8)
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    GC = np.empty((ct.groups.link.shape[0], 3))
+    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    bd = ct.bodies
+    most = 1
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    lb_a, lb_b = np.empty(most), np.empty(most)
+    for i in range(B):
+        frames_one(q[i], fk, R, p)
+        _place(R, p, ct, C, BR, BP, bounds, GC)
+        for j in range(ct.pairs.a.shape[0]):
+            a, b = ct.pairs.a[j], ct.pairs.b[j]
+            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
+            if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b] >= min_distance:
+                continue
+            if _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance) < min_distance:
+                clear[i] = 0
+                break
+    return (clear,)
+
+
+@njit(cache=True, nogil=True)
+def minima_kernel(q, fk, ct, near):
+    """Over the configurations q (B, n_dofs): each pair's smallest distance where it is below ``near`` [m]
+    (else some value >= near) and how often it is <= 0. Returns ((1, P) float, (1, P) int64)."""
+    B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
+    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
+    low = np.full((1, P), 1e300)
+    contacts = np.zeros((1, P), dtype=np.int64)
+    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
+    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
+    GC = np.empty((ct.groups.link.shape[0], 3))
+    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    bd = ct.bodies
+    most = 1
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    lb_a, lb_b = np.empty(most), np.empty(most)
+    for i in range(B):
+        frames_one(q[i], fk, R, p)
+        _place(R, p, ct, C, BR, BP, bounds, GC)
+        for j in range(P):
+            a, b = ct.pairs.a[j], ct.pairs.b[j]
+            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
+            lower = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b]
+            d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
+            if d < low[0, j]:
+                low[0, j] = d
+            if d <= 0.0:
+                contacts[0, j] += 1
+    return low, contacts

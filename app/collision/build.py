@@ -1,0 +1,38 @@
+"""One robot file -> its RobotSpheres with checked pairs (cached per file contents) -> a CollisionModel."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+from app.collision.checker import CollisionModel
+from app.collision.pairs import choose_pairs
+from app.collision.robot_spheres import RobotSpheres, fit_robot, store
+from app.collision.world import World
+from app.kinematics.description import read_description
+from app.kinematics.model import KinematicModel
+from app.kinematics.urdf import parse_urdf_string
+
+log = logging.getLogger(__name__)
+
+
+def robot_spheres(path: str, package_dirs: Sequence[str] | None = None,
+                  xacro_args: Mapping[str, object] | None = None, cached: bool = True) -> RobotSpheres:
+    """The spheres, boxes, excess and checked pairs of a robot file: from the cache, or fitted and sampled
+    (seconds to a minute, once per file contents) and stored."""
+    text = read_description(str(path), package_dirs, xacro_args)
+    found = fit_robot(text, str(path), package_dirs, cached)
+    if found.samples == 0:  # fresh fit: choose the pairs, then store
+        log.info("%s: fitting collision spheres and sampling link pairs (once per file contents)", path)
+        found = choose_pairs(KinematicModel(parse_urdf_string(text, str(path))), found)
+        store(found)
+    return found
+
+
+def collision_model(model: KinematicModel, world: World | None = None, package_dirs: Sequence[str] | None = None,
+                    xacro_args: Mapping[str, object] | None = None) -> CollisionModel:
+    """A CollisionModel for ``model`` (loaded from a file: its path is read again for the geometry)."""
+    if model.spec.path is None:
+        from app.errors import InputError
+        raise InputError("a collision model needs the robot's file (the model was built from a string)")
+    return CollisionModel(model, robot_spheres(model.spec.path, package_dirs, xacro_args), world)

@@ -1,0 +1,171 @@
+"""CollisionModel: signed distances and their joint-space gradients for every checked pair (robot self
+pairs, robot-world, held object), for a batch of configurations in one compiled call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from app.collision._kernels import clear_kernel, distances_kernel, minima_kernel
+from app.collision.robot_spheres import RobotSpheres
+from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
+from app.collision.world import World, box_frame, held_spheres
+from app.kinematics.model import KinematicModel
+from app.threads import chunked
+
+
+class CollisionModel:
+    """A robot's spheres and boxes plus a world, ready for the distance kernel.
+
+    Attributes:
+        pair_names: ``(a, b)`` names of each checked pair (robot links, world objects, the held object).
+        pair_excess: excess_a + excess_b [m] per pair: the sphere distance is at most this below the true one.
+    """
+
+    def __init__(self, model: KinematicModel, robot: RobotSpheres, world: World | None = None):
+        self.model, self.robot, self.world = model, robot, world or World()
+        self._bodies: list[tuple] = []  # (name, link index, spheres (k, 4), boxes [(R, p, half)], excess)
+        for name in model.link_names:
+            if name in robot.spheres or name in robot.boxes:
+                self._bodies.append((name, model.link_index(name), robot.spheres.get(name, np.zeros((0, 4))),
+                                     robot.boxes.get(name, []), robot.excess.get(name, 0.0)))
+        index = {b[0]: i for i, b in enumerate(self._bodies)}
+        pairs = [(index[a], index[b]) for a, b in robot.pairs]
+        pairs += self._world_bodies(index)
+        self.pair_names = tuple((self._bodies[a][0], self._bodies[b][0]) for a, b in pairs)
+        self.pair_excess = np.array([self._bodies[a][4] + self._bodies[b][4] for a, b in pairs])
+        self.tables = self._tables(pairs)
+        self._entry = None
+
+    def _world_bodies(self, index: dict[str, int]) -> list[tuple[int, int]]:
+        """World bodies appended; pairs: every moving robot body with each, and the held object's."""
+        moving = [i for i, b in enumerate(self._bodies) if self.model.movable_links[b[1]]]
+        pairs = []
+        for box in self.world.boxes:
+            R, p, half = box_frame(box)
+            self._bodies.append((box.name, -1, np.zeros((0, 4)), [(R, p, half)], 0.0))
+            pairs += [(i, len(self._bodies) - 1) for i in moving]
+        for sph in self.world.spheres:
+            self._bodies.append((sph.name, -1, np.array([[*sph.pos, sph.radius]], dtype=float), [], 0.0))
+            pairs += [(i, len(self._bodies) - 1) for i in moving]
+        held = self.world.held
+        if held is not None:
+            link = self.model.link_index(held.link)
+            spheres, excess = held_spheres(held)
+            h = len(self._bodies)
+            self._bodies.append((held.name, link, spheres, [], excess))
+            touching = set(held.touching) if held.touching else self._near_links(link)
+            pairs += [(i, h) for i, b in enumerate(self._bodies[:h]) if b[1] < 0 or
+                      (b[0] not in touching and b[1] >= 0)]
+        return pairs
+
+    def _near_links(self, link: int) -> set[str]:
+        """The holding link, its parent and every link below it."""
+        parent = self.model.fk_tables.parent
+        below = {i for i in range(self.model.n_links) if self._is_below(i, link, parent)}
+        return {self.model.link_names[i] for i in below | {link, int(parent[link])} if i >= 0}
+
+    @staticmethod
+    def _is_below(i: int, link: int, parent: np.ndarray) -> bool:
+        while i >= 0:
+            if i == link:
+                return True
+            i = int(parent[i])
+        return False
+
+    def _tables(self, pairs: list[tuple[int, int]]) -> CollisionTables:
+        sl, sc, sr, bl, bR, bp, bh, s0, s1, k0, k1, cen, rad = ([] for _ in range(13))
+        gs0, gs1, gl, gc, gr, g0, g1 = ([] for _ in range(7))
+        for name, link, spheres, boxes, _ in self._bodies:
+            s0.append(len(sl)); k0.append(len(bl)); g0.append(len(gs0))
+            for group in _groups(spheres):
+                gs0.append(len(sl)); gl.append(link)
+                sl += [link] * len(group); sc += list(group[:, :3]); sr += list(group[:, 3])
+                gs1.append(len(sl))
+                c, r = _bounding(group, [])
+                gc.append(c); gr.append(r)
+            g1.append(len(gs0))
+            for R, p, half in boxes:
+                bl.append(link); bR.append(R); bp.append(p); bh.append(half)
+            s1.append(len(sl)); k1.append(len(bl))
+            c, r = _bounding(spheres, boxes)
+            cen.append(c); rad.append(r)
+        # a pair holds boxes on one side at most: put the boxes' body second
+        pairs = [(b, a) if k1[a] > k0[a] else (a, b) for a, b in pairs]
+        i64 = np.int64
+        return CollisionTables(
+            SphereSet(frozen(sl, i64), frozen(np.reshape(sc, (-1, 3))), frozen(sr)),
+            BoxSet(frozen(bl, i64), frozen(np.reshape(bR, (-1, 3, 3))), frozen(np.reshape(bp, (-1, 3))),
+                   frozen(np.reshape(bh, (-1, 3))), frozen(np.linalg.norm(np.reshape(bh, (-1, 3)), axis=1))),
+            BodyTables(frozen(s0, i64), frozen(s1, i64), frozen(k0, i64), frozen(k1, i64),
+                       frozen([b[1] for b in self._bodies], i64), frozen(np.reshape(cen, (-1, 3))), frozen(rad),
+                       frozen(g0, i64), frozen(g1, i64)),
+            PairTables(frozen([a for a, _ in pairs], i64), frozen([b for _, b in pairs], i64)),
+            GroupSet(frozen(gs0, i64), frozen(gs1, i64), frozen(gl, i64), frozen(np.reshape(gc, (-1, 3))),
+                     frozen(gr)))
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.pair_names)
+
+    def distances(self, q: np.ndarray, with_gradient: bool = True, cutoff: float = np.inf
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """Signed sphere distances of every checked pair and their gradients.
+
+        Args:
+            q: Joint positions. Shape (..., n_dofs).
+            cutoff: [m] pairs whose bounding spheres are farther apart report that (smaller) distance.
+        Returns:
+            ``(d, J)``: d (..., P) [m], a lower bound of the true distance of each pair's shapes;
+            J (..., P, n_dofs) = dd/dq [m/rad or m/m] (shape (..., P, 0) without gradients).
+        """
+        batch = q.shape[:-1]
+        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        shared = (self.model.fk_tables, self.model.jacobian_tables, self.tables, float(min(cutoff, 1e300)),
+                  bool(with_gradient))
+        d, J = chunked(distances_kernel, len(q2), [q2], shared)
+        return d.reshape(batch + d.shape[1:]), J.reshape(batch + J.shape[1:])
+
+    def clear(self, q: np.ndarray, min_distance: float) -> np.ndarray:
+        """Whether every checked pair is at least ``min_distance`` [m] apart by the spheres (a configuration
+        stops at its first closer pair). q (..., n_dofs) -> (...) bool."""
+        batch = q.shape[:-1]
+        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        (ok,) = chunked(clear_kernel, len(q2), [q2], (self.model.fk_tables, self.tables, float(min_distance)))
+        return ok.reshape(batch).astype(bool)
+
+    def minima(self, q: np.ndarray, near: float) -> tuple[np.ndarray, np.ndarray]:
+        """Over configurations q (B, n_dofs): each pair's smallest distance where below ``near`` [m] (else a
+        value >= near) (P,), and in how many configurations it is <= 0 (P,)."""
+        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        low, contacts = chunked(minima_kernel, len(q2), [q2], (self.model.fk_tables, self.tables, float(near)))
+        return low.min(axis=0), contacts.sum(axis=0)
+
+    def closest(self, d: np.ndarray) -> list[tuple[str, str, float]]:
+        """The closest pair of each row of ``d`` (B, P): (name a, name b, distance [m])."""
+        idx = d.argmin(axis=-1)
+        return [(*self.pair_names[k], float(row[k])) for k, row in zip(idx, d)]
+
+
+GROUP = 8  # spheres per group: the kernel skips a whole group when its bounding sphere cannot be closer
+
+
+def _groups(spheres: np.ndarray) -> list[np.ndarray]:
+    """A body's spheres (k, 4) in groups of at most GROUP neighbours: sorted along their principal axis."""
+    if len(spheres) <= GROUP:
+        return [spheres] if len(spheres) else []
+    centred = spheres[:, :3] - spheres[:, :3].mean(axis=0)
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    ordered = spheres[np.argsort(centred @ axis, kind="stable")]
+    return np.array_split(ordered, int(np.ceil(len(spheres) / GROUP)))
+
+
+def _bounding(spheres: np.ndarray, boxes: Sequence) -> tuple[np.ndarray, float]:
+    """A sphere (centre (3,), radius) around a body's spheres and boxes (not the smallest)."""
+    pts = [spheres[:, :3]] + [p[None] for _, p, _ in boxes]
+    allp = np.concatenate(pts) if pts else np.zeros((1, 3))
+    centre = allp.mean(axis=0) if len(allp) else np.zeros(3)
+    r = max([np.linalg.norm(s[:3] - centre) + s[3] for s in spheres]
+            + [np.linalg.norm(p - centre) + np.linalg.norm(h) for _, p, h in boxes] + [0.0])
+    return centre, float(r)

@@ -1,0 +1,80 @@
+"""The collision model as the compiled distance kernel takes it: named fields, not positions.
+
+A *body* is what a checked pair names on each side: a robot link's spheres and boxes, a world box, or a
+held object's spheres. Link index -1 means the model's base frame (world primitives, given there).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class SphereSet(NamedTuple):
+    """S spheres. link (S,) int; centre (S, 3) in the link frame [m]; radius (S,) [m]."""
+
+    link: np.ndarray
+    centre: np.ndarray
+    radius: np.ndarray
+
+
+class BoxSet(NamedTuple):
+    """K boxes. link (K,) int; R (K, 3, 3), p (K, 3): the box frame in the link frame; half (K, 3) [m];
+    reach (K,): |half|, the radius of the box's bounding sphere [m]."""
+
+    link: np.ndarray
+    R: np.ndarray
+    p: np.ndarray
+    half: np.ndarray
+    reach: np.ndarray
+
+
+class BodyTables(NamedTuple):
+    """N bodies: spheres [s0, s1) and boxes [k0, k1) of the sets above; link (N,); a bounding sphere each
+    (centre (N, 3) in the link frame, radius (N,)) for the early-out; sphere groups [g0, g1)."""
+
+    s0: np.ndarray
+    s1: np.ndarray
+    k0: np.ndarray
+    k1: np.ndarray
+    link: np.ndarray
+    centre: np.ndarray
+    radius: np.ndarray
+    g0: np.ndarray
+    g1: np.ndarray
+
+
+class GroupSet(NamedTuple):
+    """G groups of a few neighbouring spheres of one body: spheres [s0, s1), link (G,), a bounding sphere each
+    (centre (G, 3) in the link frame, radius (G,)). Body j owns groups [BodyTables.g0[j], g1[j])."""
+
+    s0: np.ndarray
+    s1: np.ndarray
+    link: np.ndarray
+    centre: np.ndarray
+    radius: np.ndarray
+
+
+class PairTables(NamedTuple):
+    """P checked pairs of bodies: a (P,), b (P,); body b must not hold boxes where body a does."""
+
+    a: np.ndarray
+    b: np.ndarray
+
+
+class CollisionTables(NamedTuple):
+    """Everything the distance kernel reads besides the kinematic tables."""
+
+    spheres: SphereSet
+    boxes: BoxSet
+    bodies: BodyTables
+    pairs: PairTables
+    groups: GroupSet
+
+
+def frozen(arr, dtype=float) -> np.ndarray:
+    """A contiguous read-only copy."""
+    out = np.ascontiguousarray(arr, dtype=dtype).copy()
+    out.setflags(write=False)
+    return out

@@ -1,0 +1,95 @@
+"""ACT's HDF5 episodes (one file per episode, as ACT and Trossen's MuJoCo kit record them).
+
+Datasets: ``/observations/qpos`` and ``/observations/qvel`` (n, 7 * n_arms), ``/observations/images/<cam>``
+(n, h, w, 3) uint8, ``/action`` (n, 7 * n_arms); root attribute ``sim``. The layout has no frame rate or joint
+names: this writer adds the attributes ``fps`` and ``joint_names`` and the reader uses them where present,
+otherwise the Trossen names for the width and the rate it is given.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from app.dataset.names import trossen_names
+from app.dataset.records import RecordedDataset, RecordedEpisode
+from app.errors import DatasetError
+from app.render.outputs import write_atomic
+
+ACT_DEFAULT_FPS = 50.0  # ACT's own control period (DT = 0.02 s)
+
+
+def write_act_episode(path: str | Path, qpos: np.ndarray, qvel: np.ndarray, action: np.ndarray,
+                      images: dict[str, np.ndarray], fps: float, joint_names: list[str] | None = None) -> Path:
+    """One episode as an ACT HDF5 file at ``path``, atomically.
+
+    Args:
+        qpos, qvel, action: Shape (n, d) each: joint positions [rad, m], velocities [rad/s, m/s], commands.
+        images: Camera name -> (n, h, w, 3) uint8.
+        fps: The rows' rate [Hz].
+        joint_names: Names of the d values (default: the Trossen kit's for d = 7 or 14).
+    """
+    qpos, qvel, action = (np.asarray(a, dtype=np.float64) for a in (qpos, qvel, action))
+    if qpos.ndim != 2 or qvel.shape != qpos.shape or action.shape != qpos.shape:
+        raise DatasetError(f"qpos {qpos.shape}, qvel {qvel.shape}, action {action.shape}: expected three (n, d)")
+    names = joint_names or trossen_names(qpos.shape[1] // 7)
+
+    def write(tmp: str) -> None:
+        with h5py.File(tmp, "w") as f:
+            f.attrs["sim"] = True
+            f.attrs["fps"] = float(fps)
+            f.attrs["joint_names"] = [n.encode() for n in names]
+            f.create_dataset("/observations/qpos", data=qpos)
+            f.create_dataset("/observations/qvel", data=qvel)
+            for cam, frames in images.items():
+                f.create_dataset(f"/observations/images/{cam}", data=frames, dtype=np.uint8,
+                                 chunks=(1, *frames.shape[1:]))
+            f.create_dataset("/action", data=action)
+    return write_atomic(path, ".hdf5", write)
+
+
+def _episode_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    files = sorted(path.glob("*.hdf5"),
+                   key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)])
+    if not files:
+        raise DatasetError("no *.hdf5 episode files", str(path))
+    return files
+
+
+def _read_episode(path: Path, index: int, fps: float) -> tuple[RecordedEpisode, list[str], float]:
+    try:
+        with h5py.File(path, "r") as f:
+            for key in ("/observations/qpos", "/action"):
+                if key not in f:
+                    raise DatasetError(f"no {key} dataset; an ACT episode has /observations/qpos, "
+                                       "/observations/qvel, /observations/images/<cam> and /action", str(path))
+            qpos, action = f["/observations/qpos"][()], f["/action"][()]
+            images = {cam: f[f"/observations/images/{cam}"][()] for cam in f.get("/observations/images", {})}
+            names = [n.decode() if isinstance(n, bytes) else str(n) for n in f.attrs.get("joint_names", [])]
+            rate = float(f.attrs.get("fps", fps))
+    except OSError as exc:
+        raise DatasetError(f"not a readable HDF5 file ({exc})", str(path)) from None
+    n = len(qpos)
+    episode = RecordedEpisode(index=index, task="", state=qpos.astype(np.float64), action=action.astype(np.float64),
+                              timestamp=np.arange(n) / rate, videos={}, images=images)
+    return episode, names or trossen_names(qpos.shape[1] // 7), rate
+
+
+def read_act(path: str | Path, fps: float = ACT_DEFAULT_FPS) -> RecordedDataset:
+    """ACT HDF5 episodes: one file, or a folder of ``*.hdf5`` files in natural order (``episode_2`` < ``episode_10``).
+
+    Args:
+        fps: The rate [Hz] assumed for files without an ``fps`` attribute.
+    """
+    episodes, names, rate = [], None, fps
+    for index, file in enumerate(_episode_files(Path(path))):
+        episode, names, rate = _read_episode(file, index, fps)
+        episodes.append(episode)
+    cams = tuple(episodes[0].images)
+    return RecordedDataset(format="act-hdf5", fps=rate, robot_type="", state_names=tuple(names),
+                           action_names=tuple(names), cameras=cams, episodes=tuple(episodes))

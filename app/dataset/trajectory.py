@@ -1,0 +1,152 @@
+"""End-effector trajectory files (what ``app.track`` reads) and joint trajectory files (what it writes): a table
+of named columns as CSV with a header, NPZ (one array per column) or parquet.
+
+An end-effector trajectory has ``t`` [s] (strictly increasing), the position ``x y z`` [m] and the orientation
+``qw qx qy qz`` (normalised on reading) of each arm, and optionally ``gripper`` (0 open .. 1 closed). One arm:
+plain names; several arms: every pose column prefixed with the arm's name and a dot (``left.x``, ``right.qw``).
+Every problem is a :class:`~app.errors.DatasetError` naming the file and the column (and row where one is bad).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from app.errors import DatasetError
+from app.render.outputs import write_atomic
+
+POSE_COLUMNS = ("x", "y", "z", "qw", "qx", "qy", "qz")
+FORMATS = (".csv", ".npz", ".parquet")
+
+
+class EETrajectory(NamedTuple):
+    """Waypoints of one or several arms. t (n,) [s]; arms: names in file order (None: unprefixed, one arm);
+    pos (n, n_arms, 3) [m]; quat (n, n_arms, 4) (w, x, y, z), unit; gripper (n, n_arms) or None (no column)."""
+
+    t: np.ndarray
+    arms: tuple[str | None, ...]
+    pos: np.ndarray
+    quat: np.ndarray
+    gripper: np.ndarray | None
+
+
+def _format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise DatasetError(f"unknown trajectory format {suffix or '(no suffix)'!r}; allowed: {', '.join(FORMATS)}",
+                           str(path))
+    return suffix
+
+
+def _float_column(path: Path, name: str, cells: list[str]) -> np.ndarray:
+    out = np.empty(len(cells))
+    for row, cell in enumerate(cells):
+        try:
+            out[row] = float(cell)
+        except ValueError:
+            raise DatasetError(f"column {name!r} row {row + 1}: {cell!r} is not a number", str(path)) from None
+    return out
+
+
+def read_table(path: str | Path) -> dict[str, np.ndarray]:
+    """A trajectory file's columns by name, each (n_rows,) float. Raises DatasetError."""
+    path = Path(path)
+    fmt = _format(path)
+    if not path.is_file():
+        raise DatasetError("file not found", str(path))
+    try:
+        if fmt == ".csv":
+            with open(path, newline="") as f:
+                rows = [r for r in csv.reader(f) if r and any(c.strip() for c in r)]
+            if not rows:
+                raise DatasetError("empty file; the first line must name the columns", str(path))
+            header = [h.strip() for h in rows[0]]
+            bad = [k + 2 for k, r in enumerate(rows[1:]) if len(r) != len(header)]
+            if bad:
+                raise DatasetError(f"line {bad[0]}: {len(rows[bad[0] - 1])} cells for {len(header)} columns", str(path))
+            return {h: _float_column(path, h, [r[i].strip() for r in rows[1:]]) for i, h in enumerate(header)}
+        if fmt == ".npz":
+            with np.load(path, allow_pickle=False) as data:
+                return {k: np.asarray(data[k], dtype=float).reshape(-1) for k in data.files}
+        table = pq.read_table(path)
+        return {name: table.column(name).to_numpy().astype(float) for name in table.column_names}
+    except DatasetError:
+        raise
+    except (OSError, ValueError, TypeError, pa.ArrowException) as exc:
+        raise DatasetError(f"cannot read it as {fmt[1:]}: {exc}", str(path)) from None
+
+
+def _arm_names(path: Path, columns: dict[str, np.ndarray], arm_names: list[str]) -> tuple[str | None, ...]:
+    prefixed = sorted({c.split(".", 1)[0] for c in columns if "." in c})
+    if not prefixed:
+        return (None,)
+    plain = [c for c in columns if c in POSE_COLUMNS]
+    if plain:
+        raise DatasetError(f"column {plain[0]!r} has no arm prefix while {prefixed} do; use one arm's plain names or "
+                           f"prefix every arm's columns", str(path))
+    unknown = [p for p in prefixed if p not in arm_names]
+    if unknown:
+        valid = arm_names or "none: the scene's robot has no named arms; use plain column names"
+        raise DatasetError(f"column prefix {unknown[0]!r} is not an arm of the scene; arms: {valid}", str(path))
+    return tuple(a for a in arm_names if a in prefixed)
+
+
+def _checked(path: Path, columns: dict[str, np.ndarray], name: str) -> np.ndarray:
+    if name not in columns:
+        raise DatasetError(f"column {name!r} is missing; a trajectory needs t, x, y, z, qw, qx, qy, qz (and optionally "
+                           f"gripper), prefixed 'ARM.' per arm for several arms; found {sorted(columns)}", str(path))
+    values = columns[name]
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        raise DatasetError(f"column {name!r} row {bad[0] + 1}: {values[bad[0]]} (values must be finite)", str(path))
+    return values
+
+
+def read_ee_trajectory(path: str | Path, arm_names: list[str] | None = None) -> EETrajectory:
+    """Read and check an end-effector trajectory; ``arm_names``: the scene's arms (prefixes allowed)."""
+    path = Path(path)
+    columns = read_table(path)
+    arms = _arm_names(path, columns, list(arm_names or []))
+    t = _checked(path, columns, "t")
+    if len(t) < 2:
+        raise DatasetError(f"column 't' has {len(t)} row(s); a trajectory needs at least 2", str(path))
+    back = np.flatnonzero(np.diff(t) <= 0)
+    if len(back):
+        k = back[0] + 1
+        raise DatasetError(f"column 't' must increase strictly: row {k + 1} (t={t[k]}) follows t={t[k - 1]}", str(path))
+    pos, quat, grip = [], [], []
+    for arm in arms:
+        key = (lambda c: c) if arm is None else (lambda c, a=arm: f"{a}.{c}")
+        pos.append(np.stack([_checked(path, columns, key(c)) for c in POSE_COLUMNS[:3]], axis=1))
+        q = np.stack([_checked(path, columns, key(c)) for c in POSE_COLUMNS[3:]], axis=1)
+        norm = np.linalg.norm(q, axis=1)
+        if np.any(norm < 1e-6):
+            raise DatasetError(f"column {key('qw')!r} row {np.argmin(norm) + 1}: the quaternion is zero", str(path))
+        quat.append(q / norm[:, None])
+        grip.append(_checked(path, columns, key("gripper")) if key("gripper") in columns else None)
+    gripper = None if all(g is None for g in grip) else np.stack(
+        [np.full(len(t), np.nan) if g is None else g for g in grip], axis=1)
+    return EETrajectory(t, arms, np.stack(pos, axis=1), np.stack(quat, axis=1), gripper)
+
+
+def write_table(path: str | Path, columns: dict[str, np.ndarray]) -> Path:
+    """``columns`` (name -> (n,) values) as CSV, NPZ or parquet by the suffix, atomically. Returns the path."""
+    path = Path(path)
+    fmt = _format(path)
+    names = list(columns)
+    data = np.stack([np.asarray(columns[n], dtype=float) for n in names], axis=1)
+
+    def write(tmp: str) -> None:
+        if fmt == ".csv":
+            np.savetxt(tmp, data, delimiter=",", header=",".join(names), comments="", fmt="%.10g")
+        elif fmt == ".npz":
+            with open(tmp, "wb") as f:
+                np.savez(f, **{n: data[:, i] for i, n in enumerate(names)})
+        else:
+            pq.write_table(pa.table({n: data[:, i] for i, n in enumerate(names)}), tmp)
+    return write_atomic(path, fmt, write)

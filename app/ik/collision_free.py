@@ -1,0 +1,149 @@
+"""Collision-free pose IK: a layer around the pose solvers that keeps only answers whose every checked
+pair (self, world, held object) is at least ``min_distance`` apart by the sphere model, or says it found
+none.
+
+Candidates, cheapest first: the closed form's 8 branches (WidowX family), ranked by distance to the
+initial configuration; then the LM solver from ``restarts`` random starts for the targets still open.
+A candidate counts only if it reaches the target (the IK's tolerances) and clears every pair.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import NamedTuple
+
+import numpy as np
+
+from app.collision.checker import CollisionModel
+from app.ik.analytic import analytic_ik, certified_arm
+from app.kinematics.rotations import quat_exp, quat_multiply
+
+log = logging.getLogger(__name__)
+
+
+class CollisionFreeResult(NamedTuple):
+    """q (B, n_dofs); collision_free (B,): reaches the target with every pair >= min_distance; reached (B,):
+    some candidate reached the target; closest (B,): where not collision-free, (name a, name b, distance [m])
+    of the closest pair at q; None where collision-free (every pair is >= min_distance)."""
+
+    q: np.ndarray
+    collision_free: np.ndarray
+    reached: np.ndarray
+    closest: list
+
+
+SPINS = 8  # rotations about the one aligned axis tried with the closed form (rot_mask with one True)
+
+
+def _closed_form_plan(model, link, ik_kwargs: dict):
+    """The closed-form certificate and the spin axis (None: full pose) where the closed form gives answers:
+    full 6-D targets, or a rot_mask with one True (any rotation about that link axis also meets it)."""
+    if any(k in ik_kwargs for k in ("pos_mask", "local_point", "dofs_idx_local")):
+        return None, None
+    mask = np.asarray(ik_kwargs.get("rot_mask", (True, True, True)), dtype=bool).reshape(-1)
+    if mask.shape != (3,) or mask.sum() not in (1, 3):
+        return None, None
+    return certified_arm(model, model.link_index(link)), (None if mask.all() else np.eye(3)[int(mask.argmax())])
+
+
+def _closed_form_candidates(model, arm, link, pos, quat, q0, spin_axis):
+    """Every branch (for each spin about ``spin_axis``) as full configurations, nearest to q0 first:
+    (B, C, n_dofs) and valid (B, C)."""
+    angles = [0.0] if spin_axis is None else np.arange(SPINS) * 2 * np.pi / SPINS
+    cands, valids = [], []
+    for angle in angles:
+        qt = quat if angle == 0.0 else quat_multiply(quat, quat_exp(spin_axis * angle))
+        q_all, valid = analytic_ik(model, link, pos, qt, q_rest=q0[0], arm=arm)
+        cand = np.repeat(q0[:, None], q_all.shape[1], axis=1)
+        cand[..., list(arm.dof_idx)] = q_all
+        cands.append(cand)
+        valids.append(valid)
+    cand, valid = np.concatenate(cands, axis=1), np.concatenate(valids, axis=1)
+    order = np.argsort(np.where(valid, np.abs(cand - q0[:, None]).sum(-1), np.inf), axis=1, kind="stable")
+    return np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(valid, order, 1)
+
+
+def _clear(cm: CollisionModel, q: np.ndarray, min_distance: float) -> np.ndarray:
+    return cm.clear(q, min_distance)
+
+
+def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np.ndarray, min_distance: float = 0.0,
+                      init_qpos: np.ndarray | None = None, restarts: int = 4, seed: int = 0,
+                      **ik_kwargs) -> CollisionFreeResult:
+    """Collision-free configurations for B pose targets of ``link``.
+
+    Args:
+        pos: (B, 3) [m], quat: (B, 4) (w, x, y, z), base frame. min_distance: [m] required clearance.
+        init_qpos: (n_dofs,) or (B, n_dofs); default the mid configuration (also the fingers' values).
+        restarts: LM attempts per open target (the first from init_qpos, then random starts).
+        ik_kwargs: passed to the LM solve (pos_tol, rot_tol, rot_mask, ...). The closed form gives candidates
+            for full poses and for a rot_mask with one True (SPINS rotations about that axis); a pos_mask,
+            local point or DOF subset turns it off.
+    """
+    pos, quat = np.atleast_2d(np.asarray(pos, float)), np.atleast_2d(np.asarray(quat, float))
+    B = len(pos)
+    q0 = np.broadcast_to(model.mid_config() if init_qpos is None else np.asarray(init_qpos, float),
+                         (B, model.n_dofs)).copy()
+    best = q0.copy()
+    done = np.zeros(B, dtype=bool)
+    reached = np.zeros(B, dtype=bool)
+    arm, spins = _closed_form_plan(model, link, ik_kwargs)
+    if arm is not None:
+        cand, valid = _closed_form_candidates(model, arm, link, pos, quat, q0, spins)
+        reached |= valid.any(axis=1)
+        best[reached] = cand[reached, valid[reached].argmax(axis=1)]  # a reaching answer, if none is clear
+        for rank in range(cand.shape[1]):  # nearest branch first; a target leaves once one is clear
+            todo = np.flatnonzero(~done & valid[:, rank])
+            if len(todo) == 0:
+                continue
+            ok = _clear(cm, cand[todo, rank], min_distance)
+            best[todo[ok]] = cand[todo[ok], rank]
+            done[todo[ok]] = True
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    for r in range(restarts):
+        open_ = np.flatnonzero(~done)
+        if len(open_) == 0:
+            break
+        start = q0[open_] if r == 0 else rng.uniform(lo, hi, (len(open_), model.n_dofs))
+        info = model.inverse_kinematics(link, pos=pos[open_], quat=quat[open_], init_qpos=start, return_info=True,
+                                        max_samples=1, **ik_kwargs)
+        conv = np.asarray(info.converged)
+        ok = conv.copy()
+        if conv.any():
+            ok[conv] = _clear(cm, info.q[conv], min_distance)
+        newly = conv & ~reached[open_]  # a reaching (colliding) answer, shown where no clear one is found
+        best[open_[newly]] = info.q[newly]
+        reached[open_] |= conv
+        best[open_[ok]] = info.q[ok]
+        done[open_[ok]] = True
+    closest: list = [None] * B
+    if not done.all():
+        d, _ = cm.distances(best[~done], with_gradient=False)
+        for k, c in zip(np.flatnonzero(~done), cm.closest(d)):
+            closest[k] = c
+    return CollisionFreeResult(best, done, reached, closest)
+
+
+def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float = 0.0, collision=None,
+                                init_qpos=None, return_info: bool = False, **ik_kwargs):
+    """``model.inverse_kinematics(..., avoid_collisions=True, min_distance=..., collision=...)``: one target
+    (3,)/(4,) or n targets (n, 3)/(n, 4). ``collision``: a CollisionModel or a World (the model's own file
+    gives the robot's spheres); None: self-collisions only. Returns q ([n,] n_dofs), or with return_info a
+    CollisionFreeResult (q, collision_free, reached, closest) of the same leading shape."""
+    from app.collision.build import collision_model
+    from app.collision.world import World
+
+    cm = collision if isinstance(collision, CollisionModel) else collision_model(model, collision or World())
+    pos_a, quat_a = np.asarray(pos, dtype=float), np.asarray(quat, dtype=float)
+    one = pos_a.ndim == 1
+    res = collision_free_ik(model, cm, link, pos_a.reshape(-1, 3), quat_a.reshape(-1, 4), min_distance, init_qpos,
+                            **ik_kwargs)
+    if not res.collision_free.all():
+        log.warning("no collision-free answer (clearance >= %g m) for %d of %d targets; closest pair of the first: %s",
+                    min_distance, int((~res.collision_free).sum()), len(res.q),
+                    res.closest[int(np.argmin(res.collision_free))])
+    if one:
+        res = CollisionFreeResult(res.q[0], res.collision_free[0], res.reached[0], res.closest[0])
+    return res if return_info else res.q

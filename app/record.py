@@ -1,0 +1,129 @@
+"""Command line: ``python -m app.record CONFIG --episodes N --out DIR [--format lerobot|act-hdf5]
+[--trossen-units] [--keep-failed] [--seed S] [--workers W] [--ray-address A]``.
+
+Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
+the seed like any run's environments: object poses, place targets, motion parameters), simulated together
+in this process, or in blocks on W Ray workers (app.record_blocks) and concatenated in episode order. Every
+video frame (the config's ``video.fps``) the measured joints become one row in the Trossen layout (7 values
+per arm: six joints, the gripper's finger position; SI units, or Trossen's degrees and metres x 10000 with
+``--trossen-units``): ``observation.state`` the joints at that frame, ``action`` the joints one frame later
+(where the controller drove them; the last frame repeats). An episode that failed (a pick that did not place,
+a target not reached) is left out and listed, or kept with ``--keep-failed``, its task text then saying
+``[failed: reason]``. Episodes are written one at a time, each atomically: an interrupted recording leaves a
+dataset with the finished ones. The scene's named cameras (``cameras:``) become
+the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
+(app.record_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from app.cli import run_cli
+from app.config.loader import load_run_config
+from app.config.schema import RunConfig
+from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert, write_act_episode
+from app.errors import AppError
+from app.record_blocks import Block, joint_names, record_blocks
+from app.record_cameras import CameraMeta, dataset_cameras
+
+log = logging.getLogger("app.record")
+SEGMENTS = ".app-partial.segments"  # the episodes' encoded camera segments until the writer takes them
+
+
+def _check_workers(workers: int, episodes: int) -> None:
+    if not 1 <= workers <= episodes:
+        raise AppError(f"--workers must be 1..{episodes} (the episodes; each worker simulates at least one), "
+                       f"got {workers}")
+
+
+def _failures(blocks: list[Block], keep_failed: bool) -> list[int]:
+    """Episode indices that failed, each logged (left out, or kept and flagged)."""
+    outcomes = [o for b in blocks for o in b.outcomes]
+    failed = [k for k, (ok, _) in enumerate(outcomes) if not ok]
+    for k in failed:
+        log.warning("episode %d failed: %s%s", k, outcomes[k][1], " (kept, flagged)" if keep_failed else " (left out)")
+    return failed
+
+
+def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: list[Block]) -> int:
+    """The blocks' episodes in episode order into the dataset (failed ones left out or flagged); returns how many."""
+    units = "trossen" if args.trossen_units else "si"
+    out, fps = Path(args.out), run.video.fps
+    failed = set(_failures(blocks, args.keep_failed))
+    writer, meta, k_out = None, None, 0
+    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i]) for b in blocks for i, (env, e) in
+                enumerate(zip(b.envs, b.episodes))]
+    for env, e, reason, poses in episodes:
+        if env in failed and not args.keep_failed:
+            continue
+        task = f"{e.task} [failed: {reason}]" if env in failed else e.task
+        e = e._replace(task=task, state=convert(e.state, "si", units), action=convert(e.action, "si", units))
+        if args.format == "act-hdf5":
+            qvel = np.gradient(e.state, axis=0) * fps
+            images = {key.rsplit(".", 1)[-1]: v for key, v in e.images.items()}
+            write_act_episode(out / f"episode_{k_out}.hdf5", e.state, qvel, e.action, images, fps, names)
+        else:
+            if writer is None:
+                spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names), dataset_cameras(run))
+                writer = LeRobotWriter(out, spec)
+            writer.append(e)
+        if run.scene_config.cameras:
+            meta = meta or CameraMeta(out, run)
+            meta.add(k_out, poses)
+        k_out += 1
+    return k_out
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m app.record", description=__doc__.split("\n\n")[1].strip())
+    parser.add_argument("config", help="run config, e.g. configs/pick_place.yaml")
+    parser.add_argument("--episodes", type=int, required=True, help="number of episodes (the run's environments)")
+    parser.add_argument("--out", required=True, help="dataset folder")
+    parser.add_argument("--format", choices=("lerobot", "act-hdf5"), default="lerobot")
+    parser.add_argument("--trossen-units", action="store_true", help="degrees and gripper metres x 10000")
+    parser.add_argument("--keep-failed", action="store_true", help="keep failed episodes, flagged in their task")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (overrides the config)")
+    parser.add_argument("--duration", type=float, default=None, help="episode length [s] (overrides the config)")
+    parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process, no Ray)")
+    parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
+    return parser.parse_args(argv)
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
+        if args.episodes < 1:
+            raise AppError(f"--episodes must be >= 1, got {args.episodes}")
+        _check_workers(args.workers, args.episodes)
+        run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
+        out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
+        segments = out / SEGMENTS if args.format == "lerobot" and run.scene_config.cameras else None
+        try:
+            blocks = record_blocks(run, args.workers, args.ray_address, segments)
+            written = _write(args, run, joint_names(run), blocks)
+        finally:
+            if segments is not None:
+                shutil.rmtree(segments, ignore_errors=True)
+    except AppError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    n_failed = sum(not ok for b in blocks for ok, _ in b.outcomes)
+    log.info("%d episodes written to %s (%d failed%s)", written, args.out, n_failed,
+             ", kept" if args.keep_failed else ", left out" if n_failed else "")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    return run_cli(lambda: _main(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

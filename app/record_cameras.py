@@ -1,0 +1,120 @@
+"""The camera streams of a recording: each episode's pictures from every named camera of the scene (``cameras:``),
+rendered after the simulation from the recorded states (joints and object poses per frame) in a one-environment
+copy of the scene, so that rendering stays out of the control loop and every episode sees only its own
+environment. A camera slower than the dataset's rate holds its latest picture; a faster one is sampled.
+
+What the cameras are is recorded beside the data: ``meta/cameras.json`` (per camera its dataset key, size, rate,
+the pinhole matrix K, the optical-frame convention, and its mount: the fixed pose, or the link and the offset)
+and, for cameras on a link, ``meta/camera_poses.parquet``: the optical frame's pose in the environment frame at
+every frame of every episode (``episode_index``, ``frame_index``, ``<camera>.pos`` (3), ``<camera>.quat_wxyz`` (4)).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from app.build import build_scene
+from app.config.schema import RunConfig
+from app.dataset import CameraSpec
+from app.dataset.files import write_parquet
+from app.kinematics.rotations import matrix_to_quat
+from app.render.outputs import write_atomic
+from app.sim.cameras import CameraStream, SceneCameras, intrinsics
+from app.video_job import FrameState
+
+KEY_PREFIX = "observation.images."
+
+
+def camera_streams(run: RunConfig) -> list[CameraStream]:
+    """The scene's named cameras (``cameras:``)."""
+    fields = CameraStream._fields
+    return [CameraStream(**{k: v for k, v in dataclasses.asdict(c).items() if k in fields})
+            for c in run.scene_config.cameras]
+
+
+def dataset_cameras(run: RunConfig) -> tuple[CameraSpec, ...]:
+    """The dataset's video features, one per named camera, in the scene's order."""
+    return tuple(CameraSpec(KEY_PREFIX + c.name, c.height, c.width) for c in run.scene_config.cameras)
+
+
+def cameras_json(run: RunConfig) -> dict:
+    """What ``meta/cameras.json`` holds (see the module docstring)."""
+    out = {}
+    for c in camera_streams(run):
+        mount = ({"type": "fixed", "eye": list(c.eye), "target": list(c.target), "up": list(c.up)} if c.link is None
+                 else {"type": "link", "link": c.link, "offset_pos": list(c.offset_pos),
+                       "offset_quat_wxyz": list(c.offset_quat), "poses": "meta/camera_poses.parquet"})
+        out[c.name] = {"key": KEY_PREFIX + c.name, "width": c.width, "height": c.height, "fps": c.fps,
+                       "fov_vertical_deg": c.fov, "K": intrinsics(c).tolist(), "distortion": None,
+                       "near_m": c.near, "far_m": c.far, "frame": "optical: x right, y down, z forward; environment "
+                       "frame of the episode", "renderer": "pybullet TinyRenderer", "mount": mount}
+    return out
+
+
+class EpisodeCameras:
+    """Renders episodes' camera streams from their recorded FrameStates (one environment of the run)."""
+
+    def __init__(self, run: RunConfig):
+        self.run = dataclasses.replace(run, n_envs=1, video=dataclasses.replace(run.video, enabled=False))
+        self.streams = camera_streams(run)
+        self.scene, self.robot = build_scene(self.run)
+        self.cameras = SceneCameras(self.scene, self.robot, self.streams)
+        self.link_cameras = [c.name for c in self.streams if c.link is not None]
+
+    def render(self, frames: list[FrameState], env: int, fps: float) -> tuple[dict, dict]:
+        """Environment ``env``'s pictures at the dataset's ``fps``: (key -> (n, h, w, 3) uint8, name -> poses
+        (n, 7): position and quat wxyz of each link camera's optical frame)."""
+        n = len(frames)
+        images = {c.name: np.empty((n, c.height, c.width, 3), np.uint8) for c in self.streams}
+        poses = {name: np.empty((n, 7)) for name in self.link_cameras}
+        shown = {c.name: -1 for c in self.streams}
+        for k, state in enumerate(frames):
+            q = np.asarray(state.q[env], dtype=float)
+            self.robot.teleport(q[None], np.zeros((1, len(q))), np.arange(1))
+            if state.objects is not None:
+                for j, obj in enumerate(self.scene.objects.values()):
+                    obj.set_pose(obj.envs(None).out(state.objects[env:env + 1, j, :3]),
+                                 obj.envs(None).out(state.objects[env:env + 1, j, 3:]))
+            at = self.cameras.poses(q)
+            for name in self.link_cameras:
+                poses[name][k] = np.concatenate([at[name][0], matrix_to_quat(at[name][1])])
+            due = [c.name for c in self.streams if int(np.floor(k / fps * c.fps + 1e-9)) != shown[c.name]]
+            for name, image in self.cameras.render(at, 0, due).items():
+                images[name][k] = image
+                shown[name] = int(np.floor(k / fps * next(c.fps for c in self.streams if c.name == name) + 1e-9))
+            for c in self.streams:
+                if c.name not in due:
+                    images[c.name][k] = images[c.name][k - 1]
+        return {KEY_PREFIX + name: v for name, v in images.items()}, poses
+
+    def close(self) -> None:
+        self.scene.close()
+
+
+class CameraMeta:
+    """Writes ``meta/cameras.json`` once and ``meta/camera_poses.parquet`` after every episode (atomically; rows
+    of episodes past ``info.json``'s total are leftovers of an interrupted recording)."""
+
+    def __init__(self, root: Path, run: RunConfig):
+        self.root, self._tables = Path(root), []
+        meta = self.root / "meta"
+        meta.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(cameras_json(run), indent=4)
+        write_atomic(meta / "cameras.json", ".json", lambda tmp: Path(tmp).write_text(text))
+
+    def add(self, episode_index: int, poses: dict[str, np.ndarray]) -> None:
+        if not poses:
+            return
+        n = len(next(iter(poses.values())))
+        columns = {"episode_index": pa.array(np.full(n, episode_index, np.int64)),
+                   "frame_index": pa.array(np.arange(n, dtype=np.int64))}
+        for name, p in poses.items():
+            columns[f"{name}.pos"] = pa.array(list(p[:, :3]), type=pa.list_(pa.float64(), 3))
+            columns[f"{name}.quat_wxyz"] = pa.array(list(p[:, 3:]), type=pa.list_(pa.float64(), 4))
+        self._tables.append(pa.table(columns))
+        write_parquet(self.root / "meta" / "camera_poses.parquet", self._tables)

@@ -1,0 +1,93 @@
+"""Named cameras (app.sim.cameras): a point lands on the pixel the recorded intrinsics and extrinsics predict in
+PyBullet's own rendering, and a camera on a link sits where PyBullet puts that link."""
+
+import numpy as np
+import pybullet as pb
+import pytest
+import yaml
+
+from app.build import build_scene
+from app.config.loader import load_run_config
+from app.errors import ConfigError
+from app.kinematics.rotations import quat_to_matrix, xyzw_to_wxyz
+from app.sim.cameras import CameraStream, SceneCameras, intrinsics
+from app.sim.scene import BoxSpec, Scene
+from tests.conftest import ROOT, WIDOWX_URDF, require_reference
+
+MARKERS = {"red": ((0.32, 0.08, 0.05), (1.0, 0.0, 0.0, 1.0)), "blue": ((0.18, -0.12, 0.12), (0.0, 0.0, 1.0, 1.0))}
+
+
+def _centroid(image: np.ndarray, channel: int) -> np.ndarray:
+    """(u, v) [px] of the pixels dominated by ``channel`` (the marker's colour)."""
+    img = image.astype(int)
+    others = [c for c in range(3) if c != channel]
+    mask = (img[..., channel] > 120) & (img[..., others[0]] < 60) & (img[..., others[1]] < 60)
+    assert mask.sum() > 10
+    v, u = np.nonzero(mask)
+    return np.array([u.mean() + 0.5, v.mean() + 0.5])
+
+
+@pytest.mark.parametrize("size", [(640, 480), (320, 240), (424, 240)])
+def test_markers_land_on_the_pixels_the_intrinsics_and_extrinsics_predict(size):
+    """Two small coloured cubes seen by a fixed camera: PyBullet's picture puts each where K [R|t] projects its
+    centre (within 1.5 px), for several sizes and aspect ratios."""
+    scene = Scene()
+    try:
+        robot = scene.add_robot(str(WIDOWX_URDF))
+        for name, (pos, rgba) in MARKERS.items():
+            scene.add_box(BoxSpec(name, (0.012, 0.012, 0.012), pos, rgba=rgba, collision=False))
+        scene.build()
+        cam = CameraStream("cam_high", size[0], size[1], 30.0, 50.0, eye=(0.25, -0.7, 0.55), target=(0.25, 0.0, 0.05))
+        cams = SceneCameras(scene, robot, [cam])
+        poses = cams.poses(np.zeros(8))
+        image = cams.render(poses)["cam_high"]
+        assert image.shape == (size[1], size[0], 3)
+        p, R = poses["cam_high"]
+        K = intrinsics(cam)
+        for channel, (pos, _) in zip((0, 2), MARKERS.values()):
+            x = R.T @ (np.asarray(pos) - p)
+            uv = (K @ (x / x[2]))[:2]
+            np.testing.assert_allclose(_centroid(image, channel), uv, atol=1.5)
+    finally:
+        scene.close()
+
+
+def test_a_camera_on_a_link_sits_where_pybullet_puts_the_link_and_moves_with_the_arm():
+    """The Stationary AI's left wrist camera (follower_left_camera_color_optical_frame): its pose equals PyBullet's
+    link frame before and after the left arm moves, and its picture changes with it."""
+    require_reference()
+    run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=1, scene="scenes/stationary_ai.yaml")
+    scene, robot = build_scene(run)
+    try:
+        link = "follower_left_camera_color_optical_frame"
+        cams = SceneCameras(scene, robot, [CameraStream("cam_left_wrist", 320, 240, 30.0, 58.0, link=link)])
+        body = robot.bodies[0]
+        pictures = []
+        for dq in (0.0, 0.4):
+            q = robot.read_states()[0][0].copy()
+            q[0] += dq
+            robot.set_qpos(q)
+            p, R = cams.poses(q)["cam_left_wrist"]
+            state = pb.getLinkState(body.body_id, body.link_index[link], computeForwardKinematics=True,
+                                    physicsClientId=scene.client)
+            np.testing.assert_allclose(p, state[4], atol=1e-6)
+            np.testing.assert_allclose(R, quat_to_matrix(xyzw_to_wxyz(np.array(state[5]))), atol=1e-6)
+            pictures.append(cams.render(cams.poses(q))["cam_left_wrist"])
+        assert np.abs(pictures[0].astype(int) - pictures[1]).mean() > 5.0
+    finally:
+        scene.close()
+
+
+@pytest.mark.parametrize("camera, key", [
+    ({"name": "cam_high", "link": "no_such_link"}, "cameras[0].link"),
+    ({"name": "cam_high", "width": 641}, "cameras[0].width"),
+    ({"name": "cam high"}, "cameras[0].name"),
+    ({"name": "cam_high", "eye": [0, 0, 1], "target": [0, 0, 0]}, "cameras[0].up"),
+])
+def test_bad_cameras_are_config_errors_naming_the_key(tmp_path, camera, key):
+    """An unknown link, an odd width, a name that cannot be a dataset key, up along the line of sight."""
+    path = tmp_path / "run.yaml"
+    run = {"scene": str(ROOT / "scenes/table.yaml"), "scene_overrides": {"cameras": [camera]}}
+    path.write_text(yaml.safe_dump(run))
+    with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        load_run_config(path)

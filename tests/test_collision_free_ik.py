@@ -1,0 +1,81 @@
+"""Collision-free pose IK (app.ik.collision_free) on the WidowX AI with a table and a block."""
+
+import numpy as np
+import pytest
+
+from app import RobotModel
+from app.collision import World, WorldBox, collision_model
+from app.collision.pairs import sample_configs
+from app.ik.collision_free import collision_free_ik
+from tests.conftest import WIDOWX_URDF
+
+EE = "ee_gripper_link"
+MIN_D = 0.01
+WORLD = World(boxes=(WorldBox("table", (0.4, 0.4, 0.02), (0.25, 0.0, -0.0205)),
+                     WorldBox("block", (0.05, 0.05, 0.1), (0.3, 0.0, 0.1))))
+
+
+@pytest.fixture(scope="module")
+def setup():
+    model = RobotModel.from_urdf(str(WIDOWX_URDF))
+    return model, collision_model(model, WORLD)
+
+
+def _targets(model, cm, n, seed):
+    """FK of random configurations whose clearance is >= MIN_D: full 6-D targets known to have an answer."""
+    q = sample_configs(model, 20 * n, seed)
+    d, _ = cm.distances(q, with_gradient=False)
+    q = q[d.min(axis=1) >= MIN_D][:n]
+    pos, quat = model.forward_kinematics(q, [EE])
+    return pos[:, 0], quat[:, 0]
+
+
+def test_answers_reach_the_target_and_clear_every_pair(setup):
+    model, cm = setup
+    pos, quat = _targets(model, cm, 200, seed=5)
+    res = collision_free_ik(model, cm, EE, pos, quat, MIN_D)
+    assert res.collision_free.mean() >= 0.97
+    q = res.q[res.collision_free]
+    p, qt = model.forward_kinematics(q, [EE])
+    assert np.abs(p[:, 0] - pos[res.collision_free]).max() < 1e-3
+    d, _ = cm.distances(q, with_gradient=False)
+    assert d.min() >= MIN_D
+
+
+def test_targets_only_reachable_through_a_collision_are_never_flagged_clear(setup):
+    """Inside the block and under the table: collision_free is False, with the closest pair named."""
+    model, cm = setup
+    down = [0.0, 0.0, 1.0, 0.0]  # gripper x axis pointing down
+    pos = np.array([[0.3, 0.0, 0.1], [0.3, 0.0, 0.15], [0.25, 0.1, -0.08], [0.35, -0.1, -0.05]])
+    quat = np.array([down, [1.0, 0, 0, 0], down, [1.0, 0, 0, 0]])
+    res = collision_free_ik(model, cm, EE, pos, quat, MIN_D, restarts=6)
+    assert not res.collision_free.any()
+    d, _ = cm.distances(res.q, with_gradient=False)
+    assert all(c[2] == pytest.approx(row.min()) for c, row in zip(res.closest, d))
+    assert all(c[2] < MIN_D for c, r in zip(res.closest, res.reached) if r)  # the answer shown collides
+
+
+def test_model_inverse_kinematics_takes_avoid_collisions(setup):
+    """RobotModel.inverse_kinematics(..., avoid_collisions=True) gives the same answers, one target or many."""
+    model, cm = setup
+    pos, quat = _targets(model, cm, 8, seed=9)
+    many = model.inverse_kinematics(EE, pos, quat, avoid_collisions=True, min_distance=MIN_D, collision=cm,
+                                    return_info=True)
+    one = model.inverse_kinematics(EE, pos[0], quat[0], avoid_collisions=True, min_distance=MIN_D, collision=WORLD)
+    assert many.q.shape == (8, model.n_dofs) and one.shape == (model.n_dofs,)
+    np.testing.assert_allclose(one, many.q[0])
+    assert many.collision_free.all()
+
+
+def test_one_axis_targets_use_spun_closed_form_candidates(setup):
+    """rot_mask z-only: answers align the link's z axis with the target's, reach its position, and clear."""
+    from app.kinematics.rotations import quat_to_matrix
+    model, cm = setup
+    pos, quat = _targets(model, cm, 100, seed=17)
+    res = collision_free_ik(model, cm, EE, pos, quat, MIN_D, rot_mask=[False, False, True])
+    assert res.collision_free.mean() >= 0.97
+    ok = res.collision_free
+    p, qt = model.forward_kinematics(res.q[ok], [EE])
+    z_got, z_want = quat_to_matrix(qt[:, 0])[:, :, 2], quat_to_matrix(quat[ok])[:, :, 2]
+    assert np.abs(p[:, 0] - pos[ok]).max() < 1e-3 and (np.einsum("ij,ij->i", z_got, z_want) > 1 - 1e-4).all()
+    assert cm.distances(res.q[ok], with_gradient=False)[0].min() >= MIN_D
