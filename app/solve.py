@@ -156,4 +156,6 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from app.cli import exit_now
+
+    exit_now(main())
