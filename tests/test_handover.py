@@ -143,3 +143,16 @@ def test_a_gripper_of_a_several_arm_description_must_name_one_of_its_arms():
     with pytest.raises(ConfigError, match=r"robot.grippers\[0\].arm: must name one of the arms \['left', 'right'\]"):
         load_run_config(ROOT / "configs" / "bimanual_ik.yaml", {"scene": "scenes/stationary_ai_handover.yaml",
                                                                 "scene_overrides.robot.grippers": grippers})
+
+
+@pytest.mark.parametrize("sets, message", [
+    ({"task.min_separation": -0.1}, "task.min_separation: must be >= 0 m, got -0.1"),
+    ({"task.place_range": [[0.1, -0.2], [0.0, -0.3]]}, "task.place_range: needs [[x_lo, y_lo], [x_hi, y_hi]]"),
+    ({"task.close_time": 0.0}, "task.close_time: must be > 0, got 0.0"),
+])
+def test_bad_handover_place_and_timing_values_are_config_errors_naming_the_key(sets, message):
+    from app.errors import ConfigError
+
+    with pytest.raises(ConfigError) as exc:
+        load_run_config(CONFIG, sets)
+    assert message in str(exc.value)

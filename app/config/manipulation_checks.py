@@ -128,8 +128,6 @@ def task_checks(run: RunConfig, f: str) -> list[tuple]:
     if not isinstance(t, PickPlaceMotion):
         return []
     objects = [o.name for o in s.objects]
-    positive = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol",
-                "phase_timeout", "close_time", "slip_tol", "success_tol")
     shape = next((o.shape for o in s.objects if o.name == t.object), "box")
     return [
         (k("object"), t.object in objects, f"{t.object!r} is not an object of the scene; objects: {objects}"),
@@ -137,15 +135,25 @@ def task_checks(run: RunConfig, f: str) -> list[tuple]:
          f"{t.object!r} is a {shape}: pick_place takes its grasp geometry from a box's, cylinder's or sphere's "
          "sizes, which a file does not give"),
         (k("type"), s.robot.gripper is not None, "pick_place needs a gripper: add robot.gripper to the scene"),
-        (k("place_range"), t.place_range is None or all(lo <= hi for lo, hi in zip(*t.place_range)),
-         f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {t.place_range}"),
-        (k("min_separation"), t.min_separation >= 0, f"must be >= 0 m, got {t.min_separation}"),
         (k("grasp_depths"), len(t.grasp_depths) > 0 and all(0 < d <= 1 for d in t.grasp_depths),
          f"fractions of the object's height in (0, 1], at least one, got {list(t.grasp_depths)}"),
         (k("grasp_tilts"), len(t.grasp_tilts) > 0 and all(abs(a) < math.pi / 2 for a in t.grasp_tilts),
          f"angles in (-pi/2, pi/2) rad, at least one, got {list(t.grasp_tilts)}"),
         (k("grasp_yaws"), 1 <= t.grasp_yaws <= 64, f"must be 1..64 closing directions, got {t.grasp_yaws}"),
-    ] + [(k(name), getattr(t, name) > 0, f"must be > 0, got {getattr(t, name)}") for name in positive]
+    ] + _place_and_timing_checks(t, k)
+
+
+POSITIVE = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol", "phase_timeout",
+            "close_time", "slip_tol", "success_tol")  # what pick_place and handover time and judge by
+
+
+def _place_and_timing_checks(t, k) -> list[tuple]:
+    """The place target's range and the heights, speeds, tolerances and times a pick_place or handover shares."""
+    return [
+        (k("place_range"), t.place_range is None or all(lo <= hi for lo, hi in zip(*t.place_range)),
+         f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {t.place_range}"),
+        (k("min_separation"), t.min_separation >= 0, f"must be >= 0 m, got {t.min_separation}"),
+    ] + [(k(name), getattr(t, name) > 0, f"must be > 0, got {getattr(t, name)}") for name in POSITIVE]
 
 
 def _script_checks(t: ScriptMotion, has_gripper: bool, k) -> list[tuple]:
@@ -168,8 +176,6 @@ def _handover_checks(t: HandoverMotion, s, k) -> list[tuple]:
     objects = {o.name: o for o in s.objects}
     obj = objects.get(t.object)
     depth_ok = obj is not None and all(0 < d < obj.size[2] for d in (t.give_depth, t.take_depth))
-    positive = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol",
-                "phase_timeout", "close_time", "slip_tol", "success_tol")
     return [
         (k("object"), obj is not None, f"{t.object!r} is not an object of the scene; objects: {sorted(objects)}"),
         (k("object"), obj is None or obj.shape == "box", f"{t.object!r}: a hand-over takes its grips from a box's "
@@ -181,6 +187,4 @@ def _handover_checks(t: HandoverMotion, s, k) -> list[tuple]:
                                                          f"one: {grippers}"),
         (k("give_depth"), depth_ok, "give_depth and take_depth must be in (0, the object's height) m, got "
                                     f"{t.give_depth}, {t.take_depth}"),
-        (k("place_range"), t.place_range is None or all(lo <= hi for lo, hi in zip(*t.place_range)),
-         f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {t.place_range}"),
-    ] + [(k(name), getattr(t, name) > 0, f"must be > 0, got {getattr(t, name)}") for name in positive]
+    ] + _place_and_timing_checks(t, k)
