@@ -22,15 +22,15 @@ import numpy as np
 from app.control.observation import Observation
 from app.control.motions import Targets
 from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
-from app.control.handover_poses import HandoverPoses, in_hand, level_closing
+from app.control.handover_poses import HandoverPoses, level_closing
+from app.control.holding import check_hold, in_hand, reached
 from app.control.segments import Segments
-from app.kinematics.rotations import matrix_to_quat, so3_log
+from app.kinematics.rotations import matrix_to_quat
 
 
 Step = HandoverPhase
 STEPS = HANDOVER_PHASES
 GIVER, TAKER = 0, 1
-DROP_TIME = 0.1  # [s] a finger may lose contact this long before the object counts as dropped
 
 
 @dataclass(frozen=True)
@@ -266,21 +266,15 @@ class HandoverSequencer:
         """While an arm carries the object alone or with the other: slip in its fingers and lost contact."""
         for arm, obs, first, last in ((GIVER, g, Step.LIFT, Step.TAKE_CLOSE), (TAKER, k, Step.GIVE_OPEN, Step.PLACE)):
             holding = (self.step >= first) & (self.step <= last)
-            rel = np.einsum("kji,kj->ki", obs.ee_rot, obs.obj_pos - obs.ee_pos)
-            slip = np.where(holding, np.linalg.norm(rel - self._held[arm], axis=1), 0.0)
-            self.slip_max = np.maximum(self.slip_max, slip)
-            held_now = obs.contact.all(axis=1)
-            self._lost_time[arm] = np.where(holding & ~held_now, self._lost_time[arm] + dt, 0.0)
-            gone = slip > self.task.slip_tol
-            self._fail(holding & ((self._lost_time[arm] > DROP_TIME) | (gone & ~held_now)), "dropped", t, arm)
-            self._fail(holding & gone, "slipped", t, arm)
+            hold = check_hold(obs, self._held[arm], holding, self._lost_time[arm], dt, self.task.slip_tol)
+            self.slip_max = np.maximum(self.slip_max, hold.slip)
+            self._lost_time[arm] = hold.lost_time
+            self._fail(hold.dropped, "dropped", t, arm)
+            self._fail(hold.slipped, "slipped", t, arm)
 
     # ------------------------------------------------------------------ bookkeeping
     def _reached(self, arm: int, obs: Observation) -> np.ndarray:
-        seg = self.segs[arm]
-        pos_ok = np.linalg.norm(obs.ee_pos - seg.p1, axis=1) <= self.task.pos_tol
-        rel = np.swapaxes(obs.ee_rot, -1, -2) @ seg.R1
-        return pos_ok & (np.linalg.norm(so3_log(rel), axis=1) <= self.task.rot_tol)
+        return reached(obs, self.segs[arm], self.task.pos_tol, self.task.rot_tol)
 
     def _active_arm(self, step: np.ndarray) -> np.ndarray:
         """The arm whose motion a step waits for (the taker's from the hand-over on)."""

@@ -9,7 +9,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.control.observation import Observation
 from app.kinematics.rotations import axis_vector
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -31,11 +30,6 @@ def level_closing(obj_quat: np.ndarray, u: np.ndarray) -> np.ndarray:
     k = np.round((np.arctan2(side[:, 1], side[:, 0]) - yaw) / (np.pi / 2))
     a = yaw + k * np.pi / 2
     return np.stack([np.cos(a), np.sin(a), np.zeros_like(a)], axis=1)
-
-
-def in_hand(obs: Observation, envs: np.ndarray) -> np.ndarray:
-    """The object's centre in the end-effector frame of environments ``envs`` (k, 3), as measured now."""
-    return np.einsum("kji,kj->ki", obs.ee_rot[envs], obs.obj_pos[envs] - obs.ee_pos[envs])
 
 
 class HandoverPoses(NamedTuple):

@@ -18,13 +18,13 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
+from app.control.holding import check_hold, in_hand, reached
 from app.control.observation import Observation
 from app.control.phases import PHASES, Phase, PickLog
 from app.control.segments import Segments
 from app.control.motions import Targets
-from app.kinematics.rotations import axis_vector, matrix_to_quat, so3_log
+from app.kinematics.rotations import axis_vector, matrix_to_quat
 
-DROP_TIME = 0.1  # [s] a finger may lose contact this long before the object counts as dropped
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ class PickPlaceSequencer:
         grasped = np.flatnonzero((self.log.phase == Phase.CLOSE) & (self._contact_time >= self.task.close_time))
         if len(grasped):
             d = obs.obj_pos[grasped] - obs.ee_pos[grasped]
-            self._held_rel[grasped] = np.einsum("kji,kj->ki", obs.ee_rot[grasped], d)
+            self._held_rel[grasped] = in_hand(obs, grasped)
             self._held_offset[grasped] = -d
             up = np.array([0.0, 0.0, self.task.lift_height])
             self.seg.start(grasped, t, self.seg.p1[grasped] + up, self.seg.R1[grasped])
@@ -232,14 +232,11 @@ class PickPlaceSequencer:
         """While carrying: slip in the gripper's frame and lost contact."""
         ph = self.log.phase
         holding = (ph >= Phase.LIFT) & (ph <= Phase.PLACE)
-        rel = np.einsum("kji,kj->ki", obs.ee_rot, obs.obj_pos - obs.ee_pos)
-        slip = np.where(holding, np.linalg.norm(rel - self._held_rel, axis=1), 0.0)
-        self.log.slip_max = np.maximum(self.log.slip_max, slip)
-        held_now = obs.contact.all(axis=1)
-        self._lost_time = np.where(holding & ~held_now, self._lost_time + dt, 0.0)
-        gone = slip > self.task.slip_tol
-        self._fail(holding & ((self._lost_time > DROP_TIME) | (gone & ~held_now)), "dropped", t)  # out of the grip
-        self._fail(holding & gone, "slipped", t)  # moved in the fingers, still between them
+        hold = check_hold(obs, self._held_rel, holding, self._lost_time, dt, self.task.slip_tol)
+        self.log.slip_max = np.maximum(self.log.slip_max, hold.slip)
+        self._lost_time = hold.lost_time
+        self._fail(hold.dropped, "dropped", t)  # out of the grip
+        self._fail(hold.slipped, "slipped", t)  # moved in the fingers, still between them
 
     def _carry(self, envs, t, obs) -> None:
         goal = self.place[envs] + self._held_offset[envs] + [0.0, 0.0, self.geo.place_drop + self.task.lift_height]
@@ -259,9 +256,7 @@ class PickPlaceSequencer:
         self.log.enter(envs, Phase.DONE, t)
 
     def _reached(self, obs: Observation) -> np.ndarray:
-        pos_ok = np.linalg.norm(obs.ee_pos - self.seg.p1, axis=1) <= self.task.pos_tol
-        rel = np.swapaxes(obs.ee_rot, -1, -2) @ self.seg.R1
-        return pos_ok & (np.linalg.norm(so3_log(rel), axis=1) <= self.task.rot_tol)
+        return reached(obs, self.seg, self.task.pos_tol, self.task.rot_tol)
 
     def _fail(self, mask: np.ndarray, reason: str, t: float) -> None:
         """Environments in ``mask`` still running fail with ``reason``: the arm holds where its target is."""
