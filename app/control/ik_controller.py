@@ -10,6 +10,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.config_checks import controller_checks
 from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
@@ -18,6 +19,7 @@ from app.ik.solver import IKOptions, pose_error_norms
 from app.ik.targets import PoseTargets
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
+from app.validation import Check, CheckContext, Where
 
 MODES = ("control", "kinematic")
 
@@ -47,6 +49,18 @@ class PoseIKControllerConfig:
     stall_window: int = 120
     stall_tol: float = 1e-3
     accel_max: float | None = 40.0
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What each value must be (rows for app.validation.raise_first): every controller's rate and stall
+        settings, then the mode and the IK's tolerances and budgets."""
+        return controller_checks(self, at, ctx) + [
+            (at("mode"), self.mode in MODES, f"'{self.mode}' is not one of {list(MODES)}"),
+            (at("pos_tol"), self.pos_tol > 0, f"must be > 0 m, got {self.pos_tol}"),
+            (at("rot_tol"), self.rot_tol > 0, f"must be > 0 rad, got {self.rot_tol}"),
+            (at("max_iters"), self.max_iters >= 1, f"must be >= 1, got {self.max_iters}"),
+            (at("max_restarts"), self.max_restarts >= 0, f"must be >= 0, got {self.max_restarts}"),
+            (at("accel_max"), self.accel_max is None or self.accel_max > 0,
+             f"must be > 0 rad/s^2 (or omitted), got {self.accel_max}")]
 
 
 class PoseIKController:

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.config_checks import controller_checks, link_checks
 from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
@@ -24,10 +25,11 @@ from app.ik.qp import QPBatch, QPSolver
 from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask, PostureTask
 from app.kinematics.base_frame import BaseFrame
-from app.validation import as_rotation_matrices, as_vectors
+from app.validation import Check, CheckContext, Where, as_rotation_matrices, as_vectors
 
 log = logging.getLogger(__name__)
 DISTANCE_BUFFER = 1e-3  # [m] added to d_safe in the collision rows (tracking error and linearisation)
+MAX_ROWS = 1000  # collision rows per environment in the QP a config may ask for
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,27 @@ class QPControllerConfig:
     posture_gain: float = 1.0
     stall_window: int = 120
     stall_tol: float = 1e-3
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What each value must be (rows for app.validation.raise_first): every controller's rate and stall
+        settings, the QP's gains, margins and sizes; with the robot's model (ctx.model), the self pairs' links."""
+        rows = controller_checks(self, at, ctx) + [
+            (at("gain"), self.gain > 0, f"must be > 0 1/s, got {self.gain}"),
+            (at("velocity_scale"), 0 < self.velocity_scale <= 1, f"must be in (0, 1], got {self.velocity_scale}"),
+            (at("accel_max"), self.accel_max is None or self.accel_max > 0,
+             f"must be > 0 (or omitted), got {self.accel_max}"),
+            (at("d_safe"), self.d_safe >= 0, f"must be >= 0 m, got {self.d_safe}"),
+            (at("gamma"), 0 < self.gamma <= 1, f"must be in (0, 1], got {self.gamma}"),
+            (at("detection_distance"), self.detection_distance > self.d_safe,
+             f"must exceed d_safe={self.d_safe} m, got {self.detection_distance}"),
+            (at("max_rows"), 1 <= self.max_rows <= MAX_ROWS,
+             f"must be 1..{MAX_ROWS} collision rows per environment (each is a QP constraint), got {self.max_rows}"),
+            (at("posture_weight"), self.posture_weight >= 0, f"must be >= 0, got {self.posture_weight}"),
+            (at("posture_gain"), self.posture_gain >= 0, f"must be >= 0 1/s, got {self.posture_gain}")]
+        if ctx.model is not None:
+            rows += link_checks(ctx.model, [(at("self_pairs", i, k), link) for i, pair in enumerate(self.self_pairs)
+                                            for k, link in enumerate(pair)])
+        return rows
 
 
 class QPController:

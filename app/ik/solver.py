@@ -26,6 +26,7 @@ from app.ik._analytic_kernel import solve_seeded
 from app.ik.tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
 from app.kinematics.model import KinematicModel
+from app.validation import check_types
 
 log = logging.getLogger(__name__)
 
@@ -70,16 +71,7 @@ class IKOptions:
     warn: bool = True
 
     def __post_init__(self):
-        for name, kind in self.__annotations__.items():
-            value = getattr(self, name)
-            if kind == "bool" and not isinstance(value, (bool, np.bool_)):
-                raise InputError(f"{name} must be True or False, got {value!r:.60}")
-            is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-            if kind == "int" and not is_int:
-                raise InputError(f"{name} must be an integer, got {value!r:.60}")
-            if kind == "float" and not (is_int or isinstance(value, (float, np.floating))) or (
-                    kind == "float" and not np.isfinite(value)):
-                raise InputError(f"{name} must be a finite number, got {value!r:.60}")
+        check_types(self)  # each field of its annotated type (numbers finite), or InputError naming it
         for name in ("pos_tol", "rot_tol", "char_length", "step_limit", "prismatic_step", "stall_rtol"):
             if not getattr(self, name) > 0:
                 raise InputError(f"{name} must be > 0, got {getattr(self, name)}")

@@ -16,9 +16,8 @@ from app.errors import AppError, InputError, UnknownNameError
 from app.ik.limits.distance import CollisionPairs, DistanceRows
 from app.ik.model import RobotModel
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.description import read_description
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
-from app.kinematics.urdf import parse_urdf_string
+from app.kinematics.urdf import RobotDescription, read_robot
 from app.sim.collision import distance_rows
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
@@ -36,11 +35,14 @@ class Robot:
     """
 
     def __init__(self, client: int, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None,
-                 xacro_args: Mapping[str, object] | None = None, text: str | None = None):
-        """``text``: the description itself (a composed rig), ``urdf`` then only names it in messages."""
+                 xacro_args: Mapping[str, object] | None = None, description: RobotDescription | None = None):
+        """``description``: the description already read and parsed (a composed rig, or a file the config
+        loader read), not read again; ``urdf`` then only names it in messages."""
         self.client, self.urdf, self.package_dirs = client, urdf, list(package_dirs or [])
-        self._text = read_description(urdf, self.package_dirs, xacro_args) if text is None else text
-        self.model = RobotModel(parse_urdf_string(self._text, urdf))
+        if description is None:
+            description = read_robot(urdf, self.package_dirs, xacro_args)
+        self._text = description.text
+        self.model = RobotModel(description.spec)
         R = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
         self.base = BaseFrame(R, as_vectors(base_pos, "base_pos", 3).reshape(3))
         self.base_pos, self.base_quat = self.base.p, matrix_to_quat(R)
