@@ -35,6 +35,11 @@ class PoseMotion:
         """What each value must be (rows for app.validation.raise_first); subclasses add theirs to these."""
         return [(at("quat"), any(self.quat), "must be a nonzero (w, x, y, z) quaternion")]
 
+    def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
+        """The run's target source (app.observe.make_motion): called with the time [s], it gives Targets; it
+        has ``n_targets`` and ``feedback`` (False: driven by time alone)."""
+        return TargetGenerator(self, n_envs, base_pos, seed, envs=envs)
+
 
 @dataclass(frozen=True)
 class StaticMotion(PoseMotion):
@@ -109,6 +114,9 @@ class ArmsMotion(PoseMotion):
         for i, motion in enumerate(self.motions):
             rows += motion.checks(at.sub("motions", i), ctx)
         return rows
+
+    def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
+        return ArmsTargets(self, n_envs, base_pos, seed, envs=envs)
 
 
 MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, FingertipsMotion, PathMotion, ArmsMotion)}

@@ -49,6 +49,10 @@ class ScriptMotion:
              "rows close the gripper but the scene's robot has none: add robot.gripper"),
         ]
 
+    def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None) -> ScriptPlayer:
+        """The run's target source (app.observe.make_motion): the same script in every environment."""
+        return ScriptPlayer(self, n_envs if envs is None else len(envs), base_pos)
+
 
 class ScriptPlayer:
     """Targets of a ScriptMotion for ``n_envs`` environments (the same script in each). base_pos (3,) [m]."""
