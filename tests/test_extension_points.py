@@ -180,6 +180,22 @@ def test_a_new_controller_and_motion_are_read_and_checked_by_the_loader(register
         load_run_config(path)
 
 
+@pytest.mark.parametrize("link, message", [
+    ("ee_gripper_link", None),
+    ("ee_link_typo", r"toy.yaml: scene_overrides.cameras\[0\].link: unknown link 'ee_link_typo'; links: \[.*'ee_gripper_link'"),
+])
+def test_a_new_camera_is_a_scene_entry_only_and_its_link_is_checked_against_the_robot(registered, tmp_path, link,
+                                                                                      message):
+    path = _run_file(tmp_path)
+    cameras = [{"name": "wrist", "link": link, "offset_pos": [0.0, 0.0, 0.02], "width": 64, "height": 48}]
+    if message is None:
+        (camera,) = load_run_config(path, {"scene_overrides.cameras": cameras}).scene_config.cameras
+        assert (camera.name, camera.link, camera.width, camera.height) == ("wrist", link, 64, 48)
+        return
+    with pytest.raises(ConfigError, match=message):
+        load_run_config(path, {"scene_overrides.cameras": cameras})
+
+
 def test_keys_of_another_type_are_refused_with_the_new_types_valid_keys(registered, tmp_path):
     path = _run_file(tmp_path)
     with pytest.raises(ConfigError, match=r"controller: unknown key 'gamma'.*'cap'.*belongs to type \['qp'\]"):
