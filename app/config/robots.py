@@ -8,8 +8,6 @@ from pathlib import Path
 
 from app.config.schema import GripperSection, RobotSection, SceneConfig
 from app.control.config_checks import link_checks
-from app.control.handover import HandoverMotion
-from app.control.motions import ArmsMotion, FingertipsMotion
 from app.errors import AppError, ConfigError
 from app.kinematics.compose import SEPARATOR, RobotPart, check_part_names, compose_urdf
 from app.kinematics.model import KinematicModel
@@ -126,24 +124,8 @@ def rig_start(scene: SceneConfig, model: KinematicModel, where: str) -> SceneCon
 
 
 def motion_links(task, robot: RobotSection) -> list[tuple[tuple, str]]:
-    """(key path, link) of every link ``task`` moves, in target order: the fingertips' ``links``, the arms of an
-    ``arms`` task, the arm a motion names, or the robot's end effector. Raises ConfigError for an unknown arm."""
-    if isinstance(task, FingertipsMotion):
-        return [(("task", "links", i), link) for i, link in enumerate(task.links)]
-    if isinstance(task, ArmsMotion):
-        return [(("task", "motions", i, "arm"), arm_link(m.arm, robot, f"task.motions[{i}].arm"))
-                for i, m in enumerate(task.motions)]
-    if isinstance(task, HandoverMotion):
-        return [(("task", key), arm_link(getattr(task, key), robot, f"task.{key}")) for key in ("giver", "taker")]
-    if getattr(task, "arm", None) is not None:
-        return [(("task", "arm"), arm_link(task.arm, robot, "task.arm"))]
-    return [(("robot", "ee_link"), robot.ee_link)]
-
-
-def arm_link(arm: str | None, robot: RobotSection, key: str) -> str:
-    """The end-effector link of the arm named ``arm``."""
-    arms = robot.arms or {}
-    if arm not in arms:
-        valid = sorted(arms) or "none: the scene's robot has no named arms (robot.arms, or robots:)"
-        raise ConfigError(f"{key}: unknown arm {arm!r}; valid arms: {valid}")
-    return arms[arm]
+    """(key path, link) of every link ``task`` moves, in target order: the motion's own ``moved_links(robot)``
+    (the fingertips, the arms of an ``arms`` task, the arm it names), else the robot's end effector. Raises
+    ConfigError for an unknown arm."""
+    moved = getattr(task, "moved_links", None)
+    return moved(robot) if moved is not None else [(("robot", "ee_link"), robot.ee_link)]

@@ -21,7 +21,7 @@ import numpy as np
 
 from app.control.config_checks import place_and_timing_checks
 from app.control.observation import Observation
-from app.control.motions import Targets
+from app.control.motions import Targets, arm_link
 from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
 from app.control.handover_poses import HandoverPoses, level_closing
 from app.control.holding import check_hold, in_hand, reached
@@ -86,6 +86,10 @@ class HandoverMotion:
             (at("give_depth"), depth_ok, "give_depth and take_depth must be in (0, the object's height) m, got "
                                          f"{self.give_depth}, {self.take_depth}"),
         ] + place_and_timing_checks(self, at)
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        """The giver's and the taker's end effectors (see PoseMotion.moved_links)."""
+        return [(("task", key), arm_link(getattr(self, key), robot, f"task.{key}")) for key in ("giver", "taker")]
 
 
 class HandoverSequencer:

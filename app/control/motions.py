@@ -14,11 +14,22 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.errors import ConfigError
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
 from app.validation import Check, CheckContext, Where
 
 Vec3 = tuple[float, float, float]
 Mask = tuple[bool, bool, bool]
+
+
+def arm_link(arm: str | None, robot, key: str) -> str:
+    """The end-effector link of the arm named ``arm`` of ``robot`` (a RobotSection: its ``arms``); ConfigError
+    naming ``key`` and the valid arms otherwise."""
+    arms = robot.arms or {}
+    if arm not in arms:
+        valid = sorted(arms) or "none: the scene's robot has no named arms (robot.arms, or robots:)"
+        raise ConfigError(f"{key}: unknown arm {arm!r}; valid arms: {valid}")
+    return arms[arm]
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,14 @@ class PoseMotion:
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first); subclasses add theirs to these."""
         return [(at("quat"), any(self.quat), "must be a nonzero (w, x, y, z) quaternion")]
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        """(key path in the run file, link) of every link this motion moves, in target order (``robot``: the
+        scene's RobotSection): the end effector of the arm it names, or the robot's. ConfigError for an unknown
+        arm."""
+        if self.arm is not None:
+            return [(("task", "arm"), arm_link(self.arm, robot, "task.arm"))]
+        return [(("robot", "ee_link"), robot.ee_link)]
 
     def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
         """The run's target source (app.observe.make_motion): called with the time [s], it gives Targets; it
@@ -82,6 +101,9 @@ class FingertipsMotion(CircleMotion):
             (at("type"), ctx.scene.robot.gripper is None, "'fingertips' moves the finger joints, which robot.gripper "
                                                           "owns; remove the gripper section or choose another task")]
 
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        return [(("task", "links", i), link) for i, link in enumerate(self.links)]
+
 
 @dataclass(frozen=True)
 class PathMotion(PoseMotion):
@@ -117,6 +139,10 @@ class ArmsMotion(PoseMotion):
 
     def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
         return ArmsTargets(self, n_envs, base_pos, seed, envs=envs)
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        return [(("task", "motions", i, "arm"), arm_link(m.arm, robot, f"task.motions[{i}].arm"))
+                for i, m in enumerate(self.motions)]
 
 
 MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, FingertipsMotion, PathMotion, ArmsMotion)}
