@@ -208,10 +208,38 @@ def test_two_arms_pressing_towards_each_other_keep_their_margin_with_the_qp(tmp_
     assert inv["velocity_over_bound_max"] <= 1.02, inv
 
 
-@pytest.mark.xfail(strict=True, reason="known: pressed together, the right wrist (joint_3) passes its lower limit by "
-                                       "up to 0.5 mrad in the first second (promise 1e-6 rad): the joint box brakes "
-                                       "by sqrt(2 a d), ignoring this tick's travel, and the wrist motor lags its "
-                                       "decelerating command by 5-25 %; open in issue #20")
 def test_two_arms_pressing_towards_each_other_keep_their_joint_limits(tmp_path):
     inv = _pressing_report(tmp_path)
     assert inv["joint_limit_excess_max_rad"] <= 1e-6, inv
+
+
+def test_each_arms_target_frame_is_labelled_with_its_arm_in_the_video_and_the_gui_line():
+    """The video overlay writes each target's arm name beside its frame (and nothing for a one-arm run); the
+    GUI's text line gives each arm's position error by name."""
+    from app.control.telemetry import TelemetryLog
+    from app.gui import position_text
+    from app.render.framing import CameraView
+    from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
+    from app.run_report import target_labels
+    from app.video_job import legend
+
+    bimanual = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=1)
+    assert target_labels(bimanual) == ("left", "right")
+    assert target_labels(load_run_config(ROOT / "configs/batched_ik.yaml", n_envs=1)) == ()
+    view = CameraView(np.array([0.0, -1.0, 0.6]), np.array([0.0, 0.0, 0.2]), 60.0, 320, 240)
+    pos = np.array([[[-0.15, 0.0, 0.2], [0.15, 0.0, 0.2]]])  # one environment, two targets
+    frame = FrameOverlay("t", 0.0, pos, np.tile(np.eye(3), (1, 2, 1, 1)), np.zeros(1, np.int8), np.zeros((1, 3)))
+    grey = np.full((240, 320, 3), 90, np.uint8)
+    plain = draw_overlay(grey, view, frame, OverlayStyle.for_view(view, legend()))
+    named = draw_overlay(grey, view, frame, OverlayStyle.for_view(view, legend(), target_labels=("left", "right")))
+    changed = np.any(named != plain, axis=2)
+    for k in range(2):  # new white text below and left of each origin, and only there
+        (x, y), _ = view.project(pos[0, k])
+        below_left = changed[int(y):int(y) + 25, int(x) - 45:int(x)]
+        assert (below_left & (named[int(y):int(y) + 25, int(x) - 45:int(x)].min(axis=2) > 200)).sum() >= 15
+    assert changed.sum() == sum(changed[int(y):int(y) + 25, int(x) - 45:int(x)].sum()
+                                for (x, y) in view.project(pos[0])[0])
+    tel = TelemetryLog()
+    tel.record(0.0, [0.002], [0.0], [True], [1.0], [0], [np.inf], [False], [[]], pos_err_links=[[0.002, 0.0005]])
+    assert position_text(tel, 0, ("left", "right")) == "left 2.00 mm, right 0.50 mm"
+    assert position_text(tel, 0, ()) == "2.00 mm"
