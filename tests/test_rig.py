@@ -66,6 +66,36 @@ def test_a_rig_in_pybullet_has_the_models_forward_kinematics_and_keeps_mimic_and
     scene.close()
 
 
+@pytest.mark.parametrize("collide", [True, False])
+def test_the_arms_of_a_rig_touch_each_other_physically_and_their_own_links_do_not(collide):
+    """Both grippers sent to the same point, then 100 random configurations (an arm folded onto itself puts its
+    link_1 into its link_6 in several): with collide_arms PyBullet reports contacts, every one between a link of
+    the left arm and one of the right; without it (one body, no self-collision) none at all."""
+    import pybullet as pb
+    from app import Scene
+
+    scene = Scene()
+    rig = scene.add_robots([RobotPart(n, str(ROOT / "assets/urdf/widowx_ai.urdf"), *MOUNTS[n]) for n in MOUNTS])
+    if collide:
+        rig.collide_arms(["left/ee_gripper_link", "right/ee_gripper_link"])
+    scene.build(n_envs=1)
+    meet = np.array([[0.0, -0.02, 0.15], [0.0, 0.02, 0.15]])  # the fingers of the two grippers overlap there
+    q = rig.inverse_kinematics_multilink(["left/ee_gripper_link", "right/ee_gripper_link"], meet,
+                                         [(0.0, 1.0, 0.0, 0.0)] * 2, rot_mask=[False, False, True])
+    rng = np.random.default_rng(0)
+    body = rig.bodies[0]
+    name = {i: n for n, i in body.link_index.items()}
+    pairs = set()
+    for k, qk in enumerate([np.asarray(q)] + list(rng.uniform(rig.model.q_lower, rig.model.q_upper, (100, 16)))):
+        rig.set_qpos(np.reshape(qk, (1, -1)))
+        pb.performCollisionDetection(physicsClientId=scene.client)
+        pairs |= {(k == 0, name[c[3]].split("/")[0], name[c[4]].split("/")[0])
+                  for c in pb.getContactPoints(body.body_id, body.body_id, physicsClientId=scene.client)}
+    scene.close()
+    assert all(a != b for _, a, b in pairs), pairs
+    assert any(at_meet for at_meet, _, _ in pairs) == collide and bool(pairs) == collide
+
+
 @pytest.mark.parametrize("names, message", [(["a", "a"], "used twice"), (["a/b"], "without '/'"), ([], "at least one")])
 def test_rig_names_must_be_unique_and_plain(names, message):
     parts = [RobotPart(n, str(ROOT / "assets/urdf/widowx_ai.urdf")) for n in names]
