@@ -34,6 +34,7 @@ from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
+from app.run_report import target_labels
 from app.sim.camera import Camera
 from app.threads import available_cpus
 
@@ -293,7 +294,8 @@ class VideoJob:
 
 def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchors: np.ndarray) -> VideoSpec:
     """The look of a run's video: its name as the title, overlay sizes to suit the picture."""
-    return VideoSpec(run.name, view, OverlayStyle.for_view(view, legend(), run.video.axis_length), env_origins, anchors)
+    style = OverlayStyle.for_view(view, legend(), run.video.axis_length, target_labels(run))
+    return VideoSpec(run.name, view, style, env_origins, anchors)
 
 
 def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np.ndarray) -> np.ndarray:
