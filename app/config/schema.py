@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.config.scene_sections import (OBJECT_SHAPES, BoxSection, CameraSection, CameraStreamSection,  # noqa: F401
-                                       GripperSection, ObjectSection, RobotSection, SceneConfig)
+from app.config.cameras import CameraSection, CameraStreamSection  # noqa: F401 - the schema's names, in one place
+from app.config.scene_sections import (OBJECT_SHAPES, BoxSection, GripperSection, ObjectSection,  # noqa: F401
+                                       RobotSection, SceneConfig)
 from app.control.controllers import CONTROLLER_TYPES, ControllerConfig, PoseIKControllerConfig
 from app.control.motion_types import MOTION_TYPES
 from app.control.motions import CircleMotion, PoseMotion
