@@ -15,6 +15,7 @@ import dataclasses
 import difflib
 import functools
 import math
+import os
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -156,7 +157,7 @@ def file_name_problem(name: object, suffix: str) -> str | None:
         return f"must be a file name, got {name!r}"
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
         return f"must be a file name without newlines or control characters, got {name!r}"
-    if "/" in name or "\\" in name or name in (".", "..") or name.startswith("/"):
+    if "/" in name or "\\" in name or name in (".", "..") or os.path.isabs(name):
         return f"must be a plain file name in the output folder (no folders, no absolute path), got {name!r}"
     if not name.lower().endswith(suffix) or len(name) <= len(suffix) or name.startswith("."):
         return f"must be a visible file name ending in {suffix}, got {name!r}"
