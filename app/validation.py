@@ -146,9 +146,14 @@ def _scalar(hint: object, value: object, where: str, error: type[Exception]) -> 
 
 def check_types(obj: object, error: type[Exception] = InputError) -> None:
     """Every field of dataclass ``obj`` holds a value of its annotated type (numbers finite)."""
-    hints = type_hints(type(obj))
-    for f in dataclasses.fields(obj):
-        convert(hints[f.name], getattr(obj, f.name), f.name, error)
+    for name, hint in _field_hints(type(obj)):
+        convert(hint, getattr(obj, name), name, error)
+
+
+@functools.lru_cache(maxsize=None)
+def _field_hints(cls: type) -> tuple[tuple[str, object], ...]:
+    hints = type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
 
 
 def file_name_problem(name: object, suffix: str) -> str | None:
