@@ -366,10 +366,9 @@ def camera_checks(run: RunConfig, model: KinematicModel, key) -> list[tuple]:
     """(where, ok, message) of the scene's named cameras (``cameras:``): names, links, sizes, rates, optics."""
     cams = run.scene_config.cameras
     names = [c.name for c in cams]
-    fixed = [c.name for c in cams if c.link is None]
     checks = [(key("cameras"), len(set(names)) == len(names), f"camera names must differ, got {names}"),
-              (f"{run.name}.yaml: video.camera", run.video.camera is None or run.video.camera in fixed,
-               f"{run.video.camera!r} is not a fixed camera of the scene; fixed cameras: {fixed}")]
+              (f"{run.name}.yaml: video.camera", run.video.camera is None or run.video.camera in names,
+               f"{run.video.camera!r} is not a named camera of the scene; its cameras: {names}")]
     for i, c in enumerate(cams):
         k = lambda field, i=i: key("cameras") + f"[{i}].{field}"  # noqa: E731
         checks += [

@@ -174,8 +174,8 @@ class VideoSection:
     framing: str = "auto"
     workers: int | None = None
     axis_length: float = 0.08  # [m] of the target frames drawn (at least 1/16 of the picture's height)
-    camera: str | None = None  # a fixed named camera of the scene (cameras:) to film from, in environment follow_env
-    # (0 if unset); None: the scene camera
+    camera: str | None = None  # a named camera of the scene (cameras:) to film from, in environment follow_env
+    # (0 if unset; a camera on a link follows that environment's link); None: the scene camera
 
 
 @dataclass(frozen=True)
