@@ -11,7 +11,6 @@ the video is the same frame for frame (tests/test_video_job.py).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import multiprocessing as mp
 from multiprocessing import forkserver
@@ -36,7 +35,7 @@ from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
 from app.sim.camera import Camera
-from app.sim.cameras import CameraStream, SceneCameras
+from app.sim.cameras import CameraStream, SceneCameras, stream_of
 from app.threads import available_cpus
 
 log = logging.getLogger(__name__)
@@ -320,8 +319,7 @@ def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchor
 def named_stream(run: RunConfig) -> CameraStream | None:
     """The link camera ``video.camera`` names, as a CameraStream; None for the scene camera or a fixed one."""
     named = [c for c in run.scene_config.cameras if c.name == run.video.camera and c.link is not None]
-    fields = CameraStream._fields
-    return CameraStream(**{k: v for k, v in dataclasses.asdict(named[0]).items() if k in fields}) if named else None
+    return stream_of(named[0]) if named else None
 
 
 def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np.ndarray) -> np.ndarray:
