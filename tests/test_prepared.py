@@ -63,7 +63,8 @@ def test_solve_rows_of_checked_arrays_answers_as_solve_links_bit_for_bit(widowx)
     init = random_configs(widowx, 12, seed=61)
     solver = PoseIK(widowx, EE)
     general = solver.solve_links([pos], [quat], init)
-    rows = solver.solve_rows(init, np.ascontiguousarray(pos[:, None]), np.ascontiguousarray(quat_to_matrix(quat)[:, None]))
+    rot = np.ascontiguousarray(quat_to_matrix(quat)[:, None])
+    rows = solver.solve_rows(init, np.ascontiguousarray(pos[:, None]), rot)
     for name in ("q", "err", "converged", "iters", "restarts"):
         np.testing.assert_array_equal(getattr(rows, name), getattr(general, name))
     with pytest.raises(InputError, match="solve_links"):

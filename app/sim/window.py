@@ -67,7 +67,8 @@ class Window:
         z up: no roll, and straight up or down is tilted by 0.1 deg)."""
         f = np.asarray(forward, dtype=float) / np.linalg.norm(forward)
         pitch = float(np.clip(np.degrees(np.arcsin(np.clip(f[2], -1.0, 1.0))), -89.9, 89.9))
-        yaw = float(np.degrees(np.arctan2(-f[0], f[1])))  # PyBullet: forward = (-sin yaw cos pitch, cos yaw cos pitch, sin pitch)
+        # PyBullet's debug camera looks along (-sin yaw cos pitch, cos yaw cos pitch, sin pitch)
+        yaw = float(np.degrees(np.arctan2(-f[0], f[1])))
         self.look_at(np.asarray(eye, dtype=float) + distance * f, distance, yaw, pitch)
 
     def preview(self, view: np.ndarray, projection: np.ndarray, width: int, height: int) -> np.ndarray:
