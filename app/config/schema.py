@@ -40,8 +40,8 @@ class VideoSection:
     framing: str = "auto"
     workers: int | None = None
     axis_length: float = 0.08  # [m] of the target frames drawn (at least 1/16 of the picture's height)
-    camera: str | None = None  # a fixed named camera of the scene (cameras:) to film from, in environment follow_env
-    # (0 if unset); None: the scene camera
+    camera: str | None = None  # a named camera of the scene (cameras:) to film from, in environment follow_env
+    # (0 if unset; a camera on a link follows that environment's link); None: the scene camera
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """Rate, size (its own or the scene camera's: then the scene's key is named), the memory the frames take,
@@ -52,7 +52,7 @@ class VideoSection:
         frames = math.ceil(run.duration * self.fps) + 1 if finite(run.duration) and run.duration <= MAX_DURATION else 0
         gigabytes = frames * w * h * 3 / 1e9
         n_envs = run.n_envs or 1
-        fixed = [c.name for c in ctx.scene.cameras if c.link is None]
+        names = [c.name for c in ctx.scene.cameras]
         return [
             (at("fps"), 1 <= self.fps <= 240, f"must be 1..240 frames per second, got {self.fps}"),
             (size_at("width"), 16 <= w <= 4096 and w % 2 == 0, f"must be an even number in 16..4096 (H.264), got {w}"),
@@ -66,8 +66,8 @@ class VideoSection:
             (at("workers"), self.workers is None or 0 <= self.workers <= 32,
              f"must be 0..32 render processes (0: render in this process; omitted: one per CPU), got {self.workers}"),
             _file_name(at("filename"), self.filename, ".mp4"),
-            (at("camera"), self.camera is None or self.camera in fixed,
-             f"{self.camera!r} is not a fixed camera of the scene; fixed cameras: {fixed}"),
+            (at("camera"), self.camera is None or self.camera in names,
+             f"{self.camera!r} is not a named camera of the scene; its cameras: {names}"),
         ]
 
 

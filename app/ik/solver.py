@@ -210,7 +210,14 @@ def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndar
 def pose_error_norms(model: KinematicModel, q: np.ndarray, targets: PoseTargets) -> tuple[np.ndarray, np.ndarray]:
     """Masked position [m] and rotation [rad] error norms of configurations q (B, n_dofs) against targets of
     batch B (the one masked residual of the IK): shapes (B, n_links) each."""
+    return pose_error_norms_of(model, q, targets.pos, targets.rot, targets.task_tables)
+
+
+def pose_error_norms_of(model: KinematicModel, q: np.ndarray, pos: np.ndarray, rot: np.ndarray,
+                        task: TaskTables) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pose_error_norms` for targets given as arrays, pos (B, n_links, 3) and rot (B, n_links, 3, 3)
+    (C-contiguous float64), with the task tables of a PoseTargets built once (a control loop's every tick)."""
     err, _ = residual_batch(np.ascontiguousarray(q, dtype=float), model.fk_tables, model.jacobian_tables,
-                            targets.pos, targets.rot, targets.task_tables, False)
+                            pos, rot, task, False)
     pos_err, rot_err, _ = error_norms(err, 1.0, 1.0)
     return pos_err, rot_err
