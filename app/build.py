@@ -34,6 +34,8 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
         else:
             robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs,
                                     cfg.robot.xacro_args)
+        if len(cfg.robot.arms or {}) > 1:
+            robot.collide_arms(list(cfg.robot.arms.values()))
         for section in (cfg.floor, cfg.table, *cfg.obstacles):
             if section is not None:
                 scene.add_box(_box(section))

@@ -29,6 +29,7 @@ from app.control.motions import TargetGenerator, Targets
 from app.errors import AppError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, rpy_to_matrix
 from app.render.outputs import OutputSet
+from app.run_report import target_labels
 from app.runner import _write_plot, _write_report, abandon, final_state, report_dict, run_targets, simulate, \
     task_links
 from app.build import build_scene
@@ -216,7 +217,8 @@ class GuiSession:
         held = " | paused" if self.paused else ""
         after = " | holding the last target" if self.scene.t >= self.run.duration else ""
         after += f" | view {self.views.name}" if self.views.name else ""
-        return (f"env {e} | {label} | pos {tel.pos_err[-1][e] * 1e3:.2f} mm | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
+        pos = position_text(tel, e, target_labels(self.run))
+        return (f"env {e} | {label} | pos {pos} | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
                 f" deg{bound}{self._pick_text(e)}{held}{after}")
 
     def _pick_text(self, e: int) -> str:
@@ -231,6 +233,14 @@ class GuiSession:
         code = int(motion.log.codes()[e])
         holding = ", holding" if Phase.LIFT <= motion.log.phase[e] <= Phase.PLACE else ""
         return f" | {code_label(code)} | {width}{holding}"
+
+
+def position_text(tel, e: int, names: tuple[str, ...]) -> str:
+    """Environment e's latest position error: '1.20 mm', or per arm 'left 1.20 mm, right 0.80 mm' where the task
+    moves named arms (``names``, one per target; app.run_report.target_labels)."""
+    if not names or not tel.pos_err_links:
+        return f"{tel.pos_err[-1][e] * 1e3:.2f} mm"
+    return ", ".join(f"{name} {err * 1e3:.2f} mm" for name, err in zip(names, tel.pos_err_links[-1][e]))
 
 
 def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path | None = None,

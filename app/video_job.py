@@ -34,6 +34,7 @@ from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
+from app.run_report import target_labels
 from app.sim.camera import Camera
 from app.sim.cameras import CameraStream, SceneCameras, stream_of
 from app.threads import available_cpus
@@ -312,8 +313,8 @@ class VideoJob:
 def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchors: np.ndarray) -> VideoSpec:
     """The look of a run's video: its name as the title, overlay sizes to suit the picture; filmed from a named
     camera on a link (``video.camera``), the view follows that link in environment ``follow_env``."""
-    return VideoSpec(run.name, view, OverlayStyle.for_view(view, legend(), run.video.axis_length), env_origins, anchors,
-                     named_stream(run), run.video.follow_env or 0)
+    style = OverlayStyle.for_view(view, legend(), run.video.axis_length, target_labels(run))
+    return VideoSpec(run.name, view, style, env_origins, anchors, named_stream(run), run.video.follow_env or 0)
 
 
 def named_stream(run: RunConfig) -> CameraStream | None:

@@ -141,7 +141,8 @@ class CameraStreamSection:
 class SceneConfig:
     """A world: one robot (or ``robots``: several, composed into one rig), an optional table and floor, static
     obstacles, dynamic objects, physics, camera.
-    ``solver_iterations``: PyBullet's contact solver iterations per step (None: PyBullet's default, 50);
+    ``solver_iterations``: PyBullet's constraint solver iterations per step (None: PyBullet's default, 50; a
+    body of many motors, e.g. two arms in one rig, needs more for them to follow their commands);
     ``cone_friction``: PyBullet's friction cone (its default) or, false, the cheaper pyramid approximation."""
 
     robot: RobotSection = field(default_factory=RobotSection)  # with robots: the rig (set by the loader)
