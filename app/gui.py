@@ -105,9 +105,11 @@ class GuiSession:
         elif key == ord("e") and getattr(self.targets, "feedback", False):
             self.targets.restart([self.selected])
             log.info("environment %d: picking again", self.selected)
+        elif key == ord("m") and not self.views.streams:
+            log.info("the scene has no named cameras (cameras:) to view from")
         elif key == ord("m"):
             name = self.views.cycle()
-            log.info("view from %s", name or "the free camera (no named camera chosen)")
+            log.info("view from %s", name or "the free camera")
             if name is None and self.window.open:
                 self.window.hide_preview()
                 self._look_at_selected()

@@ -65,22 +65,25 @@ def test_tiny_limits_put_every_episode_in_its_own_file_and_chunks_of_two_files(t
 def test_a_data_limit_between_episodes_fills_files_by_lerobots_estimate(tmp_path):
     """With one- and two-episode files of sizes s1, s2 (measured): a limit of 1.5 s1 takes one episode a file (the
     second's estimate, s1 + s1, reaches it); 2.5 s1 takes the second into the first file and the third where the
-    estimate s2 + s2 / 2 says; the videos stay in one file."""
+    estimate s2 + s2 / 2 says, while the camera's video stays in one file (the data files hold no pictures)."""
+    no_video = SPEC._replace(cameras=())
+    plain = lambda k: episode(k, 12)._replace(images={})  # noqa: E731
     sizes = []
     for k in (1, 2):
-        writer = LeRobotWriter(tmp_path / f"n{k}", SPEC)
+        writer = LeRobotWriter(tmp_path / f"n{k}", no_video)
         for i in range(k):
-            writer.append(episode(i, 12))
+            writer.append(plain(i))
         sizes.append((tmp_path / f"n{k}/data/chunk-000/file-000.parquet").stat().st_size / 1024 ** 2)
     s1, s2 = sizes
-    for limit, files in ((1.5 * s1, [0, 1, 2]), (2.5 * s1, [0, 0, int(1.5 * s2 >= 2.5 * s1)])):
+    for limit, files, spec in ((1.5 * s1, [0, 1, 2], no_video), (2.5 * s1, [0, 0, int(1.5 * s2 >= 2.5 * s1)], SPEC)):
         root = tmp_path / f"x{limit}"
-        writer = LeRobotWriter(root, SPEC, FileLimits(data_files_size_in_mb=limit))
+        writer = LeRobotWriter(root, spec, FileLimits(data_files_size_in_mb=limit))
         for k in range(3):
-            writer.append(episode(k, 12))
+            writer.append(episode(k, 12) if spec.cameras else plain(k))
         assert [r["data/file_index"] for r in _rows(root)] == files
-        assert [r[f"videos/{CAM}/file_index"] for r in _rows(root)] == [0, 0, 0]
-        _assert_loads_with(root, [12, 12, 12])
+        if spec.cameras:
+            assert [r[f"videos/{CAM}/file_index"] for r in _rows(root)] == [0, 0, 0]
+            _assert_loads_with(root, [12, 12, 12])
 
 
 def test_a_writer_opened_after_a_dying_append_cuts_the_files_it_had_begun(tmp_path, monkeypatch):
