@@ -13,10 +13,13 @@ EE = "ee_gripper_link"
 DT = 1.0 / 120.0
 
 
-def _loop(robot, controller, generator, seconds):
+def _loop(robot, controller, generator, seconds, each_tick=None):
+    """``each_tick()`` after every step of the robot, if given."""
     for k in range(int(round(seconds / DT))):
         controller.track(k * DT, generator(k * DT))
         robot.step()
+        if each_tick is not None:
+            each_tick()
 
 
 def test_qp_controller_reaches_a_static_target_and_keeps_limits_on_the_integrator(widowx):
@@ -24,11 +27,16 @@ def test_qp_controller_reaches_a_static_target_and_keeps_limits_on_the_integrato
     task = StaticMotion(center=(0.3, 0.05, 0.2), quat=(0.0, 1.0, 0.0, 0.0), rot_mask=(False, False, True))
     ctrl = QPController(robot, FrameTask(widowx, EE, gain=10.0, rot_mask=task.rot_mask),
                         QPControllerConfig(dt=DT))
-    _loop(robot, ctrl, TargetGenerator(task, 3, np.zeros(3), seed=0), 3.0)
+    ticks = []
+
+    def within_limits():  # every tick: the integrated position and the command that moved it
+        ticks.append(bool(np.all(robot.q >= widowx.q_lower) and np.all(robot.q <= widowx.q_upper)
+                          and np.all(np.abs(ctrl.last_qdot) <= widowx.v_max + 1e-9)))
+
+    _loop(robot, ctrl, TargetGenerator(task, 3, np.zeros(3), seed=0), 3.0, within_limits)
+    assert len(ticks) == int(round(3.0 / DT)) and all(ticks), f"first tick over a limit: {ticks.index(False)}"
     pos = widowx.forward_kinematics(robot.q, [EE])[0][:, 0]
     np.testing.assert_allclose(pos, np.tile(task.center, (3, 1)), atol=1e-3)
-    assert np.all(robot.q >= widowx.q_lower) and np.all(robot.q <= widowx.q_upper)
-    assert np.all(np.abs(ctrl.last_qdot) <= widowx.v_max + 1e-9)
     assert ctrl.telemetry.arrays()["solver_ok"].all()
 
 

@@ -147,7 +147,9 @@ class QPSolver:
                            warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=max_iter,
                            scaling=2, adaptive_rho_interval=20, check_termination=5)
         ext = getattr(self._solver, "_solver", None)
-        # osqp's compiled workspace, updated directly: the Python wrapper's update() costs ~90 us a tick
+        # osqp's compiled workspace, updated directly: the Python wrapper's update() costs ~60-90 us a tick more
+        # (scripts/bench_osqp_update.py). A private attribute: osqp's range is pinned in pyproject.toml and
+        # tests/test_qp.py fails if it moves (the public update()/solve() below then run)
         self._ext = ext if ext is not None and hasattr(ext, "update_data_vec") else None
         self._solved = osqp.SolverStatus.OSQP_SOLVED
         self._exact_x: np.ndarray | None = None  # the latest solution that skipped OSQP
