@@ -33,6 +33,7 @@ from app.errors import AppError
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 _ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
 _started: list[psutil.Process] = []  # what start_ray started, even if interrupted (psutil: never a reused pid)
+_before: set[int] = set()  # this process's children before ray.init (what ray.init started is the rest)
 # Ray's autoscaler monitor, by the script its process runs (Ray's file layout, not an API: ray is pinned in
 # pyproject.toml to the versions tests/test_ray_session.py checks it on; should it move, the test fails and
 # ray.shutdown alone stops the monitor, 0.8 s slower)
@@ -94,23 +95,53 @@ def start_ray(workers: int, address: str | None = None):
     address = address or os.environ.get("RAY_ADDRESS") or None
     if not ray.is_initialized():
         quiet = dict(logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
-        sigterm = signal.getsignal(signal.SIGTERM)  # ray.init replaces it with sys.exit(15)
         before = {p.pid for p in psutil.Process().children()}
+        _before.clear()
+        _before.update(before)
         try:
-            if address:
-                _check_reachable(address)
-                ray.init(address=address, **quiet)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+            with signals_never_lost():
+                if address:
+                    _check_reachable(address)
+                    ray.init(address=address, **quiet)
+                else:
+                    ray.init(num_cpus=workers, include_dashboard=False, **quiet)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
         finally:
             _started.extend(tree(_ray_children(ray, before)))  # their children too: the raylet's agents
-            if threading.current_thread() is threading.main_thread() and sigterm is not None:
-                signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
         _ours = _session(ray)
     return ray
+
+
+@contextmanager
+def signals_never_lost(signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """The body runs with this (main) thread's Python handlers of ``signals`` (the CLI's: KeyboardInterrupt,
+    Terminated) noting each signal, and put back after it (ray.init replaces SIGTERM's with sys.exit(15)); a
+    signal whose exception was lost is handled again once the body ends. Python drops an exception raised in an
+    at-fork callback ("Exception ignored in _releaseLock": ray.init forks its programs, and logging releases
+    its lock after each fork), and a Ctrl-C during ray.init let the run go on to its end."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+    came: list[int] = []
+
+    def noted(signum, frame):
+        came.append(signum)
+        previous[signum](signum, frame)
+
+    for sig, handler in previous.items():
+        if callable(handler):
+            signal.signal(sig, noted)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+    for signum in came[:1]:  # the body ended although a signal came: its exception was lost
+        previous[signum](signum, None)
 
 
 def _session(ray) -> str | None:
@@ -132,6 +163,8 @@ def shutdown_ray() -> None:
 def _shutdown() -> None:
     global _ours
     ray = sys.modules.get("ray")
+    if ray is not None and _before:  # a program ray.init had just started when it was interrupted
+        _started.extend(_ray_children(ray, _before))
     family = tree(_started)  # also when an interrupted ray.init left processes and no session
     if ray is not None and ray.is_initialized():
         gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
@@ -139,9 +172,10 @@ def _shutdown() -> None:
         end_processes(monitors, grace_s=0.0)
         with signal_dispositions_kept():
             ray.shutdown()
-    end_processes(family)
+    end_processes(frozen_tree(family))
     _ours = None
     _started.clear()
+    _before.clear()
 
 
 class _SigAction(ctypes.Structure):  # glibc's struct sigaction (x86_64, aarch64): saved and restored whole
@@ -226,8 +260,32 @@ def tree(roots: list[psutil.Process]) -> list[psutil.Process]:
     return list(found.values())
 
 
+def frozen_tree(roots: list[psutil.Process]) -> list[psutil.Process]:
+    """The processes of ``roots`` that still run and all their descendants, each stopped (SIGSTOP) before its
+    children are listed, so that none starts another meanwhile: a raylet interrupted while it starts its agents
+    left them running, orphaned, for a minute. :func:`end_processes` continues them with the signal that ends
+    them."""
+    found: dict[int, psutil.Process] = {}
+    todo = [p for p in roots if running(p)]
+    while todo:
+        process = todo.pop()
+        if process.pid in found:
+            continue
+        try:
+            process.suspend()
+            deadline = time.monotonic() + 0.5  # stopped once the kernel delivered the signal (a fork completes first)
+            while process.status() not in (psutil.STATUS_STOPPED, psutil.STATUS_ZOMBIE) and time.monotonic() < deadline:
+                time.sleep(0.002)
+            found[process.pid] = process
+            todo.extend(process.children())
+        except psutil.Error:
+            pass
+    return list(found.values())
+
+
 def end_processes(processes: list[psutil.Process], grace_s: float = 1.0) -> None:
-    """SIGTERM, then after ``grace_s`` SIGKILL, what still runs of ``processes`` (each waited for up to 1 s)."""
+    """SIGTERM, then after ``grace_s`` SIGKILL, what still runs of ``processes`` (each waited for up to 1 s;
+    a stopped one is continued after its SIGTERM)."""
     for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1.0)):
         left = [p for p in processes if running(p)]
         if not left or (sig == signal.SIGTERM and grace_s <= 0):
@@ -235,6 +293,7 @@ def end_processes(processes: list[psutil.Process], grace_s: float = 1.0) -> None
         for process in left:
             try:
                 process.send_signal(sig)
+                process.resume()
             except psutil.Error:
                 pass
         deadline = time.monotonic() + wait_s

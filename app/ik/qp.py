@@ -28,6 +28,8 @@ and solve cost ~40-60 us here, and the certified answer is exact instead of ADMM
 
 from __future__ import annotations
 
+import signal
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,6 +122,16 @@ class QPSolution:
     iterations: int
 
 
+def _pass_on_interrupt() -> None:
+    """OSQP caught a Ctrl-C (its own SIGINT handler is installed while it iterates) and returned: raised here as
+    KeyboardInterrupt and, on a helper thread, sent to the process again, so that the main thread (where Python
+    runs signal handlers) stops too: a run's block solving on a thread while Ray starts swallowed the Ctrl-C,
+    and the run went on until the actors' first block ended (150 s)."""
+    if threading.current_thread() is not threading.main_thread():
+        signal.raise_signal(signal.SIGINT)
+    raise KeyboardInterrupt
+
+
 class QPSolver:
     """One warm OSQP workspace for QPs of a fixed size (one per environment).
 
@@ -178,7 +190,7 @@ class QPSolver:
             res = self._solver.solve(raise_error=False)
             info, x = res.info, res.x
         if info.status_val == osqp.SolverStatus.OSQP_SIGINT:
-            raise KeyboardInterrupt  # OSQP caught a Ctrl-C during its iterations and returned: pass it on
+            _pass_on_interrupt()
         x = np.array(x, dtype=float)
         solved = info.status_val == self._solved and np.isfinite(x.sum())  # a NaN or inf anywhere shows in the sum
         if not solved:
