@@ -2,18 +2,16 @@
 on the way out, interrupted or not, with no Ray process left behind.
 
 A local cluster is a GCS, a raylet and a few helper processes (autoscaler monitor, dashboard, log monitor;
-the raylet's agents and workers under it). ``ray.shutdown`` stops them one after another; two of Ray's
-habits are handled here, with psutil's process tree: an agent whose raylet was killed (when the raylet is
-slow to stop, e.g. interrupted mid-run) lingers for a minute, so what is left of the processes ray.init
-started, descendants included, is ended after ray.shutdown; and the autoscaler monitor answers SIGTERM by
-reporting to a GCS that is already gone and is killed only after a 1 s timeout, so it is killed first
-(measured: ray.shutdown 1.16-1.37 s -> 0.40-0.45 s; found by the script it runs: the one pinned exception,
-see ``MONITOR_SCRIPT``).
-"""
+the raylet's agents and workers under it). ``ray.shutdown`` stops them one after another; what is left of the
+processes ray.init started, descendants included (psutil's process tree), is then stopped (SIGSTOP, so none
+starts another) and killed: an agent whose raylet was killed lingers for a minute, and a raylet interrupted
+while it starts (ray.init cut short by a Ctrl-C: no session to shut down) starts its agents even when told to
+stop. The autoscaler monitor answers SIGTERM by reporting to a GCS that is already gone and is killed only
+after a 1 s timeout, so it is killed first (measured: ray.shutdown 1.16-1.37 s -> 0.40-0.45 s; found by the
+script it runs: the one pinned exception, see ``MONITOR_SCRIPT``)."""
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import logging
 import math
@@ -29,6 +27,7 @@ from contextlib import contextmanager
 import psutil
 
 from app.errors import AppError
+from app.signals import signal_dispositions_kept, signals_never_lost
 
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 _ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
@@ -114,36 +113,6 @@ def start_ray(workers: int, address: str | None = None):
     return ray
 
 
-@contextmanager
-def signals_never_lost(signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
-    """The body runs with this (main) thread's Python handlers of ``signals`` (the CLI's: KeyboardInterrupt,
-    Terminated) noting each signal, and put back after it (ray.init replaces SIGTERM's with sys.exit(15)); a
-    signal whose exception was lost is handled again once the body ends. Python drops an exception raised in an
-    at-fork callback ("Exception ignored in _releaseLock": ray.init forks its programs, and logging releases
-    its lock after each fork), and a Ctrl-C during ray.init let the run go on to its end."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.getsignal(sig) for sig in signals}
-    came: list[int] = []
-
-    def noted(signum, frame):
-        came.append(signum)
-        previous[signum](signum, frame)
-
-    for sig, handler in previous.items():
-        if callable(handler):
-            signal.signal(sig, noted)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            if handler is not None:
-                signal.signal(sig, handler)
-    for signum in came[:1]:  # the body ended although a signal came: its exception was lost
-        previous[signum](signum, None)
-
-
 def _session(ray) -> str | None:
     return ray.get_runtime_context().gcs_address if ray.is_initialized() else None
 
@@ -172,37 +141,10 @@ def _shutdown() -> None:
         end_processes(monitors, grace_s=0.0)
         with signal_dispositions_kept():
             ray.shutdown()
-    end_processes(frozen_tree(family))
+    end_processes(frozen_tree(family), grace_s=0.0)  # killed as they stand: a raylet told to stop started its agents
     _ours = None
     _started.clear()
     _before.clear()
-
-
-class _SigAction(ctypes.Structure):  # glibc's struct sigaction (x86_64, aarch64): saved and restored whole
-    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
-                ("restorer", ctypes.c_void_p)]
-
-
-@contextmanager
-def signal_dispositions_kept(signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
-    """The body may not change how the process handles ``signals``: ray.shutdown resets SIGTERM to the default
-    at the C level (while Python still believes its handler is installed), so a SIGTERM while a command wrote
-    its outputs killed it outright, leaving a partial file. The C-level actions are saved and put back through
-    libc's sigaction, from any thread; where libc cannot be reached, nothing is done."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        saved = {sig: _SigAction() for sig in signals}
-        for sig, action in saved.items():
-            if libc.sigaction(int(sig), None, ctypes.byref(action)) != 0:
-                raise OSError(ctypes.get_errno(), "sigaction")
-    except (OSError, AttributeError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, action in saved.items():
-            libc.sigaction(int(sig), ctypes.byref(action), None)
 
 
 @contextmanager
@@ -263,8 +205,7 @@ def tree(roots: list[psutil.Process]) -> list[psutil.Process]:
 def frozen_tree(roots: list[psutil.Process]) -> list[psutil.Process]:
     """The processes of ``roots`` that still run and all their descendants, each stopped (SIGSTOP) before its
     children are listed, so that none starts another meanwhile: a raylet interrupted while it starts its agents
-    left them running, orphaned, for a minute. :func:`end_processes` continues them with the signal that ends
-    them."""
+    left them running, orphaned, for a minute."""
     found: dict[int, psutil.Process] = {}
     todo = [p for p in roots if running(p)]
     while todo:
@@ -273,7 +214,7 @@ def frozen_tree(roots: list[psutil.Process]) -> list[psutil.Process]:
             continue
         try:
             process.suspend()
-            deadline = time.monotonic() + 0.5  # stopped once the kernel delivered the signal (a fork completes first)
+            deadline = time.monotonic() + 5.0  # stopped once the kernel delivered the signal (a fork completes first)
             while process.status() not in (psutil.STATUS_STOPPED, psutil.STATUS_ZOMBIE) and time.monotonic() < deadline:
                 time.sleep(0.002)
             found[process.pid] = process

@@ -33,6 +33,7 @@ from app.ray_session import ray_released, require_ray, start_ray
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
 from app.runner import RunResult, abandon, final_state, finish, run_targets, simulate, video_job, video_look
+from app.signals import wait_in_steps
 from app.sim.scene import grid_origins
 from app.video_job import FrameState
 
@@ -227,22 +228,15 @@ def _actors(ray, workers: int) -> int:
     return max(1, min(cpus, workers))
 
 
-WAIT_STEP_S = 0.2  # [s] a wait for the actors returns to Python this often, so SIGINT/SIGTERM end the run at once
-
-
 def _get_next(ray, pool):
-    """The next result any actor finishes; a worker's AppError raised as itself (one line for users). The wait is
-    cut into WAIT_STEP_S steps: Python runs a signal's handler only between bytecodes, and one blocking wait held a
-    SIGTERM back until every block had finished (69 s in a 60 s run)."""
-    while True:
-        try:
-            return pool.get_next_unordered(timeout=WAIT_STEP_S)
-        except TimeoutError:
-            continue
-        except ray.exceptions.RayTaskError as exc:
-            if isinstance(exc.cause, AppError):
-                raise exc.cause from None
-            raise
+    """The next result any actor finishes, waited for in steps (app.signals.wait_in_steps: Ray's wait blocks in
+    C, where a signal is not handled); a worker's AppError raised as itself (one line for users)."""
+    try:
+        return wait_in_steps(lambda step_s: pool.get_next_unordered(timeout=step_s))
+    except ray.exceptions.RayTaskError as exc:
+        if isinstance(exc.cause, AppError):
+            raise exc.cause from None
+        raise
 
 
 def _owned(value):

@@ -34,6 +34,7 @@ from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
+from app.signals import signals_held
 from app.sim.camera import Camera
 from app.threads import available_cpus
 
@@ -179,9 +180,10 @@ class VideoJob:
         self._thread = threading.Thread(target=self._encode, args=(run, context, workers, path, fps, total),
                                         daemon=True, name="video-encoder")
         try:
-            self._thread.start()
-        except BaseException:  # a Ctrl-C while the thread starts (its start is waited for): the caller never gets
-            self.abort()  # this job to abort, so it ends here, before it starts render processes
+            with signals_held():  # started, or not at all: a signal waits until start() has returned
+                self._thread.start()
+        except BaseException:  # a Ctrl-C as the thread starts: the caller never gets this job to abort, so it
+            self.abort()  # ends here (the thread starts no render process once aborted)
             raise
 
     def start(self, spec: VideoSpec) -> None:
@@ -250,7 +252,8 @@ class VideoJob:
         """Stop now (interrupted or failed run): render processes stopped, the partial file removed."""
         self._aborted.set()
         self._chunks.put(None)
-        self._thread.join(timeout=10)
+        if self._thread.is_alive():  # not when start() failed
+            self._thread.join(timeout=10)
         self._close()
 
     def _close(self) -> None:

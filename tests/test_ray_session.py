@@ -1,5 +1,5 @@
 """Ray's lifetime (app.ray_session): what is left of the processes Ray started is ended after ray.shutdown,
-descendants included, a process that has ended is never signalled again, and the one Ray internal relied on
+descendants included, stopped before it is killed, a process that has ended is never signalled again, and the one Ray internal relied on
 (the autoscaler monitor's script, killed first to save ~0.8 s) is still where the pinned Ray versions put it."""
 
 import subprocess
@@ -25,6 +25,28 @@ def test_survivors_and_their_descendants_are_ended():
     root.wait(timeout=5)
     child.wait(timeout=5)  # psutil waits for a process that is not this one's child too
     assert not ray_session.running(child)
+
+
+# a parent that starts a child when told to stop (SIGTERM) and prints its pid, as a raylet interrupted while it
+# starts goes on to start its agents
+STARTS_ON_STOP = "import signal, subprocess, sys, time\n" \
+    "def stop(*a):\n" \
+    "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n" \
+    "    print('started', child.pid, flush=True)\n" \
+    "    sys.exit(0)\n" \
+    "signal.signal(signal.SIGTERM, stop)\n" \
+    "print('up', flush=True)\n" \
+    "time.sleep(60)\n"
+
+
+def test_a_stopped_tree_is_killed_as_it_stands_so_nothing_starts_a_process_on_the_way_out():
+    parent = subprocess.Popen([sys.executable, "-c", STARTS_ON_STOP], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout.readline().strip() == "up"
+    family = ray_session.frozen_tree([psutil.Process(parent.pid)])
+    assert [p.status() for p in family] == [psutil.STATUS_STOPPED]
+    ray_session.end_processes(family, grace_s=0.0)
+    parent.wait(timeout=5)
+    assert parent.stdout.readline() == "" and parent.returncode == -9  # killed: it started nothing
 
 
 def test_an_ended_process_is_neither_in_a_tree_nor_signalled():

@@ -165,3 +165,46 @@ def test_rendered_frame_shows_the_recorded_objects_where_they_were_and_the_place
     renderer.close()
     assert red(shown) > red(hidden) + 50
     assert yellow(marked) > yellow(hidden) + 20
+
+
+# app.run with the video job's thread held inside Thread.start until the test writes a line: a Ctrl-C lands there
+HELD_START = """
+import runpy, sys, threading
+class HeldStart(threading.Thread):
+    def start(self):
+        if self.name == "video-encoder":
+            print("video thread starting", file=sys.stderr, flush=True)
+            sys.stdin.readline()
+        super().start()
+threading.Thread = HeldStart
+sys.argv = ["app.run", *sys.argv[1:]]
+runpy.run_module("app.run", run_name="__main__")
+"""
+
+
+def test_ctrl_c_while_the_video_thread_starts_ends_the_run_in_one_line(tmp_path):
+    """SIGINT inside VideoJob.__init__'s Thread.start: exit 130, one line, no traceback (the job's abort once
+    joined a thread that had not started, and raised again), no output, none of the run's processes left."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import Watched
+
+    out = tmp_path / "out"
+    run = Watched([sys.executable, "-c", HELD_START, "configs/batched_ik.yaml", "--duration", "5", "--out", str(out)],
+                  cwd=ROOT, stdin=subprocess.PIPE)
+    run.wait_for_line("video thread starting")
+    run.descendants()  # the render processes' fork server, if up: checked below
+    run.proc.send_signal(signal.SIGINT)
+    try:
+        run.proc.stdin.write("go\n")  # start() goes on (a held signal is delivered after it)
+        run.proc.stdin.flush()
+    except BrokenPipeError:  # it ended at the signal
+        pass
+    err = run.finish()
+    lines = [l for l in err.splitlines() if l.strip() and not l.startswith(("pybullet build", "video thread"))]
+    assert run.proc.returncode == 130, err
+    assert len(lines) == 1 and lines[0].startswith("interrupted (SIGINT)") and "Traceback" not in err, err
+    assert not out.exists() or not list(out.iterdir())
+    assert not run.left_running(10)
