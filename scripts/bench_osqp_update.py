@@ -2,7 +2,7 @@
 public ``OSQP.update``/``solve``, on the same QPs (the size of a WidowX QP tick: 8 variables, 18 rows), in one
 sitting, interleaved. Prints the median per call [us] of each.
 
-Usage: python scripts/bench_osqp_update.py [--calls 3000] [--repeats 5]
+Usage: python -m scripts.bench_osqp_update [--calls 3000] [--repeats 5]
 """
 
 from __future__ import annotations

@@ -162,16 +162,17 @@ def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch):
 @pytest.mark.parametrize("sig, code, when", [(2, 130, "ray::Worker"), (15, 143, "ray::Worker"), (2, 130, "raylet")])
 def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code, when):
     """Mid-run (the actors at work), and while Ray is starting (its raylet is up, ray.init has not returned; a
-    block solving here meanwhile catches the Ctrl-C in OSQP). A 600 s episode: a signal held back until the blocks
-    end (one blocking wait for the actors did that) fails ``finish``'s 120 s; none of the run's processes is left,
-    the raylet's agents included (a raylet interrupted while it starts them left them orphaned)."""
+    block solving here meanwhile catches the Ctrl-C in OSQP). Blocks of 20 environments for 120 s (~100 s each on
+    a quiet machine): a signal held back until they end (one blocking wait for the actors did that) fails the 60 s
+    given to end; none of the run's processes is left, the raylet's agents included (a raylet interrupted while it
+    starts them left them orphaned)."""
     pytest.importorskip("ray")
     out = tmp_path / "out"
-    run = Watched([sys.executable, "-m", "app.run", "configs/qp_obstacle.yaml", "--n-envs", "8", "--workers", "2",
-                   "--duration", "600", "--no-video", "--out", str(out)], cwd=ROOT)
+    run = Watched([sys.executable, "-m", "app.run", "configs/qp_obstacle.yaml", "--n-envs", "64", "--workers", "2",
+                   "--duration", "120", "--no-video", "--out", str(out)], cwd=ROOT)
     run.wait_for(lambda procs: any(runs(p, when) for p in procs))
     run.proc.send_signal(sig)
-    err = run.finish()
+    err = run.finish(timeout_s=60)
     assert run.proc.returncode == code, err[-2000:]
     assert "Traceback" not in err and list(out.iterdir()) == []
     left = run.left_running(60)
