@@ -21,15 +21,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(tree: Path, config: str, video: bool, out: Path) -> tuple[float, float]:
-    """(wall [s], the report's video_after_sim [s])."""
+def timed(tree: Path, config: str, video: bool, out: Path) -> tuple[float, float, float]:
+    """(wall [s], the report's video_after_sim [s], wall outside the report's total [s]: start-up and exit)."""
     cmd = [sys.executable, "-m", "app.run", config, "--out", str(out)] + ([] if video else ["--no-video"])
     t0 = time.perf_counter()
     res = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if res.returncode != 0:
         raise SystemExit(f"failed in {tree}: {' '.join(cmd)}\n{res.stderr[-2000:]}")
-    return wall, json.loads((out / "report.json").read_text())["timings_s"].get("video_after_sim", 0.0)
+    timings = json.loads((out / "report.json").read_text())["timings_s"]
+    return wall, timings.get("video_after_sim", 0.0), wall - timings["total"]
 
 
 def main() -> None:
@@ -49,10 +50,11 @@ def main() -> None:
                     times[(tree, video)].append(timed(tree, args.config, video, Path(tmp) / "out"))
     print(f"load average at the end: {os.getloadavg()[0]:.2f} (1 min)")
     for tree in trees:
-        (wall_v, wait_v), (wall_n, _) = (
-            [statistics.median(x[k] for x in times[(tree, v)]) for k in range(2)] for v in (True, False))
+        (wall_v, wait_v, _), (wall_n, _, outside) = (
+            [statistics.median(x[k] for x in times[(tree, v)]) for k in range(3)] for v in (True, False))
         print(f"{tree}: wall video {wall_v:.2f} s, --no-video {wall_n:.2f} s, the video adds {wall_v - wall_n:+.2f} s; "
-              f"wait for the video after the simulation {wait_v:.2f} s\n  walls: video {', '.join(f'{x[0]:.2f}' for x in times[(tree, True)])}; "
+              f"wait for the video after the simulation {wait_v:.2f} s; --no-video's start-up and exit (wall minus the "
+              f"report's total) {outside:.2f} s\n  walls: video {', '.join(f'{x[0]:.2f}' for x in times[(tree, True)])}; "
               f"no video {', '.join(f'{x[0]:.2f}' for x in times[(tree, False)])}")
 
 

@@ -52,7 +52,9 @@ class Watched:
         deadline = time.monotonic() + timeout_s
         while not ready(self.descendants()):
             assert self.proc.poll() is None, f"ended early: {self.proc.communicate()[1][-2000:]}"
-            assert time.monotonic() < deadline, f"not ready within {timeout_s} s"
+            if time.monotonic() >= deadline:
+                self.kill()
+                raise AssertionError(f"not ready within {timeout_s} s")
             time.sleep(0.02)
 
     def wait_for_line(self, prefix: str) -> None:
@@ -69,8 +71,25 @@ class Watched:
         while self.proc.poll() is None and time.monotonic() < deadline:
             self.descendants()
             time.sleep(0.02)
-        _, err = self.proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        try:
+            _, err = self.proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            left = self.left_running(0)
+            self.kill()
+            raise AssertionError(f"not ended within {timeout_s} s (or a process it started kept its stderr open: "
+                                 f"{left})") from None
         return "".join(self.lines) + err
+
+    def kill(self) -> None:
+        """SIGKILL to it and every process it started that still runs: a failed test leaves nothing running."""
+        self.descendants()
+        for process in [psutil.Process(self.proc.pid), *self.seen.values()] if self.proc.poll() is None else \
+                self.seen.values():
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+        self.proc.wait(timeout=10)
 
     def left_running(self, timeout_s: float = 60.0) -> list[str]:
         """Command lines of the processes it started that still run after ``timeout_s`` [s]."""
