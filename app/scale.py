@@ -84,8 +84,8 @@ def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
         controller, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
                                        on_tick=lambda k, controller, q: STOP.is_set(), show_progress=False)
         timings["build"] = build_s
-        return Shard(envs, final_state(run, robot, controller, targets, scene.t, scene=scene, envs=envs), frames, timings,
-                     (start, time.time()), f"{socket.gethostname()}:{os.getpid()}")
+        end = final_state(run, robot, controller, targets, scene.t, scene=scene, envs=envs)
+        return Shard(envs, end, frames, timings, (start, time.time()), f"{socket.gethostname()}:{os.getpid()}")
     finally:
         scene.close()
 

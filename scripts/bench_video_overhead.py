@@ -54,7 +54,8 @@ def main() -> None:
             [statistics.median(x[k] for x in times[(tree, v)]) for k in range(3)] for v in (True, False))
         print(f"{tree}: wall video {wall_v:.2f} s, --no-video {wall_n:.2f} s, the video adds {wall_v - wall_n:+.2f} s; "
               f"wait for the video after the simulation {wait_v:.2f} s; --no-video's start-up and exit (wall minus the "
-              f"report's total) {outside:.2f} s\n  walls: video {', '.join(f'{x[0]:.2f}' for x in times[(tree, True)])}; "
+              f"report's total) {outside:.2f} s\n"
+              f"  walls: video {', '.join(f'{x[0]:.2f}' for x in times[(tree, True)])}; "
               f"no video {', '.join(f'{x[0]:.2f}' for x in times[(tree, False)])}")
 
 

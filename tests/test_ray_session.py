@@ -1,6 +1,7 @@
 """Ray's lifetime (app.ray_session): what is left of the processes Ray started is ended after ray.shutdown,
-descendants included, stopped before it is killed, a process that has ended is never signalled again, and the one Ray internal relied on
-(the autoscaler monitor's script, killed first to save ~0.8 s) is still where the pinned Ray versions put it."""
+descendants included, stopped before it is killed; a process that has ended is never signalled again; and the one
+Ray internal relied on (the autoscaler monitor's script, killed first to save ~0.8 s) is still where the pinned
+Ray versions put it."""
 
 import subprocess
 import sys
