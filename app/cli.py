@@ -1,10 +1,8 @@
-"""What the command lines (app.run, app.sweep, app.solve) share: signals end them in one line, no Ray process
-outlives them, and a finished command exits without the interpreter's slow teardown."""
+"""What the command lines (app.run, app.sweep, app.solve) share: signals end them in one line and no Ray process
+outlives them."""
 
 from __future__ import annotations
 
-import atexit
-import os
 import signal
 import sys
 
@@ -55,10 +53,6 @@ def run_cli(body, stopped: str = "no output was written or replaced") -> int:
         word, code = ("interrupted (SIGINT)", 130) if isinstance(signal_exc, KeyboardInterrupt) else \
             ("terminated (SIGTERM)", 143)
         print(f"{word}: stopped; {stopped}", file=sys.stderr)
-        if "ray" in sys.modules:  # an interrupted Ray client can crash in the interpreter's exit: skip it
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
         return code
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -74,16 +68,3 @@ def _signal_of(exc: BaseException | None) -> BaseException | None:
             return Terminated()
         exc = exc.__cause__ or exc.__context__
     return None
-
-
-def exit_now(code: int) -> None:
-    """End a command line's process with ``code``. A command that did its work (0, or 3 from --check) runs the
-    exit handlers (multiprocessing's clean-up of its fork server's folder, logging's flush, ...) and skips
-    the interpreter's teardown (~0.35 s of LLVM and module finalisation once numba's kernels are loaded);
-    an interrupted or failed one ends normally, so that the render processes' semaphores are released."""
-    if code not in (0, 3):
-        sys.exit(code)
-    atexit._run_exitfuncs()  # logging.shutdown among them
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)

@@ -15,9 +15,9 @@ import hashlib
 import re
 import logging
 import os
-import shutil
-import time
 from pathlib import Path
+
+from app.leftovers import remove_stale
 
 log = logging.getLogger(__name__)
 PACKAGE = Path(__file__).resolve().parent
@@ -75,8 +75,5 @@ def configure() -> Path | None:
     fresh = not any(folder.rglob("*.nbi"))
     numba.config.CACHE_DIR = str(folder)
     os.utime(folder)  # marks it in use for the clean-up below, run by other versions
-    now = time.time()
-    for old in root.glob(f"{PREFIX}*"):  # an hour's grace: a process of the older source may still run
-        if old != folder and old.is_dir() and now - old.stat().st_mtime > STALE_AFTER_S:
-            shutil.rmtree(old, ignore_errors=True)
+    remove_stale(root, f"{PREFIX}*", STALE_AFTER_S, keep=folder)  # an hour's grace: an older source may still run
     return folder

@@ -2,33 +2,41 @@
 on the way out, interrupted or not, with no Ray process left behind.
 
 A local cluster is a GCS, a raylet and a few helper processes (autoscaler monitor, dashboard, log monitor;
-the raylet's agents and workers under it). ``ray.shutdown`` stops them one after another; two of Ray's
-habits are handled here: the autoscaler monitor answers SIGTERM by reporting to a GCS that is already gone
-and is killed only after a 1 s timeout (so it is killed first), and an agent whose raylet was killed
-(when the raylet is slow to stop, e.g. interrupted mid-run) lingers for a minute (so survivors are ended).
-"""
+the raylet's agents and workers under it). ``ray.shutdown`` stops them one after another; what is left of the
+processes ray.init started, descendants included (psutil's process tree), is then stopped (SIGSTOP, so none
+starts another) and killed: an agent whose raylet was killed lingers for a minute, and a raylet interrupted
+while it starts (ray.init cut short by a Ctrl-C: no session to shut down) starts its agents even when told to
+stop. The autoscaler monitor answers SIGTERM by reporting to a GCS that is already gone and is killed only
+after a 1 s timeout, so it is killed first (measured: ray.shutdown 1.16-1.37 s -> 0.40-0.45 s; found by the
+script it runs: the one pinned exception, see ``MONITOR_SCRIPT``)."""
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import logging
 import math
 import os
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import psutil
+
 from app.errors import AppError
+from app.signals import signal_dispositions_kept, signals_never_lost
 
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 _ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
-_started: dict[int, bytes] = {}  # the processes start_ray started (pid -> start time), even if interrupted
+_started: list[psutil.Process] = []  # what start_ray started, even if interrupted (psutil: never a reused pid)
+_before: set[int] = set()  # this process's children before ray.init (what ray.init started is the rest)
+# Ray's autoscaler monitor, by the script its process runs (Ray's file layout, not an API: ray is pinned in
+# pyproject.toml to the versions tests/test_ray_session.py checks it on; should it move, the test fails and
+# ray.shutdown alone stops the monitor, 0.8 s slower)
+MONITOR_SCRIPT = os.path.join("autoscaler", "_private", "monitor.py")
 _shutting_down = threading.Lock()
 
 
@@ -86,21 +94,21 @@ def start_ray(workers: int, address: str | None = None):
     address = address or os.environ.get("RAY_ADDRESS") or None
     if not ray.is_initialized():
         quiet = dict(logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
-        sigterm = signal.getsignal(signal.SIGTERM)  # ray.init replaces it with sys.exit(15)
-        before = _children()
+        before = {p.pid for p in psutil.Process().children()}
+        _before.clear()
+        _before.update(before)
         try:
-            if address:
-                _check_reachable(address)
-                ray.init(address=address, **quiet)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+            with signals_never_lost():
+                if address:
+                    _check_reachable(address)
+                    ray.init(address=address, **quiet)
+                else:
+                    ray.init(num_cpus=workers, include_dashboard=False, **quiet)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
         finally:
-            _started.update(_ray_children(ray, before))
-            if threading.current_thread() is threading.main_thread() and sigterm is not None:
-                signal.signal(signal.SIGTERM, sigterm)  # the CLI's: one line, exit 143, no partial file
+            _started.extend(tree(_ray_children(ray, before)))  # their children too: the raylet's agents
         _ours = _session(ray)
     return ray
 
@@ -124,50 +132,25 @@ def shutdown_ray() -> None:
 def _shutdown() -> None:
     global _ours
     ray = sys.modules.get("ray")
-    family = _family(_started)  # also when an interrupted ray.init left processes and no session
+    if ray is not None and _before:  # a program ray.init had just started when it was interrupted
+        _started.extend(_ray_children(ray, _before))
+    family = tree(_started)  # also when an interrupted ray.init left processes and no session
     if ray is not None and ray.is_initialized():
         gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
-        if family:
-            for process in _node_processes(ray).get("monitor", []):
-                _kill(process)
+        monitors = [p for p in family if _runs_script(p, MONITOR_SCRIPT)]
+        end_processes(monitors, grace_s=0.0)
         with signal_dispositions_kept():
             ray.shutdown()
-    _end_survivors(family)
+    end_processes(frozen_tree(family), grace_s=0.0)  # killed as they stand: a raylet told to stop started its agents
     _ours = None
     _started.clear()
-
-
-class _SigAction(ctypes.Structure):  # glibc's struct sigaction (x86_64, aarch64): saved and restored whole
-    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
-                ("restorer", ctypes.c_void_p)]
-
-
-@contextmanager
-def signal_dispositions_kept(signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
-    """The body may not change how the process handles ``signals``: ray.shutdown resets SIGTERM to the default
-    at the C level (while Python still believes its handler is installed), so a SIGTERM while a command wrote
-    its outputs killed it outright, leaving a partial file. The C-level actions are saved and put back through
-    libc's sigaction, from any thread; where libc cannot be reached, nothing is done."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        saved = {sig: _SigAction() for sig in signals}
-        for sig, action in saved.items():
-            if libc.sigaction(int(sig), None, ctypes.byref(action)) != 0:
-                raise OSError(ctypes.get_errno(), "sigaction")
-    except (OSError, AttributeError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, action in saved.items():
-            libc.sigaction(int(sig), ctypes.byref(action), None)
+    _before.clear()
 
 
 @contextmanager
 def ray_released() -> Iterator[None]:
     """The body (writing a command's outputs) runs while Ray shuts down on a thread, if :func:`start_ray`
-    started (or joined) it: ray.shutdown stops the cluster's processes one after another (~0.3 s). A Ray the
+    started (or joined) it: ray.shutdown stops the cluster's processes one after another (~0.4 s). A Ray the
     caller started stays up. Both are done on exit."""
     thread = threading.Thread(target=shutdown_ray, name="ray-shutdown") if _is_ours(sys.modules.get("ray")) else None
     if thread is not None:
@@ -175,103 +158,85 @@ def ray_released() -> Iterator[None]:
     try:
         yield
     finally:
-        while thread is not None and thread.is_alive():
-            thread.join(0.2)  # short waits: a signal reaches this (main) thread at once
+        if thread is not None:
+            thread.join()  # a signal still reaches this (main) thread at once: lock waits are interruptible
 
 
-def _node_processes(ray) -> dict[str, list]:
-    """The local cluster's processes (subprocess.Popen) by Ray's type name; empty when this process joined a
-    cluster. Ray's private node object: anything unexpected leaves the work to ray.shutdown."""
-    try:
-        node = ray._private.worker._global_node
-        return {kind: [info.process for info in infos] for kind, infos in node.all_processes.items()} if node else {}
-    except AttributeError:
-        return {}
-
-
-def _kill(process) -> None:
-    if process.poll() is None:
-        process.kill()
-        try:
-            process.wait(timeout=1)
-        except subprocess.TimeoutExpired:  # left to ray.shutdown and the survivors' end
-            pass
-
-
-def _children(parent: int | None = None) -> dict[int, bytes]:
-    """The child processes of ``parent`` (default: this process): pid -> start time."""
-    ppid = str(os.getpid() if parent is None else parent).encode()
-    return {pid: stat[19] for pid in _pids() if (stat := _stat(pid)) is not None and stat[1] == ppid}
-
-
-def _ray_children(ray, before: dict[int, bytes]) -> dict[int, bytes]:
+def _ray_children(ray, before: set[int]) -> list[psutil.Process]:
     """The children this process has now and not ``before`` that run Ray's programs (a program or script in
     Ray's package folder): the processes ray.init started, not those another thread started meanwhile (a
     render pool's fork server, whose command line also names that folder, in its sys.path)."""
-    package = os.path.dirname(ray.__file__).encode()
-    return {pid: start for pid, start in _children().items()
-            if pid not in before and any(arg.startswith(package) for arg in _cmdline(pid).split(b"\0"))}
+    package = os.path.dirname(ray.__file__)
+    return [p for p in psutil.Process().children() if p.pid not in before
+            and any(arg.startswith(package) for arg in _cmdline(p))]
 
 
-def _cmdline(pid: int) -> bytes:
+def _cmdline(process: psutil.Process) -> list[str]:
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
-
-
-def _family(roots: dict[int, bytes]) -> dict[int, bytes]:
-    """The processes ``roots`` (pid -> start time) that still run, and all their descendants: pid -> start time
-    (so a reused pid is never touched)."""
-    if not roots:
-        return {}
-    stats = {pid: stat for pid in _pids() if (stat := _stat(pid)) is not None}
-    children: dict[int, list[int]] = {}
-    for pid, stat in stats.items():
-        children.setdefault(int(stat[1]), []).append(pid)
-    family, todo = {}, [pid for pid, start in roots.items() if _same(pid, start)]
-    while todo:
-        pid = todo.pop()
-        if pid in stats and pid not in family:
-            family[pid] = stats[pid][19]
-            todo.extend(children.get(pid, ()))
-    return family
-
-
-def _end_survivors(family: dict[int, bytes], grace_s: float = 1.0) -> None:
-    """SIGTERM, then after ``grace_s`` SIGKILL, what is left of ``family`` once ray.shutdown returned."""
-    alive = lambda: [pid for pid, start in family.items() if _same(pid, start)]  # noqa: E731
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 0.0)):
-        left = alive()
-        for pid in left:
-            try:
-                os.kill(pid, sig)
-            except OSError:
-                pass
-        deadline = time.monotonic() + wait_s
-        while left and time.monotonic() < deadline:
-            time.sleep(0.05)
-            left = alive()
-
-
-def _same(pid: int, start: bytes) -> bool:
-    """Whether ``pid`` still runs (not a zombie) and is the process that started at ``start``."""
-    stat = _stat(pid)
-    return stat is not None and stat[19] == start and stat[0] != b"Z"
-
-
-def _pids() -> list[int]:
-    try:
-        return [int(e) for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:  # no /proc (not Linux): ray.shutdown alone
+        return process.cmdline()
+    except psutil.Error:
         return []
 
 
-def _stat(pid: int) -> list[bytes] | None:
-    """/proc/<pid>/stat after the command name: [state, ppid, ...]; None if gone."""
+def _runs_script(process: psutil.Process, script: str) -> bool:
+    return any(arg.endswith(script) for arg in _cmdline(process))
+
+
+def running(process: psutil.Process) -> bool:
+    """Whether ``process`` (the very process, not a later one with its pid) still runs and is no zombie."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def tree(roots: list[psutil.Process]) -> list[psutil.Process]:
+    """The processes of ``roots`` that still run, and all their descendants."""
+    found: dict[int, psutil.Process] = {}
+    for root in roots:
+        if running(root):
+            try:
+                found.update({p.pid: p for p in [root, *root.children(recursive=True)]})
+            except psutil.Error:
+                pass
+    return list(found.values())
+
+
+def frozen_tree(roots: list[psutil.Process]) -> list[psutil.Process]:
+    """The processes of ``roots`` that still run and all their descendants, each stopped (SIGSTOP) before its
+    children are listed, so that none starts another meanwhile: a raylet interrupted while it starts its agents
+    left them running, orphaned, for a minute."""
+    found: dict[int, psutil.Process] = {}
+    todo = [p for p in roots if running(p)]
+    while todo:
+        process = todo.pop()
+        if process.pid in found:
+            continue
+        try:
+            process.suspend()
+            deadline = time.monotonic() + 5.0  # stopped once the kernel delivered the signal (a fork completes first)
+            while process.status() not in (psutil.STATUS_STOPPED, psutil.STATUS_ZOMBIE) and time.monotonic() < deadline:
+                time.sleep(0.002)
+            found[process.pid] = process
+            todo.extend(process.children())
+        except psutil.Error:
+            pass
+    return list(found.values())
+
+
+def end_processes(processes: list[psutil.Process], grace_s: float = 1.0) -> None:
+    """SIGTERM, then after ``grace_s`` SIGKILL, what still runs of ``processes`` (each waited for up to 1 s;
+    a stopped one is continued after its SIGTERM)."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1.0)):
+        left = [p for p in processes if running(p)]
+        if not left or (sig == signal.SIGTERM and grace_s <= 0):
+            continue
+        for process in left:
+            try:
+                process.send_signal(sig)
+                process.resume()
+            except psutil.Error:
+                pass
+        deadline = time.monotonic() + wait_s
+        while any(running(p) for p in left) and time.monotonic() < deadline:
+            time.sleep(0.02)

@@ -17,7 +17,7 @@ from pathlib import Path
 from app.config.loader import load_run_config
 import numpy as np
 
-from app.cli import exit_now, run_cli
+from app.cli import run_cli
 from app.errors import AppError
 from app.threads import n_threads
 
@@ -121,4 +121,4 @@ def summary_lines(s: dict) -> list[str]:
 
 
 if __name__ == "__main__":
-    exit_now(main())
+    sys.exit(main())

@@ -19,7 +19,7 @@ import pickle
 import socket
 import threading
 import time
-from collections import deque
+from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -33,6 +33,7 @@ from app.ray_session import ray_released, require_ray, start_ray
 from app.render.outputs import OutputSet
 from app.render.progress import Progress
 from app.runner import RunResult, abandon, final_state, finish, run_targets, simulate, video_job, video_look
+from app.signals import wait_in_steps
 from app.sim.scene import grid_origins
 from app.video_job import FrameState
 
@@ -83,8 +84,8 @@ def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
         controller, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
                                        on_tick=lambda k, controller, q: STOP.is_set(), show_progress=False)
         timings["build"] = build_s
-        return Shard(envs, final_state(run, robot, controller, targets, scene.t, scene=scene, envs=envs), frames, timings,
-                     (start, time.time()), f"{socket.gethostname()}:{os.getpid()}")
+        end = final_state(run, robot, controller, targets, scene.t, scene=scene, envs=envs)
+        return Shard(envs, end, frames, timings, (start, time.time()), f"{socket.gethostname()}:{os.getpid()}")
     finally:
         scene.close()
 
@@ -131,8 +132,8 @@ def _actor_class(ray):
         def __init__(self):
             os.environ["APP_THREADS"] = "1"
 
-        def call(self, work: Callable, item):
-            return work(item)
+        def call(self, work: Callable, i: int, item):
+            return i, work(item)
 
     return Worker
 
@@ -146,124 +147,96 @@ def works_here() -> bool:
     return value == "1"
 
 
+class _WhileRayStarts:
+    """Items worked on here, in order, on a thread while Ray starts (~2.4 s of a ~11 s 64-environment QP run;
+    without it the run's 1.35x goal at 2 workers is missed); :meth:`close` ends the taking: the actors get the rest."""
+
+    def __init__(self, items: list, work: Callable, done: Callable[[int, object], None]):
+        self.next, self.lock, self.open = 0, threading.Lock(), True
+        executor = ThreadPoolExecutor(1, thread_name_prefix="local-work")
+        self.future = executor.submit(self._loop, items, work, done)
+        executor.shutdown(wait=False)  # its thread ends with the loop
+
+    def _take(self, n: int) -> int | None:
+        with self.lock:
+            if not self.open or self.next >= n:
+                return None
+            self.next += 1
+            return self.next - 1
+
+    def _loop(self, items: list, work: Callable, done: Callable[[int, object], None]) -> None:
+        while (i := self._take(len(items))) is not None:
+            done(i, work(items[i]))
+
+    def close(self) -> int:
+        """Take no more items; returns how many were taken (items 0..n-1)."""
+        with self.lock:
+            self.open = False
+            return self.next
+
+
 def run_everywhere(items: list, work: Callable, workers: int, address: str | None = None,
                    on_done: Callable[[int], None] | None = None) -> tuple[list, dict]:
-    """``work(item)`` for every item, each once: this process works on items (on a thread of its own) while Ray
-    starts (~2.4 s; from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors
-    take them as they become free. ``work`` must be a module-level function (it travels to the workers).
-    Returns (the results in item order, timings: ray_start and wall [s], items_here, actors (those the
-    cluster can run));
-    ``on_done(i)`` as item i finishes (progress). The first error raised by ``work`` anywhere is raised here.
-    ``APP_SCALE_LOCAL=0``: this process takes no item (tests use it to have every item computed by actors)."""
+    """``work(item)`` for every item, each once: this process works on the first items (on a thread) while Ray
+    starts (from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors take
+    the rest through Ray's ActorPool, each item going to the first free actor. ``work`` must be a module-level
+    function (it travels to the workers). Returns (the results in item order, timings: ray_start and wall
+    [s], items_here, actors (those the cluster can run)); ``on_done(i)`` as item i finishes (progress). The
+    first error raised by ``work`` anywhere is raised here. ``APP_SCALE_LOCAL=0``: this process takes no
+    item (tests use it to have every item computed by actors)."""
     require_ray()
-    here = works_here()
-    job = _Everywhere(items, work, on_done)
-    thread = threading.Thread(target=job.work_here, name="local-work", daemon=True) if here else None
-    if thread is not None:
-        thread.start()
+    t0, results = time.perf_counter(), {}
+
+    def done(i: int, value) -> None:
+        results[i] = value
+        if on_done is not None:
+            on_done(i)
+
+    here = _WhileRayStarts(items, work, done) if works_here() else None
+    pool, ray_up_s, n_actors, first = None, 0.0, 0, 0
     try:
-        job.feed(workers, address)
-        while thread is not None and thread.is_alive():
-            thread.join(0.2)  # short waits: a signal reaches this (main) thread at once
-        if job.error is not None:
-            raise job.error
+        ray = start_ray(workers, address)
+        ray_up_s = time.perf_counter() - t0
+        first = here.close() if here is not None else 0
+        n_actors = _actors(ray, workers)
+        if first < len(items):
+            pool = ray.util.ActorPool([_actor_class(ray).remote() for _ in range(min(n_actors, len(items) - first))])
+            for i in range(first, len(items)):
+                pool.submit(lambda actor, i: actor.call.remote(work, i, items[i]), i)
+            while pool.has_next():
+                done(*_owned(_get_next(ray, pool)))
+                if here is not None and here.future.done():
+                    here.future.result()  # an error here stops the run at once
+        if here is not None:
+            here.future.result()  # its error, if any
     finally:
-        job.stop.set()
-        STOP.set()  # a block running here stops at its next tick (other work ends with its item)
-        if thread is not None:
-            thread.join(timeout=120)  # never leave it running into the interpreter's exit (PyBullet would crash)
+        STOP.set()  # an item running here stops at its next tick (a run's block; other work ends with its item)
+        if here is not None:
+            here.close()
+            wait([here.future], timeout=120)  # never left running into the interpreter's exit (PyBullet would crash)
         STOP.clear()
-        job.release()
-    timings = {"ray_start": job.ray_up_s, "wall": time.perf_counter() - job.t0, "items_here": job.here,
-               "actors": job.n_actors}
-    return [job.results[i] for i in range(len(items))], timings
+        pool = None  # its actors end with their last handle (one freed after Ray's shutdown would end the process)
+    timings = {"ray_start": ray_up_s, "wall": time.perf_counter() - t0, "items_here": first, "actors": n_actors}
+    return [results[i] for i in range(len(items))], timings
 
 
-class _Everywhere:
-    """One :func:`run_everywhere` call: the items left, the results, and the actors at work."""
+def _actors(ray, workers: int) -> int:
+    """``workers``, or fewer where the cluster has fewer CPUs (an actor asks for one: more would wait for ever)."""
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if cpus < workers:
+        log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
+    return max(1, min(cpus, workers))
 
-    def __init__(self, items: list, work: Callable, on_done: Callable[[int], None] | None):
-        self.items, self.work, self.on_done = items, work, on_done
-        self.todo, self.results = deque(range(len(items))), {}
-        self.lock, self.stop = threading.Lock(), threading.Event()
-        self.t0, self.ray_up_s, self.here = time.perf_counter(), 0.0, 0
-        self.error: BaseException | None = None
-        self.ray, self.actors_up = None, False
-        self.n_actors = 0  # the actors the cluster can run (workers, capped by its CPUs)
-        self.actors: list = []
-        self.idle: list = []
-        self.busy: dict = {}  # ObjectRef -> (actor, item index)
 
-    def take(self) -> int | None:
-        with self.lock:
-            return self.todo.popleft() if self.todo and not self.stop.is_set() else None
-
-    def put(self, i: int, value) -> None:
-        with self.lock:
-            self.results[i] = value
-        if self.on_done is not None and not self.stop.is_set():
-            self.on_done(i)
-
-    def fail(self, exc: BaseException) -> None:
-        with self.lock:
-            self.error = self.error or exc
-        self.stop.set()
-
-    def work_here(self) -> None:
-        """Items in this process until the actors are up (then it only feeds them: no more processes than CPUs)."""
-        try:
-            while not self.actors_up and (i := self.take()) is not None:
-                self.put(i, self.work(self.items[i]))
-                self.here += 1
-        except BaseException as exc:  # raised again by run_everywhere
-            self.fail(exc)
-
-    def feed(self, workers: int, address: str | None) -> None:
-        """Start (or join) Ray, start the actors, keep each one busy while there is work."""
-        ray = self.ray = start_ray(workers, address)
-        self.ray_up_s = time.perf_counter() - self.t0
-        cpus = int(ray.cluster_resources().get("CPU", 0))
-        if cpus < workers:  # an actor asks for one CPU: more would wait for ever
-            log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
-            workers = max(cpus, 1)
-        self.n_actors = workers
-        actor_cls = _actor_class(ray)
-        while not self.stop.is_set():
-            while (self.idle or len(self.actors) < workers) and (i := self.take()) is not None:
-                if not self.idle:  # an actor only for work that is there
-                    self.actors.append(actor_cls.remote())
-                    self.idle.append(self.actors[-1])
-                actor = self.idle.pop()
-                self.busy[actor.call.remote(self.work, self.items[i])] = (actor, i)
-            self.actors_up = len(self.actors) >= workers
-            if not self.busy:
-                return
-            self._collect()
-
-    def _collect(self) -> None:
-        """Results of the actors that finished (within 0.2 s); a worker's error stops everything."""
-        ready, _ = self.ray.wait(list(self.busy), num_returns=1, timeout=0.2)
-        for ref in ready:
-            actor, i = self.busy.pop(ref)
-            try:
-                value = _owned(self.ray.get(ref))
-            except BaseException as exc:
-                cause = getattr(exc, "cause", None)  # a worker's own error, as raised there (one line for users)
-                self.fail(cause if isinstance(cause, AppError) else exc)
-                break
-            self.idle.append(actor)
-            self.put(i, value)
-        if self.error is not None:
-            ready = ref = actor = None  # noqa: F841 (no Ray handle kept alive by the traceback's frame)
-            raise self.error from None
-
-    def release(self) -> None:
-        """Kill the actors and drop every Ray handle (one freed after Ray's shutdown would end the process)."""
-        for actor in self.actors:
-            self.ray.kill(actor)
-        self.actors.clear()
-        self.idle.clear()
-        self.busy.clear()
+def _get_next(ray, pool):
+    """The next result any actor finishes, waited for in steps (app.signals.wait_in_steps: Ray's wait blocks in
+    C, where a signal is not handled); a worker's AppError raised as itself (one line for users)."""
+    try:
+        return wait_in_steps(lambda step_s: pool.get_next_unordered(timeout=step_s))
+    except ray.exceptions.RayTaskError as exc:
+        if isinstance(exc.cause, AppError):
+            raise exc.cause from None
+        raise
 
 
 def _owned(value):

@@ -249,6 +249,4 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    from app.cli import exit_now
-
-    exit_now(main())
+    sys.exit(main())

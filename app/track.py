@@ -27,7 +27,7 @@ import logging
 import sys
 from pathlib import Path
 
-from app.cli import exit_now, run_cli
+from app.cli import run_cli
 from app.errors import AppError
 
 log = logging.getLogger("app.track")
@@ -75,4 +75,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    exit_now(main())
+    sys.exit(main())

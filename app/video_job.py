@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import logging
 import multiprocessing as mp
-from multiprocessing import forkserver
-from multiprocessing.pool import AsyncResult
 import os
 import queue
 import signal
 import threading
-import time
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import forkserver
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -35,13 +35,13 @@ from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
 from app.run_report import target_labels
+from app.signals import signals_held
 from app.sim.camera import Camera
 from app.sim.cameras import CameraStream, SceneCameras, stream_of
 from app.threads import available_cpus
 
 log = logging.getLogger(__name__)
 CHUNK = 4  # frames per render task
-ABORT_WAIT_S = 5.0  # an abort waits this long for a starting pool, then leaves its end to the starting thread
 MAX_AUTO_WORKERS = 4
 CAPTION_RESERVE = 0.1  # top fraction of the picture kept for the caption and legend
 
@@ -149,162 +149,133 @@ def _worker_render(spec: VideoSpec, states: list[FrameState]) -> list[np.ndarray
     return [_renderer.render(spec, s) for s in states]
 
 
-def _wait_for(event: threading.Event, timeout_s: float | None = None) -> None:
-    """Wait in short steps, so that a signal reaches the (main) thread at once."""
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    while not event.wait(0.2) and (deadline is None or time.monotonic() < deadline):
-        pass
-
-
 def _context():
     """Render processes fork from a server that loaded their modules and kernels once (app.render_preload:
     each starts in 0.05 s of CPU instead of ~0.8 s); never fork this process itself (its threads, PyBullet
-    client)."""
+    client). The server is started here with SIGINT ignored, which it inherits: a terminal's Ctrl-C reaches
+    the whole process group, and the server would print a traceback while it loads its modules (~1 s; it
+    ignores SIGINT only after that). Off the main thread (which alone may change signals) the pool starts it."""
     method = os.environ.get("APP_MP", "forkserver")
     ctx = mp.get_context(method)
     if method == "forkserver":
         ctx.set_forkserver_preload(["app.render_preload"])
-        _start_fork_server()
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                forkserver.ensure_running()  # ~1 ms: the server loads its modules on its own
+            finally:
+                signal.signal(signal.SIGINT, previous)
     return ctx
-
-
-def _start_fork_server() -> None:
-    """Start the fork server with SIGINT ignored, which it inherits: a terminal's Ctrl-C reaches the whole
-    process group, and the server would print a traceback while it loads its modules (~1 s; it ignores
-    SIGINT only after that). This process ignores SIGINT only while it starts the server (~1 ms); a thread
-    other than the main one cannot change signals, and leaves the start to the pool."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        forkserver.ensure_running()
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def auto_workers() -> int:
     return min(available_cpus(), MAX_AUTO_WORKERS)
 
 
+class VideoAborted(Exception):
+    """The job was aborted (write_mp4 removes its partial file)."""
+
+
 class VideoJob:
-    """Renders states as they are added and encodes them, in order, into ``path`` (atomically). The render
-    processes start (and build their scenes) at once, while the caller builds its own; :meth:`start` gives
-    the look of the frames before the first :meth:`add`.
+    """Renders states as they are added and encodes them, in order, into ``path`` (atomically). One thread
+    starts the render processes (a ProcessPoolExecutor, which build their scenes at once, while the caller
+    builds its own), hands them the frames in chunks as they come, and encodes the rendered chunks in order;
+    :meth:`start` gives the look of the frames before the first :meth:`add`.
 
     Args:
         run: The run. path: The mp4 (a temporary name ending in .mp4). fps: Frames per second.
-        total: Frames expected (for progress). workers: Render processes; 0 renders here.
+        total: Frames expected (for progress). workers: Render processes; 0 renders here, on the caller's thread.
     """
 
     def __init__(self, run: RunConfig, path: Path, fps: int, total: int, workers: int):
-        self._batch: list[FrameState] = []
-        self._backlog: list[list[FrameState]] = []  # batches waiting for the pool to be up
         self.spec: VideoSpec | None = None
-        self._queue: queue.Queue = queue.Queue()
+        self.frames = 0
+        self._batch: list[FrameState] = []
+        self._chunks: queue.Queue = queue.Queue()  # lists of FrameStates (or, with workers=0, of frames); None ends
         self._aborted = threading.Event()
         self._error: BaseException | None = None
-        self._pool: mp.pool.Pool | None = None
-        self._pool_ready, self._pool_lock = threading.Event(), threading.Lock()
-        if workers:  # started on a thread: the fork server's start (~0.7 s) is not the caller's to wait for
-            threading.Thread(target=self._start_pool, args=(_context(), run, workers), daemon=True,
-                             name="video-pool").start()
-        else:
-            self._pool_ready.set()
         self._renderer = None if workers else SceneRenderer(headless(run))
-        self.frames = 0
-        self._thread = threading.Thread(target=self._encode, args=(path, fps, total), daemon=True,
-                                        name="video-encoder")
-        self._thread.start()
-
-    def _start_pool(self, ctx, run: RunConfig, workers: int) -> None:
+        context = _context() if workers else None  # the fork server, from this (main) thread
+        self._thread = threading.Thread(target=self._encode, args=(run, context, workers, path, fps, total),
+                                        daemon=True, name="video-encoder")
         try:
-            pool = ctx.Pool(workers, _worker_init, (headless(run),))
-            with self._pool_lock:
-                if not self._aborted.is_set():
-                    self._pool, pool = pool, None
-            if pool is not None:  # aborted while it started: ended here
-                pool.terminate()
-                pool.join()
-        except BaseException as exc:  # raised by the next add() or finish()
-            self._error = exc
-        finally:
-            self._pool_ready.set()
+            with signals_held():  # started, or not at all: a signal waits until start() has returned
+                self._thread.start()
+        except BaseException:  # a Ctrl-C as the thread starts: the caller never gets this job to abort, so it
+            self.abort()  # ends here (the thread starts no render process once aborted)
+            raise
 
     def start(self, spec: VideoSpec) -> None:
         """How the frames look (camera, overlay), known once the caller's scene is built."""
         self.spec = spec
 
     def add(self, state: FrameState) -> None:
-        """Queue one frame (copies nothing: pass arrays that are not modified later)."""
+        """Queue one frame (copies nothing: pass arrays that are not modified later). Raises what stopped the
+        render processes or the encoder (e.g. a pool that could not start)."""
+        if self._error is not None:
+            raise self._error
         self._batch.append(state)
         self.frames += 1
         if len(self._batch) >= CHUNK:
-            self._submit()
+            self._hand_on()
 
-    def _submit(self, wait: bool = False) -> None:
-        """Hand the batch on: rendered here, or to the pool (kept until the pool is up; ``wait`` for it)."""
+    def _hand_on(self) -> None:
         batch, self._batch = self._batch, []
-        if self._renderer is not None:
-            if batch:
-                self._queue.put([self._renderer.render(self.spec, s) for s in batch])
-            return
         if batch:
-            self._backlog.append(batch)
-        if wait:
-            _wait_for(self._pool_ready)
-        if self._pool_ready.is_set():
-            if self._pool is None and self._error is not None:
-                raise self._error  # the pool did not start
-            backlog, self._backlog = self._backlog, []
-            for waiting in backlog:
-                self._queue.put(self._pool.apply_async(_worker_render, (self.spec, waiting)))
+            self._chunks.put([self._renderer.render(self.spec, s) for s in batch] if self._renderer else batch)
 
-    def _frames(self):
-        while True:
-            item = self._queue.get()
-            if self._aborted.is_set():
-                raise RuntimeError("video aborted")  # write_mp4 removes its partial file
-            if item is None:
-                return
-            while isinstance(item, AsyncResult) and not item.ready():
-                if self._aborted.is_set():
-                    raise RuntimeError("video aborted")
-                item.wait(0.2)
-            yield from (item.get() if isinstance(item, AsyncResult) else item)
-
-    def _encode(self, path: Path, fps: int, total: int) -> None:
+    def _encode(self, run: RunConfig, context, workers: int, path: Path, fps: int, total: int) -> None:
+        pool = None
         try:
-            write_mp4(path, self._frames(), fps, total, label="video")
-        except BaseException as exc:  # handed to finish()
+            if workers and not self._aborted.is_set():
+                pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init,
+                                           initargs=(headless(run),))
+                for _ in range(workers):  # each submit while none is idle starts a process: all build now
+                    pool.submit(int)
+            write_mp4(path, self._rendered(pool), fps, total, label="video")
+        except BaseException as exc:  # handed to add() and finish()
             self._error = self._error or exc
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    def _rendered(self, pool: ProcessPoolExecutor | None):
+        """The frames in order: each chunk sent to the pool as it comes, yielded once it and those before it are
+        rendered (all of them after the last chunk)."""
+        pending: deque = deque()
+        ended = False
+        while not ended or pending:
+            if not ended:
+                chunk = self._chunks.get()
+                ended = chunk is None
+                if chunk is not None:
+                    pending.append(pool.submit(_worker_render, self.spec, chunk) if pool else chunk)
+            while pending and (ended or not isinstance(pending[0], Future) or pending[0].done()):
+                if self._aborted.is_set():
+                    raise VideoAborted("video aborted")
+                head = pending.popleft()
+                yield from head.result() if isinstance(head, Future) else head
+            if self._aborted.is_set():
+                raise VideoAborted("video aborted")
 
     def finish(self) -> None:
         """Wait until every frame is rendered and encoded; raises what a render process or the encoder raised."""
-        self._submit(wait=True)
-        self._queue.put(None)
+        self._hand_on()
+        self._chunks.put(None)
         self._thread.join()
-        self._close(terminate=self._error is not None)
+        self._close()
         if self._error is not None:
             raise self._error
 
     def abort(self) -> None:
-        """Stop now (interrupted or failed run): render processes terminated, the partial file removed."""
+        """Stop now (interrupted or failed run): render processes stopped, the partial file removed."""
         self._aborted.set()
-        self._close(terminate=True)
-        self._queue.put(None)
-        self._thread.join(timeout=10)
+        self._chunks.put(None)
+        if self._thread.is_alive():  # not when start() failed
+            self._thread.join(timeout=10)
+        self._close()
 
-    def _close(self, terminate: bool) -> None:
-        if self._renderer is None:  # the pool may be starting: wait for it (after an abort, a while: then
-            _wait_for(self._pool_ready, ABORT_WAIT_S if terminate else None)  # its thread ends it)
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            if terminate:
-                pool.terminate()
-            else:
-                pool.close()
-            pool.join()
+    def _close(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None

@@ -1,7 +1,9 @@
 """Scale-out benchmark: 1 against N Ray workers in one sitting (medians of --repeats, interleaved).
 
 Usage: python scripts/bench_scale.py [--workers 2] [--repeats 3] [--solve-targets 200000] [--parts qp,sweep,solve]
-                                    [--quick]
+                                    [--quick] [--trees DIR ...]
+
+With --trees, the same for other checkouts of the project, interleaved run by run (before/after a change).
 
 - The QP run of configs/qp_obstacle.yaml with 64 environments for 6 s, no video: wall time of the whole
   command; the simulation phase (one process: the control loop's timings; sharded: from the first block
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pickle
 import statistics
 import subprocess
@@ -31,19 +34,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str], tree: Path = ROOT) -> float:
     t0 = time.perf_counter()
-    res = subprocess.run([sys.executable, *cmd], cwd=ROOT, capture_output=True, text=True)
+    res = subprocess.run([sys.executable, *cmd], cwd=tree, capture_output=True, text=True)
     if res.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{res.stderr[-2000:]}")
     return time.perf_counter() - t0
 
 
-def qp_run(workers: int, out: Path, duration: float, n_envs: int) -> dict[str, float]:
+def qp_run(workers: int, out: Path, duration: float, n_envs: int, tree: Path = ROOT) -> dict[str, float]:
     """The 64-environment QP run: wall [s]; simulation [s] (one process: the control loop; sharded: first block
     to last, start-up included); the pace while every process simulated [environments' episodes / s]."""
     wall = timed(["-m", "app.run", "configs/qp_obstacle.yaml", "--no-video", "--n-envs", str(n_envs), "--duration",
-                  str(duration), "--workers", str(workers), "--out", str(out)])
+                  str(duration), "--workers", str(workers), "--out", str(out)], tree)
     report = json.loads((out / "report.json").read_text())
     t = report["timings_s"]
     if workers == 1:
@@ -77,31 +80,39 @@ def main() -> None:
     parser.add_argument("--solve-targets", type=int, default=200_000)
     parser.add_argument("--parts", default="qp,sweep,solve", help="which benchmarks, comma-separated")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script")
+    parser.add_argument("--trees", nargs="*", type=Path, default=[], help="other checkouts, measured alike")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     if not parts <= {"qp", "sweep", "solve"}:
         parser.error(f"--parts takes qp, sweep and solve, comma-separated; got {args.parts!r}")
     n_envs, duration, seeds = (8, 0.5, "0:8") if args.quick else (64, 6.0, "0:64")
     tmp = Path(tempfile.mkdtemp(prefix="bench_scale_"))
-    rows: dict[str, list[float]] = {}
+    trees = [*args.trees, ROOT]
+    rows: dict[tuple, list[float]] = {}
     for r in range(args.repeats):
-        for w in (1, args.workers):
-            if "qp" in parts:
-                for key, value in qp_run(w, tmp / f"qp{w}_{r}", duration, n_envs).items():
-                    rows.setdefault(f"qp {key} w{w}", []).append(value)
-            if "sweep" in parts:
-                rows.setdefault(f"sweep wall w{w}", []).append(timed(
-                    ["-m", "app.sweep", "configs/single_ik.yaml", "--seeds", seeds, "--workers", str(w),
-                     "--out", str(tmp / f"sweep{w}_{r}")]))
-    med = {k: statistics.median(v) for k, v in rows.items()}
-    if "qp" in parts:
-        _print_qp(med, args.workers, n_envs, duration, args.repeats)
-    if "sweep" in parts:
-        w = args.workers
-        print(f"sweep of single_ik, seeds {seeds}: 1 worker {med['sweep wall w1']:.2f} s, {w} workers "
-              f"{med[f'sweep wall w{w}']:.2f} s: {med['sweep wall w1'] / med[f'sweep wall w{w}']:.2f}x")
-    if "solve" in parts:
-        _bench_solve(tmp, 20_000 if args.quick else args.solve_targets, args.workers)
+        for t, tree in enumerate(trees):
+            for w in (1, args.workers):
+                if "qp" in parts:
+                    for key, value in qp_run(w, tmp / f"qp{t}_{w}_{r}", duration, n_envs, tree).items():
+                        rows.setdefault((tree, f"qp {key} w{w}"), []).append(value)
+                if "sweep" in parts:
+                    rows.setdefault((tree, f"sweep wall w{w}"), []).append(timed(
+                        ["-m", "app.sweep", "configs/single_ik.yaml", "--seeds", seeds, "--workers", str(w),
+                         "--out", str(tmp / f"sweep{t}_{w}_{r}")], tree))
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} (1 min)")
+    for tree in trees:
+        print(f"== {tree}")
+        med = {k: statistics.median(v) for (t, k), v in rows.items() if t == tree}
+        if "qp" in parts:
+            _print_qp(med, args.workers, n_envs, duration, args.repeats)
+            walls = lambda w: ", ".join(f"{x:.2f}" for x in rows[(tree, f"qp wall w{w}")])  # noqa: E731
+            print(f"  walls         1 worker {walls(1)}; {args.workers} workers {walls(args.workers)}")
+        if "sweep" in parts:
+            w = args.workers
+            print(f"sweep of single_ik, seeds {seeds}: 1 worker {med['sweep wall w1']:.2f} s, {w} workers "
+                  f"{med[f'sweep wall w{w}']:.2f} s: {med['sweep wall w1'] / med[f'sweep wall w{w}']:.2f}x")
+        if "solve" in parts:
+            _bench_solve(tmp, 20_000 if args.quick else args.solve_targets, args.workers, tree)
     print("per environment and control tick (pickled):", {k: round(v, 1) for k, v in per_tick_bytes(n_envs).items()})
 
 
@@ -118,7 +129,7 @@ def _print_qp(med: dict[str, float], w: int, n_envs: int, duration: float, repea
           f"while all simulate: {many('pace') / one('pace'):.2f}x")
 
 
-def _bench_solve(tmp: Path, n: int, workers: int) -> None:
+def _bench_solve(tmp: Path, n: int, workers: int, tree: Path = ROOT) -> None:
     from app import RobotModel
 
     model = RobotModel.from_urdf(str(ROOT / "assets" / "urdf" / "widowx_ai.urdf"))
@@ -127,7 +138,7 @@ def _bench_solve(tmp: Path, n: int, workers: int) -> None:
     np.savez(tmp / "targets.npz", pos=pos[:, 0], quat=quat[:, 0])
     for w in (1, workers):
         wall = timed(["-m", "app.solve", str(tmp / "targets.npz"), "--workers", str(w), "--out",
-                      str(tmp / f"q{w}.npz")])
+                      str(tmp / f"q{w}.npz")], tree)
         ok = np.load(tmp / f"q{w}.npz")["converged"].mean()
         print(f"app.solve {n} WidowX targets, {w} worker(s): {wall:.2f} s wall, {n / wall:,.0f} targets/s "
               f"(converged {100 * ok:.2f} %)")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import signal
+import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pybullet as pb
 import pybullet_data
 import pytest
@@ -27,16 +29,93 @@ PANDA_URDF = Path(pybullet_data.getDataPath()) / "franka_panda" / "panda.urdf"
 KUKA_URDF = Path(pybullet_data.getDataPath()) / "kuka_iiwa" / "model.urdf"
 
 
-def pids_running(*needles: bytes) -> set[int]:
-    """Processes whose command line contains any of ``needles`` (render processes, Ray's daemons, ...)."""
-    pids = set()
-    for entry in os.listdir("/proc"):
+class Watched:
+    """A command line under test, started with its stderr piped, and every process it started (descendants of
+    its pid, seen while it ran): process checks look at these only, never at the rest of the machine."""
+
+    def __init__(self, args: list[str], **popen):
+        self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, **popen)
+        self.seen: dict[int, psutil.Process] = {}
+        self.lines: list[str] = []
+
+    def descendants(self) -> list[psutil.Process]:
+        """Its descendants now (remembered: they are checked after it ended, when they are no one's children)."""
         try:
-            if entry.isdigit() and any(n in open(f"/proc/{entry}/cmdline", "rb").read() for n in needles):
-                pids.add(int(entry))
-        except OSError:
-            pass
-    return pids
+            found = psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.Error:
+            found = []
+        self.seen.update({p.pid: p for p in found})
+        return found
+
+    def wait_for(self, ready, timeout_s: float = 120.0) -> None:
+        """Until ``ready(descendants)`` holds, watching every 20 ms; fails if the command ends or time runs out."""
+        deadline = time.monotonic() + timeout_s
+        while not ready(self.descendants()):
+            assert self.proc.poll() is None, f"ended early: {self.proc.communicate()[1][-2000:]}"
+            if time.monotonic() >= deadline:
+                self.kill()
+                raise AssertionError(f"not ready within {timeout_s} s")
+            time.sleep(0.02)
+
+    def wait_for_line(self, prefix: str) -> None:
+        """Until the command writes a stderr line starting with ``prefix`` (fails if it ends first)."""
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            if line.startswith(prefix):
+                return
+        raise AssertionError(f"no line {prefix!r}: {''.join(self.lines)[-2000:]}")
+
+    def finish(self, timeout_s: float = 120.0) -> str:
+        """Its stderr after it ended, having watched its descendants until then."""
+        deadline = time.monotonic() + timeout_s
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self.descendants()
+            time.sleep(0.02)
+        try:
+            _, err = self.proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            left = self.left_running(0)
+            self.kill()
+            raise AssertionError(f"not ended within {timeout_s} s (or a process it started kept its stderr open: "
+                                 f"{left})") from None
+        return "".join(self.lines) + err
+
+    def kill(self) -> None:
+        """SIGKILL to it and every process it started that still runs: a failed test leaves nothing running."""
+        self.descendants()
+        for process in [psutil.Process(self.proc.pid), *self.seen.values()] if self.proc.poll() is None else \
+                self.seen.values():
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+        self.proc.wait(timeout=10)
+
+    def left_running(self, timeout_s: float = 60.0) -> list[str]:
+        """Command lines of the processes it started that still run after ``timeout_s`` [s]."""
+        deadline = time.monotonic() + timeout_s
+        while (alive := [p for p in self.seen.values() if _running(p)]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return [" ".join(_cmdline(p))[:120] for p in alive]
+
+
+def _running(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return ["(gone)"]
+
+
+def runs(process: psutil.Process, needle: str) -> bool:
+    """Whether ``process``'s command line contains ``needle``."""
+    return any(needle in arg for arg in _cmdline(process))
 
 
 def require_reference() -> Path:

@@ -3,6 +3,7 @@ errors; SIGINT/SIGTERM stop cleanly; every number checked; resources bounded bef
 
 import os
 import signal
+from pathlib import Path
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from app.config.loader import load_run_config
 from app.errors import ConfigError
 from app.render.outputs import PARTIAL
 from app.run import main
-from tests.conftest import ROOT, pids_running
+from tests.conftest import ROOT, Watched, runs
 
 SCENE = f"scene: {ROOT / 'scenes' / 'table.yaml'}\n"
 
@@ -83,56 +84,36 @@ def test_stale_partial_files_of_a_killed_run_are_removed_by_the_next_run(tmp_pat
 
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
 def test_sigint_and_sigterm_stop_with_one_line_and_no_partial_file(tmp_path, sig, code, word):
+    """Mid-simulation, the render processes up: one line, no file, none of the run's processes left."""
     out = tmp_path / "out"
-    before = _multiprocessing_pids()
-    proc = subprocess.Popen([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--duration", "60",
-                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not out.is_dir():
-        time.sleep(0.2)  # the output folder exists once the run has started its work
-    time.sleep(2.0)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
-    err = _ours(err)
-    assert proc.returncode == code, err
+    run = Watched([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--duration", "60", "--out", str(out)],
+                  cwd=ROOT)
+    run.wait_for_line("simulating: 0/")
+    run.wait_for(lambda procs: sum(runs(p, "multiprocessing") for p in procs) >= 2)  # fork server, a renderer
+    run.proc.send_signal(sig)
+    err = _ours(run.finish())
+    assert run.proc.returncode == code, err
     lines = [l for l in err.splitlines() if not l.startswith(("simulating", "video"))]  # progress lines aside
     assert len(lines) == 1 and word in lines[0] and "Traceback" not in err, err
     assert list(out.iterdir()) == []
-    deadline = time.time() + 10
-    while time.time() < deadline and _multiprocessing_pids() - before:
-        time.sleep(0.2)
-    assert not _multiprocessing_pids() - before, "render processes left running"
+    assert not run.left_running(10), "render processes left running"
 
 
 def test_ctrl_c_to_the_whole_process_group_in_the_first_second_ends_in_one_line(tmp_path):
     """A terminal's Ctrl-C reaches every process of the group, the render processes' fork server too, which
     is still loading their modules then."""
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--duration", "60",
-                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not _children_running(proc.pid, b"multiprocessing.forkserver"):
-        time.sleep(0.02)  # the run's fork server has started
-    time.sleep(0.3)
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    err = _ours(err)
-    assert proc.returncode == 130, err
+    run = Watched([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--duration", "60", "--out", str(out)],
+                  cwd=ROOT, start_new_session=True)
+    # the server loads its modules, and the run is past the instant it starts the server with SIGINT ignored
+    run.wait_for(lambda procs: any(runs(p, "multiprocessing.forkserver") for p in procs)
+                 and not _ignores_sigint(run.proc.pid))
+    os.killpg(run.proc.pid, signal.SIGINT)
+    err = _ours(run.finish())
+    assert run.proc.returncode == 130, err
     lines = [l for l in err.splitlines() if not l.startswith(("simulating", "video", "INFO"))]
     assert len(lines) == 1 and "interrupted" in lines[0] and "Traceback" not in err, err
-
-
-def _children_running(parent: int, needle: bytes) -> set[int]:
-    """Child processes of ``parent`` whose command line contains ``needle``."""
-    from app.ray_session import _children
-
-    return pids_running(needle) & set(_children(parent))
-
-
-def _multiprocessing_pids() -> set[int]:
-    """Processes started by multiprocessing (the render processes and their fork server)."""
-    return pids_running(b"multiprocessing")
+    assert not run.left_running(10)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -204,3 +185,13 @@ def test_stale_urdf_copies_of_a_killed_process_are_removed(tmp_path, monkeypatch
     scene.close()
     assert not old.exists() and fresh.exists()  # a copy in use by another process now is left alone
     assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name]
+
+
+def _ignores_sigint(pid: int) -> bool:
+    """Whether the test's own child ``pid`` ignores SIGINT now (its SigIgn mask, /proc/PID/status on Linux): the run
+    does for the instant it starts the render processes' server, which inherits that."""
+    try:
+        line = next(l for l in Path(f"/proc/{pid}/status").read_text().splitlines() if l.startswith("SigIgn:"))
+    except (OSError, StopIteration):
+        return False
+    return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))

@@ -185,3 +185,19 @@ def test_nullspace_projector_equals_the_damped_pseudo_inverse_formula():
         expected = np.eye(n) - J.T @ np.linalg.solve(J @ J.T + 1e-6 * np.eye(m), J)
         np.testing.assert_allclose(N, expected, atol=1e-10)
         assert np.abs(J @ N).max() < 1e-5  # motions in N's range leave the task still (to the damping)
+
+
+def test_osqps_compiled_workspace_is_reachable_and_solves_as_the_public_api_does():
+    """The one private path kept (app.ik.qp updates osqp's compiled workspace ``OSQP._solver`` directly: ~60-90 us
+    a tick less, scripts/bench_osqp_update.py): it must exist in the osqp pinned in pyproject.toml, and give the
+    public update()/solve()'s answers. Fails loudly when an osqp release moves it (then the public path runs)."""
+    rng = np.random.default_rng(7)
+    direct, public = QPSolver(5, 7), QPSolver(5, 7)
+    assert direct._ext is not None, "osqp's compiled workspace (OSQP._solver) is gone: update the exception"
+    public._ext = None
+    for _ in range(20):
+        M, A = rng.normal(size=(5, 5)), rng.normal(size=(7, 5))
+        qp = QP(M @ M.T + np.eye(5), rng.normal(size=5), A, -1.0 - rng.random(7), 1.0 + rng.random(7))
+        a, b = direct.solve(qp), public.solve(qp)
+        assert a.solved and b.solved
+        np.testing.assert_allclose(a.qdot, b.qdot, atol=1e-4)

@@ -4,6 +4,7 @@ no file and no process behind."""
 
 import dataclasses
 import multiprocessing as mp
+from concurrent.futures.process import BrokenProcessPool
 
 import imageio.v2 as imageio
 import numpy as np
@@ -37,54 +38,65 @@ def test_render_processes_give_the_serial_video_frame_for_frame(tmp_path):
     assert (tmp_path / "serial" / "video.mp4").read_bytes() == (tmp_path / "parallel" / "video.mp4").read_bytes()
 
 
-def test_frames_added_while_the_render_processes_start_are_all_rendered_in_order(tmp_path):
+def _states(run, n):
+    """The look and ``n`` moving states of ``run`` (its scene built once, then closed)."""
     from app.build import build_scene
     from app.runner import run_targets, video_look
 
-    run = _run()
     scene, robot = build_scene(run)
     targets = run_targets(run, robot.n_envs)
     spec = video_look(run, robot, targets, scene.env_origins)
     q0 = np.asarray(robot.unbatch(robot.initial_qpos), dtype=float).reshape(robot.n_envs, -1)
     scene.close()
     tg = targets(0.0)
-    states = [FrameState(0.04 * k, q0 + 0.05 * k, tg.pos, tg.quat, np.zeros(robot.n_envs, np.int8))
-              for k in range(9)]
+    return spec, [FrameState(0.04 * k, q0 + 0.05 * k, tg.pos, tg.quat, np.zeros(robot.n_envs, np.int8))
+                  for k in range(n)]
+
+
+def test_frames_added_at_once_are_all_rendered_in_order_by_render_processes_and_here_alike(tmp_path):
+    """Nine frames (two full chunks and a partial one) added at once, before the render processes are up."""
+    run = _run()
+    spec, states = _states(run, 9)
     videos = []
-    for workers in (0, 1):
+    for workers in (0, 2):
         job = VideoJob(run, tmp_path / f"w{workers}.mp4", fps=25, total=len(states), workers=workers)
-        assert workers == 0 or not job._pool_ready.is_set()  # the frames below wait for the pool
         job.start(spec)
         for state in states:
             job.add(state)
-        assert workers == 0 or len(job._backlog) == 2  # two chunks of 4 kept until the pool is up
         job.finish()
         videos.append(_frames(tmp_path / f"w{workers}.mp4"))
     assert videos[0].shape[0] == len(states)
+    assert len({v.tobytes() for v in videos[0]}) == len(states)  # every frame differs: order is checkable
     np.testing.assert_array_equal(videos[0], videos[1])
     assert not mp.active_children()
 
 
-def test_a_render_pool_that_cannot_start_fails_the_run_at_its_next_frame(tmp_path, monkeypatch):
+def test_render_processes_that_cannot_build_their_scene_fail_the_job_and_leave_no_file(tmp_path, monkeypatch):
     import app.video_job as video_job
 
-    class NoPool:
-        def Pool(self, *args):
-            raise OSError("no processes left")
-
-    monkeypatch.setattr(video_job, "_context", lambda: NoPool())
-    job = VideoJob(_run(), tmp_path / "video.mp4", fps=25, total=10, workers=1)
-    job._pool_ready.wait(5)
-    with pytest.raises(OSError, match="no processes left"):
-        for _ in range(video_job.CHUNK):
-            job.add(None)
+    run = _run()
+    spec, states = _states(run, video_job.CHUNK)
+    broken = dataclasses.replace(run, scene_config=dataclasses.replace(
+        run.scene_config, robot=dataclasses.replace(run.scene_config.robot, urdf=str(tmp_path / "gone.urdf"))))
+    monkeypatch.setattr(video_job, "headless", lambda r: broken)  # what the render processes build
+    job = VideoJob(run, tmp_path / "video.mp4", fps=25, total=10, workers=1)
+    job.start(spec)
+    with pytest.raises(BrokenProcessPool):
+        for state in states:
+            job.add(state)
+        job.finish()
     job.abort()
-    assert not list(tmp_path.iterdir())
+    assert not list(tmp_path.iterdir()) and not mp.active_children()
 
 
 def test_aborted_job_leaves_no_file_and_no_render_process(tmp_path):
+    run = _run()
+    spec, states = _states(run, 2 * 4)
     path = tmp_path / "video.mp4"
-    job = VideoJob(_run(), path, fps=25, total=10, workers=1)
+    job = VideoJob(run, path, fps=25, total=10, workers=1)
+    job.start(spec)
+    for state in states:
+        job.add(state)
     job.abort()
     assert not list(tmp_path.iterdir())
     assert not mp.active_children()
@@ -153,3 +165,46 @@ def test_rendered_frame_shows_the_recorded_objects_where_they_were_and_the_place
     renderer.close()
     assert red(shown) > red(hidden) + 50
     assert yellow(marked) > yellow(hidden) + 20
+
+
+# app.run with the video job's thread held inside Thread.start until the test writes a line: a Ctrl-C lands there
+HELD_START = """
+import runpy, sys, threading
+class HeldStart(threading.Thread):
+    def start(self):
+        if self.name == "video-encoder":
+            print("video thread starting", file=sys.stderr, flush=True)
+            sys.stdin.readline()
+        super().start()
+threading.Thread = HeldStart
+sys.argv = ["app.run", *sys.argv[1:]]
+runpy.run_module("app.run", run_name="__main__")
+"""
+
+
+def test_ctrl_c_while_the_video_thread_starts_ends_the_run_in_one_line(tmp_path):
+    """SIGINT inside VideoJob.__init__'s Thread.start: exit 130, one line, no traceback (the job's abort once
+    joined a thread that had not started, and raised again), no output, none of the run's processes left."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import Watched
+
+    out = tmp_path / "out"
+    run = Watched([sys.executable, "-c", HELD_START, "configs/batched_ik.yaml", "--duration", "5", "--out", str(out)],
+                  cwd=ROOT, stdin=subprocess.PIPE)
+    run.wait_for_line("video thread starting")
+    run.descendants()  # the render processes' fork server, if up: checked below
+    run.proc.send_signal(signal.SIGINT)
+    try:
+        run.proc.stdin.write("go\n")  # start() goes on (a held signal is delivered after it)
+        run.proc.stdin.flush()
+    except BrokenPipeError:  # it ended at the signal
+        pass
+    err = run.finish()
+    lines = [l for l in err.splitlines() if l.strip() and not l.startswith(("pybullet build", "video thread"))]
+    assert run.proc.returncode == 130, err
+    assert len(lines) == 1 and lines[0].startswith("interrupted (SIGINT)") and "Traceback" not in err, err
+    assert not out.exists() or not list(out.iterdir())
+    assert not run.left_running(10)

@@ -28,6 +28,8 @@ and solve cost ~40-60 us here, and the certified answer is exact instead of ADMM
 
 from __future__ import annotations
 
+import signal
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,6 +122,16 @@ class QPSolution:
     iterations: int
 
 
+def _pass_on_interrupt() -> None:
+    """OSQP caught a Ctrl-C (its own SIGINT handler is installed while it iterates) and returned: raised here as
+    KeyboardInterrupt and, on a helper thread, sent to the process again, so that the main thread (where Python
+    runs signal handlers) stops too: a run's block solving on a thread while Ray starts swallowed the Ctrl-C,
+    and the run went on until the actors' first block ended (150 s)."""
+    if threading.current_thread() is not threading.main_thread():
+        signal.raise_signal(signal.SIGINT)
+    raise KeyboardInterrupt
+
+
 class QPSolver:
     """One warm OSQP workspace for QPs of a fixed size (one per environment).
 
@@ -147,7 +159,9 @@ class QPSolver:
                            warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=max_iter,
                            scaling=2, adaptive_rho_interval=20, check_termination=5)
         ext = getattr(self._solver, "_solver", None)
-        # osqp's compiled workspace, updated directly: the Python wrapper's update() costs ~90 us a tick
+        # osqp's compiled workspace, updated directly: the Python wrapper's update() costs ~60-90 us a tick more
+        # (scripts/bench_osqp_update.py). A private attribute: osqp's range is pinned in pyproject.toml and
+        # tests/test_qp.py fails if it moves (the public update()/solve() below then run)
         self._ext = ext if ext is not None and hasattr(ext, "update_data_vec") else None
         self._solved = osqp.SolverStatus.OSQP_SOLVED
         self._exact_x: np.ndarray | None = None  # the latest solution that skipped OSQP
@@ -176,7 +190,7 @@ class QPSolver:
             res = self._solver.solve(raise_error=False)
             info, x = res.info, res.x
         if info.status_val == osqp.SolverStatus.OSQP_SIGINT:
-            raise KeyboardInterrupt  # OSQP caught a Ctrl-C during its iterations and returned: pass it on
+            _pass_on_interrupt()
         x = np.array(x, dtype=float)
         solved = info.status_val == self._solved and np.isfinite(x.sum())  # a NaN or inf anywhere shows in the sum
         if not solved:

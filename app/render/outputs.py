@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.errors import AppError
+from app.leftovers import remove_stale
 
 PARTIAL = ".app-partial."
 
@@ -38,10 +39,7 @@ class OutputSet:
 
     def remove_stale(self) -> list[Path]:
         """Remove temporary files that an earlier, killed run left in the folder."""
-        stale = [p for p in self.folder.iterdir() if p.name.startswith(PARTIAL) and p.is_file()]
-        for p in stale:
-            p.unlink(missing_ok=True)
-        return stale
+        return remove_stale(self.folder, f"{PARTIAL}*")
 
     def temporary(self, name: str) -> Path:
         """Where to write the output ``name`` now (same suffix, hidden, in the folder)."""

@@ -13,7 +13,6 @@ import contextlib
 import math
 import os
 import tempfile
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import pybullet as pb
 
 from app.errors import URDFError
+from app.leftovers import remove_stale
 from app.kinematics.description import geometry_urdf, read_description
 from app.kinematics.model import KinematicModel
 from app.kinematics.rotations import wxyz_to_xyzw
@@ -47,7 +47,7 @@ def simulator_file(model: KinematicModel, text: str, path: str, package_dirs: Se
     """A temporary URDF file PyBullet can load (see the module docstring); removed on exit."""
     limits = {name: (float(lo), float(hi)) for name, lo, hi in zip(model.dof_names, model.q_lower, model.q_upper)}
     resolved = geometry_urdf(text, path, list(package_dirs or []), limits)
-    _remove_stale_copies()
+    remove_stale(Path(tempfile.gettempdir()), f"{PREFIX}*.urdf", STALE_AFTER)  # what a killed process left
     fd, tmp = tempfile.mkstemp(suffix=".urdf", prefix=PREFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -59,15 +59,6 @@ def simulator_file(model: KinematicModel, text: str, path: str, package_dirs: Se
 
 PREFIX = "app_resolved_"  # the temporary copies, in the system's temp folder
 STALE_AFTER = 3600.0  # [s]: a copy this old was left by a killed process (a load takes a second)
-
-
-def _remove_stale_copies() -> None:
-    """Delete temporary copies that a killed process (SIGKILL) could not remove."""
-    now = time.time()
-    for stale in Path(tempfile.gettempdir()).glob(f"{PREFIX}*.urdf"):
-        with contextlib.suppress(OSError):
-            if now - stale.stat().st_mtime > STALE_AFTER:
-                stale.unlink()
 
 
 def load_body(client: int, file: str, path: str, model: KinematicModel, base_pos: Sequence[float] = (0.0, 0.0, 0.0),

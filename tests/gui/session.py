@@ -1,6 +1,6 @@
 """A scripted GUI session, run under Xvfb by tests/test_gui.py: keys pressed in order (through the same
-handler the window's keys reach), a screenshot of the X screen while paused, then quit. Prints a JSON
-line with what happened."""
+handler the window's keys reach), a screenshot of the X screen while paused, then quit, and the window's view
+saved at the end (run_gui's screenshot). Prints a JSON line with what happened."""
 
 import json
 import subprocess
@@ -13,7 +13,7 @@ from app.config.loader import load_run_config
 from app.gui import run_gui
 from tests.gui.xwd import read_xwd
 
-out_dir, shot = Path(sys.argv[1]), Path(sys.argv[2])
+out_dir, shot, view = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 run = load_run_config("configs/batched_ik.yaml", duration=0.3)
 run = replace(run, n_envs=4)
 log = {"events": []}
@@ -45,7 +45,7 @@ def hook(session):
     session.window.keys_pressed = keys
 
 
-session = run_gui(run, out_dir, session_hook=hook, max_steps=100000)
+session = run_gui(run, out_dir, screenshot=view, session_hook=hook, max_steps=100000)
 log.update(quit=session.quit, k=session.k, reached=session.result.summary["reached"],
            outputs=sorted(p.name for p in out_dir.iterdir()))
 print(json.dumps(log))
