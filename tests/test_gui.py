@@ -11,14 +11,23 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
+from tests.gui.display import HAVE_XVFB, xvfb
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("xvfb-run") is None or shutil.which("xwd") is None,
-                                                   reason="xvfb-run or xwd not installed (Debian: xvfb, x11-apps)")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HAVE_XVFB or shutil.which("xwd") is None,
+                                                   reason="Xvfb or xwd not installed (Debian: xvfb, x11-apps)")]
 
 
 def _xvfb(code_or_args, timeout=180):
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable, *code_or_args]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    with xvfb() as env:
+        return subprocess.run([sys.executable, *code_or_args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=timeout, env=env)
+
+
+def _cli_keys(*args) -> subprocess.CompletedProcess:
+    """tests/gui/cli_keys.sh ARGS on a display of its own."""
+    with xvfb() as env:
+        return subprocess.run(["bash", "tests/gui/cli_keys.sh", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=180, env=env)
 
 
 def test_scripted_session_pauses_steps_switches_environment_quits_and_writes_the_report(tmp_path):
@@ -52,8 +61,7 @@ def test_cli_gui_quits_on_a_real_key_press_and_writes_the_report(tmp_path, key, 
     """Keys sent to PyBullet's window with xdotool: q quits, ESC (PyBullet closes its window) quits too; the q
     session has 16 environments, whose window must come up within the script's hang guards."""
     out = tmp_path / "out"
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "bash", "tests/gui/cli_keys.sh", str(out), key, config]
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    res = _cli_keys(str(out), key, config)
     assert res.returncode == 0, res.stdout[-1000:] + res.stderr[-2000:]
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png"]
     assert "reached" in res.stderr and "GUI keys" in res.stderr
@@ -65,8 +73,7 @@ def test_sigint_ends_the_gui_in_one_line_without_outputs(tmp_path):
     """SIGINT to the GUI process (as a terminal's Ctrl-C sends it) ends it with 130 and one line; the shell runs it
     with job control, since without it a background job starts with SIGINT ignored."""
     out = tmp_path / "out"
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "bash", "tests/gui/cli_keys.sh", str(out), "SIGINT"]
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    res = _cli_keys(str(out), "SIGINT")
     assert res.returncode == 130, res.stdout[-1000:] + res.stderr[-2000:]
     assert "interrupted (SIGINT): stopped" in res.stderr
     assert not out.exists() or not any(out.iterdir())

@@ -9,14 +9,16 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
+from tests.gui.display import HAVE_XVFB, xvfb
 
-pytestmark = pytest.mark.skipif(shutil.which("xvfb-run") is None or shutil.which("xdotool") is None,
-                                reason="xvfb-run or xdotool not installed (Debian: xvfb, xdotool)")
+pytestmark = pytest.mark.skipif(not HAVE_XVFB or shutil.which("xdotool") is None,
+                                reason="Xvfb or xdotool not installed (Debian: xvfb, xdotool)")
 
 
 def test_a_tap_between_two_reads_counts_once_and_a_held_key_counts_once():
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 640x480x24", sys.executable, "-m", "tests.gui.key_taps"]
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    with xvfb("640x480x24") as env:
+        res = subprocess.run([sys.executable, "-m", "tests.gui.key_taps"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120, env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     counted = json.loads(next(line for line in res.stdout.splitlines() if line.startswith("{")))
     assert counted["taps"] == [ord("a"), ord("q")], counted

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run the CLI with --gui, press KEY (an xdotool key name) in PyBullet's window once it is up, report the exit
-# code. Usage (under xvfb-run): tests/gui/cli_keys.sh OUT_DIR KEY [CONFIG] (KEY SIGINT: send SIGINT instead)
+# code. Usage (with DISPLAY set, e.g. under xvfb-run): tests/gui/cli_keys.sh OUT_DIR KEY [CONFIG] (KEY SIGINT: send SIGINT instead)
 out=$1; key=$2; config=${3:-configs/single_ik.yaml}
 set -m  # job control: a background job of a shell without it starts with SIGINT ignored, as no terminal does
 log=$(mktemp)
