@@ -17,10 +17,12 @@ log = logging.getLogger(__name__)
 
 
 def robot_spheres(path: str, package_dirs: Sequence[str] | None = None,
-                  xacro_args: Mapping[str, object] | None = None, cached: bool = True) -> RobotSpheres:
+                  xacro_args: Mapping[str, object] | None = None, cached: bool = True,
+                  text: str | None = None) -> RobotSpheres:
     """The spheres, boxes, excess and checked pairs of a robot file: from the cache, or fitted and sampled
-    (seconds to a minute, once per file contents) and stored."""
-    text = read_description(str(path), package_dirs, xacro_args)
+    (seconds to a minute, once per file contents) and stored. ``text``: the description already read (a
+    composed rig; ``path`` then only resolves relative meshes and the sphere YAML)."""
+    text = read_description(str(path), package_dirs, xacro_args) if text is None else text
     found = fit_robot(text, str(path), package_dirs, cached)
     if found.samples == 0:  # fresh fit: choose the pairs, then store
         log.info("%s: fitting collision spheres and sampling link pairs (once per file contents)", path)
@@ -30,9 +32,12 @@ def robot_spheres(path: str, package_dirs: Sequence[str] | None = None,
 
 
 def collision_model(model: KinematicModel, world: World | None = None, package_dirs: Sequence[str] | None = None,
-                    xacro_args: Mapping[str, object] | None = None) -> CollisionModel:
-    """A CollisionModel for ``model`` (loaded from a file: its path is read again for the geometry)."""
+                    xacro_args: Mapping[str, object] | None = None, text: str | None = None,
+                    self_pairs: Sequence[tuple[str, str]] | None = None) -> CollisionModel:
+    """A CollisionModel for ``model`` (loaded from a file: its path is read again for the geometry unless
+    ``text`` gives the description); ``self_pairs``: see CollisionModel."""
     if model.spec.path is None:
         from app.errors import InputError
         raise InputError("a collision model needs the robot's file (the model was built from a string)")
-    return CollisionModel(model, robot_spheres(model.spec.path, package_dirs, xacro_args), world)
+    spheres = robot_spheres(model.spec.path, package_dirs, xacro_args, text=text)
+    return CollisionModel(model, spheres, world, self_pairs)

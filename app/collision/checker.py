@@ -23,7 +23,10 @@ class CollisionModel:
         pair_excess: excess_a + excess_b [m] per pair: the sphere distance is at most this below the true one.
     """
 
-    def __init__(self, model: KinematicModel, robot: RobotSpheres, world: World | None = None):
+    def __init__(self, model: KinematicModel, robot: RobotSpheres, world: World | None = None,
+                 self_pairs: Sequence[tuple[str, str]] | None = None):
+        """``self_pairs``: the robot's link pairs to check (None: the sampled ones, ``robot.pairs``); a pair
+        naming a link without collision geometry is left out (nothing of it can touch)."""
         self.model, self.robot, self.world = model, robot, world or World()
         self._bodies: list[tuple] = []  # (name, link index, spheres (k, 4), boxes [(R, p, half)], excess)
         for name in model.link_names:
@@ -31,7 +34,8 @@ class CollisionModel:
                 self._bodies.append((name, model.link_index(name), robot.spheres.get(name, np.zeros((0, 4))),
                                      robot.boxes.get(name, []), robot.excess.get(name, 0.0)))
         index = {b[0]: i for i, b in enumerate(self._bodies)}
-        pairs = [(index[a], index[b]) for a, b in robot.pairs]
+        chosen = robot.pairs if self_pairs is None else self_pairs
+        pairs = [(index[a], index[b]) for a, b in chosen if a in index and b in index and a != b]
         pairs += self._world_bodies(index)
         self.pair_names = tuple((self._bodies[a][0], self._bodies[b][0]) for a, b in pairs)
         self.pair_excess = np.array([self._bodies[a][4] + self._bodies[b][4] for a, b in pairs])

@@ -415,6 +415,9 @@ def _controller_checks(c, s: SceneConfig, f: str) -> list[tuple]:
          f"must exceed d_safe={c.d_safe} m, got {c.detection_distance}"),
         (f"{k}.max_rows", 1 <= c.max_rows <= MAX_ROWS,
          f"must be 1..{MAX_ROWS} collision rows per environment (each is a QP constraint), got {c.max_rows}"),
+        (f"{k}.collision_model", c.collision_model in ("pybullet", "spheres"),
+         f"must be 'pybullet' (the simulator's closest points) or 'spheres' (the link spheres), got "
+         f"{c.collision_model!r}"),
         (f"{k}.posture_weight", c.posture_weight >= 0, f"must be >= 0, got {c.posture_weight}"),
         (f"{k}.posture_gain", c.posture_gain >= 0, f"must be >= 0 1/s, got {c.posture_gain}")]
 

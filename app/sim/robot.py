@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pybullet as pb
 
+from app.collision import CollisionModel
 from app.errors import AppError, InputError, UnknownNameError
 from app.ik.limits.distance import CollisionPairs, DistanceRows
 from app.ik.model import RobotModel
@@ -20,6 +21,7 @@ from app.kinematics.description import read_description
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import parse_urdf_string
 from app.sim.collision import distance_rows
+from app.sim.sphere_world import sphere_model
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.loader import LoadedBody, load_body, simulator_file
@@ -53,13 +55,18 @@ class Robot:
         self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
         self.released_pairs: list[frozenset[tuple[str, str]]] = []  # per environment: self pairs left unwatched
         self.closed = False  # set by scene.close()
+        self.box_ids: dict[str, list[int]] = {}
+        self.box_specs: tuple = ()
+        self._sphere_models: dict[tuple, CollisionModel] = {}
 
     # ------------------------------------------------------------------ building and names
-    def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None) -> None:
+    def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None,
+              box_specs: Sequence = ()) -> None:
         """Load one body per environment origin (world frame) and hold it at the mid-point of its limits;
-        ``box_ids`` are the scene's static boxes (one body per environment each) for distance rows."""
+        ``box_ids`` are the scene's static boxes (one body per environment each) for distance rows, ``box_specs``
+        their BoxSpecs (for the sphere collision model)."""
         self.env_origins, self.batched = np.asarray(env_origins, dtype=float), batched
-        self.box_ids = dict(box_ids or {})
+        self.box_ids, self.box_specs = dict(box_ids or {}), tuple(box_specs)
         with simulator_file(self.model, self._text, self.urdf, self.package_dirs) as file:
             self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat)
                            for origin in self.env_origins]
@@ -277,6 +284,21 @@ class Robot:
     def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
         """app.control.robot.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""
         return distance_rows(self, pairs, q, self.box_ids)
+
+    @property
+    def description_text(self) -> str:
+        """The robot description as loaded (URDF text)."""
+        return self._text
+
+    def sphere_model(self, boxes: Sequence[str] | None = None,
+                     self_pairs: Sequence[tuple[str, str]] | None = None) -> CollisionModel:
+        """The link spheres against the scene's boxes ``boxes`` (None: all) in the base frame, checking
+        ``self_pairs`` (None: the sampled pairs); see app.sim.sphere_world."""
+        self._require_built()
+        key = (None if boxes is None else tuple(boxes), None if self_pairs is None else tuple(map(tuple, self_pairs)))
+        if key not in self._sphere_models:  # built once per set of boxes and pairs
+            self._sphere_models[key] = sphere_model(self, boxes, self_pairs)
+        return self._sphere_models[key]
 
     # ------------------------------------------------------------------ frames
     def base_frames(self) -> tuple[np.ndarray, np.ndarray]:
