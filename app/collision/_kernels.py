@@ -25,15 +25,16 @@ def _to_base(R, p, link, local, out):
         out[r] = p[link, r] + R[link, r, 0] * local[0] + R[link, r, 1] * local[1] + R[link, r, 2] * local[2]
 
 
-@njit(cache=True, nogil=True)
-def _box_distance(c, Rb, pb, half, normal):
-    """Signed distance of point c (3,) to a box (frame Rb (3, 3), pb (3,) in the base frame, half extents
-    (3,)); the outward unit normal (gradient of the distance) into normal (3,). No allocation."""
-    e0, e1, e2 = c[0] - pb[0], c[1] - pb[1], c[2] - pb[2]
-    u0 = Rb[0, 0] * e0 + Rb[1, 0] * e1 + Rb[2, 0] * e2
-    u1 = Rb[0, 1] * e0 + Rb[1, 1] * e1 + Rb[2, 1] * e2
-    u2 = Rb[0, 2] * e0 + Rb[1, 2] * e1 + Rb[2, 2] * e2
-    q0, q1, q2 = abs(u0) - half[0], abs(u1) - half[1], abs(u2) - half[2]
+@njit(cache=True, nogil=True, inline="always")
+def _box_distance(C, s, BR, BP, half, k, normal):
+    """Signed distance of point C[s] (3,) to box k (frame BR[k] (3, 3), BP[k] (3,) in the base frame, half
+    extents half[k] (3,)); the outward unit normal (gradient of the distance) into normal (3,). No allocation
+    and no array views (indices, not rows, are passed: a view per call cost more than the arithmetic)."""
+    e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
+    u0 = BR[k, 0, 0] * e0 + BR[k, 1, 0] * e1 + BR[k, 2, 0] * e2
+    u1 = BR[k, 0, 1] * e0 + BR[k, 1, 1] * e1 + BR[k, 2, 1] * e2
+    u2 = BR[k, 0, 2] * e0 + BR[k, 1, 2] * e1 + BR[k, 2, 2] * e2
+    q0, q1, q2 = abs(u0) - half[k, 0], abs(u1) - half[k, 1], abs(u2) - half[k, 2]
     o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
     out2 = o0 * o0 + o1 * o1 + o2 * o2
     if out2 > 0.0:
@@ -48,7 +49,7 @@ def _box_distance(c, Rb, pb, half, normal):
         else:
             dist, g2 = q2, 1.0 if u2 >= 0.0 else -1.0
     for r in range(3):
-        normal[r] = Rb[r, 0] * g0 + Rb[r, 1] * g1 + Rb[r, 2] * g2
+        normal[r] = BR[k, r, 0] * g0 + BR[k, r, 1] * g1 + BR[k, r, 2] * g2
     return dist
 
 
@@ -73,14 +74,26 @@ def _add_velocity_row(R, p, link, x, n, sign, jac, row):
 
 
 @njit(cache=True, nogil=True)
+def _to_base_rows(R, p, link, local, out):
+    """Points local[i] (n, 3) of links link[i] (-1: the base) into out[i] (n, 3), base frame (scalar loops:
+    a call per point with array views cost ~40x the arithmetic)."""
+    for i in range(link.shape[0]):
+        l = link[i]
+        x, y, z = local[i, 0], local[i, 1], local[i, 2]
+        if l < 0:
+            out[i, 0], out[i, 1], out[i, 2] = x, y, z
+            continue
+        for r in range(3):
+            out[i, r] = p[l, r] + R[l, r, 0] * x + R[l, r, 1] * y + R[l, r, 2] * z
+
+
+@njit(cache=True, nogil=True)
 def _place(R, p, ct, C, BR, BP, bounds, GC):
     """Sphere centres C (S, 3), box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group
     centres GC (G, 3) in the base frame."""
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
-    for g in range(ct.groups.link.shape[0]):
-        _to_base(R, p, ct.groups.link[g], ct.groups.centre[g], GC[g])
-    for s in range(sp.link.shape[0]):
-        _to_base(R, p, sp.link[s], sp.centre[s], C[s])
+    _to_base_rows(R, p, ct.groups.link, ct.groups.centre, GC)
+    _to_base_rows(R, p, sp.link, sp.centre, C)
     for k in range(bx.link.shape[0]):
         l = bx.link[k]
         _to_base(R, p, l, bx.p[k], BP[k])
@@ -88,11 +101,10 @@ def _place(R, p, ct, C, BR, BP, bounds, GC):
             for c in range(3):
                 BR[k, r, c] = bx.R[k, r, c] if l < 0 else (R[l, r, 0] * bx.R[k, 0, c] + R[l, r, 1] * bx.R[k, 1, c]
                                                            + R[l, r, 2] * bx.R[k, 2, c])
-    for b in range(bd.link.shape[0]):
-        _to_base(R, p, bd.link[b], bd.centre[b], bounds[b])
+    _to_base_rows(R, p, bd.link, bd.centre, bounds)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _lower_bounds(C, radius, s0, s1, centre, R, out):
     """Lower bounds of each sphere's distance to a body inside the bounding sphere (centre (3,), R)."""
     for s in range(s0, s1):
@@ -100,7 +112,7 @@ def _lower_bounds(C, radius, s0, s1, centre, R, out):
         out[s - s0] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - radius[s] - R
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
     d0, d1, d2 = C[s, 0] - C[t, 0], C[s, 1] - C[t, 1], C[s, 2] - C[t, 2]
     cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
@@ -110,8 +122,8 @@ def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
             n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
         else:
             n[0], n[1], n[2] = 0.0, 0.0, 1.0
-        xa[:] = C[s]
-        xb[:] = C[t]
+        for r in range(3):
+            xa[r], xb[r] = C[s, r], C[t, r]
         return d
     return best
 
@@ -155,38 +167,37 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
                     best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
                     if best < stop:
                         return best
-    for s in range(sa0, sa1):  # spheres of a against boxes of b
-        if bd.k1[b] == bd.k0[b] or lb_a[s - sa0] >= min(best, cap):
-            continue
-        for k in range(bd.k0[b], bd.k1[b]):
-            e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
-            reach = min(best, cap) + sp.radius[s] + bx.reach[k]
-            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
-                continue  # not within the box's bounding sphere's reach
-            d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
-            if d < best:
-                best = d
-                n[:] = nn
-                xa[:] = C[s]
-                for r in range(3):
-                    xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
-                if best < stop:
-                    return best
-    for k in range(bd.k0[a], bd.k1[a]):
-        for t in range(sb0, sb1):
-            if lb_b[t - sb0] >= min(best, cap):
+    if bd.k1[b] > bd.k0[b]:  # b's boxes (a pair never holds boxes on side a: CollisionModel orders it so)
+        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap)
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap):
+    """Body a's spheres against body b's boxes, a group of a's spheres at a time: the group nearest to the box
+    first, then each other group unless its bounding sphere cannot come closer than the best so far (the box
+    distance is 1-Lipschitz, so distance(group centre) - group radius bounds every sphere of the group)."""
+    sp, bx, bd, gp = ct.spheres, ct.boxes, ct.bodies, ct.groups
+    for k in range(bd.k0[b], bd.k1[b]):
+        nearest, low = -1, 1e300
+        for g in range(bd.g0[a], bd.g1[a]):
+            lower = _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g]
+            if lower < low:
+                nearest, low = g, lower
+        for visit in range(bd.g1[a] - bd.g0[a]):
+            g = nearest if visit == 0 else bd.g0[a] + visit - (1 if bd.g0[a] + visit <= nearest else 0)
+            if _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g] >= min(best, cap):
                 continue
-            e0, e1, e2 = C[t, 0] - BP[k, 0], C[t, 1] - BP[k, 1], C[t, 2] - BP[k, 2]
-            reach = min(best, cap) + sp.radius[t] + bx.reach[k]
-            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
-                continue
-            d = _box_distance(C[t], BR[k], BP[k], bx.half[k], nn) - sp.radius[t]
-            if d < best:
-                best = d
-                for r in range(3):
-                    n[r] = -nn[r]
-                    xa[r] = C[t, r] - (d + sp.radius[t]) * nn[r]
-                xb[:] = C[t]
+            for s in range(gp.s0[g], gp.s1[g]):
+                d = _box_distance(C, s, BR, BP, bx.half, k, nn) - sp.radius[s]
+                if d < best:
+                    best = d
+                    for r in range(3):
+                        n[r] = nn[r]
+                        xa[r] = C[s, r]
+                        xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
+                    if best < stop:
+                        return best
     return best
 
 

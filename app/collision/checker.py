@@ -11,6 +11,7 @@ from app.collision._kernels import clear_kernel, distances_kernel, minima_kernel
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
 from app.collision.world import World, box_frame, held_spheres
+from app.errors import InputError
 from app.kinematics.model import KinematicModel
 from app.threads import chunked
 
@@ -97,6 +98,9 @@ class CollisionModel:
             cen.append(c); rad.append(r)
         # a pair holds boxes on one side at most: put the boxes' body second
         pairs = [(b, a) if k1[a] > k0[a] else (a, b) for a, b in pairs]
+        both = [(self._bodies[a][0], self._bodies[b][0]) for a, b in pairs if k1[a] > k0[a]]
+        if both:  # the kernel measures spheres against boxes, never box against box
+            raise InputError(f"pairs of two bodies with boxes cannot be checked: {both[:3]}")
         i64 = np.int64
         return CollisionTables(
             SphereSet(frozen(sl, i64), frozen(np.reshape(sc, (-1, 3))), frozen(sr)),
