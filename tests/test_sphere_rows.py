@@ -72,6 +72,19 @@ def test_sphere_rows_never_report_a_link_farther_than_pybullet_does(two_envs):
         assert measured and d <= max(min(measured), 0.0) + 1e-6, (label, d, measured)
 
 
+def test_a_cutoff_keeps_near_distances_and_bounds_far_ones_from_below(two_envs):
+    _, robot, _ = two_envs
+    model = robot.sphere_model(("table", "post"), ())
+    rng = np.random.default_rng(3)
+    q = robot.model.mid_config() + 0.6 * rng.standard_normal((200, robot.model.n_dofs))
+    exact, _ = model.distances(q, False)
+    cut, _ = model.distances(q, False, cutoff=0.05)
+    near = exact < 0.05
+    assert near.any() and (~near).any()
+    np.testing.assert_allclose(cut[near], exact[near], atol=1e-12)
+    assert np.all(cut[~near] >= 0.05 - 1e-12) and np.all(cut[~near] <= exact[~near] + 1e-12)
+
+
 def test_skipped_pairs_give_no_row_in_their_environment_only(two_envs):
     _, robot, q = two_envs
     sphere_rows = SphereRows(robot.sphere_model(("table", "post"), ()), 0.15, max_rows=50)

@@ -139,13 +139,12 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     """
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
     sa0, sa1, sb0, sb1 = bd.s0[a], bd.s1[a], bd.s0[b], bd.s1[b]
-    _lower_bounds(C, sp.radius, sa0, sa1, bounds[b], bd.radius[b], lb_a)
-    _lower_bounds(C, sp.radius, sb0, sb1, bounds[a], bd.radius[a], lb_b)
     best = 1e300
-    if sa1 > sa0 and sb1 > sb0:
+    if sa1 > sa0 and sb1 > sb0:  # the bounds serve the sphere-sphere loops only
+        _lower_bounds(C, sp.radius, sa0, sa1, bounds[b], bd.radius[b], lb_a)
+        _lower_bounds(C, sp.radius, sb0, sb1, bounds[a], bd.radius[a], lb_b)
         best = _sphere_sphere(C, sp.radius, sa0 + np.argmin(lb_a[:sa1 - sa0]), sb0 + np.argmin(lb_b[:sb1 - sb0]),
                               best, xa, xb, n)
-    nn = np.empty(3)
     gp = ct.groups
     for ga in range(bd.g0[a], bd.g1[a]):  # sphere-sphere, a group pair at a time
         for gb in range(bd.g0[b], bd.g1[b]):
@@ -168,7 +167,7 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
                     if best < stop:
                         return best
     if bd.k1[b] > bd.k0[b]:  # b's boxes (a pair never holds boxes on side a: CollisionModel orders it so)
-        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap)
+        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, np.empty(3), stop, cap)
     return best
 
 
@@ -203,9 +202,10 @@ def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap):
 
 @njit(cache=True, nogil=True)
 def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
-    """Distances (B, P), gradients (B, P, n_dofs) (zeros unless with_gradient) and closest sphere/box
-    witnesses for q (B, n_dofs). A pair whose bounding spheres are more than ``cutoff`` [m] apart gets the
-    bounding spheres' distance (a lower bound of its own) and their gradient."""
+    """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
+    not closer than ``cutoff`` [m] gets a lower bound of its distance that is >= cutoff (the bounding spheres'
+    distance, or the cutoff) and the bounding spheres' gradient; spheres that cannot come within the cutoff
+    are not measured."""
     B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
     S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
     dist = np.empty((B, P))
@@ -227,12 +227,15 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
             lower = cc - bd.radius[a] - bd.radius[b]
-            if lower > cutoff:
-                dist[i, j] = lower
-                xa[:], xb[:] = bounds[a], bounds[b]
-                n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
+            d = lower if lower > cutoff else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300,
+                                                   cutoff)
+            if d >= cutoff:  # not below the cutoff: a lower bound, with the bounding spheres' gradient
+                dist[i, j] = max(lower, cutoff)
+                for r in range(3):
+                    xa[r], xb[r] = bounds[a, r], bounds[b, r]
+                    n[r] = (bounds[a, r] - bounds[b, r]) / cc if cc > 1e-12 else (1.0 if r == 2 else 0.0)
             else:
-                dist[i, j] = _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, 1e300)
+                dist[i, j] = d
             if with_gradient:
                 _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
                 _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])

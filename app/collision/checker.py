@@ -123,7 +123,7 @@ class CollisionModel:
 
         Args:
             q: Joint positions. Shape (..., n_dofs).
-            cutoff: [m] pairs whose bounding spheres are farther apart report that (smaller) distance.
+            cutoff: [m] a pair not closer than this reports a lower bound >= cutoff (cheaper to find).
         Returns:
             ``(d, J)``: d (..., P) [m], a lower bound of the true distance of each pair's shapes;
             J (..., P, n_dofs) = dd/dq [m/rad or m/m] (shape (..., P, 0) without gradients).
