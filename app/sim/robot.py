@@ -21,7 +21,7 @@ from app.kinematics.description import read_description
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import parse_urdf_string
 from app.sim.collision import distance_rows
-from app.sim.sphere_world import sphere_model
+from app.sim.sphere_world import inverse_kinematics_avoiding, sphere_model
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.loader import LoadedBody, load_body, simulator_file
@@ -352,10 +352,21 @@ class Robot:
         """Pose IK for the addressed environments, Genesis's arguments in Genesis's order (see
         app.ik.api.inverse_kinematics). ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are in each
         environment's frame, so are ``pos_mask``'s axes and the errors; ``init_qpos`` defaults to the
-        current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6))."""
+        current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6)). With
+        ``avoid_collisions=True`` (keywords ``min_distance`` [m], ``collision``: a CollisionModel, default
+        :meth:`sphere_model` of every scene box): a configuration clear of the scene's boxes and of itself, or
+        the closest miss (``return_info``: a CollisionFreeResult with collision_free and the closest pair)."""
         if "local_points" in kwargs:
             raise InputError("inverse_kinematics takes local_point (one point on the link); "
                              "local_points is inverse_kinematics_multilink's")
+        if kwargs.pop("avoid_collisions", False):  # against the scene's boxes: app.sim.sphere_world
+            name = link.name if isinstance(link, Link) else link
+            genesis = {"pos_tol": pos_tol, "rot_tol": rot_tol, "max_solver_iters": max_solver_iters}
+            kwargs.update({k: v for k, v in genesis.items() if v is not None})
+            if tuple(rot_mask) != (True, True, True):
+                kwargs["rot_mask"] = rot_mask
+            result = inverse_kinematics_avoiding(self, name, pos, quat, init_qpos, envs_idx, kwargs)
+            return result if return_info else result.q
         genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
                    max_step_size, dofs_idx_local)
         result = solve_in_envs(self, [link], [] if pos is None else [pos], [] if quat is None else [quat],

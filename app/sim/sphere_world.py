@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.collision import CollisionModel, World, WorldBox, collision_model
-from app.errors import UnknownNameError
+from app.errors import InputError, UnknownNameError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 
 
@@ -41,3 +41,28 @@ def sphere_model(robot, names: Sequence[str] | None = None,
     (None: the pairs sampled with the spheres)."""
     return collision_model(robot.model, scene_world(robot, names), robot.package_dirs, text=robot.description_text,
                            self_pairs=self_pairs)
+
+
+def inverse_kinematics_avoiding(robot, link: str, pos, quat, init_qpos, envs_idx, kwargs: dict):
+    """The scene robot's ``inverse_kinematics(..., avoid_collisions=True)``: environment-frame targets of the
+    addressed environments -> base frame -> app.ik.collision_free against the scene's boxes (``collision``: a
+    CollisionModel of the caller's instead) with the sampled self pairs. Returns a CollisionFreeResult with
+    one row per addressed environment ([n_envs,] leading axis as the robot's other calls)."""
+    from app.validation import as_quaternions
+    envs = robot.envs(envs_idx)
+    collision = kwargs.pop("collision", None)
+    collision = robot.sphere_model() if collision is None else collision
+    if not isinstance(collision, CollisionModel):
+        raise InputError(f"collision must be a CollisionModel (robot.sphere_model(...)), got {collision!r:.80}")
+    p = envs.rows(pos, "pos", 3)
+    q = envs.rows(quat, "quat", 4)
+    p_b, q_b = robot.base.targets_to_base(p, as_quaternions(q, "quat"))
+    init = robot.get_qpos(envs_idx=envs_idx) if init_qpos is None else envs.out(envs.rows(init_qpos, "init_qpos",
+                                                                                          robot.n_dofs))
+    if not np.array_equal(robot.base.R, np.eye(3)):
+        kwargs = dict(kwargs, frame_rotation=robot.base.R)
+    res = robot.model.inverse_kinematics(link, p_b, q_b, avoid_collisions=True, collision=collision,
+                                         init_qpos=np.asarray(init, dtype=float).reshape(-1, robot.n_dofs),
+                                         return_info=True, **kwargs)
+    return type(res)(envs.out(res.q), envs.out(res.collision_free), envs.out(res.reached),
+                     res.closest if robot.batched else res.closest[0])
