@@ -35,6 +35,7 @@ from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
 from app.sim.camera import Camera
+from app.sim.sphere_markers import SphereMarkers
 from app.threads import available_cpus
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,7 @@ class SceneRenderer:
     def __init__(self, run: RunConfig):
         self.scene, self.robot = build_scene(run, gui=False)
         self._camera: tuple | None = None
+        self.spheres = SphereMarkers(self.robot) if run.video.show_spheres else None
 
     def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
         """The picture of ``state`` with its overlay. Shape (height, width, 3) uint8."""
@@ -88,6 +90,8 @@ class SceneRenderer:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
         q = np.asarray(state.q, dtype=float).reshape(self.robot.n_envs, -1)
         self.robot.teleport(q, np.zeros_like(q), np.arange(self.robot.n_envs))
+        if self.spheres is not None:
+            self.spheres.update(q)
         if state.objects is not None:
             for k, obj in enumerate(self.scene.objects.values()):
                 obj.set_pose(obj.envs(None).out(state.objects[:, k, :3]), obj.envs(None).out(state.objects[:, k, 3:]))

@@ -176,6 +176,7 @@ class VideoSection:
     axis_length: float = 0.08  # [m] of the target frames drawn (at least 1/16 of the picture's height)
     camera: str | None = None  # a fixed named camera of the scene (cameras:) to film from, in environment follow_env
     # (0 if unset); None: the scene camera
+    show_spheres: bool = False  # draw the collision model's link spheres (app.collision) over the robot (debugging)
 
 
 @dataclass(frozen=True)
