@@ -102,7 +102,7 @@ def test_grasps_whose_solutions_hit_a_box_are_rejected(widowx):
     free = _rank(widowx, obj, np.zeros(1), place)
     assert free.ok.all()
     # a wall standing where the chosen grasp's forearm passes: that candidate is rejected, another chosen
-    p_fk, _ = widowx.forward_kinematics(free.q[0, 1], ["link_4"])
+    p_fk, _ = widowx.forward_kinematics(free.q[0, 1][None], ["link_4"])
     wall = World(boxes=(WorldBox("wall", (0.01, 0.01, 0.01), tuple(p_fk[0, 0])),))
     blocked = _rank_with(widowx, wall, obj, place)
     assert blocked.ok.all() and blocked.n_reachable[0] < free.n_reachable[0]

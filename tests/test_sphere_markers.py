@@ -14,7 +14,8 @@ def test_sphere_bodies_follow_pybullets_link_poses_and_never_collide():
     scene.build(n_envs=2, env_spacing=(1.5, 1.5))
     try:
         markers = SphereMarkers(robot)
-        q = np.stack([robot.model.mid_config(), robot.model.mid_config() + 0.3])
+        q = np.stack([robot.model.mid_config(), robot.model.mid_config()])
+        q[1, :6] += 0.3
         robot.set_qpos(q)
         markers.update(q)
         primitives = robot.sphere_model((), ()).robot
@@ -27,7 +28,7 @@ def test_sphere_bodies_follow_pybullets_link_poses_and_never_collide():
                     ref_pos, ref_orn = pb.getLinkState(body.body_id, body.link_index[name], computeForwardKinematics=True,
                                                        physicsClientId=scene.client)[4:6]
                     np.testing.assert_allclose(pos, ref_pos, atol=1e-5)
-                    assert abs(abs(np.dot(orn, ref_orn)) - 1.0) < 1e-8
+                    assert abs(abs(np.dot(orn, ref_orn)) - 1.0) < 1e-6  # PyBullet keeps poses in single precision
                 n = len(primitives.spheres.get(name, ())) + len(primitives.boxes.get(name, []))
                 assert pb.getNumJoints(marker, physicsClientId=scene.client) == n
                 assert not pb.getContactPoints(marker, physicsClientId=scene.client)

@@ -3,10 +3,8 @@ from one compiled call, grouped and capped as PyBullet's rows are, gradients tha
 sphere distance, a lower bound of PyBullet's own distance, and a QP run that keeps d_safe - 0.1 mm by PyBullet's
 measure (the referee) while the spheres drive it."""
 
-import dataclasses
 
 import numpy as np
-import pybullet as pb
 import pytest
 
 from app.config.loader import load_run_config
@@ -15,22 +13,8 @@ from app.ik.limits.distance import DistanceRows
 from app.ik.limits.sphere_rows import SphereRows, merge_rows
 from app.runner import build_scene, run_targets, simulate
 from app.sim.collision import CollisionPairs, distance_rows
-from app.sim.scene import BoxSpec, Scene
-from tests.conftest import ROOT, WIDOWX_URDF
-
-
-@pytest.fixture(scope="module")
-def two_envs():
-    scene = Scene()
-    robot = scene.add_robot(str(WIDOWX_URDF))
-    scene.add_box(BoxSpec("table", (0.8, 0.8, 0.04), (0.3, 0.0, -0.0205)))
-    scene.add_box(BoxSpec("post", (0.05, 0.05, 0.4), (0.25, 0.12, 0.2)))
-    scene.build(n_envs=2, env_spacing=(1.5, 1.5))
-    q = np.stack([robot.model.mid_config(), robot.model.mid_config()])
-    q[1, :4] = [0.4, 1.2, 0.9, -0.6]  # env 1 reaches towards the post and down to the table
-    robot.set_qpos(q)
-    yield scene, robot, q
-    scene.close()
+from tests.conftest import ROOT
+from tests.test_collision import two_envs  # noqa: F401 (the scene of those rows: a table, a post, two envs)
 
 
 def test_rows_are_grouped_by_environment_closest_first_and_capped(two_envs):

@@ -137,7 +137,7 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     Returns as soon as the best is below ``stop`` (then it is an upper bound). Sphere pairs that cannot come
     closer than ``cap`` are skipped too (then a result >= cap only says "not below cap").
     """
-    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    sp, bd = ct.spheres, ct.bodies
     sa0, sa1, sb0, sb1 = bd.s0[a], bd.s1[a], bd.s0[b], bd.s1[b]
     best = 1e300
     if sa1 > sa0 and sb1 > sb0:  # the bounds serve the sphere-sphere loops only
@@ -201,24 +201,30 @@ def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap):
 
 
 @njit(cache=True, nogil=True)
+def _scratch(L, ct):
+    """The per-call buffers of the kernels below: link frames R (L, 3, 3), p (L, 3); sphere centres C, box
+    frames BR, BP, body bounds and group centres in the base frame; witnesses xa, xb, n (3,); and the per-sphere
+    lower bounds lb_a, lb_b (as long as the largest body's sphere count)."""
+    S, K, N, G = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0], ct.groups.link.shape[0]
+    bd = ct.bodies
+    most = 1
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    return (np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)),
+            np.empty((N, 3)), np.empty((G, 3)), np.empty(3), np.empty(3), np.empty(3), np.empty(most), np.empty(most))
+
+
+@njit(cache=True, nogil=True)
 def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
     not closer than ``cutoff`` [m] gets a lower bound of its distance that is >= cutoff (the bounding spheres'
     distance, or the cutoff) and the bounding spheres' gradient; spheres that cannot come within the cutoff
     are not measured."""
     B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
-    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
     dist = np.empty((B, P))
     grad = np.zeros((B, P, nd if with_gradient else 0))
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
-    GC = np.empty((ct.groups.link.shape[0], 3))
-    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b = _scratch(L, ct)
     bd = ct.bodies
-    most = 1
-    for j in range(bd.s0.shape[0]):
-        most = max(most, bd.s1[j] - bd.s0[j])
-    lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
@@ -247,17 +253,9 @@ def clear_kernel(q, fk, ct, min_distance):
     """(B,) uint8: 1 where every pair of q (B, n_dofs) is at least ``min_distance`` [m] apart by the spheres;
     a configuration stops at its first pair found closer."""
     B, L = q.shape[0], fk.parent.shape[0]
-    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
     clear = np.ones(B, dtype=np.uint8)
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
-    GC = np.empty((ct.groups.link.shape[0], 3))
-    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b = _scratch(L, ct)
     bd = ct.bodies
-    most = 1
-    for j in range(bd.s0.shape[0]):
-        most = max(most, bd.s1[j] - bd.s0[j])
-    lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
@@ -277,18 +275,10 @@ def minima_kernel(q, fk, ct, near):
     """Over the configurations q (B, n_dofs): each pair's smallest distance where it is below ``near`` [m]
     (else some value >= near) and how often it is <= 0. Returns ((1, P) float, (1, P) int64)."""
     B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
-    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
     low = np.full((1, P), 1e300)
     contacts = np.zeros((1, P), dtype=np.int64)
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
-    GC = np.empty((ct.groups.link.shape[0], 3))
-    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b = _scratch(L, ct)
     bd = ct.bodies
-    most = 1
-    for j in range(bd.s0.shape[0]):
-        most = max(most, bd.s1[j] - bd.s0[j])
-    lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
