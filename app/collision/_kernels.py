@@ -167,7 +167,7 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
                     if best < stop:
                         return best
     if bd.k1[b] > bd.k0[b]:  # b's boxes (a pair never holds boxes on side a: CollisionModel orders it so)
-        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, np.empty(3), stop, cap)
+        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], stop, cap)  # lb_b: free here
     return best
 
 
@@ -207,7 +207,7 @@ def _scratch(L, ct):
     lower bounds lb_a, lb_b (as long as the largest body's sphere count)."""
     S, K, N, G = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0], ct.groups.link.shape[0]
     bd = ct.bodies
-    most = 1
+    most = 3  # at least 3: lb_b doubles as a normal buffer in the sphere-box loop
     for j in range(bd.s0.shape[0]):
         most = max(most, bd.s1[j] - bd.s0[j])
     return (np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)),
@@ -218,8 +218,8 @@ def _scratch(L, ct):
 def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
     not closer than ``cutoff`` [m] gets a lower bound of its distance that is >= cutoff (the bounding spheres'
-    distance, or the cutoff) and the bounding spheres' gradient; spheres that cannot come within the cutoff
-    are not measured."""
+    distance, or the cutoff) and a zero gradient; spheres that cannot come within the cutoff are not
+    measured."""
     B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
     dist = np.empty((B, P))
     grad = np.zeros((B, P, nd if with_gradient else 0))
@@ -235,13 +235,10 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
             lower = cc - bd.radius[a] - bd.radius[b]
             d = lower if lower > cutoff else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300,
                                                    cutoff)
-            if d >= cutoff:  # not below the cutoff: a lower bound, with the bounding spheres' gradient
+            if d >= cutoff:  # not below the cutoff: a lower bound, and no gradient
                 dist[i, j] = max(lower, cutoff)
-                for r in range(3):
-                    xa[r], xb[r] = bounds[a, r], bounds[b, r]
-                    n[r] = (bounds[a, r] - bounds[b, r]) / cc if cc > 1e-12 else (1.0 if r == 2 else 0.0)
-            else:
-                dist[i, j] = d
+                continue
+            dist[i, j] = d
             if with_gradient:
                 _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
                 _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])

@@ -123,7 +123,7 @@ class CollisionModel:
 
         Args:
             q: Joint positions. Shape (..., n_dofs).
-            cutoff: [m] a pair not closer than this reports a lower bound >= cutoff (cheaper to find).
+            cutoff: [m] a pair not closer than this reports a lower bound >= cutoff and a zero gradient (cheaper).
         Returns:
             ``(d, J)``: d (..., P) [m], a lower bound of the true distance of each pair's shapes;
             J (..., P, n_dofs) = dd/dq [m/rad or m/m] (shape (..., P, 0) without gradients).
