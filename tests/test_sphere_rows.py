@@ -127,3 +127,19 @@ def test_sphere_rows_keep_the_margin_by_pybullets_measure_through_table_and_bloc
     assert cfg.collision_model == "spheres"
     assert spheres < cfg.d_safe + 0.01  # the path pressed the arm against its margin
     assert truth >= cfg.d_safe - 1e-4 and spheres <= truth + 1e-6, (truth, spheres)
+
+
+def test_row_selection_matches_a_stable_sort_of_each_environment():
+    from app.ik.limits.sphere_rows import _select
+    rng = np.random.default_rng(7)
+    d = np.round(rng.uniform(-0.02, 0.3, (40, 12)), 2)  # ties included
+    grad = rng.standard_normal((40, 12, 5))
+    grad[rng.uniform(size=(40, 12)) < 0.1] = 0.0  # rows no joint moves
+    watched = rng.uniform(size=(40, 12)) > 0.1
+    env, pair, normal, J_a = _select(d, grad, watched, 0.15, 4)
+    for i in range(40):
+        ok = watched[i] & (d[i] < 0.15) & grad[i].any(axis=1)
+        want = [j for j in np.argsort(np.where(ok, d[i], np.inf), kind="stable")[:4] if ok[j]]
+        assert pair[env == i].tolist() == want
+    assert np.all(np.diff(env) >= 0)
+    np.testing.assert_array_equal(np.einsum("ki,kin->kn", normal, J_a), grad[env, pair])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from app.collision.checker import CollisionModel
 from app.ik.limits.distance import DistanceRows
@@ -42,18 +43,55 @@ class SphereRows:
                 while they hand an object over); None: none.
         """
         d, grad = self.collision.distances(q, with_gradient=True, cutoff=self.detection_distance)
-        watched = (d < self.detection_distance) & (np.abs(grad).max(axis=2) > 0.0)  # a row needs a gradient
+        watched = np.ones(d.shape, dtype=np.bool_)
         for env, pairs in enumerate(skipped or ()):
             for pair in pairs:
                 k = self._index.get(tuple(pair))
                 if k is not None:
                     watched[env, k] = False
-        masked = np.where(watched, d, np.inf)
-        order = np.argsort(masked, axis=1, kind="stable")[:, :self.max_rows]
-        env, col = np.nonzero(np.isfinite(np.take_along_axis(masked, order, axis=1)))  # env ascending
-        pair = order[env, col]
-        return DistanceRows.from_gradients(d[env, pair], grad[env, pair], PairNames(self.collision.pair_names, pair),
-                                           env.astype(np.int64))
+        env, pair, normal, J_a = _select(d, grad, watched, self.detection_distance, self.max_rows)
+        return DistanceRows(d[env, pair], normal, J_a, np.zeros_like(J_a), PairNames(self.collision.pair_names, pair),
+                            env)
+
+
+@njit(cache=True)
+def _select(d, grad, watched, detection, max_rows):
+    """Each environment's closest ``max_rows`` watched pairs below ``detection`` with a nonzero gradient, closest
+    first, environments ascending: env (K,), pair (K,), and the rows as DistanceRows.from_gradients stores them
+    (normal e_x (K, 3), J_a with the gradient as its first row (K, 3, n)). d (B, P), grad (B, P, n)."""
+    B, P, n = grad.shape
+    env, pair = np.empty(B * max_rows, dtype=np.int64), np.empty(B * max_rows, dtype=np.int64)
+    K = 0
+    for i in range(B):
+        first = K
+        for j in range(P):
+            if not watched[i, j] or d[i, j] >= detection:
+                continue
+            moving = False
+            for k in range(n):
+                moving = moving or grad[i, j, k] != 0.0
+            if not moving:  # no joint changes it: a row the QP could not meet
+                continue
+            # insertion into this environment's sorted list, at most max_rows long
+            m = K - first
+            if m == max_rows and d[i, j] >= d[i, pair[K - 1]]:
+                continue
+            at = K if m < max_rows else K - 1
+            while at > first and d[i, pair[at - 1]] > d[i, j]:
+                if at < first + max_rows:
+                    pair[at] = pair[at - 1]
+                at -= 1
+            pair[at] = j
+            if m < max_rows:
+                K += 1
+        for r in range(first, K):
+            env[r] = i
+    normal = np.zeros((K, 3))
+    J_a = np.zeros((K, 3, n))
+    for r in range(K):
+        normal[r, 0] = 1.0
+        J_a[r, 0] = grad[env[r], pair[r]]
+    return env[:K].copy(), pair[:K].copy(), normal, J_a
 
 
 class PairNames(Sequence):
