@@ -199,8 +199,7 @@ def test_physics_mode_drives_pybullet_motors_close_to_the_ideal_joints(tmp_path)
 def test_a_dip_into_the_table_is_a_collision_margin_stretch_held_at_d_safe_in_pybullet(tmp_path, qp_config, pb_client):
     """The target dips 2 cm below the table top: the QP's table rows hold the fingers off; the one stretch says
     collision_margin with the finger rows, and PyBullet's closest distance from the fingers to the table at the
-    written joints comes down to the rows' aim (d_safe 1 cm + the controller's 1 mm buffer, plus the fingers'
-    sphere excess with the default sphere rows) and never below d_safe."""
+    written joints comes down to the rows' aim (d_safe 1 cm + the controller's 1 mm buffer) and never below d_safe."""
     t = np.arange(0.0, 1.5, 1.0 / WAYPOINT_HZ)
     pos = HOME + np.stack([0 * t, 0 * t, -0.12 * np.sin(np.pi * t / t[-1]) ** 2], axis=1)
     report, out = _run(tmp_path, _write(tmp_path / "dip.csv", t, pos), qp_config)
@@ -220,10 +219,7 @@ def test_a_dip_into_the_table_is_a_collision_margin_stretch_held_at_d_safe_in_py
         set_config(pb_client, body, model, np.array([joints[n][k] for n in model.dof_names]))
         distances.append(min(c[8] for link in fingers for c in pb.getClosestPoints(
             body.body_id, table, 0.1, linkIndexA=link, physicsClientId=pb_client)))
-    # the rows hold the fingers' spheres at the aim; the fingers themselves are at most their spheres' excess farther
-    from app.collision import robot_spheres
-    excess = max(robot_spheres(str(WIDOWX_URDF), pairs=False).excess[n] for n in ("gripper_left", "gripper_right"))
-    assert 0.01 - 1e-4 <= min(distances) <= 0.0115 + excess, (min(distances), excess)
+    assert 0.01 - 1e-4 <= min(distances) <= 0.0115
 
 
 def test_near_the_wrist_singularity_the_diagnosis_says_singular_with_pybullets_smallest_singular_value(pb_client):
