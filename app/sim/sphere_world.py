@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.collision import CollisionModel, World, WorldBox, collision_model
+from app.collision import CollisionModel, World, WorldBox, robot_spheres
 from app.errors import InputError, UnknownNameError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 
@@ -39,8 +39,8 @@ def sphere_model(robot, names: Sequence[str] | None = None,
                  self_pairs: Sequence[tuple[str, str]] | None = None) -> CollisionModel:
     """``robot``'s spheres against the scene's boxes ``names`` (None: all), checking ``self_pairs`` of its links
     (None: the pairs sampled with the spheres)."""
-    return collision_model(robot.model, scene_world(robot, names), robot.package_dirs, text=robot.description_text,
-                           self_pairs=self_pairs)
+    spheres = robot_spheres(robot.urdf, robot.package_dirs, text=robot.description_text, pairs=self_pairs is None)
+    return CollisionModel(robot.model, spheres, scene_world(robot, names), self_pairs)
 
 
 def inverse_kinematics_avoiding(robot, link: str, pos, quat, init_qpos, envs_idx, kwargs: dict):
