@@ -89,11 +89,10 @@ def _to_base_rows(R, p, link, local, out):
 
 @njit(cache=True, nogil=True)
 def _place(R, p, ct, C, BR, BP, bounds, GC):
-    """Sphere centres C (S, 3), box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group
-    centres GC (G, 3) in the base frame."""
+    """Box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group centres GC (G, 3) in the base
+    frame; the sphere centres C (S, 3) only as a pair needs them (_placed)."""
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
     _to_base_rows(R, p, ct.groups.link, ct.groups.centre, GC)
-    _to_base_rows(R, p, sp.link, sp.centre, C)
     for k in range(bx.link.shape[0]):
         l = bx.link[k]
         _to_base(R, p, l, bx.p[k], BP[k])
@@ -200,18 +199,48 @@ def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap):
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _placed(R, p, ct, C, placed, a, b):
+    """The sphere centres of bodies a and b in C, placed where not yet done for this configuration."""
+    sp, bd = ct.spheres, ct.bodies
+    for body in (a, b):
+        if placed[body]:
+            continue
+        placed[body] = 1
+        for s in range(bd.s0[body], bd.s1[body]):
+            l = sp.link[s]
+            x, y, z = sp.centre[s, 0], sp.centre[s, 1], sp.centre[s, 2]
+            if l < 0:
+                C[s, 0], C[s, 1], C[s, 2] = x, y, z
+                continue
+            for r in range(3):
+                C[s, r] = p[l, r] + R[l, r, 0] * x + R[l, r, 1] * y + R[l, r, 2] * z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _boxes_lower_bound(bounds, a, radius, BR, BP, half, k0, k1, normal):
+    """A lower bound of the distance from body a (its bounding sphere: centre bounds[a], radius) to boxes
+    [k0, k1): the box distance of the centre less the radius (the box distance is 1-Lipschitz); normal: scratch."""
+    low = 1e300
+    for k in range(k0, k1):
+        low = min(low, _box_distance(bounds, a, BR, BP, half, k, normal) - radius)
+    return low
+
+
 @njit(cache=True, nogil=True)
 def _scratch(L, ct):
     """The per-call buffers of the kernels below: link frames R (L, 3, 3), p (L, 3); sphere centres C, box
-    frames BR, BP, body bounds and group centres in the base frame; witnesses xa, xb, n (3,); and the per-sphere
-    lower bounds lb_a, lb_b (as long as the largest body's sphere count)."""
+    frames BR, BP, body bounds and group centres in the base frame; witnesses xa, xb, n (3,); the per-sphere
+    lower bounds lb_a, lb_b (as long as the largest body's sphere count); and per body whether its sphere centres
+    are placed for the current configuration (N,) uint8."""
     S, K, N, G = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0], ct.groups.link.shape[0]
     bd = ct.bodies
     most = 3  # at least 3: lb_b doubles as a normal buffer in the sphere-box loop
     for j in range(bd.s0.shape[0]):
         most = max(most, bd.s1[j] - bd.s0[j])
     return (np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)),
-            np.empty((N, 3)), np.empty((G, 3)), np.empty(3), np.empty(3), np.empty(3), np.empty(most), np.empty(most))
+            np.empty((N, 3)), np.empty((G, 3)), np.empty(3), np.empty(3), np.empty(3), np.empty(most), np.empty(most),
+            np.zeros(N, dtype=np.uint8))
 
 
 @njit(cache=True, nogil=True)
@@ -223,16 +252,22 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
     dist = np.empty((B, P))
     grad = np.zeros((B, P, nd if with_gradient else 0))
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
+        placed[:] = 0
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
             lower = cc - bd.radius[a] - bd.radius[b]
+            if lower <= cutoff and bd.s1[b] == bd.s0[b]:  # b only boxes: a's bounding sphere against each box
+                lower = max(lower, _boxes_lower_bound(bounds, a, bd.radius[a], BR, BP, ct.boxes.half, bd.k0[b],
+                                                      bd.k1[b], n))
+            if lower <= cutoff:
+                _placed(R, p, ct, C, placed, a, b)
             d = lower if lower > cutoff else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300,
                                                    cutoff)
             if d >= cutoff:  # not below the cutoff: a lower bound, and no gradient
@@ -251,16 +286,18 @@ def clear_kernel(q, fk, ct, min_distance):
     a configuration stops at its first pair found closer."""
     B, L = q.shape[0], fk.parent.shape[0]
     clear = np.ones(B, dtype=np.uint8)
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
+        placed[:] = 0
         for j in range(ct.pairs.a.shape[0]):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b] >= min_distance:
                 continue
+            _placed(R, p, ct, C, placed, a, b)
             if _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance) < min_distance:
                 clear[i] = 0
                 break
@@ -274,15 +311,18 @@ def minima_kernel(q, fk, ct, near):
     B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
     low = np.full((1, P), 1e300)
     contacts = np.zeros((1, P), dtype=np.int64)
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
+        placed[:] = 0
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             lower = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b]
+            if lower < near:
+                _placed(R, p, ct, C, placed, a, b)
             d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
             if d < low[0, j]:
                 low[0, j] = d
