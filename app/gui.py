@@ -37,6 +37,7 @@ from app.sim.camera_views import CameraViews
 from app.sim.cameras import stream_of
 from app.sim.camera import save_window_view
 from app.sim.scene import display_available
+from app.sim.sphere_markers import SphereMarkers
 from app.sim.window import StatusLights, Window
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ class GuiSession:
                                              axis_length=0.05, axis_radius=0.0018)
         base = np.asarray(run.scene_config.robot.base_pos)
         self.lights = StatusLights(scene.client, scene.env_origins + base + [0.0, -0.14, 0.03], radius=0.022)
+        self.spheres = SphereMarkers(robot) if run.video.show_spheres else None  # the collision spheres, drawn
         self.q_last = robot.read_states()[0]
         self._place0 = targets.place[:, :2].copy() if getattr(targets, "feedback", False) else None
         self.k, self.controller = 0, None
@@ -160,6 +162,8 @@ class GuiSession:
     def on_tick(self, k: int, controller, q: np.ndarray) -> bool:
         """Keys, drawing, pause and real-time pacing after physics step k; True to stop."""
         self.k, self.q_last, self.controller = k, q, controller
+        if self.spheres is not None and k % 4 == 0:  # 60 Hz of moving spheres is enough to see them
+            self.spheres.update(q)
         self._poll(controller)
         while self.paused and not self._step_once and not self.quit:
             time.sleep(0.02)

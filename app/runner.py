@@ -76,13 +76,18 @@ def abandon(outputs: OutputSet, job: VideoJob | None) -> None:
 def make_controller(run: RunConfig, robot: Robot, dt: float):
     """The configured controller (the class paired with the config's type) ticking every ``dt`` seconds."""
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
-    boxes += tuple(o.name for o in run.scene_config.objects)  # objects are watched as obstacles too
+    objects = tuple(o.name for o in run.scene_config.objects)  # objects are watched as obstacles too
     config, arms = run.controller, run.scene_config.robot.arms or {}
     if getattr(config, "arm_pairs", False) and len(arms) >= 2:  # the arms kept apart as the obstacles are
         pairs = tuple(p for p in cross_arm_pairs(robot.model, list(arms.values()))
                       if p[0] in robot.collision_links and p[1] in robot.collision_links)
         config = dataclasses.replace(config, self_pairs=config.self_pairs + pairs)
-    return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, boxes, run.seed)
+    if getattr(config, "collision_model", "pybullet") == "spheres":  # static boxes and self pairs by the spheres
+        collision = robot.sphere_model(boxes, config.self_pairs)
+        return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, objects, run.seed,
+                                                 collision=collision)
+    return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, boxes + objects,
+                                             run.seed)
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerator, recorder=None, on_tick=None,

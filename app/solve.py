@@ -3,7 +3,8 @@
 
 TARGETS.npz holds ``pos`` (n, 3) [m] and ``quat`` (n, 4) (w, x, y, z), optionally ``init_qpos``
 (n, n_dofs); OUT.npz gets ``q`` (n, n_dofs), ``converged`` (n,), ``pos_err`` (n,) [m] and ``rot_err`` (n,)
-[rad]. Chunks of targets are solved by this process and N Ray workers (each loads the model once, one
+[rad]; ``--min-distance M [--box HX HY HZ X Y Z ...]`` solves collision-free (self and the boxes, by the link
+spheres; ``collision_free`` (n,) added). Chunks of targets are solved by this process and N Ray workers (each loads the model once, one
 compute thread), whoever is free first, or by this process alone for N = 1; the answers are the same for any N and chunk size (every problem is solved
 on its own). A malformed file is an error naming the array and the shape expected (exit 2).
 """
@@ -22,7 +23,6 @@ from app.errors import AppError, InputError
 from app.render.outputs import write_atomic
 
 log = logging.getLogger("app.solve")
-FIELDS = ("q", "converged", "pos_err", "rot_err")
 
 
 def read_targets(path: Path, n_dofs: int) -> dict[str, np.ndarray]:
@@ -60,10 +60,25 @@ def read_targets(path: Path, n_dofs: int) -> dict[str, np.ndarray]:
 
 
 def solve_chunk(model, link: str, targets: dict[str, np.ndarray], options: dict) -> dict[str, np.ndarray]:
-    """One chunk solved here: the fields of OUT.npz."""
-    info = model.inverse_kinematics(link, pos=targets["pos"], quat=targets["quat"],
-                                    init_qpos=targets.get("init_qpos"), return_info=True, **options)
-    return {"q": info.q, "converged": info.converged, "pos_err": info.pos_err, "rot_err": info.rot_err}
+    """One chunk solved here: the fields of OUT.npz. ``options``: ``min_distance`` [m] (and ``boxes``: (half (3,),
+    centre (3,)) pairs in the base frame) solve collision-free (app.ik.collision_free): converged then means
+    reached and clear by the spheres, and ``collision_free`` is added."""
+    if "min_distance" not in options:
+        info = model.inverse_kinematics(link, pos=targets["pos"], quat=targets["quat"],
+                                        init_qpos=targets.get("init_qpos"), return_info=True, **options)
+        return {"q": info.q, "converged": info.converged, "pos_err": info.pos_err, "rot_err": info.rot_err}
+    from app.collision import World, WorldBox
+    from app.kinematics.rotations import quat_to_matrix
+
+    world = World(boxes=tuple(WorldBox(f"box{k}", tuple(h), tuple(c)) for k, (h, c) in enumerate(options["boxes"])))
+    res = model.inverse_kinematics(link, targets["pos"], targets["quat"], avoid_collisions=True,
+                                   min_distance=options["min_distance"], collision=world,
+                                   init_qpos=targets.get("init_qpos"), return_info=True)
+    pos, quat = model.forward_kinematics(res.q, [link])
+    R_err = np.swapaxes(quat_to_matrix(quat[:, 0]), -1, -2) @ quat_to_matrix(np.asarray(targets["quat"], float))
+    rot_err = np.arccos(np.clip((np.trace(R_err, axis1=-2, axis2=-1) - 1.0) / 2.0, -1.0, 1.0))
+    return {"q": res.q, "converged": res.collision_free, "pos_err": np.linalg.norm(pos[:, 0] - targets["pos"], axis=1),
+            "rot_err": rot_err, "collision_free": res.collision_free}
 
 
 def chunks(targets: dict[str, np.ndarray], size: int) -> list[dict[str, np.ndarray]]:
@@ -93,7 +108,7 @@ def solve_all(urdf: str, link: str, targets: dict, workers: int, chunk: int, opt
                                         lambda i: progress.add(len(parts[i]["pos"])))
     finally:
         progress.close()
-    return {k: np.concatenate([r[k] for r in results]) for k in FIELDS}
+    return {k: np.concatenate([r[k] for r in results]) for k in results[0]}
 
 
 _models: dict[str, object] = {}  # per process: the model of each description, loaded once
@@ -120,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
     parser.add_argument("--chunk", type=int, default=4096, help="targets per task")
     parser.add_argument("--out", required=True, help="OUT.npz: q, converged, pos_err, rot_err")
+    parser.add_argument("--min-distance", type=float, default=None, metavar="M",
+                        help="solve collision-free: every checked pair of links (the robot's spheres, app.collision) "
+                             "and every --box at least M [m] apart; OUT.npz adds collision_free")
+    parser.add_argument("--box", nargs=6, type=float, action="append", default=[], metavar=("HX", "HY", "HZ", "X", "Y", "Z"),
+                        help="with --min-distance: a box to keep clear of, half extents and centre [m] in the base "
+                             "frame (repeatable)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     from app.cli import run_cli
@@ -140,7 +161,8 @@ def _solve(args: argparse.Namespace) -> int:
         model = RobotModel.from_urdf(args.urdf)
         model.link_index(args.link)  # an unknown link is an error listing the valid names
         targets = read_targets(Path(args.targets), model.n_dofs)
-        result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, {}, args.ray_address, model)
+        result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, _options(args), args.ray_address,
+                           model)
         from app.ray_session import ray_released
 
         with ray_released():
@@ -153,6 +175,20 @@ def _solve(args: argparse.Namespace) -> int:
     log.info("%s: %d of %d targets converged; worst %.3g m, %.3g rad", out, int(ok.sum()), len(ok),
              float(result["pos_err"].max()), float(result["rot_err"].max()))
     return 0
+
+
+def _options(args: argparse.Namespace) -> dict:
+    """The solve's options from --min-distance / --box, checked."""
+    if args.min_distance is None:
+        if args.box:
+            raise InputError("--box needs --min-distance (boxes are only kept clear of in a collision-free solve)")
+        return {}
+    if not np.isfinite(args.min_distance) or args.min_distance < 0:
+        raise InputError(f"--min-distance must be a finite clearance >= 0 m, got {args.min_distance}")
+    for box in args.box:
+        if not np.isfinite(box).all() or min(box[:3]) <= 0:
+            raise InputError(f"--box needs half extents > 0 and a finite centre [m], got {box}")
+    return {"min_distance": float(args.min_distance), "boxes": tuple((tuple(b[:3]), tuple(b[3:])) for b in args.box)}
 
 
 if __name__ == "__main__":

@@ -89,6 +89,9 @@ def _controller(run: RunConfig, robot, links: list[str], rot_mask, dt: float, sc
             pairs = tuple(p for p in cross_arm_pairs(robot.model, list(s.robot.arms.values()))
                           if p[0] in scene_robot.collision_links and p[1] in scene_robot.collision_links)
             config = dataclasses.replace(config, self_pairs=config.self_pairs + pairs)
+    if scene_robot is not None and getattr(config, "collision_model", "pybullet") == "spheres":
+        return config.controller_cls.from_config(robot, config, task, links, dt, (), run.seed,
+                                                 collision=scene_robot.sphere_model(boxes, config.self_pairs))
     return config.controller_cls.from_config(robot, config, task, links, dt, boxes, run.seed)
 
 

@@ -38,6 +38,7 @@ from app.run_report import target_labels
 from app.signals import signals_held
 from app.sim.camera import Camera
 from app.sim.cameras import CameraStream, SceneCameras, stream_of
+from app.sim.sphere_markers import SphereMarkers
 from app.threads import available_cpus
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ class SceneRenderer:
         self.scene, self.robot = build_scene(run, gui=False)
         self._camera: tuple | None = None
         self._link_cameras: SceneCameras | None = None
+        self.spheres = SphereMarkers(self.robot) if run.video.show_spheres else None
 
     def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
         """The picture of ``state`` with its overlay. Shape (height, width, 3) uint8."""
@@ -93,6 +95,8 @@ class SceneRenderer:
         if self._camera is None or self._camera[0] is not v:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
         self.robot.teleport(q, np.zeros_like(q), np.arange(self.robot.n_envs))
+        if self.spheres is not None:
+            self.spheres.update(q)
         if state.objects is not None:
             for k, obj in enumerate(self.scene.objects.values()):
                 obj.set_pose(obj.envs(None).out(state.objects[:, k, :3]), obj.envs(None).out(state.objects[:, k, 3:]))

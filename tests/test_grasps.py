@@ -86,3 +86,38 @@ def test_ranking_batches_equal_single_environment_calls(widowx, n_envs):
     for e in range(n_envs):
         one = _rank(widowx, obj[e:e + 1], yaw[e:e + 1], place[e:e + 1])
         assert one.yaw_offset[0] == batch.yaw_offset[e] and np.allclose(one.q[0], batch.q[e])
+
+
+def _rank_with(widowx, world, obj, place, min_distance=0.0):
+    from app.collision import collision_model
+    quat = yaw_quat(np.zeros(len(obj)))
+    return rank_grasps(widowx, "ee_gripper_link", BaseFrame(np.eye(3), np.zeros(3)), CUBE, np.asarray(obj, float),
+                       quat, np.asarray(place, float), np.tile(Q0, (len(obj), 1)), 0.09, "x", "y", np.arange(6),
+                       collision=collision_model(widowx, world, self_pairs=()), min_distance=min_distance)
+
+
+def test_grasps_whose_solutions_hit_a_box_are_rejected(widowx):
+    from app.collision import World, WorldBox
+    obj, place = [[0.3, -0.1, 0.025]], [[0.3, 0.12, 0.025]]
+    free = _rank(widowx, obj, np.zeros(1), place)
+    assert free.ok.all()
+    # a wall standing where the chosen grasp's forearm passes: that candidate is rejected, another chosen
+    p_fk, _ = widowx.forward_kinematics(free.q[0, 1][None], ["link_4"])
+    wall = World(boxes=(WorldBox("wall", (0.01, 0.01, 0.01), tuple(p_fk[0, 0])),))
+    blocked = _rank_with(widowx, wall, obj, place)
+    assert blocked.ok.all() and blocked.n_reachable[0] < free.n_reachable[0]
+    model = _collision(widowx, wall)
+    assert model.clear(blocked.q[0], 0.0).all() and not model.clear(free.q[0], 0.0).all()
+
+
+def test_grasps_all_inside_a_box_fail_as_collision_not_unreachable(widowx):
+    from app.collision import World, WorldBox
+    obj, place = [[0.3, -0.1, 0.025]], [[0.3, 0.12, 0.025]]
+    box = World(boxes=(WorldBox("crate", (0.06, 0.06, 0.06), (0.3, -0.1, 0.05)),))
+    plan = _rank_with(widowx, box, obj, place)
+    assert not plan.ok.any() and plan.reason == ["collision"] and plan.n_reachable[0] == 0
+
+
+def _collision(widowx, world):
+    from app.collision import collision_model
+    return collision_model(widowx, world, self_pairs=())

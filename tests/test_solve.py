@@ -80,3 +80,38 @@ def test_a_single_array_file_and_a_truncated_archive_are_clear_errors(tmp_path):
     cut.write_bytes(full.read_bytes()[:60])
     with pytest.raises(InputError, match="not a readable .npz file"):
         read_targets(cut, 8)
+
+
+def test_collision_free_solve_keeps_clear_of_a_box_by_pybullets_measure(tmp_path, widowx):
+    """--min-distance with a --box: answers marked collision_free keep every link 1 cm from the box by PyBullet's
+    closest points; a target inside the box is never marked clear."""
+    import pybullet as pb
+
+    from app.sim.loader import load_urdf
+    q = np.array([[0.3, 1.0, 0.8, -0.4, 0.2, 0.1, 0.02, 0.02], [-0.5, 1.2, 0.9, -0.5, 0.0, 0.0, 0.02, 0.02]])
+    pos, quat = widowx.forward_kinematics(q, ["ee_gripper_link"])
+    box = (0.05, 0.05, 0.05, *pos[1, 0])  # around the second target's gripper
+    path = tmp_path / "t.npz"
+    np.savez(path, pos=pos[:, 0], quat=quat[:, 0])
+    out = tmp_path / "o.npz"
+    assert main([str(path), "--urdf", str(WIDOWX_URDF), "--min-distance", "0.005", "--box", *map(str, box),
+                 "--out", str(out)]) == 0
+    got = np.load(out)
+    assert got["collision_free"].tolist() == [True, False] and got["converged"].tolist() == [True, False]
+    assert got["pos_err"][0] < 1e-3 and got["rot_err"][0] < 1e-2
+    client = pb.connect(pb.DIRECT)
+    try:
+        body = load_urdf(client, str(WIDOWX_URDF))
+        box_id = pb.createMultiBody(0, pb.createCollisionShape(pb.GEOM_BOX, halfExtents=box[:3], physicsClientId=client),
+                                    -1, box[3:], physicsClientId=client)
+        for name, value in zip(widowx.dof_names, got["q"][0]):
+            pb.resetJointState(body.body_id, body.joint_index[name], value, physicsClientId=client)
+        closest = [pt[8] for pt in pb.getClosestPoints(body.body_id, box_id, 0.1, physicsClientId=client)]
+        assert min(closest, default=np.inf) >= 0.005
+    finally:
+        pb.disconnect(client)
+
+
+def test_a_box_without_min_distance_is_an_error(targets_file, tmp_path, capsys):
+    assert main([str(targets_file), "--box", "0.1", "0.1", "0.1", "0", "0", "0", "--out", str(tmp_path / "o.npz")]) == 2
+    assert "--box needs --min-distance" in capsys.readouterr().err.strip().splitlines()[-1]

@@ -25,15 +25,16 @@ def _to_base(R, p, link, local, out):
         out[r] = p[link, r] + R[link, r, 0] * local[0] + R[link, r, 1] * local[1] + R[link, r, 2] * local[2]
 
 
-@njit(cache=True, nogil=True)
-def _box_distance(c, Rb, pb, half, normal):
-    """Signed distance of point c (3,) to a box (frame Rb (3, 3), pb (3,) in the base frame, half extents
-    (3,)); the outward unit normal (gradient of the distance) into normal (3,). No allocation."""
-    e0, e1, e2 = c[0] - pb[0], c[1] - pb[1], c[2] - pb[2]
-    u0 = Rb[0, 0] * e0 + Rb[1, 0] * e1 + Rb[2, 0] * e2
-    u1 = Rb[0, 1] * e0 + Rb[1, 1] * e1 + Rb[2, 1] * e2
-    u2 = Rb[0, 2] * e0 + Rb[1, 2] * e1 + Rb[2, 2] * e2
-    q0, q1, q2 = abs(u0) - half[0], abs(u1) - half[1], abs(u2) - half[2]
+@njit(cache=True, nogil=True, inline="always")
+def _box_distance(C, s, BR, BP, half, k, normal):
+    """Signed distance of point C[s] (3,) to box k (frame BR[k] (3, 3), BP[k] (3,) in the base frame, half
+    extents half[k] (3,)); the outward unit normal (gradient of the distance) into normal (3,). No allocation
+    and no array views (indices, not rows, are passed: a view per call cost more than the arithmetic)."""
+    e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
+    u0 = BR[k, 0, 0] * e0 + BR[k, 1, 0] * e1 + BR[k, 2, 0] * e2
+    u1 = BR[k, 0, 1] * e0 + BR[k, 1, 1] * e1 + BR[k, 2, 1] * e2
+    u2 = BR[k, 0, 2] * e0 + BR[k, 1, 2] * e1 + BR[k, 2, 2] * e2
+    q0, q1, q2 = abs(u0) - half[k, 0], abs(u1) - half[k, 1], abs(u2) - half[k, 2]
     o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
     out2 = o0 * o0 + o1 * o1 + o2 * o2
     if out2 > 0.0:
@@ -48,7 +49,7 @@ def _box_distance(c, Rb, pb, half, normal):
         else:
             dist, g2 = q2, 1.0 if u2 >= 0.0 else -1.0
     for r in range(3):
-        normal[r] = Rb[r, 0] * g0 + Rb[r, 1] * g1 + Rb[r, 2] * g2
+        normal[r] = BR[k, r, 0] * g0 + BR[k, r, 1] * g1 + BR[k, r, 2] * g2
     return dist
 
 
@@ -73,14 +74,25 @@ def _add_velocity_row(R, p, link, x, n, sign, jac, row):
 
 
 @njit(cache=True, nogil=True)
+def _to_base_rows(R, p, link, local, out):
+    """Points local[i] (n, 3) of links link[i] (-1: the base) into out[i] (n, 3), base frame (scalar loops:
+    a call per point with array views cost ~40x the arithmetic)."""
+    for i in range(link.shape[0]):
+        l = link[i]
+        x, y, z = local[i, 0], local[i, 1], local[i, 2]
+        if l < 0:
+            out[i, 0], out[i, 1], out[i, 2] = x, y, z
+            continue
+        for r in range(3):
+            out[i, r] = p[l, r] + R[l, r, 0] * x + R[l, r, 1] * y + R[l, r, 2] * z
+
+
+@njit(cache=True, nogil=True)
 def _place(R, p, ct, C, BR, BP, bounds, GC):
-    """Sphere centres C (S, 3), box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group
-    centres GC (G, 3) in the base frame."""
+    """Box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group centres GC (G, 3) in the base
+    frame; the sphere centres C (S, 3) only as a pair needs them (_placed)."""
     sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
-    for g in range(ct.groups.link.shape[0]):
-        _to_base(R, p, ct.groups.link[g], ct.groups.centre[g], GC[g])
-    for s in range(sp.link.shape[0]):
-        _to_base(R, p, sp.link[s], sp.centre[s], C[s])
+    _to_base_rows(R, p, ct.groups.link, ct.groups.centre, GC)
     for k in range(bx.link.shape[0]):
         l = bx.link[k]
         _to_base(R, p, l, bx.p[k], BP[k])
@@ -88,11 +100,10 @@ def _place(R, p, ct, C, BR, BP, bounds, GC):
             for c in range(3):
                 BR[k, r, c] = bx.R[k, r, c] if l < 0 else (R[l, r, 0] * bx.R[k, 0, c] + R[l, r, 1] * bx.R[k, 1, c]
                                                            + R[l, r, 2] * bx.R[k, 2, c])
-    for b in range(bd.link.shape[0]):
-        _to_base(R, p, bd.link[b], bd.centre[b], bounds[b])
+    _to_base_rows(R, p, bd.link, bd.centre, bounds)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _lower_bounds(C, radius, s0, s1, centre, R, out):
     """Lower bounds of each sphere's distance to a body inside the bounding sphere (centre (3,), R)."""
     for s in range(s0, s1):
@@ -100,7 +111,7 @@ def _lower_bounds(C, radius, s0, s1, centre, R, out):
         out[s - s0] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) - radius[s] - R
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
     d0, d1, d2 = C[s, 0] - C[t, 0], C[s, 1] - C[t, 1], C[s, 2] - C[t, 2]
     cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
@@ -110,8 +121,8 @@ def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
             n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
         else:
             n[0], n[1], n[2] = 0.0, 0.0, 1.0
-        xa[:] = C[s]
-        xb[:] = C[t]
+        for r in range(3):
+            xa[r], xb[r] = C[s, r], C[t, r]
         return d
     return best
 
@@ -125,15 +136,14 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     Returns as soon as the best is below ``stop`` (then it is an upper bound). Sphere pairs that cannot come
     closer than ``cap`` are skipped too (then a result >= cap only says "not below cap").
     """
-    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    sp, bd = ct.spheres, ct.bodies
     sa0, sa1, sb0, sb1 = bd.s0[a], bd.s1[a], bd.s0[b], bd.s1[b]
-    _lower_bounds(C, sp.radius, sa0, sa1, bounds[b], bd.radius[b], lb_a)
-    _lower_bounds(C, sp.radius, sb0, sb1, bounds[a], bd.radius[a], lb_b)
     best = 1e300
-    if sa1 > sa0 and sb1 > sb0:
+    if sa1 > sa0 and sb1 > sb0:  # the bounds serve the sphere-sphere loops only
+        _lower_bounds(C, sp.radius, sa0, sa1, bounds[b], bd.radius[b], lb_a)
+        _lower_bounds(C, sp.radius, sb0, sb1, bounds[a], bd.radius[a], lb_b)
         best = _sphere_sphere(C, sp.radius, sa0 + np.argmin(lb_a[:sa1 - sa0]), sb0 + np.argmin(lb_b[:sb1 - sb0]),
                               best, xa, xb, n)
-    nn = np.empty(3)
     gp = ct.groups
     for ga in range(bd.g0[a], bd.g1[a]):  # sphere-sphere, a group pair at a time
         for gb in range(bd.g0[b], bd.g1[b]):
@@ -155,73 +165,115 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
                     best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n)
                     if best < stop:
                         return best
-    for s in range(sa0, sa1):  # spheres of a against boxes of b
-        if bd.k1[b] == bd.k0[b] or lb_a[s - sa0] >= min(best, cap):
-            continue
-        for k in range(bd.k0[b], bd.k1[b]):
-            e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
-            reach = min(best, cap) + sp.radius[s] + bx.reach[k]
-            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
-                continue  # not within the box's bounding sphere's reach
-            d = _box_distance(C[s], BR[k], BP[k], bx.half[k], nn) - sp.radius[s]
-            if d < best:
-                best = d
-                n[:] = nn
-                xa[:] = C[s]
-                for r in range(3):
-                    xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
-                if best < stop:
-                    return best
-    for k in range(bd.k0[a], bd.k1[a]):
-        for t in range(sb0, sb1):
-            if lb_b[t - sb0] >= min(best, cap):
-                continue
-            e0, e1, e2 = C[t, 0] - BP[k, 0], C[t, 1] - BP[k, 1], C[t, 2] - BP[k, 2]
-            reach = min(best, cap) + sp.radius[t] + bx.reach[k]
-            if reach > 0.0 and e0 * e0 + e1 * e1 + e2 * e2 >= reach * reach:
-                continue
-            d = _box_distance(C[t], BR[k], BP[k], bx.half[k], nn) - sp.radius[t]
-            if d < best:
-                best = d
-                for r in range(3):
-                    n[r] = -nn[r]
-                    xa[r] = C[t, r] - (d + sp.radius[t]) * nn[r]
-                xb[:] = C[t]
+    if bd.k1[b] > bd.k0[b]:  # b's boxes (a pair never holds boxes on side a: CollisionModel orders it so)
+        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], stop, cap)  # lb_b: free here
     return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap):
+    """Body a's spheres against body b's boxes, a group of a's spheres at a time: the group nearest to the box
+    first, then each other group unless its bounding sphere cannot come closer than the best so far (the box
+    distance is 1-Lipschitz, so distance(group centre) - group radius bounds every sphere of the group)."""
+    sp, bx, bd, gp = ct.spheres, ct.boxes, ct.bodies, ct.groups
+    for k in range(bd.k0[b], bd.k1[b]):
+        nearest, low = -1, 1e300
+        for g in range(bd.g0[a], bd.g1[a]):
+            lower = _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g]
+            if lower < low:
+                nearest, low = g, lower
+        for visit in range(bd.g1[a] - bd.g0[a]):
+            g = nearest if visit == 0 else bd.g0[a] + visit - (1 if bd.g0[a] + visit <= nearest else 0)
+            if _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g] >= min(best, cap):
+                continue
+            for s in range(gp.s0[g], gp.s1[g]):
+                d = _box_distance(C, s, BR, BP, bx.half, k, nn) - sp.radius[s]
+                if d < best:
+                    best = d
+                    for r in range(3):
+                        n[r] = nn[r]
+                        xa[r] = C[s, r]
+                        xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
+                    if best < stop:
+                        return best
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _placed(R, p, ct, C, placed, a, b):
+    """The sphere centres of bodies a and b in C, placed where not yet done for this configuration."""
+    sp, bd = ct.spheres, ct.bodies
+    for body in (a, b):
+        if placed[body]:
+            continue
+        placed[body] = 1
+        for s in range(bd.s0[body], bd.s1[body]):
+            l = sp.link[s]
+            x, y, z = sp.centre[s, 0], sp.centre[s, 1], sp.centre[s, 2]
+            if l < 0:
+                C[s, 0], C[s, 1], C[s, 2] = x, y, z
+                continue
+            for r in range(3):
+                C[s, r] = p[l, r] + R[l, r, 0] * x + R[l, r, 1] * y + R[l, r, 2] * z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _boxes_lower_bound(bounds, a, radius, BR, BP, half, k0, k1, normal):
+    """A lower bound of the distance from body a (its bounding sphere: centre bounds[a], radius) to boxes
+    [k0, k1): the box distance of the centre less the radius (the box distance is 1-Lipschitz); normal: scratch."""
+    low = 1e300
+    for k in range(k0, k1):
+        low = min(low, _box_distance(bounds, a, BR, BP, half, k, normal) - radius)
+    return low
+
+
+@njit(cache=True, nogil=True)
+def _scratch(L, ct):
+    """The per-call buffers of the kernels below: link frames R (L, 3, 3), p (L, 3); sphere centres C, box
+    frames BR, BP, body bounds and group centres in the base frame; witnesses xa, xb, n (3,); the per-sphere
+    lower bounds lb_a, lb_b (as long as the largest body's sphere count); and per body whether its sphere centres
+    are placed for the current configuration (N,) uint8."""
+    S, K, N, G = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0], ct.groups.link.shape[0]
+    bd = ct.bodies
+    most = 3  # at least 3: lb_b doubles as a normal buffer in the sphere-box loop
+    for j in range(bd.s0.shape[0]):
+        most = max(most, bd.s1[j] - bd.s0[j])
+    return (np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)),
+            np.empty((N, 3)), np.empty((G, 3)), np.empty(3), np.empty(3), np.empty(3), np.empty(most), np.empty(most),
+            np.zeros(N, dtype=np.uint8))
 
 
 @njit(cache=True, nogil=True)
 def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
-    """Distances (B, P), gradients (B, P, n_dofs) (zeros unless with_gradient) and closest sphere/box
-    witnesses for q (B, n_dofs). A pair whose bounding spheres are more than ``cutoff`` [m] apart gets the
-    bounding spheres' distance (a lower bound of its own) and their gradient."""
+    """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
+    not closer than ``cutoff`` [m] gets a lower bound of its distance that is >= cutoff (the bounding spheres'
+    distance, or the cutoff) and a zero gradient; spheres that cannot come within the cutoff are not
+    measured."""
     B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
-    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
     dist = np.empty((B, P))
     grad = np.zeros((B, P, nd if with_gradient else 0))
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
-    GC = np.empty((ct.groups.link.shape[0], 3))
-    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
-    most = 1
-    for j in range(bd.s0.shape[0]):
-        most = max(most, bd.s1[j] - bd.s0[j])
-    lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
+        placed[:] = 0
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
             lower = cc - bd.radius[a] - bd.radius[b]
-            if lower > cutoff:
-                dist[i, j] = lower
-                xa[:], xb[:] = bounds[a], bounds[b]
-                n[0], n[1], n[2] = d0 / cc, d1 / cc, d2 / cc
-            else:
-                dist[i, j] = _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, 1e300)
+            if lower <= cutoff and bd.s1[b] == bd.s0[b]:  # b only boxes: a's bounding sphere against each box
+                lower = max(lower, _boxes_lower_bound(bounds, a, bd.radius[a], BR, BP, ct.boxes.half, bd.k0[b],
+                                                      bd.k1[b], n))
+            if lower <= cutoff:
+                _placed(R, p, ct, C, placed, a, b)
+            d = lower if lower > cutoff else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300,
+                                                   cutoff)
+            if d >= cutoff:  # not below the cutoff: a lower bound, and no gradient
+                dist[i, j] = max(lower, cutoff)
+                continue
+            dist[i, j] = d
             if with_gradient:
                 _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
                 _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
@@ -233,25 +285,19 @@ def clear_kernel(q, fk, ct, min_distance):
     """(B,) uint8: 1 where every pair of q (B, n_dofs) is at least ``min_distance`` [m] apart by the spheres;
     a configuration stops at its first pair found closer."""
     B, L = q.shape[0], fk.parent.shape[0]
-    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
     clear = np.ones(B, dtype=np.uint8)
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
-    GC = np.empty((ct.groups.link.shape[0], 3))
-    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
-    most = 1
-    for j in range(bd.s0.shape[0]):
-        most = max(most, bd.s1[j] - bd.s0[j])
-    lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
+        placed[:] = 0
         for j in range(ct.pairs.a.shape[0]):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b] >= min_distance:
                 continue
+            _placed(R, p, ct, C, placed, a, b)
             if _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance) < min_distance:
                 clear[i] = 0
                 break
@@ -263,25 +309,20 @@ def minima_kernel(q, fk, ct, near):
     """Over the configurations q (B, n_dofs): each pair's smallest distance where it is below ``near`` [m]
     (else some value >= near) and how often it is <= 0. Returns ((1, P) float, (1, P) int64)."""
     B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
-    S, K, N = ct.spheres.link.shape[0], ct.boxes.link.shape[0], ct.bodies.link.shape[0]
     low = np.full((1, P), 1e300)
     contacts = np.zeros((1, P), dtype=np.int64)
-    R, p = np.empty((L, 3, 3)), np.empty((L, 3))
-    C, BR, BP, bounds = np.empty((S, 3)), np.empty((K, 3, 3)), np.empty((K, 3)), np.empty((N, 3))
-    GC = np.empty((ct.groups.link.shape[0], 3))
-    xa, xb, n = np.empty(3), np.empty(3), np.empty(3)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
-    most = 1
-    for j in range(bd.s0.shape[0]):
-        most = max(most, bd.s1[j] - bd.s0[j])
-    lb_a, lb_b = np.empty(most), np.empty(most)
     for i in range(B):
         frames_one(q[i], fk, R, p)
         _place(R, p, ct, C, BR, BP, bounds, GC)
+        placed[:] = 0
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
             lower = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b]
+            if lower < near:
+                _placed(R, p, ct, C, placed, a, b)
             d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
             if d < low[0, j]:
                 low[0, j] = d

@@ -11,6 +11,7 @@ from app.collision._kernels import clear_kernel, distances_kernel, minima_kernel
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
 from app.collision.world import World, box_frame, held_spheres
+from app.errors import InputError
 from app.kinematics.model import KinematicModel
 from app.threads import chunked
 
@@ -23,7 +24,10 @@ class CollisionModel:
         pair_excess: excess_a + excess_b [m] per pair: the sphere distance is at most this below the true one.
     """
 
-    def __init__(self, model: KinematicModel, robot: RobotSpheres, world: World | None = None):
+    def __init__(self, model: KinematicModel, robot: RobotSpheres, world: World | None = None,
+                 self_pairs: Sequence[tuple[str, str]] | None = None):
+        """``self_pairs``: the robot's link pairs to check (None: the sampled ones, ``robot.pairs``); a pair
+        naming a link without collision geometry is left out (nothing of it can touch)."""
         self.model, self.robot, self.world = model, robot, world or World()
         self._bodies: list[tuple] = []  # (name, link index, spheres (k, 4), boxes [(R, p, half)], excess)
         for name in model.link_names:
@@ -31,7 +35,8 @@ class CollisionModel:
                 self._bodies.append((name, model.link_index(name), robot.spheres.get(name, np.zeros((0, 4))),
                                      robot.boxes.get(name, []), robot.excess.get(name, 0.0)))
         index = {b[0]: i for i, b in enumerate(self._bodies)}
-        pairs = [(index[a], index[b]) for a, b in robot.pairs]
+        chosen = robot.pairs if self_pairs is None else self_pairs
+        pairs = [(index[a], index[b]) for a, b in chosen if a in index and b in index and a != b]
         pairs += self._world_bodies(index)
         self.pair_names = tuple((self._bodies[a][0], self._bodies[b][0]) for a, b in pairs)
         self.pair_excess = np.array([self._bodies[a][4] + self._bodies[b][4] for a, b in pairs])
@@ -93,6 +98,9 @@ class CollisionModel:
             cen.append(c); rad.append(r)
         # a pair holds boxes on one side at most: put the boxes' body second
         pairs = [(b, a) if k1[a] > k0[a] else (a, b) for a, b in pairs]
+        both = [(self._bodies[a][0], self._bodies[b][0]) for a, b in pairs if k1[a] > k0[a]]
+        if both:  # the kernel measures spheres against boxes, never box against box
+            raise InputError(f"pairs of two bodies with boxes cannot be checked: {both[:3]}")
         i64 = np.int64
         return CollisionTables(
             SphereSet(frozen(sl, i64), frozen(np.reshape(sc, (-1, 3))), frozen(sr)),
@@ -115,7 +123,7 @@ class CollisionModel:
 
         Args:
             q: Joint positions. Shape (..., n_dofs).
-            cutoff: [m] pairs whose bounding spheres are farther apart report that (smaller) distance.
+            cutoff: [m] a pair not closer than this reports a lower bound >= cutoff and a zero gradient (cheaper).
         Returns:
             ``(d, J)``: d (..., P) [m], a lower bound of the true distance of each pair's shapes;
             J (..., P, n_dofs) = dd/dq [m/rad or m/m] (shape (..., P, 0) without gradients).

@@ -56,13 +56,13 @@ def _candidates(hull: ConvexMesh, reach: float) -> tuple[np.ndarray, np.ndarray]
 def _cover(points: np.ndarray, tris: np.ndarray, cands: np.ndarray, radius: np.ndarray) -> list[int]:
     """Candidates chosen greedily until every triangle has its three corners inside one of them ([] if the
     cap MAX_SPHERES is reached first)."""
-    inside = np.empty((len(points), len(cands)), dtype=bool)
-    for a in range(0, len(points), 256):
-        d2 = ((points[a:a + 256, None, :] - cands[None]) ** 2).sum(-1)
-        inside[a:a + 256] = d2 <= radius[None] ** 2
+    # |p - c|^2 = |p|^2 + |c|^2 - 2 p.c as one matrix product (a rounding error here only changes which sphere
+    # a triangle is assigned to: the radii are grown to the assigned corners afterwards)
+    d2 = (points * points).sum(1)[:, None] + (cands * cands).sum(1)[None] - 2.0 * (points @ cands.T)
+    inside = d2 <= (radius * radius)[None]
     covers = inside[tris[:, 0]] & inside[tris[:, 1]] & inside[tris[:, 2]]
     left = np.ones(len(tris), dtype=bool)
-    gain = covers.sum(axis=0)
+    gain = np.count_nonzero(covers, axis=0)
     chosen: list[int] = []
     while left.any() and len(chosen) < MAX_SPHERES:
         best = int(gain.argmax())
@@ -71,7 +71,7 @@ def _cover(points: np.ndarray, tris: np.ndarray, cands: np.ndarray, radius: np.n
         chosen.append(best)
         newly = np.flatnonzero(left & covers[:, best])
         left[newly] = False
-        gain -= covers[newly].sum(axis=0)
+        gain -= np.count_nonzero(covers[newly], axis=0)
     return [] if left.any() else chosen
 
 

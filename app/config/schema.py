@@ -42,6 +42,7 @@ class VideoSection:
     axis_length: float = 0.08  # [m] of the target frames drawn (at least 1/16 of the picture's height)
     camera: str | None = None  # a named camera of the scene (cameras:) to film from, in environment follow_env
     # (0 if unset; a camera on a link follows that environment's link); None: the scene camera
+    show_spheres: bool = False  # draw the collision model's link spheres (app.collision) over the robot (debugging)
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """Rate, size (its own or the scene camera's: then the scene's key is named), the memory the frames take,

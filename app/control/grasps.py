@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from app.collision.checker import CollisionModel
 from app.ik.prepared import PoseIK
 from app.ik.solver import IKOptions
 from app.kinematics.base_frame import BaseFrame
@@ -46,7 +47,7 @@ class GraspGeometry(NamedTuple):
 
 
 class GraspPlan(NamedTuple):
-    """Per environment (n_envs,): ``ok``; ``reason`` '' or 'ungraspable' / 'unreachable'; the chosen
+    """Per environment (n_envs,): ``ok``; ``reason`` '' or 'ungraspable' / 'unreachable' / 'collision'; the chosen
     candidate's ``yaw_offset`` (closing direction relative to the object's yaw) [rad], ``depth`` [m] below
     the top, ``tilt`` [rad], ``width`` [m] across the fingers, ``score``; ``q`` (n_envs, 5, n_dofs): its IK
     solutions at POSES; ``n_candidates`` and how many were reachable (n_envs,)."""
@@ -114,10 +115,14 @@ def grasp_poses(geo: GraspGeometry, obj_pos: np.ndarray, yaw: np.ndarray, depth:
 def rank_grasps(model, ee_link: str, base: BaseFrame, geo: GraspGeometry, obj_pos: np.ndarray,
                 obj_quat: np.ndarray, place_pos: np.ndarray, q_now: np.ndarray, max_opening: float,
                 approach_axis: str, closing_axis: str, arm_dofs: np.ndarray | None = None,
-                solver: PoseIK | None = None) -> GraspPlan:
+                solver: PoseIK | None = None, collision: CollisionModel | None = None,
+                min_distance: float = 0.0) -> GraspPlan:
     """Rank every candidate of every environment in one batched IK call. obj_pos, place_pos (n_envs, 3),
     obj_quat (n_envs, 4) wxyz, q_now (n_envs, n_dofs); max_opening: the open fingers' gap [m]; arm_dofs:
-    the DOFs judged for margins and distance (default all; a gripper's fingers are not the arm's)."""
+    the DOFs judged for margins and distance (default all; a gripper's fingers are not the arm's).
+    ``collision``: a candidate whose solution at any pose brings a checked pair (the table, boxes, the arm
+    itself; not the object) closer than ``min_distance`` [m] by the spheres is rejected (reason 'collision'
+    where every reachable candidate was)."""
     yaw_off, depth, tilt, width = candidates(geo)
     n_envs, C = len(obj_pos), len(yaw_off)
     yaw = object_yaw(obj_quat)[:, None] + yaw_off[None]
@@ -130,15 +135,19 @@ def rank_grasps(model, ee_link: str, base: BaseFrame, geo: GraspGeometry, obj_po
     q = res.q.reshape(n_envs, C, len(POSES), -1)
     reach = res.converged.reshape(n_envs, C, len(POSES)).all(axis=2)
     fits = width < max_opening - WIDTH_MARGIN
+    clear = np.ones_like(reach) if collision is None else \
+        collision.clear(res.q, min_distance).reshape(n_envs, C, len(POSES)).all(axis=2)
     arm = np.arange(model.n_dofs) if arm_dofs is None else np.asarray(arm_dofs)
-    score = _scores(model, ee_link, q, q_now, tilt, arm) - np.where(reach & fits[None], 0.0, np.inf)
+    usable = reach & fits[None] & clear
+    score = _scores(model, ee_link, q, q_now, tilt, arm) - np.where(usable, 0.0, np.inf)
     best = np.argmax(score, axis=1)
     ok = np.isfinite(score[np.arange(n_envs), best])
-    reason = ["" if o else ("ungraspable" if not fits.any() else "unreachable") for o in ok]
+    reason = ["" if o else "ungraspable" if not fits.any() else "collision" if (reach[e] & fits).any()
+              else "unreachable" for e, o in enumerate(ok)]
     pick = lambda a: a[best]  # noqa: E731
     return GraspPlan(ok, reason, pick(yaw_off), pick(depth) * 2 * geo.half[2], pick(tilt), pick(width),
                      np.where(ok, score[np.arange(n_envs), best], -np.inf), q[np.arange(n_envs), best], C,
-                     (reach & fits[None]).sum(axis=1))
+                     usable.sum(axis=1))
 
 
 def _scores(model, ee_link: str, q: np.ndarray, q_now: np.ndarray, tilt: np.ndarray, arm: np.ndarray) -> np.ndarray:

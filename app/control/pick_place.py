@@ -103,7 +103,8 @@ class PickPlaceSequencer:
             base's BaseFrame. geometry: the object's GraspGeometry (its heights set from the task here).
         place_xy: (n_envs, 2) [m]; rest_z: the object's resting centre height [m] (its start).
         max_opening: the open fingers' gap [m]; axes: (approach_axis, closing_axis) of the end effector;
-        arm_dofs: the DOFs the arm controller moves.
+        arm_dofs: the DOFs the arm controller moves. collision: a CollisionModel (the table, boxes, the arm) that
+            grasp candidates must clear by ``min_distance`` [m] at every pose (None: not checked).
     """
 
     n_targets = 1
@@ -111,13 +112,14 @@ class PickPlaceSequencer:
 
     def __init__(self, task: PickPlaceMotion, model, ee_link: str, base, geometry: GraspGeometry,
                  place_xy: np.ndarray, rest_z: np.ndarray, max_opening: float, axes: tuple[str, str],
-                 arm_dofs: np.ndarray):
+                 arm_dofs: np.ndarray, collision=None, min_distance: float = 0.0):
         self.task, self.model, self.ee_link, self.base = task, model, ee_link, base
         self.geo = geometry._replace(approach_height=task.approach_height, lift_height=task.lift_height,
                                      depths=task.grasp_depths, tilts=task.grasp_tilts, n_yaws=task.grasp_yaws)
         n = len(place_xy)
         self.place = np.column_stack([place_xy, np.asarray(rest_z, dtype=float).reshape(n)])
         self.max_opening, self.axes, self.arm_dofs = max_opening, axes, arm_dofs
+        self.collision, self.min_distance = collision, min_distance
         self.log = PickLog(n)
         self.closing = np.zeros(n)
         self.plan: GraspPlan | None = None
@@ -188,7 +190,8 @@ class PickPlaceSequencer:
     def _plan(self, envs: np.ndarray, t: float, obs: Observation) -> None:
         """Rank the grasps of ``envs`` (one batched IK call), then pre-grasp or fail each of them."""
         plan = rank_grasps(self.model, self.ee_link, self.base, self.geo, obs.obj_pos[envs], obs.obj_quat[envs],
-                           self.place[envs], obs.q[envs], self.max_opening, *self.axes, arm_dofs=self.arm_dofs)
+                           self.place[envs], obs.q[envs], self.max_opening, *self.axes, arm_dofs=self.arm_dofs,
+                           collision=self.collision, min_distance=self.min_distance)
         if self.plan is None:
             self.plan = plan
         else:

@@ -41,8 +41,8 @@ def _closed_form_plan(model, link, ik_kwargs: dict):
     if any(k in ik_kwargs for k in ("pos_mask", "local_point", "dofs_idx_local")):
         return None, None
     mask = np.asarray(ik_kwargs.get("rot_mask", (True, True, True)), dtype=bool).reshape(-1)
-    if mask.shape != (3,) or mask.sum() not in (1, 3):
-        return None, None
+    if mask.shape != (3,) or mask.sum() not in (1, 3) or (mask.sum() == 1 and "frame_rotation" in ik_kwargs):
+        return None, None  # (a masked axis in a rotated frame is not the link axis the spins turn about)
     return certified_arm(model, model.link_index(link)), (None if mask.all() else np.eye(3)[int(mask.argmax())])
 
 

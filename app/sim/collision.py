@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pybullet as pb
 
+from app.collision import CollisionModel
 from app.ik.limits.distance import CollisionPairs, DistanceRows
 
 
@@ -104,3 +105,12 @@ def min_distance(robot, box_ids: Sequence[int], env: int, max_distance: float = 
          for pt in pb.getClosestPoints(body.body_id, bid, max_distance, physicsClientId=client)
          if not movable_only or pt[3] in robot.movable_pb_links]
     return min(d) if d else float("inf")
+
+
+def referee_pairs(collision: CollisionModel, detection_distance: float = 0.05) -> CollisionPairs:
+    """The pairs a sphere collision model watches, for PyBullet to measure on the real geometry (the referee of
+    sphere rows): its world boxes against every link, and its robot link pairs."""
+    boxes = tuple(b.name for b in collision.world.boxes)
+    held = () if collision.world.held is None else (collision.world.held.name,)
+    self_pairs = tuple(p for p in collision.pair_names if not set(p) & set(boxes + held))
+    return CollisionPairs(boxes, self_pairs, detection_distance, max_rows=10_000)

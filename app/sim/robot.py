@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pybullet as pb
 
+from app.collision import CollisionModel
 from app.errors import AppError, InputError, UnknownNameError
 from app.ik.limits.distance import CollisionPairs, DistanceRows
 from app.ik.model import RobotModel
@@ -20,6 +21,7 @@ from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import RobotDescription, read_robot
 from app.sim.collision import distance_rows
+from app.sim.sphere_world import inverse_kinematics_avoiding, sphere_model
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.loader import LoadedBody, load_body, simulator_file
@@ -57,6 +59,9 @@ class Robot:
         self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
         self.released_pairs: list[frozenset[tuple[str, str]]] = []  # per environment: self pairs left unwatched
         self.closed = False  # set by scene.close()
+        self.box_ids: dict[str, list[int]] = {}
+        self.box_specs: tuple = ()
+        self._sphere_models: dict[tuple, CollisionModel] = {}
         self.contact_pairs: tuple[tuple[str, str], ...] = ()  # self pairs that touch physically (collide_arms)
 
     # ------------------------------------------------------------------ building and names
@@ -67,11 +72,13 @@ class Robot:
             raise InputError("collide_arms must come before scene.build")
         self.contact_pairs = cross_arm_pairs(self.model, list(ee_links)) if len(ee_links) > 1 else ()
 
-    def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None) -> None:
+    def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None,
+              box_specs: Sequence = ()) -> None:
         """Load one body per environment origin (world frame) and hold it at the mid-point of its limits;
-        ``box_ids`` are the scene's static boxes (one body per environment each) for distance rows."""
+        ``box_ids`` are the scene's static boxes (one body per environment each) for distance rows, ``box_specs``
+        their BoxSpecs (for the sphere collision model)."""
         self.env_origins, self.batched = np.asarray(env_origins, dtype=float), batched
-        self.box_ids = dict(box_ids or {})
+        self.box_ids, self.box_specs = dict(box_ids or {}), tuple(box_specs)
         with simulator_file(self.model, self._text, self.urdf, self.package_dirs) as file:
             flags = SELF_COLLISION_FLAGS if self.contact_pairs else 0
             self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat,
@@ -292,6 +299,21 @@ class Robot:
         """app.control.robot.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""
         return distance_rows(self, pairs, q, self.box_ids)
 
+    @property
+    def description_text(self) -> str:
+        """The robot description as loaded (URDF text)."""
+        return self._text
+
+    def sphere_model(self, boxes: Sequence[str] | None = None,
+                     self_pairs: Sequence[tuple[str, str]] | None = None) -> CollisionModel:
+        """The link spheres against the scene's boxes ``boxes`` (None: all) in the base frame, checking
+        ``self_pairs`` (None: the sampled pairs); see app.sim.sphere_world."""
+        self._require_built()
+        key = (None if boxes is None else tuple(boxes), None if self_pairs is None else tuple(map(tuple, self_pairs)))
+        if key not in self._sphere_models:  # built once per set of boxes and pairs
+            self._sphere_models[key] = sphere_model(self, boxes, self_pairs)
+        return self._sphere_models[key]
+
     # ------------------------------------------------------------------ frames
     def base_frames(self) -> tuple[np.ndarray, np.ndarray]:
         """The base pose in every environment's frame: rotation (3, 3), origin (3,)."""
@@ -344,10 +366,21 @@ class Robot:
         """Pose IK for the addressed environments, Genesis's arguments in Genesis's order (see
         app.ik.api.inverse_kinematics). ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are in each
         environment's frame, so are ``pos_mask``'s axes and the errors; ``init_qpos`` defaults to the
-        current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6))."""
+        current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6)). With
+        ``avoid_collisions=True`` (keywords ``min_distance`` [m], ``collision``: a CollisionModel, default
+        :meth:`sphere_model` of every scene box): a configuration clear of the scene's boxes and of itself, or
+        the closest miss (``return_info``: a CollisionFreeResult with collision_free and the closest pair)."""
         if "local_points" in kwargs:
             raise InputError("inverse_kinematics takes local_point (one point on the link); "
                              "local_points is inverse_kinematics_multilink's")
+        if kwargs.pop("avoid_collisions", False):  # against the scene's boxes: app.sim.sphere_world
+            name = link.name if isinstance(link, Link) else link
+            genesis = {"pos_tol": pos_tol, "rot_tol": rot_tol, "max_solver_iters": max_solver_iters}
+            kwargs.update({k: v for k, v in genesis.items() if v is not None})
+            if tuple(rot_mask) != (True, True, True):
+                kwargs["rot_mask"] = rot_mask
+            result = inverse_kinematics_avoiding(self, name, pos, quat, init_qpos, envs_idx, kwargs)
+            return result if return_info else result.q
         genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
                    max_step_size, dofs_idx_local)
         result = solve_in_envs(self, [link], [] if pos is None else [pos], [] if quat is None else [quat],

@@ -186,7 +186,7 @@ class Scene:
             obj.build(self.env_origins, n_envs is not None)
             self.box_ids[obj.name] = obj.body_ids  # watched by distance rows like the boxes
         for robot in self.robots:
-            robot.build(self.env_origins, batched=n_envs is not None, box_ids=self.box_ids)
+            robot.build(self.env_origins, batched=n_envs is not None, box_ids=self.box_ids, box_specs=self.boxes)
         self.built = True
         for frame in self.markers:
             self._materialize(frame)

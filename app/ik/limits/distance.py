@@ -41,6 +41,18 @@ class DistanceRows:
     def empty(cls, n_dofs: int) -> DistanceRows:
         return cls(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3, n_dofs)), np.zeros((0, 3, n_dofs)))
 
+    @classmethod
+    def from_gradients(cls, distance: np.ndarray, gradient: np.ndarray, labels: Sequence[str] = (),
+                       env: np.ndarray | None = None) -> DistanceRows:
+        """Rows whose gradients dd/dq (K, n_dofs) are known already (a collision model's): stored as the
+        normal e_x with J_a's first row the gradient and J_b zero, so n^T (J_a - J_b) is the gradient."""
+        K, n = gradient.shape
+        normal = np.zeros((K, 3))
+        normal[:, 0] = 1.0
+        J_a = np.zeros((K, 3, n))
+        J_a[:, 0] = gradient
+        return cls(np.asarray(distance, dtype=float), normal, J_a, np.zeros((K, 3, n)), labels, env)
+
 
 @dataclass(frozen=True)
 class CollisionPairs:

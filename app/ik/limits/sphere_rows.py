@@ -1,0 +1,133 @@
+"""Distance rows from the link spheres (app.collision) instead of a simulator's closest points: every
+environment's checked pairs (self, arm-arm, robot-world) in one compiled call, each environment's closest
+``max_rows`` below the detection distance kept.
+
+A sphere distance is a lower bound of the true distance of the shapes it encloses (by at most the pair's
+excess), so a margin kept by these rows is kept by the real geometry too, with up to the excess to spare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from app.collision.checker import CollisionModel
+from app.ik.limits.distance import DistanceRows
+
+
+class SphereRows:
+    """Rows of a CollisionModel's pairs for a batch of environments.
+
+    Args:
+        collision: The robot's spheres with the world (boxes in the base frame) and the pairs to watch.
+        detection_distance: Pairs farther than this [m] give no row.
+        max_rows: At most this many rows per environment (closest first).
+    """
+
+    def __init__(self, collision: CollisionModel, detection_distance: float = 0.15, max_rows: int = 10):
+        self.collision = collision
+        self.detection_distance, self.max_rows = float(detection_distance), int(max_rows)
+        self._index = {pair: k for k, pair in enumerate(collision.pair_names)}
+        self._index.update({(b, a): k for (a, b), k in list(self._index.items())})
+
+    def __repr__(self) -> str:
+        return f"SphereRows({self.collision.n_pairs} pairs, detection {self.detection_distance} m)"
+
+    def rows(self, q: np.ndarray, skipped: Sequence[frozenset] | None = None) -> DistanceRows:
+        """Rows of every environment at q (n_envs, n_dofs), grouped by environment, closest first.
+
+        Args:
+            skipped: Per environment, (name a, name b) pairs left unwatched now (e.g. two grippers' fingers
+                while they hand an object over); None: none.
+        """
+        d, grad = self.collision.distances(q, with_gradient=True, cutoff=self.detection_distance)
+        watched = np.ones(d.shape, dtype=np.bool_)
+        for env, pairs in enumerate(skipped or ()):
+            for pair in pairs:
+                k = self._index.get(tuple(pair))
+                if k is not None:
+                    watched[env, k] = False
+        env, pair, normal, J_a = _select(d, grad, watched, self.detection_distance, self.max_rows)
+        return DistanceRows(d[env, pair], normal, J_a, np.zeros_like(J_a), PairNames(self.collision.pair_names, pair),
+                            env)
+
+
+@njit(cache=True)
+def _select(d, grad, watched, detection, max_rows):
+    """Each environment's closest ``max_rows`` watched pairs below ``detection`` with a nonzero gradient, closest
+    first, environments ascending: env (K,), pair (K,), and the rows as DistanceRows.from_gradients stores them
+    (normal e_x (K, 3), J_a with the gradient as its first row (K, 3, n)). d (B, P), grad (B, P, n)."""
+    B, P, n = grad.shape
+    env, pair = np.empty(B * max_rows, dtype=np.int64), np.empty(B * max_rows, dtype=np.int64)
+    K = 0
+    for i in range(B):
+        first = K
+        for j in range(P):
+            if not watched[i, j] or d[i, j] >= detection:
+                continue
+            moving = False
+            for k in range(n):
+                moving = moving or grad[i, j, k] != 0.0
+            if not moving:  # no joint changes it: a row the QP could not meet
+                continue
+            # insertion into this environment's sorted list, at most max_rows long
+            m = K - first
+            if m == max_rows and d[i, j] >= d[i, pair[K - 1]]:
+                continue
+            at = K if m < max_rows else K - 1
+            while at > first and d[i, pair[at - 1]] > d[i, j]:
+                if at < first + max_rows:
+                    pair[at] = pair[at - 1]
+                at -= 1
+            pair[at] = j
+            if m < max_rows:
+                K += 1
+        for r in range(first, K):
+            env[r] = i
+    normal = np.zeros((K, 3))
+    J_a = np.zeros((K, 3, n))
+    for r in range(K):
+        normal[r, 0] = 1.0
+        J_a[r, 0] = grad[env[r], pair[r]]
+    return env[:K].copy(), pair[:K].copy(), normal, J_a
+
+
+class PairNames(Sequence):
+    """'a|b' names of sphere rows, formatted only when read (most ticks read none)."""
+
+    def __init__(self, names: Sequence[tuple[str, str]], pair: np.ndarray):
+        self._names, self._pair = names, pair
+
+    def __len__(self) -> int:
+        return len(self._pair)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        a, b = self._names[self._pair[k]]
+        return f"{a}|{b}"
+
+
+def merge_rows(first: DistanceRows, second: DistanceRows, max_rows: int) -> DistanceRows:
+    """Two sets of rows of the same environments as one, grouped by environment, each environment's closest
+    ``max_rows`` (rows without ``env`` are environment 0's)."""
+    if len(second) == 0:
+        return first
+    if len(first) == 0:
+        return second
+    env = np.concatenate([_env(first), _env(second)])
+    distance = np.concatenate([first.distance, second.distance])
+    order = np.lexsort((distance, env))
+    env_sorted = env[order]
+    rank = np.arange(len(order)) - np.searchsorted(env_sorted, env_sorted)  # place within its environment
+    keep = order[rank < max_rows]
+    cat = lambda a, b: np.concatenate([a, b])[keep]  # noqa: E731
+    labels = [*first.labels, *second.labels]
+    return DistanceRows(distance[keep], cat(first.normal, second.normal), cat(first.J_a, second.J_a),
+                        cat(first.J_b, second.J_b), [labels[k] for k in keep], env[keep])
+
+
+def _env(rows: DistanceRows) -> np.ndarray:
+    return np.zeros(len(rows), dtype=np.int64) if rows.env is None else rows.env.astype(np.int64)

@@ -1,0 +1,145 @@
+"""The QP's collision rows from the link spheres (controller.collision_model: spheres): rows of every environment
+from one compiled call, grouped and capped as PyBullet's rows are, gradients that match finite differences of the
+sphere distance, a lower bound of PyBullet's own distance, and a QP run that keeps d_safe - 0.1 mm by PyBullet's
+measure (the referee) while the spheres drive it."""
+
+
+import numpy as np
+import pytest
+
+from app.config.loader import load_run_config
+from app.errors import ConfigError
+from app.ik.limits.distance import DistanceRows
+from app.ik.limits.sphere_rows import SphereRows, merge_rows
+from app.runner import build_scene, run_targets, simulate
+from app.sim.collision import CollisionPairs, distance_rows
+from tests.conftest import ROOT
+from tests.test_collision import two_envs  # noqa: F401 (the scene of those rows: a table, a post, two envs)
+
+
+def test_rows_are_grouped_by_environment_closest_first_and_capped(two_envs):
+    scene, robot, q = two_envs
+    rows = SphereRows(robot.sphere_model(("table", "post"), ()), 0.15, max_rows=6).rows(q)
+    assert np.all(np.diff(rows.env) >= 0) and set(rows.env.tolist()) == {0, 1}
+    for env in (0, 1):
+        d = rows.distance[rows.env == env]
+        assert 0 < len(d) <= 6 and np.all(np.diff(d) >= 0) and np.all(d < 0.15)
+    assert all("|" in label for label in rows.labels)
+
+
+def test_row_gradients_match_finite_differences_of_the_sphere_distance(two_envs):
+    _, robot, q = two_envs
+    model = robot.sphere_model(("table", "post"), ())
+    rows = SphereRows(model, 0.15, max_rows=50).rows(q)
+    G = np.einsum("ki,kin->kn", rows.normal, rows.J_a - rows.J_b)  # what the QP's row kernel forms
+    pair = {name: k for k, name in enumerate(f"{a}|{b}" for a, b in model.pair_names)}
+    eps = 1e-6
+    for r in range(len(rows)):
+        env, k = int(rows.env[r]), pair[rows.labels[r]]
+        fd = np.empty(q.shape[1])
+        for j in range(q.shape[1]):
+            dq = np.zeros(q.shape[1])
+            dq[j] = eps
+            fd[j] = (model.distances(q[env] + dq, False)[0][k] - model.distances(q[env] - dq, False)[0][k]) / (2 * eps)
+        np.testing.assert_allclose(G[r], fd, atol=1e-5)
+
+
+def test_sphere_rows_never_report_a_link_farther_than_pybullet_does(two_envs):
+    scene, robot, q = two_envs
+    rows = SphereRows(robot.sphere_model(("table", "post"), ()), 0.15, max_rows=50).rows(q)
+    truth = distance_rows(robot, CollisionPairs(obstacles=("table", "post"), detection_distance=0.3, max_rows=100),
+                          q, scene.box_ids)
+    for env, label, d in zip(rows.env, rows.labels, rows.distance):
+        measured = [t for e, name, t in zip(truth.env, truth.labels, truth.distance) if e == env and name == label]
+        # enclosing spheres: never farther apart than the shapes, and touching where the shapes intersect
+        # (penetration depths themselves differ)
+        assert measured and d <= max(min(measured), 0.0) + 1e-6, (label, d, measured)
+
+
+def test_a_cutoff_keeps_near_distances_and_bounds_far_ones_from_below(two_envs):
+    _, robot, _ = two_envs
+    model = robot.sphere_model(("table", "post"), ())
+    rng = np.random.default_rng(3)
+    q = robot.model.mid_config() + 0.6 * rng.standard_normal((200, robot.model.n_dofs))
+    exact, _ = model.distances(q, False)
+    cut, _ = model.distances(q, False, cutoff=0.05)
+    near = exact < 0.05
+    assert near.any() and (~near).any()
+    np.testing.assert_allclose(cut[near], exact[near], atol=1e-12)
+    assert np.all(cut[~near] >= 0.05 - 1e-12) and np.all(cut[~near] <= exact[~near] + 1e-12)
+
+
+def test_skipped_pairs_give_no_row_in_their_environment_only(two_envs):
+    _, robot, q = two_envs
+    sphere_rows = SphereRows(robot.sphere_model(("table", "post"), ()), 0.15, max_rows=50)
+    rows = sphere_rows.rows(q)
+    a, b = rows.labels[int(np.flatnonzero(rows.env == 1)[0])].split("|")
+    skipped = sphere_rows.rows(q, [frozenset(), frozenset({(b, a)})])
+    assert f"{a}|{b}" not in [label for e, label in zip(skipped.env, skipped.labels) if e == 1]
+    assert list(skipped.labels[:int((skipped.env == 0).sum())]) == list(rows.labels[:int((rows.env == 0).sum())])
+
+
+def test_merged_rows_keep_each_environments_closest_in_order():
+    n = 3
+    grad = np.eye(n)
+    first = DistanceRows.from_gradients(np.array([0.02, 0.05, 0.01]), grad, ["a", "b", "c"], np.array([0, 0, 1]))
+    second = DistanceRows.from_gradients(np.array([0.03, 0.001]), grad[:2], ["d", "e"], np.array([0, 1]))
+    merged = merge_rows(first, second, max_rows=2)
+    assert merged.env.tolist() == [0, 0, 1, 1]
+    assert list(merged.labels) == ["a", "d", "e", "c"] and merged.distance.tolist() == [0.02, 0.03, 0.001, 0.01]
+    np.testing.assert_array_equal(np.einsum("ki,kin->kn", merged.normal, merged.J_a - merged.J_b),
+                                  grad[[0, 0, 1, 2]])
+
+
+def test_an_unknown_collision_model_is_a_config_error_naming_the_key():
+    with pytest.raises(ConfigError, match="collision_model.*'pybullet'.*'spheres'"):
+        load_run_config(ROOT / "configs" / "qp_obstacle.yaml", {"controller.collision_model": "fcl"})
+
+
+def _refereed_run(config: str, seconds: float, pairs_of) -> tuple[float, float, dict]:
+    """A run of ``config`` with sphere rows; every control tick PyBullet measures the watched pairs
+    (``pairs_of(robot)`` -> CollisionPairs). Returns (PyBullet's smallest distance, the smallest sphere row's
+    distance, the controller config)."""
+    run = load_run_config(ROOT / "configs" / config, {"controller.collision_model": "spheres"}, duration=seconds,
+                          n_envs=1)
+    scene, robot = build_scene(run)
+    worst = {"pybullet": np.inf, "spheres": np.inf}
+    try:
+        pairs = pairs_of(robot)
+
+        def referee(k, controller, q):
+            truth = distance_rows(robot, pairs, q, scene.box_ids)
+            if len(truth):
+                worst["pybullet"] = min(worst["pybullet"], truth.distance.min())
+            worst["spheres"] = min(worst["spheres"], controller.telemetry.min_distance[-1].min())
+
+        controller, _ = simulate(run, scene, robot, run_targets(run, 1, robot=robot), on_tick=referee,
+                                 show_progress=False)
+        assert controller.spheres is not None and controller.collisions is None  # no PyBullet rows
+    finally:
+        scene.close()
+    return worst["pybullet"], worst["spheres"], run.controller
+
+
+def test_sphere_rows_keep_the_margin_by_pybullets_measure_through_table_and_block():
+    pairs_of = lambda robot: CollisionPairs(obstacles=("table", "block"), detection_distance=0.05, max_rows=100)  # noqa: E731
+    truth, spheres, cfg = _refereed_run("qp_obstacle.yaml", 4.0, pairs_of)  # the dip and the block
+    assert cfg.collision_model == "spheres"
+    assert spheres < cfg.d_safe + 0.01  # the path pressed the arm against its margin
+    assert truth >= cfg.d_safe - 1e-4 and spheres <= truth + 1e-6, (truth, spheres)
+
+
+def test_row_selection_matches_a_stable_sort_of_each_environment():
+    from app.ik.limits.sphere_rows import _select
+    rng = np.random.default_rng(7)
+    d = np.round(rng.uniform(-0.02, 0.3, (40, 12)), 2)  # ties included
+    grad = rng.standard_normal((40, 12, 5))
+    grad[rng.uniform(size=(40, 12)) < 0.1] = 0.0  # rows no joint moves
+    watched = rng.uniform(size=(40, 12)) > 0.1
+    env, pair, normal, J_a = _select(d, grad, watched, 0.15, 4)
+    for i in range(40):
+        ok = watched[i] & (d[i] < 0.15) & grad[i].any(axis=1)
+        want = [j for j in np.argsort(np.where(ok, d[i], np.inf), kind="stable")[:4] if ok[j]]
+        assert pair[env == i].tolist() == want
+    assert np.all(np.diff(env) >= 0)
+    np.testing.assert_array_equal(np.einsum("ki,kin->kn", normal, J_a), grad[env, pair])
