@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -54,7 +55,8 @@ def signals_never_lost(signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None
     Terminated) noting each signal, and put back after it (ray.init replaces SIGTERM's with sys.exit(15)); a
     signal whose exception was lost is handled again once the body ends. Python drops an exception raised in an
     at-fork callback ("Exception ignored in _releaseLock": ray.init forks its programs, and logging releases
-    its lock after each fork), and a Ctrl-C during ray.init let the run go on to its end."""
+    its lock after each fork), and a Ctrl-C during ray.init let the run go on to its end; the traceback Python
+    prints of such a lost exception (sys.unraisablehook) is left out, since the signal is handled after all."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -65,12 +67,19 @@ def signals_never_lost(signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None
         came.append(signum)
         previous[signum](signum, frame)
 
+    def lost_quietly(unraisable):  # Python would print the lost exception's traceback ("Exception ignored in")
+        if not (came and isinstance(unraisable.exc_value, BaseException)
+                and not isinstance(unraisable.exc_value, Exception)):
+            hook(unraisable)
+
     for sig, handler in previous.items():
         if callable(handler):
             signal.signal(sig, noted)
+    hook, sys.unraisablehook = sys.unraisablehook, lost_quietly
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for sig, handler in previous.items():
             if handler is not None:
                 signal.signal(sig, handler)
