@@ -29,11 +29,14 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
     scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity, solver_iterations=cfg.solver_iterations,
                   cone_friction=cfg.cone_friction)
     try:
-        if cfg.robots:
-            robot = scene.add_robots(rig_parts(cfg), cfg.robot.base_pos, cfg.robot.base_quat)
+        if cfg.robots:  # the description the loader read and parsed (scene_config.description), used as it is
+            robot = scene.add_robots(rig_parts(cfg), cfg.robot.base_pos, cfg.robot.base_quat,
+                                     description=cfg.description)
         else:
             robot = scene.add_robot(cfg.robot.urdf, cfg.robot.base_pos, cfg.robot.base_quat, cfg.robot.package_dirs,
-                                    cfg.robot.xacro_args)
+                                    cfg.robot.xacro_args, description=cfg.description)
+        if len(cfg.robot.arms or {}) > 1:
+            robot.collide_arms(list(cfg.robot.arms.values()))
         for section in (cfg.floor, cfg.table, *cfg.obstacles):
             if section is not None:
                 scene.add_box(_box(section))

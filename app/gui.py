@@ -7,7 +7,8 @@ app.control.status) and a text line for the selected one (errors, status, constr
 The window stays open after the run's duration, holding the last target, until the user quits (q, ESC
 or closing the window); then the report and plot are written as a headless run writes them.
 In a pick-and-place the x and y sliders move the selected environment's place target instead, ``e`` picks
-again there, and the text line gives the phase and the gripper's state.
+again there, and the text line gives the phase and the gripper's state. ``m`` cycles the view through the
+scene's named cameras (app.sim.camera_views: the window at the camera, its exact picture in the preview pane).
 Keys avoid PyBullet's own (a c d g i j k l o p s v w, F1, ESC): ``p`` is PyBullet's (it starts a profile).
 """
 
@@ -28,9 +29,12 @@ from app.control.motions import TargetGenerator, Targets
 from app.errors import AppError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, rpy_to_matrix
 from app.render.outputs import OutputSet
+from app.run_report import target_labels
 from app.runner import _write_plot, _write_report, abandon, final_state, report_dict, run_targets, simulate, \
     task_links
 from app.build import build_scene
+from app.sim.camera_views import CameraViews
+from app.sim.cameras import stream_of
 from app.sim.camera import save_window_view
 from app.sim.scene import display_available
 from app.sim.window import StatusLights, Window
@@ -39,7 +43,9 @@ log = logging.getLogger(__name__)
 KEYS = (  # key, what it does (printed at start, shown in the window with h)
     (" ", "space: pause / resume"), ("n", "n: one step while paused"), ("r", "r: reset the arms"),
     ("[", "[ / ]: previous / next environment"), ("]", None), ("f", "f: camera follows the selected environment"),
-    ("e", "e: pick again in the selected environment (pick-and-place)"), ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
+    ("e", "e: pick again in the selected environment (pick-and-place)"),
+    ("m", "m: view from the scene's next named camera (cameras:; preview pane), then the free view"),
+    ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
 )
 HELP = [text for _, text in KEYS if text]
 DRAW_EVERY = 8  # physics steps between redraws of frames, lights and text (30 Hz at 240 Hz)
@@ -78,6 +84,7 @@ class GuiSession:
         self.k, self.controller = 0, None
         self._wall0 = time.perf_counter()
         self.window.look_at(scene.env_origins[0] + np.asarray(run.scene_config.camera.target))
+        self.views = CameraViews(scene, robot, [stream_of(c) for c in run.scene_config.cameras])
 
     # ------------------------------------------------------------------ keys
     def handle_key(self, key: int) -> None:
@@ -98,6 +105,14 @@ class GuiSession:
         elif key == ord("e") and getattr(self.targets, "feedback", False):
             self.targets.restart([self.selected])
             log.info("environment %d: picking again", self.selected)
+        elif key == ord("m") and not self.views.streams:
+            log.info("the scene has no named cameras (cameras:) to view from")
+        elif key == ord("m"):
+            name = self.views.cycle()
+            log.info("view from %s", name or "the free camera")
+            if name is None and self.window.open:
+                self.window.hide_preview()
+                self._look_at_selected()
         elif key == ord("h"):
             self.show_help = not self.show_help
         elif key == ord("q"):
@@ -186,7 +201,9 @@ class GuiSession:
         for i in range(1 + len(HELP)):  # one text item per line (PyBullet draws one line each), centred
             self.window.text(f"line{i}", [lines[i] if i < len(lines) else ""], top - [0.0, 0.0, 0.032 * i * dist / 0.9],
                              rgb=(0.6, 0.0, 0.0) if i == 0 else (0.05, 0.05, 0.05), size=1.0)
-        if self.follow:
+        if self.views.name is not None:
+            self.views.show(self.window, np.asarray(self.q_last).reshape(self.robot.n_envs, -1)[self.selected], origin)
+        elif self.follow:
             self._look_at_selected()
 
     def status_line(self, controller, status: np.ndarray) -> str:
@@ -199,7 +216,9 @@ class GuiSession:
         bound = f" | at bound: {int(tel.n_active[-1][e])}" + (f" ({', '.join(names[:3])})" if names else "")
         held = " | paused" if self.paused else ""
         after = " | holding the last target" if self.scene.t >= self.run.duration else ""
-        return (f"env {e} | {label} | pos {tel.pos_err[-1][e] * 1e3:.2f} mm | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
+        after += f" | view {self.views.name}" if self.views.name else ""
+        pos = position_text(tel, e, target_labels(self.run))
+        return (f"env {e} | {label} | pos {pos} | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
                 f" deg{bound}{self._pick_text(e)}{held}{after}")
 
     def _pick_text(self, e: int) -> str:
@@ -214,6 +233,14 @@ class GuiSession:
         code = int(motion.log.codes()[e])
         holding = ", holding" if Phase.LIFT <= motion.log.phase[e] <= Phase.PLACE else ""
         return f" | {code_label(code)} | {width}{holding}"
+
+
+def position_text(tel, e: int, names: tuple[str, ...]) -> str:
+    """Environment e's latest position error: '1.20 mm', or per arm 'left 1.20 mm, right 0.80 mm' where the task
+    moves named arms (``names``, one per target; app.run_report.target_labels)."""
+    if not names or not tel.pos_err_links:
+        return f"{tel.pos_err[-1][e] * 1e3:.2f} mm"
+    return ", ".join(f"{name} {err * 1e3:.2f} mm" for name, err in zip(names, tel.pos_err_links[-1][e]))
 
 
 def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path | None = None,

@@ -10,8 +10,6 @@ from app.config.schema import ObjectSection, RunConfig
 from app.control.grasps import GraspGeometry
 from app.control.observation import Observation
 from app.control.pick_place import PickPlaceSequencer, PickPlaceMotion, draw_places
-from app.control.script import ScriptPlayer, ScriptMotion
-from app.control.motions import ArmsMotion, ArmsTargets, TargetGenerator
 from app.kinematics.base_frame import BaseFrame
 from app.sim.objects import ObjectSpec
 from app.sim.robot import Robot
@@ -51,12 +49,8 @@ def object_starts(run: RunConfig, n_envs: int) -> dict[str, tuple[np.ndarray, np
 def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarray | None = None):
     """The run's motion for ``n_envs`` environments, or for the environments ``envs`` of them (draws sliced)."""
     task, base_pos = run.task, np.array(run.scene_config.robot.base_pos)
-    if isinstance(task, ScriptMotion):
-        return ScriptPlayer(task, n_envs if envs is None else len(envs), base_pos)
-    if isinstance(task, ArmsMotion):
-        return ArmsTargets(task, n_envs, base_pos, run.seed, envs=envs)
-    if not isinstance(task, PickPlaceMotion):
-        return TargetGenerator(task, n_envs, base_pos, run.seed, envs=envs)
+    if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
+        return task.targets(n_envs, base_pos, run.seed, envs)
     pos, _ = object_starts(run, n_envs)[task.object]
     places = draw_places(task, pos[:, :2], run.seed)
     if envs is not None:

@@ -94,13 +94,14 @@ class ArmsFeedback:
     def tick(self, t: float, q: np.ndarray, dt: float) -> None:
         """At t [s], from the measured joints q (n_envs, n_dofs): observe, advance, command, release."""
         r, motion = self.robot, self.motion
-        motion.observe(t, self.observe(q))
+        seen = self.observe(q)
+        motion.observe(t, seen)
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)
         r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released]
         r.released_pairs = [self.finger_pairs if x else frozenset() for x in motion.exchanging]
-        taker = r.grippers[self.arms[TAKER]]
-        self.opening.append(taker.max_opening * (1.0 - taker.state(q).closing))
+        taker = self.arms[TAKER]
+        self.opening.append(r.grippers[taker].max_opening * (1.0 - seen[taker].closing))
 
     def telemetry(self) -> dict[str, np.ndarray]:
         return {}

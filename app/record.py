@@ -19,22 +19,22 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import shutil
 import sys
 from pathlib import Path
 
-import numpy as np
 
 from app.cli import run_cli
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
-from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert, write_act_episode
+from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert
 from app.errors import AppError
-from app.record_blocks import Block, joint_names, record_blocks
+from app.record_blocks import Block, Sink, joint_names, record_blocks
 from app.record_cameras import CameraMeta, dataset_cameras
 
 log = logging.getLogger("app.record")
-SEGMENTS = ".app-partial.segments"  # the episodes' encoded camera segments until the writer takes them
+SEGMENTS = ".app-partial.segments"  # the blocks' camera segments and ACT episode files until they are taken
 
 
 def _check_workers(workers: int, episodes: int) -> None:
@@ -58,17 +58,16 @@ def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: l
     out, fps = Path(args.out), run.video.fps
     failed = set(_failures(blocks, args.keep_failed))
     writer, meta, k_out = None, None, 0
-    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i]) for b in blocks for i, (env, e) in
+    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i], b.files[i]) for b in blocks for i, (env, e) in
                 enumerate(zip(b.envs, b.episodes))]
-    for env, e, reason, poses in episodes:
+    out.mkdir(parents=True, exist_ok=True)
+    for env, e, reason, poses, file in episodes:
         if env in failed and not args.keep_failed:
             continue
         task = f"{e.task} [failed: {reason}]" if env in failed else e.task
         e = e._replace(task=task, state=convert(e.state, "si", units), action=convert(e.action, "si", units))
-        if args.format == "act-hdf5":
-            qvel = np.gradient(e.state, axis=0) * fps
-            images = {key.rsplit(".", 1)[-1]: v for key, v in e.images.items()}
-            write_act_episode(out / f"episode_{k_out}.hdf5", e.state, qvel, e.action, images, fps, names)
+        if args.format == "act-hdf5":  # written whole by its block (app.record_blocks.act_file): moved into place
+            os.replace(file, out / f"episode_{k_out}.hdf5")
         else:
             if writer is None:
                 spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names), dataset_cameras(run))
@@ -103,9 +102,11 @@ def _main(args: argparse.Namespace) -> int:
         _check_workers(args.workers, args.episodes)
         run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
         out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
-        segments = out / SEGMENTS if args.format == "lerobot" and run.scene_config.cameras else None
+        act = args.format == "act-hdf5"
+        segments = out / SEGMENTS if act or run.scene_config.cameras else None
+        sink = Sink(segments, args.format, "trossen" if args.trossen_units else "si", tuple(joint_names(run)))
         try:
-            blocks = record_blocks(run, args.workers, args.ray_address, segments)
+            blocks = record_blocks(run, args.workers, args.ray_address, sink)
             written = _write(args, run, joint_names(run), blocks)
         finally:
             if segments is not None:

@@ -1,9 +1,10 @@
 """Episodes of a recording made in blocks of environments: each block simulated in its own PyBullet client
 (app.scale.run_shard, the environments where they stand in the whole run, draws sliced from all), cut into
 episodes, its cameras rendered (app.record_cameras) and, for LeRobot, each camera's frames encoded into an episode
-segment right there. ``python -m app.record --workers W`` runs the blocks on Ray workers as app.sweep runs its
-episodes (app.scale.run_everywhere) and gets back small records (segment files, stats, poses); with one worker the
-one block runs in this process and Ray is never imported."""
+segment right there; for ACT HDF5 each episode is written whole there (images compressed). ``python -m app.record
+--workers W`` runs the blocks on Ray workers as app.sweep runs its episodes (app.scale.run_everywhere) and gets
+back small records (file names, stats, poses), never raw frames; with one worker the one block runs in this process
+and Ray is never imported."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import numpy as np
 from app.config.robots import robot_model
 from app.config.schema import RunConfig
 from app.control.status import reached
-from app.dataset import EncodedVideo, EpisodeFrames
+from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video import encode_segment
@@ -25,12 +26,26 @@ from app.scale import run_shard
 
 class Block(NamedTuple):
     """One block's episodes in environment order: envs (k,), episodes (SI units), outcomes (success, reason),
-    poses (per episode: link camera name -> (n, 7))."""
+    poses (per episode: link camera name -> (n, 7)); files: per episode its finished ACT HDF5 file (in the
+    recording's scratch folder, to be moved into place), or None (LeRobot: the writer takes the episode)."""
 
     envs: np.ndarray
     episodes: list[EpisodeFrames]
     outcomes: list[tuple[bool, str]]
     poses: list[dict]
+    files: list[str | None]
+
+
+class Sink(NamedTuple):
+    """Where a block's episodes go: ``folder`` the recording's scratch folder (on the workers' file system) or
+    None; ``format`` 'lerobot' (each camera encoded into an mp4 segment there) or 'act-hdf5' (each episode written
+    there whole, its images compressed: only file names travel back); ``units`` 'si' or 'trossen'; ``names`` the
+    state's names."""
+
+    folder: Path | None
+    format: str = "lerobot"
+    units: str = "si"
+    names: tuple = ()
 
 
 def outcomes(result) -> list[tuple[bool, str]]:
@@ -48,27 +63,43 @@ def joint_names(run: RunConfig) -> list[str]:
 
 
 def record_block(item: tuple) -> Block:
-    """Item (run, envs, segments folder or None): simulate the block, cut its episodes, render and, with a
-    segments folder, encode its cameras. Module-level: it travels to Ray workers."""
-    run, envs, segments = item
+    """Item (run, envs, Sink): simulate the block, cut its episodes, render them and hand them to the sink (see
+    :class:`Sink`). Module-level: it travels to Ray workers."""
+    run, envs, sink = item
     envs = np.asarray(envs, dtype=int)
     shard = run_shard(run, envs, record_video=True)
     names, dof_map = robot_layout(list(robot_model(run.scene_config).dof_names))
     q = np.stack([f.q for f in shard.frames], axis=1)  # (k, n_frames, n_dofs)
     cameras = EpisodeCameras(run) if run.scene_config.cameras else None
-    episodes, poses = [], []
+    episodes, poses, files = [], [], []
     try:
         for i in range(len(envs)):
             state = values_from_dofs(q[i], dof_map, len(names))
             images, pose = cameras.render(shard.frames, i, run.video.fps) if cameras else ({}, {})
-            if segments is not None:
-                images = {key: _encoded(Path(segments), frames, run.video.fps) for key, frames in images.items()}
-            episodes.append(EpisodeFrames(run.task.type, state, np.vstack([state[1:], state[-1:]]), images))
+            episode = EpisodeFrames(run.task.type, state, np.vstack([state[1:], state[-1:]]), images)
+            file = None
+            if sink.folder is not None and sink.format == "act-hdf5":
+                file = str(act_file(Path(sink.folder) / f"env-{int(envs[i]):06d}.hdf5", episode, run.video.fps, sink))
+                episode = episode._replace(images={})
+            elif sink.folder is not None:
+                episode = episode._replace(images={key: _encoded(Path(sink.folder), frames, run.video.fps)
+                                                   for key, frames in images.items()})
+            episodes.append(episode)
             poses.append(pose)
+            files.append(file)
     finally:
         if cameras is not None:
             cameras.close()
-    return Block(envs, episodes, outcomes(shard.result), poses)
+    return Block(envs, episodes, outcomes(shard.result), poses, files)
+
+
+def act_file(path: Path, episode: EpisodeFrames, fps: float, sink: Sink) -> Path:
+    """The episode as an ACT HDF5 file at ``path`` in the sink's units: qvel the state's rate of change, each
+    camera's frames under its name (``observation.images.cam_high`` -> ``cam_high``)."""
+    state, action = convert(episode.state, "si", sink.units), convert(episode.action, "si", sink.units)
+    images = {key.rsplit(".", 1)[-1]: v for key, v in episode.images.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_act_episode(path, state, np.gradient(state, axis=0) * fps, action, images, fps, list(sink.names))
 
 
 def _encoded(folder: Path, frames: np.ndarray, fps: int) -> EncodedVideo:
@@ -76,14 +107,14 @@ def _encoded(folder: Path, frames: np.ndarray, fps: int) -> EncodedVideo:
     return EncodedVideo(str(encode_segment(folder, frames, fps)), n, h, w, image_stats(frames))
 
 
-def record_blocks(run: RunConfig, workers: int, address: str | None, segments: Path | None) -> list[Block]:
+def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink) -> list[Block]:
     """Every environment of ``run`` in blocks, in environment order: one block here (workers 1) or blocks over
     ``workers`` Ray workers (app.scale.blocks, app.scale.run_everywhere)."""
     n = run.n_envs or 1
     if workers <= 1:
-        return [record_block((run, np.arange(n), segments))]
+        return [record_block((run, np.arange(n), sink))]
     from app.scale import blocks, run_everywhere
 
-    items = [(run, envs, segments) for envs in blocks(n, workers)]
+    items = [(run, envs, sink) for envs in blocks(n, workers)]
     found, _ = run_everywhere(items, record_block, workers, address)
     return sorted(found, key=lambda b: int(b.envs[0]))

@@ -24,17 +24,15 @@ from app.dataset import CameraSpec
 from app.dataset.files import write_parquet
 from app.kinematics.rotations import matrix_to_quat
 from app.render.outputs import write_atomic
-from app.sim.cameras import CameraStream, SceneCameras, intrinsics
+from app.sim.cameras import SceneCameras, intrinsics, stream_of
 from app.video_job import FrameState
 
 KEY_PREFIX = "observation.images."
 
 
-def camera_streams(run: RunConfig) -> list[CameraStream]:
+def camera_streams(run: RunConfig) -> list:
     """The scene's named cameras (``cameras:``)."""
-    fields = CameraStream._fields
-    return [CameraStream(**{k: v for k, v in dataclasses.asdict(c).items() if k in fields})
-            for c in run.scene_config.cameras]
+    return [stream_of(c) for c in run.scene_config.cameras]
 
 
 def dataset_cameras(run: RunConfig) -> tuple[CameraSpec, ...]:

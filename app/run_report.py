@@ -18,6 +18,13 @@ def task_links(run: RunConfig) -> list[str]:
     return [link for _, link in motion_links(run.task, run.scene_config.robot)]
 
 
+def target_labels(run: RunConfig) -> tuple[str, ...]:
+    """Each target's name in target order: the arm whose end effector it moves, else '' (one unnamed robot)."""
+    arm_of = {link: arm for arm, link in (run.scene_config.robot.arms or {}).items()}
+    labels = tuple(arm_of.get(link, "") for link in task_links(run))
+    return labels if any(labels) else ()
+
+
 def arm_report(run: RunConfig, result, e: int) -> dict:
     """Environment e's arms, each by name: its end-effector link and final position error [m] (over the task's
     pos_mask axes of the base frame), for a robot with named arms whose end effectors the task moves."""

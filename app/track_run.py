@@ -11,7 +11,7 @@ import numpy as np
 
 from app.build import build_scene
 from app.config.loader import load_run_config
-from app.config.robots import rig_parts
+from app.config.robots import robot_description
 from app.config.schema import RunConfig
 from app.control.motions import PoseMotion
 from app.control.robot import IntegratorRobot
@@ -23,7 +23,6 @@ from app.errors import InputError
 from app.ik.model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.compose import compose_urdf
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
 from app.render.outputs import OutputSet
 from app.render.report import write_json_atomic
@@ -48,10 +47,7 @@ class QueryRobot(IntegratorRobot):
 
 def ik_model(run: RunConfig) -> RobotModel:
     """The scene's robot (or rig) as a RobotModel."""
-    s = run.scene_config
-    if s.robots:
-        return RobotModel.from_urdf_string(compose_urdf(rig_parts(s)))
-    return RobotModel.from_urdf(s.robot.urdf, s.robot.package_dirs, s.robot.xacro_args)
+    return RobotModel(robot_description(run.scene_config).spec)  # the loader's, parsed once
 
 
 def _rot_mask(text: str) -> tuple[bool, bool, bool]:

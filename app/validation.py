@@ -1,17 +1,172 @@
-"""Boundary checks for array arguments: shape, finiteness, quaternions, masks.
+"""Boundary checks, the one place for them: values of configuration sections and array arguments.
 
-Each helper raises :class:`~app.errors.InputError` with the argument's name, the
-shape or value received and what is allowed, before any numpy call can fail deep down.
+Config values (YAML sections and option dataclasses): :func:`convert` turns a value into its field's type hint
+or raises an error naming the key and what was expected; every frozen config dataclass lists its own value
+checks in a ``checks(at, ctx)`` method beside its fields, rows ``(where, ok, message)`` (``at(key)`` says
+where a key came from: the file and the key path), and :func:`raise_first` turns the first failed row into a
+ConfigError "file: key.path: message". Array arguments: each ``as_*`` helper raises
+:class:`~app.errors.InputError` with the argument's name, the shape or value received and what is allowed,
+before any numpy call can fail deep down.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import difflib
+import functools
+import math
+import os
+import types
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from app.errors import InputError
+from app.errors import ConfigError, InputError
+
+Check = tuple[str, bool, str]  # (where: "file: key.path", ok, what is allowed and what was given)
+
+
+class Where(NamedTuple):
+    """Where a section's keys came from: ``locate(path) -> "file: a.b[0].c"`` and the section's key path."""
+
+    locate: Callable[[tuple], str]
+    path: tuple = ()
+
+    def __call__(self, *keys: str | int) -> str:
+        """The location of the key ``keys`` (names or list indices) below this section."""
+        return self.locate(self.path + keys)
+
+    def sub(self, *keys: str | int) -> Where:
+        """The location of a subsection."""
+        return Where(self.locate, self.path + keys)
+
+
+def key_path(path: tuple) -> str:
+    """``("objects", 0, "mass")`` -> ``"objects[0].mass"``."""
+    out = ""
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else f".{key}" if out else str(key)
+    return out
+
+
+def in_file(name: str) -> Where:
+    """Keys of the file ``name`` (the top level)."""
+    return Where(lambda path: f"{name}: {key_path(path)}")
+
+
+class CheckContext(NamedTuple):
+    """What a section's checks may look at beyond its own fields: the run and scene being loaded, where the
+    scene's keys came from, and (in the second pass, after the robot description loaded) its kinematic model."""
+
+    run: Any
+    scene: Any
+    scene_at: Where
+    model: Any = None
+
+
+def raise_first(checks: list[Check]) -> None:
+    """ConfigError "where: message" of the first failed check."""
+    for where, ok, message in checks:
+        if not ok:
+            raise ConfigError(f"{where}: {message}")
+
+
+def finite(x: object) -> bool:
+    """A real, finite number (not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def nonzero(quat: Sequence[float]) -> bool:
+    """A quaternion with a nonzero entry."""
+    return any(quat)
+
+
+def unknown_key(key: object, valid: list[str], where: str) -> ConfigError:
+    """ConfigError for a key not among ``valid`` (with the closest valid one)."""
+    close = difflib.get_close_matches(str(key), valid, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return ConfigError(f"{where}: unknown key '{key}'{hint} valid keys: {sorted(valid)}")
+
+
+@functools.lru_cache(maxsize=None)
+def type_hints(cls: type) -> dict[str, object]:
+    """``typing.get_type_hints(cls)``, resolved once per class."""
+    return typing.get_type_hints(cls)
+
+
+def convert(hint: object, value: object, where: str, error: type[Exception] = ConfigError,
+            section: Callable | None = None) -> object:
+    """``value`` as the type ``hint`` (numbers, bools, strings, dicts, tuples, optionals; a dataclass through
+    ``section(cls, value, where)``), or ``error`` "where: expected ..., got ..."."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return convert(inner, value, where, error, section)
+    if dataclasses.is_dataclass(hint) and section is not None:
+        return section(hint, value, where)
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise error(f"{where}: expected a list, got {value!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(convert(args[0], v, f"{where}[{i}]", error, section) for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise error(f"{where}: expected a list of {len(args)} values, got {len(value)}: {value!r}")
+        return tuple(convert(a, v, f"{where}[{i}]", error, section) for i, (a, v) in enumerate(zip(args, value)))
+    return _scalar(hint, value, where, error)
+
+
+def _scalar(hint: object, value: object, where: str, error: type[Exception]) -> object:
+    """A number, bool, string or mapping ``value`` checked against ``hint``."""
+    is_bool = isinstance(value, (bool, np.bool_))
+    if hint is float:
+        if is_bool or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise error(f"{where}: expected a number, got {value!r:.80}")
+        if not math.isfinite(value):
+            raise error(f"{where}: must be a finite number, got {value!r}")
+        return float(value)
+    if hint is int:
+        if is_bool or not isinstance(value, (int, np.integer)):
+            raise error(f"{where}: expected an integer, got {value!r:.80}")
+        return int(value)
+    if hint is bool:
+        if not is_bool:
+            raise error(f"{where}: expected bool (true or false), got {value!r:.80}")
+        return bool(value)
+    if hint in (str, dict):
+        if not isinstance(value, hint):
+            raise error(f"{where}: expected {hint.__name__}, got {value!r:.80}")
+        return value
+    raise error(f"{where}: unsupported field type {hint}")  # pragma: no cover - a schema bug
+
+
+def check_types(obj: object, error: type[Exception] = InputError) -> None:
+    """Every field of dataclass ``obj`` holds a value of its annotated type (numbers finite)."""
+    for name, hint in _field_hints(type(obj)):
+        convert(hint, getattr(obj, name), name, error)
+
+
+@functools.lru_cache(maxsize=None)
+def _field_hints(cls: type) -> tuple[tuple[str, object], ...]:
+    hints = type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+def file_name_problem(name: object, suffix: str) -> str | None:
+    """Why ``name`` is not a plain, visible file name ending in ``suffix`` (None when it is)."""
+    if not isinstance(name, str) or not name.strip():
+        return f"must be a file name, got {name!r}"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return f"must be a file name without newlines or control characters, got {name!r}"
+    if "/" in name or "\\" in name or name in (".", "..") or os.path.isabs(name):
+        return f"must be a plain file name in the output folder (no folders, no absolute path), got {name!r}"
+    if not name.lower().endswith(suffix) or len(name) <= len(suffix) or name.startswith("."):
+        return f"must be a visible file name ending in {suffix}, got {name!r}"
+    return None
 
 
 def as_float_array(value: object, name: str) -> np.ndarray:

@@ -34,8 +34,10 @@ from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
+from app.run_report import target_labels
 from app.signals import signals_held
 from app.sim.camera import Camera
+from app.sim.cameras import CameraStream, SceneCameras, stream_of
 from app.threads import available_cpus
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,8 @@ class VideoSpec(NamedTuple):
     style: OverlayStyle
     env_origins: np.ndarray
     anchors: np.ndarray
+    link_camera: CameraStream | None = None  # a named camera on a robot link: the view follows it every frame
+    camera_env: int = 0  # the environment whose link carries it
 
 
 def legend() -> tuple:
@@ -80,13 +84,14 @@ class SceneRenderer:
     def __init__(self, run: RunConfig):
         self.scene, self.robot = build_scene(run, gui=False)
         self._camera: tuple | None = None
+        self._link_cameras: SceneCameras | None = None
 
     def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
         """The picture of ``state`` with its overlay. Shape (height, width, 3) uint8."""
-        v = spec.view
+        q = np.asarray(state.q, dtype=float).reshape(self.robot.n_envs, -1)
+        v = spec.view if spec.link_camera is None else self._link_view(spec, q[spec.camera_env])
         if self._camera is None or self._camera[0] is not v:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
-        q = np.asarray(state.q, dtype=float).reshape(self.robot.n_envs, -1)
         self.robot.teleport(q, np.zeros_like(q), np.arange(self.robot.n_envs))
         if state.objects is not None:
             for k, obj in enumerate(self.scene.objects.values()):
@@ -98,8 +103,22 @@ class SceneRenderer:
                                notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :])
         return draw_overlay(image, v, overlay, spec.style)
 
+    def _link_view(self, spec: VideoSpec, q: np.ndarray) -> CameraView:
+        """The link camera's view at joints q (n_dofs,) of its environment, at the video's size."""
+        if self._link_cameras is None or self._link_cameras.cameras[0] != spec.link_camera:
+            self._link_cameras = SceneCameras(self.scene, self.robot, [spec.link_camera])
+        p, R = self._link_cameras.poses(q)[spec.link_camera.name]
+        return optical_view(p + spec.env_origins[spec.camera_env], R, spec.link_camera.fov, spec.view.width,
+                            spec.view.height)
+
     def close(self) -> None:
         self.scene.close()
+
+
+def optical_view(p: np.ndarray, R: np.ndarray, fov: float, width: int, height: int) -> CameraView:
+    """The CameraView of an optical frame (x right, y down, z forward) at p (3,) with rotation R (3, 3), world
+    frame: looking along z, the picture's up along -y (any roll, straight down included)."""
+    return CameraView(p, p + R[:, 2], float(fov), int(width), int(height), tuple(-R[:, 1]))
 
 
 def frame_notes(state: FrameState) -> tuple[str, ...] | None:
@@ -263,8 +282,16 @@ class VideoJob:
 
 
 def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchors: np.ndarray) -> VideoSpec:
-    """The look of a run's video: its name as the title, overlay sizes to suit the picture."""
-    return VideoSpec(run.name, view, OverlayStyle.for_view(view, legend(), run.video.axis_length), env_origins, anchors)
+    """The look of a run's video: its name as the title, overlay sizes to suit the picture; filmed from a named
+    camera on a link (``video.camera``), the view follows that link in environment ``follow_env``."""
+    style = OverlayStyle.for_view(view, legend(), run.video.axis_length, target_labels(run))
+    return VideoSpec(run.name, view, style, env_origins, anchors, named_stream(run), run.video.follow_env or 0)
+
+
+def named_stream(run: RunConfig) -> CameraStream | None:
+    """The link camera ``video.camera`` names, as a CameraStream; None for the scene camera or a fixed one."""
+    named = [c for c in run.scene_config.cameras if c.name == run.video.camera and c.link is not None]
+    return stream_of(named[0]) if named else None
 
 
 def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np.ndarray) -> np.ndarray:
@@ -285,10 +312,16 @@ def video_view(run: RunConfig, robot, targets, env_origins: np.ndarray) -> Camer
     """The run's camera: the scene camera's line of sight, framed on every environment (or ``follow_env``)."""
     cam, v = run.scene_config.camera, run.video
     width, height = v.width or cam.width, v.height or cam.height
-    if v.camera is not None:  # a named camera, placed in its environment
+    if v.camera is not None:  # a named camera, placed in its environment (on a link: where it starts)
         named = next(c for c in run.scene_config.cameras if c.name == v.camera)
         origin = env_origins[v.follow_env or 0]
-        return CameraView(origin + named.eye, origin + named.target, named.fov, width, height)
+        if named.link is not None:
+            stream = named_stream(run)
+            q0 = np.asarray(robot.initial_qpos, dtype=float).reshape(robot.n_envs, -1)[v.follow_env or 0]
+            p, R = SceneCameras(None, robot, [stream]).poses(q0)[stream.name]
+            return optical_view(origin + p, R, named.fov, width, height)
+        return CameraView(origin + np.asarray(named.eye), origin + np.asarray(named.target), named.fov, width, height,
+                          tuple(named.up))
     if v.framing == "scene":
         return CameraView(np.array(cam.eye, dtype=float), np.array(cam.target, dtype=float), cam.fov, width, height)
     envs = np.arange(len(env_origins)) if v.follow_env is None else np.array([v.follow_env])

@@ -6,7 +6,7 @@
   multiple of real time (the replay loop alone, scene built outside the timing).
 
     python -m scripts.bench_dataset [--config configs/pick_place.yaml] [--episodes 10] [--repeats 3] [--workers 1 2]
-        [--no-replay]
+        [--format lerobot|act-hdf5] [--duration S] [--no-replay]
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="worker counts, interleaved")
+    parser.add_argument("--format", choices=("lerobot", "act-hdf5"), default="lerobot")
+    parser.add_argument("--duration", type=float, default=None, help="episode length [s] (default: the config's)")
     parser.add_argument("--no-replay", action="store_true", help="the record figure only")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -61,11 +63,14 @@ def main() -> None:
         walls: dict[int, list[float]] = {w: [] for w in args.workers}
         for i in range(args.repeats):  # interleaved
             for w in args.workers:
-                walls[w].append(_record(args.config, args.episodes, Path(tmp) / f"rec{i}w{w}", ["--workers", str(w)]))
+                extra = ["--workers", str(w), "--format", args.format]
+                extra += [] if args.duration is None else ["--duration", str(args.duration)]
+                walls[w].append(_record(args.config, args.episodes, Path(tmp) / f"rec{i}w{w}", extra))
         for w, times in walls.items():
             wall = statistics.median(times)
-            log.info("record %s x %d episodes, %d worker(s): median %.2f s (%.1f episodes/min) of %s", args.config,
-                     args.episodes, w, wall, 60 * args.episodes / wall, ", ".join(f"{t:.2f}" for t in times))
+            log.info("record %s (%s) x %d episodes, %d worker(s): median %.2f s (%.1f episodes/min) of %s",
+                     args.config, args.format, args.episodes, w, wall, 60 * args.episodes / wall,
+                     ", ".join(f"{t:.2f}" for t in times))
         if args.no_replay:
             return
         _record("configs/single_ik.yaml", 1, Path(tmp) / "long", ["--duration", "30"])

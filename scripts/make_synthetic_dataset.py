@@ -2,6 +2,7 @@
 for timing the writer): smooth joint trajectories in the Trossen layout and moving-pattern camera frames.
 
     python scripts/make_synthetic_dataset.py OUT [--episodes 5] [--frames 90] [--arms 1] [--size 640x480]
+        [--chunks-size N] [--data-mb MB] [--video-mb MB]   (info.json's file limits: small ones roll files over)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from app.dataset import ROBOT_TYPES, CameraSpec, DatasetSpec, EpisodeFrames, LeRobotWriter, trossen_names
+from app.dataset.rollover import FileLimits
 
 log = logging.getLogger("make_synthetic_dataset")
 CAMERAS = ("cam_high", "cam_left_wrist")
@@ -47,13 +49,16 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=90)
     parser.add_argument("--arms", type=int, choices=(1, 2), default=1)
     parser.add_argument("--size", default="640x480", help="camera WIDTHxHEIGHT")
+    parser.add_argument("--chunks-size", type=int, default=FileLimits.chunks_size, help="files per chunk folder")
+    parser.add_argument("--data-mb", type=float, default=FileLimits.data_files_size_in_mb, help="data file limit")
+    parser.add_argument("--video-mb", type=float, default=FileLimits.video_files_size_in_mb, help="video file limit")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     width, height = (int(v) for v in args.size.split("x"))
     names = tuple(trossen_names(args.arms))
     spec = DatasetSpec(30, ROBOT_TYPES[args.arms], names, names,
                        tuple(CameraSpec(f"observation.images.{cam}", height, width) for cam in CAMERAS))
-    writer = LeRobotWriter(args.out, spec)
+    writer = LeRobotWriter(args.out, spec, FileLimits(args.chunks_size, args.data_mb, args.video_mb))
     episodes = [_episode(i, args.frames, args.arms, height, width) for i in range(args.episodes)]
     start = time.perf_counter()
     for frames in episodes:

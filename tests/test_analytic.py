@@ -7,6 +7,7 @@ import pytest
 
 from app import InputError, RobotModel
 from app.errors import NotApplicableError
+from app.ik._lm import damped_step
 from app.ik.analytic import analytic_ik, certify, nearest_solution, two_link_ik
 from tests.conftest import WIDOWX_URDF, random_configs
 
@@ -29,34 +30,23 @@ def test_two_link_worked_example_with_corrected_figures():
     assert np.linalg.norm(_fk2(0.3, 0.3, np.radians([-17.5, 83.6])) - [0.4, 0.2]) > 1e-2
 
 
-TWO_LINK = """<robot name="planar">
-  <link name="base"/><link name="upper"/><link name="tip"/>
-  <joint name="j1" type="continuous"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/></joint>
-  <joint name="j2" type="continuous"><parent link="upper"/><child link="tip"/><origin xyz="0.3 0 0"/>
-    <axis xyz="0 0 1"/></joint>
-  <joint name="tool" type="fixed"><parent link="tip"/><child link="ee"/><origin xyz="0.3 0 0"/></joint>
-  <link name="ee"/>
-</robot>"""
-
-
-def test_two_link_dls_step_of_worked_example():
-    """The app's Jacobian and damped step on a planar arm, l1 = l2 = 0.3, at q = 0 (tip at (0.6, 0)):
-    J's xy rows are [[0, 0], [0.6, 0.3]] and e = (-0.2, 0.2) (the lesson's J and e are wrong); the DLS step
-    with lambda = 0.1 is (0.2609, 0.1304), norm 0.29, so no 0.3 rad clamp."""
-    from app.ik.diffik import diff_ik
-    from app.kinematics.model import KinematicModel
-
-    model = KinematicModel.from_urdf_string(TWO_LINK)
-    q = np.zeros(2)
-    p, _ = model.forward_kinematics(q, ["ee"])
-    np.testing.assert_allclose(p[0], [0.6, 0.0, 0.0], atol=1e-12)
-    J = model.get_jacobian(q, "ee")[:2]  # the xy rows
-    np.testing.assert_allclose(J, [[0.0, 0.0], [0.6, 0.3]], atol=1e-12)
-    dq = diff_ik(J, np.array([0.4, 0.2]) - p[0, :2], damping=0.1)
+def test_lm_damped_step_matches_the_worked_example_and_is_the_damped_least_squares_optimum():
+    """The IK's compiled damped step (app.ik._lm.damped_step) on the lesson's two-link example: at q = 0 the tip
+    is (0.6, 0), J = [[0, 0], [0.6, 0.3]] (checked here by finite differences of the FK) and e = (-0.2, 0.2);
+    with lambda^2 = 0.01 the step is (0.2609, 0.1304) and satisfies J^T (J dq - e) + lambda^2 dq = 0; a frozen
+    DOF gets no step and the other solves the one-column problem."""
+    eps = 1e-7
+    J = np.stack([(_fk2(0.3, 0.3, np.eye(2)[i] * eps) - _fk2(0.3, 0.3, np.zeros(2))) / eps for i in range(2)], axis=1)
+    np.testing.assert_allclose(J, [[0.0, 0.0], [0.6, 0.3]], atol=1e-6)
+    J = np.array([[0.0, 0.0], [0.6, 0.3]])
+    e = np.array([0.4, 0.2]) - _fk2(0.3, 0.3, np.zeros(2))
+    dq = np.zeros(2)
+    damped_step(J, e, 0.01, np.ones(2, dtype=bool), dq)
     np.testing.assert_allclose(dq, [0.26087, 0.13043], atol=1e-5)
-    assert np.linalg.norm(dq) < 0.3
-    p_after, _ = model.forward_kinematics(dq, ["ee"])  # the step moves the tip toward the target
-    assert np.linalg.norm(p_after[0, :2] - [0.4, 0.2]) < np.linalg.norm(p[0, :2] - [0.4, 0.2])
+    np.testing.assert_allclose(J.T @ (J @ dq - e) + 0.01 * dq, 0.0, atol=1e-12)
+    damped_step(J, e, 0.01, np.array([False, True]), dq)
+    assert dq[0] == 0.0
+    np.testing.assert_allclose(dq[1], 0.3 * e[1] / (0.3 ** 2 + 0.01), rtol=1e-12)
 
 
 def test_two_link_random_targets_hit_by_both_branches():

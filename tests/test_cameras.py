@@ -91,3 +91,50 @@ def test_bad_cameras_are_config_errors_naming_the_key(tmp_path, camera, key):
     path.write_text(yaml.safe_dump(run))
     with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
         load_run_config(path)
+
+
+@pytest.mark.parametrize("R", [np.diag([1.0, -1.0, -1.0]), quat_to_matrix(np.array([0.3, -0.5, 0.7, 0.2]))],
+                         ids=["straight_down", "tilted_and_rolled"])
+def test_a_videos_view_of_an_optical_frame_is_the_named_cameras_view_matrix(R):
+    """app.video_job.optical_view (the mp4's camera on a link) maps the world as app.sim.cameras.view_matrix
+    (the datasets' camera) does, for a camera looking straight down and for a rolled one."""
+    from app.sim.cameras import view_matrix
+    from app.video_job import optical_view
+
+    p = np.array([0.2, -0.1, 0.5])
+    np.testing.assert_allclose(optical_view(p, R, 58.0, 64, 48).view, view_matrix(p, R), atol=1e-12)
+
+
+def test_the_video_films_from_a_wrist_camera_following_its_link():
+    """video.camera naming a link camera: the mp4's frames are that camera's pictures (the datasets' renderer at the
+    same pose), and they change as the arm moves."""
+    require_reference()
+    from app.runner import video_look
+    from app.video_job import FrameState, SceneRenderer, headless, named_stream
+
+    run = load_run_config(ROOT / "configs/bimanual_ik.yaml", {"video.camera": "cam_left_wrist", "video.width": 320,
+                                                              "video.height": 240}, n_envs=1,
+                          scene="scenes/stationary_ai.yaml")
+    scene, robot = build_scene(run)
+    renderer = SceneRenderer(headless(run))
+    try:
+        stream = named_stream(run)
+        cams = SceneCameras(scene, robot, [stream._replace(width=320, height=240)])
+        q0 = robot.read_states()[0][0].copy()
+        spec = video_look(run, robot, None, np.zeros((1, 3)))  # what app.run films with
+        assert spec.link_camera == stream and np.allclose(spec.view.eye, cams.poses(q0)[stream.name][0])
+        frames = []
+        for dq in (0.0, 0.5):
+            q = q0.copy()
+            q[0] += dq
+            far = np.full((1, 1, 3), -50.0)  # the targets' axes behind the camera: the picture alone
+            state = FrameState(0.0, q[None], far, np.tile([1.0, 0, 0, 0], (1, 1, 1)), np.zeros(1, int))
+            frames.append(renderer.render(spec, state).astype(int))
+            robot.set_qpos(q)
+            truth = cams.render(cams.poses(q))[stream.name].astype(int)
+            lower = slice(120, 240)  # below the caption
+            assert np.abs(frames[-1][lower] - truth[lower]).mean() < 2.0
+        assert np.abs(frames[0] - frames[1]).mean() > 5.0
+    finally:
+        renderer.close()
+        scene.close()

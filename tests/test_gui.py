@@ -103,3 +103,19 @@ print(json.dumps({'starts': starts, **seen}))
     assert log["sliders"] == 2
     assert __import__("re").search(r"\| pre_grasp \| gripper 9\d mm$", log["line"]), log["line"]
     assert log["line"].startswith("env 1")
+
+
+def test_m_cycles_the_window_through_a_fixed_and_a_wrist_camera_and_back_to_the_free_view(tmp_path):
+    """'m' three times: the window's camera (PyBullet's own view matrix) sits at the fixed cam_high, then at a camera
+    on the gripper link where the arm holds it, looking along each one's axis; the preview pane gets each camera's
+    picture (different pictures, not blank); the third press returns to the free view."""
+    res = _xvfb(["-m", "tests.gui.cameras_session", str(tmp_path)])
+    assert res.returncode == 0, res.stderr[-3000:]
+    steps = json.loads(res.stdout.strip().splitlines()[-1])["steps"]
+    assert [s["name"] for s in steps] == ["cam_high", "cam_wrist", None]
+    for s in steps[:2]:
+        assert np.linalg.norm(np.subtract(s["eye"], s["cam_eye"])) < 1e-3, s
+        assert np.dot(s["axis"], s["cam_axis"]) > 0.9999, s
+        assert s["preview"] == [240, 320, 3] and s["line"].endswith(f"view {s['name']}")
+    high, wrist = (imageio.imread(tmp_path / f"preview_{n}.png").astype(int) for n in ("cam_high", "cam_wrist"))
+    assert high.std() > 10 and wrist.std() > 10 and np.abs(high - wrist).mean() > 20

@@ -116,7 +116,7 @@ def test_the_video_films_from_a_named_fixed_camera_in_the_followed_environment()
     view = video_view(run, None, None, origins)
     cam = run.scene_config.cameras[0]
     assert np.allclose(view.eye, origins[1] + cam.eye) and np.allclose(view.target, origins[1] + cam.target)
-    with pytest.raises(ConfigError, match="video.camera: 'cam_low' is not a fixed camera of the scene"):
+    with pytest.raises(ConfigError, match="video.camera: 'cam_low' is not a named camera of the scene"):
         load_run_config(CONFIG, {"video.camera": "cam_low"})
 
 

@@ -99,3 +99,17 @@ def test_a_split_problem_takes_masks_dofs_and_partial_targets(dual):
     held = [k for k in range(16) if k not in dofs]
     np.testing.assert_array_equal(info.q[:, held], q0[:, held])
     assert np.all(info.err[:, 0, 3:] == 0.0)  # no orientation asked of the left link
+
+
+def test_solve_rows_of_the_split_problem_equals_solve_links_bit_for_bit(dual):
+    """Two arms (independent chains) through the controllers' per-tick path: the same merged answer."""
+    poss, quats = _targets(dual, 5, seed=8)
+    q0 = random_configs(dual, 5, seed=9)
+    solver = PoseIK(dual, IKProblem(tuple(EES), (True, True), (True, True)))
+    assert solver._groups is not None
+    general = solver.solve_links(poss, quats, q0)
+    pos = np.ascontiguousarray(np.stack(poss, axis=1))
+    rot = np.ascontiguousarray(np.stack([quat_to_matrix(x) for x in quats], axis=1))
+    rows = solver.solve_rows(q0, pos, rot)
+    for name in ("q", "err", "converged", "iters", "restarts"):
+        np.testing.assert_array_equal(getattr(rows, name), getattr(general, name))

@@ -52,3 +52,29 @@ def test_prepared_solver_checks_its_inputs(widowx):
         solver.solve([0.3, np.nan, 0.2], [1.0, 0, 0, 0])
     result = PoseIK(widowx, EE, rot_mask=(False, False, False)).solve([0.3, 0.0, 0.2])
     assert result.converged and result.q.shape == (8,)
+
+
+def test_solve_rows_of_checked_arrays_answers_as_solve_links_bit_for_bit(widowx):
+    """The controllers' per-tick path (rotation matrices, no argument handling) gives the very same answers."""
+    from app.kinematics.rotations import quat_to_matrix
+
+    q_true = random_configs(widowx, 12, seed=60)
+    pos, quat = (a[:, 0] for a in widowx.forward_kinematics(q_true, [EE]))
+    init = random_configs(widowx, 12, seed=61)
+    solver = PoseIK(widowx, EE)
+    general = solver.solve_links([pos], [quat], init)
+    rot = np.ascontiguousarray(quat_to_matrix(quat)[:, None])
+    rows = solver.solve_rows(init, np.ascontiguousarray(pos[:, None]), rot)
+    for name in ("q", "err", "converged", "iters", "restarts"):
+        np.testing.assert_array_equal(getattr(rows, name), getattr(general, name))
+    with pytest.raises(InputError, match="solve_links"):
+        PoseIK(widowx, EE, position_only=True).solve_rows(init, pos[:, None], quat_to_matrix(quat)[:, None])
+
+
+def test_prepared_solver_is_the_one_the_model_call_caches(widowx):
+    from app.ik.api import prepared_solver
+
+    widowx.solver_cache.clear()
+    widowx.inverse_kinematics(EE, [0.3, 0.0, 0.2], [0, 1, 0, 0], pos_tol=1e-5, rot_mask=(True, True, True))
+    held = prepared_solver(widowx, [EE], (True,), (True,), options=dict(pos_tol=1e-5))
+    assert [v for v in widowx.solver_cache.values() if isinstance(v, PoseIK)] == [held]

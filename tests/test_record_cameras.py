@@ -120,3 +120,46 @@ def test_two_ray_workers_give_the_episodes_of_one_process_in_episode_order(recor
             other = b.videos[key]
             fb = read_frames(Path(other.path), round(other.from_s * two.fps), len(b.state)).astype(int)
             assert np.abs(fa - fb).mean() < 1.0
+
+
+def test_an_act_block_sends_back_file_names_not_frames_and_its_files_hold_the_cameras_pictures(recorded, config,
+                                                                                                tmp_path):
+    """A block for --format act-hdf5 writes each episode whole (images deflate-compressed) where it runs: what
+    travels back (the pickled Block) is a few kB, not the frames; the files' pictures are the dataset videos'
+    (same renders; the mp4 is lossy)."""
+    import pickle
+
+    import h5py
+
+    from app.record_blocks import Sink, joint_names, record_block
+
+    run = load_run_config(config, n_envs=2, duration=1.0)
+    block = record_block((run, np.arange(2), Sink(tmp_path, "act-hdf5", "si", tuple(joint_names(run)))))
+    assert all(e.images == {} for e in block.episodes) and len(pickle.dumps(block)) < 100_000
+    videos = load_dataset(recorded)
+    for file, episode in zip(block.files, videos.episodes, strict=True):
+        with h5py.File(file) as f:
+            images = f["/observations/images/cam_high"]
+            assert images.compression == "gzip" and images.shape == (30, 64, 96, 3)
+            span = episode.videos["observation.images.cam_high"]
+            mp4 = read_frames(Path(span.path), round(span.from_s * videos.fps), 30).astype(int)
+            assert np.abs(images[()].astype(int) - mp4).mean() < 3.0
+            np.testing.assert_allclose(f["/observations/qpos"][()], episode.state, atol=1e-6)
+
+
+@pytest.mark.slow  # Ray's start (~10 s on 2 cores)
+def test_act_hdf5_on_two_ray_workers_equals_one_process_frame_for_frame(config, tmp_path):
+    """--format act-hdf5 --workers 2 (every block on a Ray actor): the same files as one process, pictures equal to
+    the bit (lossless compression), in episode order."""
+    args = [str(config), "--episodes", "2", "--keep-failed", "--duration", "1.0", "--format", "act-hdf5"]
+    assert main([*args, "--out", str(tmp_path / "w1")]) == 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("APP_SCALE_LOCAL", "0")
+        assert main([*args, "--out", str(tmp_path / "w2"), "--workers", "2"]) == 0
+    one, two = load_dataset(tmp_path / "w1"), load_dataset(tmp_path / "w2")
+    assert sorted(p.name for p in (tmp_path / "w2").iterdir()) == ["episode_0.hdf5", "episode_1.hdf5", "meta"]
+    for a, b in zip(one.episodes, two.episodes, strict=True):
+        np.testing.assert_allclose(a.state, b.state, atol=1e-6)
+        assert a.images.keys() == {"cam_high", "cam_wrist"}
+        for cam in a.images:
+            np.testing.assert_array_equal(a.images[cam], b.images[cam])

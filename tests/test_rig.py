@@ -66,6 +66,36 @@ def test_a_rig_in_pybullet_has_the_models_forward_kinematics_and_keeps_mimic_and
     scene.close()
 
 
+@pytest.mark.parametrize("collide", [True, False])
+def test_the_arms_of_a_rig_touch_each_other_physically_and_their_own_links_do_not(collide):
+    """Both grippers sent to the same point, then 100 random configurations (an arm folded onto itself puts its
+    link_1 into its link_6 in several): with collide_arms PyBullet reports contacts, every one between a link of
+    the left arm and one of the right; without it (one body, no self-collision) none at all."""
+    import pybullet as pb
+    from app import Scene
+
+    scene = Scene()
+    rig = scene.add_robots([RobotPart(n, str(ROOT / "assets/urdf/widowx_ai.urdf"), *MOUNTS[n]) for n in MOUNTS])
+    if collide:
+        rig.collide_arms(["left/ee_gripper_link", "right/ee_gripper_link"])
+    scene.build(n_envs=1)
+    meet = np.array([[0.0, -0.02, 0.15], [0.0, 0.02, 0.15]])  # the fingers of the two grippers overlap there
+    q = rig.inverse_kinematics_multilink(["left/ee_gripper_link", "right/ee_gripper_link"], meet,
+                                         [(0.0, 1.0, 0.0, 0.0)] * 2, rot_mask=[False, False, True])
+    rng = np.random.default_rng(0)
+    body = rig.bodies[0]
+    name = {i: n for n, i in body.link_index.items()}
+    pairs = set()
+    for k, qk in enumerate([np.asarray(q)] + list(rng.uniform(rig.model.q_lower, rig.model.q_upper, (100, 16)))):
+        rig.set_qpos(np.reshape(qk, (1, -1)))
+        pb.performCollisionDetection(physicsClientId=scene.client)
+        pairs |= {(k == 0, name[c[3]].split("/")[0], name[c[4]].split("/")[0])
+                  for c in pb.getContactPoints(body.body_id, body.body_id, physicsClientId=scene.client)}
+    scene.close()
+    assert all(a != b for _, a, b in pairs), pairs
+    assert any(at_meet for at_meet, _, _ in pairs) == collide and bool(pairs) == collide
+
+
 @pytest.mark.parametrize("names, message", [(["a", "a"], "used twice"), (["a/b"], "without '/'"), ([], "at least one")])
 def test_rig_names_must_be_unique_and_plain(names, message):
     parts = [RobotPart(n, str(ROOT / "assets/urdf/widowx_ai.urdf")) for n in names]
@@ -208,10 +238,38 @@ def test_two_arms_pressing_towards_each_other_keep_their_margin_with_the_qp(tmp_
     assert inv["velocity_over_bound_max"] <= 1.02, inv
 
 
-@pytest.mark.xfail(strict=True, reason="known: pressed together, the right wrist (joint_3) passes its lower limit by "
-                                       "up to 0.5 mrad in the first second (promise 1e-6 rad): the joint box brakes "
-                                       "by sqrt(2 a d), ignoring this tick's travel, and the wrist motor lags its "
-                                       "decelerating command by 5-25 %; open in issue #20")
 def test_two_arms_pressing_towards_each_other_keep_their_joint_limits(tmp_path):
     inv = _pressing_report(tmp_path)
     assert inv["joint_limit_excess_max_rad"] <= 1e-6, inv
+
+
+def test_each_arms_target_frame_is_labelled_with_its_arm_in_the_video_and_the_gui_line():
+    """The video overlay writes each target's arm name beside its frame (and nothing for a one-arm run); the
+    GUI's text line gives each arm's position error by name."""
+    from app.control.telemetry import TelemetryLog
+    from app.gui import position_text
+    from app.render.framing import CameraView
+    from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
+    from app.run_report import target_labels
+    from app.video_job import legend
+
+    bimanual = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=1)
+    assert target_labels(bimanual) == ("left", "right")
+    assert target_labels(load_run_config(ROOT / "configs/batched_ik.yaml", n_envs=1)) == ()
+    view = CameraView(np.array([0.0, -1.0, 0.6]), np.array([0.0, 0.0, 0.2]), 60.0, 320, 240)
+    pos = np.array([[[-0.15, 0.0, 0.2], [0.15, 0.0, 0.2]]])  # one environment, two targets
+    frame = FrameOverlay("t", 0.0, pos, np.tile(np.eye(3), (1, 2, 1, 1)), np.zeros(1, np.int8), np.zeros((1, 3)))
+    grey = np.full((240, 320, 3), 90, np.uint8)
+    plain = draw_overlay(grey, view, frame, OverlayStyle.for_view(view, legend()))
+    named = draw_overlay(grey, view, frame, OverlayStyle.for_view(view, legend(), target_labels=("left", "right")))
+    changed = np.any(named != plain, axis=2)
+    for k in range(2):  # new white text below and left of each origin, and only there
+        (x, y), _ = view.project(pos[0, k])
+        below_left = changed[int(y):int(y) + 25, int(x) - 45:int(x)]
+        assert (below_left & (named[int(y):int(y) + 25, int(x) - 45:int(x)].min(axis=2) > 200)).sum() >= 15
+    assert changed.sum() == sum(changed[int(y):int(y) + 25, int(x) - 45:int(x)].sum()
+                                for (x, y) in view.project(pos[0])[0])
+    tel = TelemetryLog()
+    tel.record(0.0, [0.002], [0.0], [True], [1.0], [0], [np.inf], [False], [[]], pos_err_links=[[0.002, 0.0005]])
+    assert position_text(tel, 0, ("left", "right")) == "left 2.00 mm, right 0.50 mm"
+    assert position_text(tel, 0, ()) == "2.00 mm"

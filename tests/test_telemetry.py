@@ -24,12 +24,19 @@ def test_a_moving_target_is_never_a_stall():
     assert not stalled.any()
 
 
-def test_log_stacks_one_row_per_tick():
+def test_log_keeps_every_ticks_values_even_when_the_caller_reuses_its_arrays():
+    """A controller fills the same scratch arrays every tick: the log must hold each tick's values (copies),
+    stacked (n_ticks, n_envs) in tick order; per-link errors appear only when every tick recorded them."""
     log = TelemetryLog()
+    err, ok = np.zeros(2), np.ones(2, bool)
     for k in range(4):
-        log.record(k * 0.1, np.full(2, k), np.zeros(2), np.ones(2, bool), np.ones(2), np.zeros(2, int),
-                   np.full(2, np.inf), np.zeros(2, bool), [[], []])
+        err[:] = k
+        ok[1] = k % 2 == 0
+        log.record(k * 0.1, err, err, ok, np.ones(2), np.zeros(2, int), np.full(2, np.inf), np.zeros(2, bool),
+                   [[], []], pos_err_links=err[:, None] if k else None)
     arr = log.arrays()
-    assert arr["pos_err"].shape == (4, 2)
-    np.testing.assert_array_equal(arr["t"], [k * 0.1 for k in range(4)])  # the times given, in tick order
-    assert arr["pos_err"][:, 0].tolist() == [0, 1, 2, 3]
+    assert arr["pos_err"].shape == arr["solver_ok"].shape == (4, 2) and arr["t"].shape == (4,)
+    assert arr["pos_err"][:, 0].tolist() == [0, 1, 2, 3] and arr["rot_err"][:, 1].tolist() == [0, 1, 2, 3]
+    assert arr["solver_ok"][:, 1].tolist() == [True, False, True, False]
+    assert np.all(np.diff(arr["t"]) > 0)
+    assert "pos_err_links" not in arr  # the first tick did not record them: no ragged stack

@@ -29,3 +29,31 @@ def test_bad_quaternions_name_the_argument_and_the_problem(value, message):
 def test_vectors_report_the_first_non_finite_entry():
     with pytest.raises(InputError, match=r"index \(1, 2\)"):
         as_vectors([[0.0, 0, 0], [0, 0, np.inf]], "pos", 3)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(max_iters=2.5), r"max_iters: expected an integer, got 2.5"),
+    (dict(max_restarts=True), r"max_restarts: expected an integer, got True"),
+    (dict(pos_tol=np.nan), r"pos_tol: must be a finite number, got nan"),
+    (dict(warn="no"), r"warn: expected bool"),
+])
+def test_ik_options_check_their_field_types_with_the_config_loaders_conversion(kwargs, message):
+    """IKOptions' types are checked by app.validation.check_types (the loader's convert): numpy scalars pass,
+    a bool is not an integer, numbers must be finite."""
+    from app.ik.solver import IKOptions
+
+    with pytest.raises(InputError, match=message):
+        IKOptions(**kwargs)
+    options = IKOptions(max_iters=np.int64(7), pos_tol=np.float32(1e-3), warn=np.bool_(False))
+    assert (options.max_iters, options.warn) == (7, False)
+
+
+def test_a_failed_check_names_the_file_and_the_key_path_below_lists():
+    """Where(...) joins names and list indices into the key path; raise_first raises the first failed row only."""
+    from app.errors import ConfigError
+    from app.validation import in_file, raise_first
+
+    at = in_file("run.yaml").sub("task", "motions", 1)
+    rows = [(at("radius"), True, "fine"), (at("radius"), False, "must be >= 0 m, got -1"), (at("arm"), False, "x")]
+    with pytest.raises(ConfigError, match=r"^run.yaml: task.motions\[1\].radius: must be >= 0 m, got -1$"):
+        raise_first(rows)

@@ -4,13 +4,15 @@ arms a task addresses by name, and the links each task moves."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from app.config.schema import GripperSection, RobotSection, SceneConfig
-from app.control.handover import HandoverMotion
-from app.control.motions import ArmsMotion, FingertipsMotion
+from app.control.config_checks import link_checks
 from app.errors import AppError, ConfigError
 from app.kinematics.compose import SEPARATOR, RobotPart, check_part_names, compose_urdf
 from app.kinematics.model import KinematicModel
+from app.kinematics.urdf import RobotDescription, parse_urdf_string, read_robot
+from app.validation import Where, raise_first
 
 
 def rig_parts(scene: SceneConfig) -> list[RobotPart]:
@@ -18,11 +20,57 @@ def rig_parts(scene: SceneConfig) -> list[RobotPart]:
     return [RobotPart(r.name, r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args) for r in scene.robots]
 
 
-def robot_model(scene: SceneConfig) -> KinematicModel:
-    """The kinematic model of the scene's robot, or of the rig of its robots. Raises AppError subclasses."""
+def robot_description(scene: SceneConfig) -> RobotDescription:
+    """The scene's robot description (its file read, a xacro expanded, or its robots composed into one rig) and
+    its parsed tree: what the loader keeps as ``scene.description``. Raises AppError subclasses."""
+    if scene.description is not None:
+        return scene.description
     if scene.robots:
-        return KinematicModel.from_urdf_string(compose_urdf(rig_parts(scene)))
-    return KinematicModel.from_urdf(scene.robot.urdf, scene.robot.package_dirs, scene.robot.xacro_args)
+        text = compose_urdf(rig_parts(scene))
+        return RobotDescription(text, parse_urdf_string(text))
+    return read_robot(scene.robot.urdf, scene.robot.package_dirs, scene.robot.xacro_args)
+
+
+def robot_model(scene: SceneConfig) -> KinematicModel:
+    """The kinematic model of the scene's robot, or of the rig of its robots (from ``scene.description`` when the
+    loader has read it: nothing parsed again). Raises AppError subclasses."""
+    return KinematicModel(robot_description(scene).spec)
+
+
+def load_description(scene: SceneConfig, at: Where) -> SceneConfig:
+    """``scene`` with its robot description read and parsed, once; ConfigError naming the key otherwise."""
+    if not scene.robots and not Path(scene.robot.urdf).is_file():
+        raise ConfigError(f"{at('robot', 'urdf')}: file not found: {scene.robot.urdf}")
+    try:
+        return dataclasses.replace(scene, description=robot_description(scene))
+    except AppError as exc:
+        raise ConfigError(f"{at('robots') if scene.robots else at('robot', 'urdf')}: {exc}") from None
+
+
+def checked_model(scene: SceneConfig, task, scene_at: Where, at: Where) -> KinematicModel:
+    """The model of ``scene``'s description, after checking the links the scene and ``task`` name (the robot's
+    end effector and arms, the links the task moves) and the start pose; ConfigError naming the key otherwise."""
+    model = robot_model(scene)
+    named = [] if scene.robots else [(scene_at("robot", "ee_link"), scene.robot.ee_link)]
+    named += [(scene_at("robot", "arms", arm), link) for arm, link in (scene.robot.arms or {}).items()
+              if not scene.robots]
+    try:
+        named += [(at(*key), link) for key, link in motion_links(task, scene.robot)]
+    except ConfigError as exc:
+        raise ConfigError(f"{at.locate(())}{exc}") from None
+    raise_first(link_checks(model, named))
+    return model
+
+
+def check_start(scene: SceneConfig, model: KinematicModel, at: Where) -> None:
+    """The robot's ``init_qpos`` (a rig's: composed from its robots') fits the model and its joint windows."""
+    if scene.robot.init_qpos is None:
+        return
+    try:
+        model.check_window(model.check_q(scene.robot.init_qpos, "init_qpos"), "init_qpos")
+    except AppError as exc:
+        where = f"{at.locate(('robots',))}[].init_qpos" if scene.robots else at("robot", "init_qpos")
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> SceneConfig:
@@ -75,34 +123,9 @@ def rig_start(scene: SceneConfig, model: KinematicModel, where: str) -> SceneCon
     return dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, init_qpos=tuple(float(x) for x in q)))
 
 
-def motion_links(task, robot: RobotSection) -> list[tuple[str, str]]:
-    """(key, link) of every link ``task`` moves, in target order: the fingertips' ``links``, the arms of an
-    ``arms`` task, the arm a motion names, or the robot's end effector. Raises ConfigError for an unknown arm."""
-    if isinstance(task, FingertipsMotion):
-        return [(f"task.links[{i}]", link) for i, link in enumerate(task.links)]
-    if isinstance(task, ArmsMotion):
-        return [(f"task.motions[{i}].arm", arm_link(m.arm, robot, f"task.motions[{i}].arm"))
-                for i, m in enumerate(task.motions)]
-    if isinstance(task, HandoverMotion):
-        return [(f"task.{key}", arm_link(getattr(task, key), robot, f"task.{key}")) for key in ("giver", "taker")]
-    if getattr(task, "arm", None) is not None:
-        return [("task.arm", arm_link(task.arm, robot, "task.arm"))]
-    return [("robot.ee_link", robot.ee_link)]
-
-
-def arm_link(arm: str | None, robot: RobotSection, key: str) -> str:
-    """The end-effector link of the arm named ``arm``."""
-    arms = robot.arms or {}
-    if arm not in arms:
-        valid = sorted(arms) or "none: the scene's robot has no named arms (robot.arms, or robots:)"
-        raise ConfigError(f"{key}: unknown arm {arm!r}; valid arms: {valid}")
-    return arms[arm]
-
-
-def check_links(model: KinematicModel, named: list[tuple[str, str]]) -> None:
-    """Every (key, link) names a link of ``model``; ConfigError naming the key otherwise."""
-    for key, link in named:
-        try:
-            model.link_index(link)
-        except AppError as exc:
-            raise ConfigError(f"{key}: {exc}") from None
+def motion_links(task, robot: RobotSection) -> list[tuple[tuple, str]]:
+    """(key path, link) of every link ``task`` moves, in target order: the motion's own ``moved_links(robot)``
+    (the fingertips, the arms of an ``arms`` task, the arm it names), else the robot's end effector. Raises
+    ConfigError for an unknown arm."""
+    moved = getattr(task, "moved_links", None)
+    return moved(robot) if moved is not None else [(("robot", "ee_link"), robot.ee_link)]

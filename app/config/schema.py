@@ -8,154 +8,20 @@ beside the code it configures (app.control), and only its keys are valid.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from app.control.controllers import CONTROLLER_TYPES, PoseIKControllerConfig, QPControllerConfig
+from app.config.cameras import CameraSection, CameraStreamSection  # noqa: F401 - the schema's names, in one place
+from app.config.scene_sections import (OBJECT_SHAPES, BoxSection, GripperSection, ObjectSection,  # noqa: F401
+                                       RobotSection, SceneConfig)
+from app.control.controllers import CONTROLLER_TYPES, ControllerConfig, PoseIKControllerConfig
 from app.control.motion_types import MOTION_TYPES
 from app.control.motions import CircleMotion, PoseMotion
+from app.validation import Check, CheckContext, Where, file_name_problem, finite
 
-ControllerConfig = PoseIKControllerConfig | QPControllerConfig  # one config per controller, chosen by 'type'
-
-
-@dataclass(frozen=True)
-class GripperSection:
-    """The fingers: which joints, where open and closed are, how hard they squeeze. Defaults: the WidowX AI.
-
-    Attributes:
-        joints: The finger joints (prismatic or revolute), commanded by the gripper alone.
-        open, closed: Joint values [m or rad] when open / closed, one per joint; None: the upper / lower limit.
-        force: Motor force cap of each finger [N] (or [N m]): never above the URDF effort.
-        friction: Lateral friction coefficient of the finger links' contacts.
-        approach_axis: The end-effector axis that points at the object in a grasp ("x", "-z", ...).
-        closing_axis: The end-effector axis along which the fingers close.
-        mimic: Tie two fingers by a gear constraint (they move as one and keep the object centred).
-    """
-
-    joints: tuple[str, ...] = ("left_carriage_joint", "right_carriage_joint")
-    open: tuple[float, ...] | None = None
-    closed: tuple[float, ...] | None = None
-    force: float = 5.0
-    friction: float = 1.0
-    approach_axis: str = "x"
-    closing_axis: str = "y"
-    mimic: bool = True  # the two fingers tied by a JOINT_GEAR constraint (the URDF's <mimic>): they move as one
-    arm: str | None = None  # in robot.grippers of a description with several arms: the arm (robot.arms) it is on
-
-
-@dataclass(frozen=True)
-class RobotSection:
-    """A robot: its description, base pose, end effector, start pose and gripper. ``arms`` names the end effectors
-    of a description with several arms ({"left": "follower_left_ee_gripper_link", ...}); tasks address them by
-    name (``task.arm``, the ``arms`` task). In a scene's ``robots:`` list each robot has a ``name``, its links
-    and joints become ``NAME/...`` and it is the arm ``NAME`` (its ``ee_link``)."""
-
-    name: str | None = None
-    urdf: str = "assets/urdf/widowx_ai.urdf"
-    base_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    base_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
-    package_dirs: tuple[str, ...] = ()
-    xacro_args: dict | None = None  # $(arg NAME) values of a .xacro description
-    ee_link: str = "ee_gripper_link"
-    init_qpos: tuple[float, ...] | None = None
-    gripper: GripperSection | None = None  # None: the fingers are ordinary DOFs of the arm
-    arms: dict | None = None  # arm name -> end-effector link, for a description with several arms
-    grippers: tuple[GripperSection, ...] = ()  # one per arm of such a description, each naming its ``arm``
-
-
-OBJECT_SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")  # what app.sim.objects builds (a test holds them equal)
-
-
-@dataclass(frozen=True)
-class ObjectSection:
-    """A dynamic rigid body, one copy per environment, its pose in the environment's frame.
-
-    Attributes:
-        shape: "box" (``size``), "cylinder" (``radius``, ``height``, axis vertical), "sphere" (``radius``),
-            "urdf" or "mesh" (``file``, scaled by ``scale``; a mesh's collision shape is its convex hull).
-        mass: [kg]; friction, spinning_friction, rolling_friction: contact coefficients.
-        pos: Centre [m]; yaw: about the vertical [rad]. pos_range ((lo), (hi)) / yaw_range (lo, hi): each
-            environment draws its own from the run's seed instead (pos_range replaces pos).
-    """
-
-    name: str = "cube"
-    shape: str = "box"
-    size: tuple[float, float, float] = (0.05, 0.05, 0.05)
-    radius: float = 0.025
-    height: float = 0.05
-    file: str | None = None
-    scale: float = 1.0
-    mass: float = 0.05
-    friction: float = 1.0
-    spinning_friction: float = 0.002
-    rolling_friction: float = 0.0
-    rgba: tuple[float, float, float, float] = (0.85, 0.2, 0.15, 1.0)
-    pos: tuple[float, float, float] = (0.35, 0.0, 0.025)
-    yaw: float = 0.0
-    pos_range: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
-    yaw_range: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class BoxSection:
-    name: str = "box"
-    size: tuple[float, float, float] = (0.1, 0.1, 0.1)
-    pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    rgba: tuple[float, float, float, float] = (0.6, 0.6, 0.6, 1.0)
-
-
-@dataclass(frozen=True)
-class CameraSection:
-    eye: tuple[float, float, float] = (1.2, -1.2, 0.9)
-    target: tuple[float, float, float] = (0.3, 0.0, 0.15)
-    fov: float = 50.0
-    width: int = 480
-    height: int = 360
-
-
-@dataclass(frozen=True)
-class CameraStreamSection:
-    """A named camera recorded as an observation (``app.record``'s camera streams), at its own size and rate.
-
-    Fixed: at ``eye`` looking at ``target`` (environment frame, ``up`` the picture's up). Attached: ``link`` names a
-    robot link whose frame, offset by ``offset_pos`` [m] / ``offset_quat`` (w, x, y, z), is the camera's optical
-    frame (x right, y down, z forward: ROS's ``*_color_optical_frame`` links, e.g. the wrist cameras of Trossen's
-    ``wxai_follower.urdf`` and ``stationary_ai.urdf``). ``fov``: vertical field of view [deg]; a pinhole with
-    square pixels; ``near``/``far`` [m] clip; ``fps``: frames per second (a dataset row holds the latest frame)."""
-
-    name: str = "cam_high"
-    link: str | None = None
-    eye: tuple[float, float, float] = (0.0, -0.6, 0.6)
-    target: tuple[float, float, float] = (0.3, 0.0, 0.05)
-    up: tuple[float, float, float] = (0.0, 0.0, 1.0)
-    offset_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    offset_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
-    fov: float = 58.0
-    width: int = 640
-    height: int = 480
-    fps: float = 30.0
-    near: float = 0.01
-    far: float = 10.0
-
-
-@dataclass(frozen=True)
-class SceneConfig:
-    """A world: one robot (or ``robots``: several, composed into one rig), an optional table and floor, static
-    obstacles, dynamic objects, physics, camera.
-    ``solver_iterations``: PyBullet's contact solver iterations per step (None: PyBullet's default, 50);
-    ``cone_friction``: PyBullet's friction cone (its default) or, false, the cheaper pyramid approximation."""
-
-    robot: RobotSection = field(default_factory=RobotSection)  # with robots: the rig (set by the loader)
-    robots: tuple[RobotSection, ...] = ()
-    table: BoxSection | None = None
-    floor: BoxSection | None = None
-    obstacles: tuple[BoxSection, ...] = ()
-    objects: tuple[ObjectSection, ...] = ()
-    gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
-    physics_hz: float = 240.0
-    solver_iterations: int | None = None
-    cone_friction: bool = True
-    camera: CameraSection = field(default_factory=CameraSection)
-    cameras: tuple[CameraStreamSection, ...] = ()  # named cameras recorded as observations (app.record)
+MAX_DURATION = 3600.0  # [s] of simulated time in one run
+MAX_VIDEO_GB = 2.0  # video frames are held in memory until encoded
+MAX_ENVS_CEILING = 65536  # the largest max_envs a run file may set
 
 
 @dataclass(frozen=True)
@@ -174,8 +40,35 @@ class VideoSection:
     framing: str = "auto"
     workers: int | None = None
     axis_length: float = 0.08  # [m] of the target frames drawn (at least 1/16 of the picture's height)
-    camera: str | None = None  # a fixed named camera of the scene (cameras:) to film from, in environment follow_env
-    # (0 if unset); None: the scene camera
+    camera: str | None = None  # a named camera of the scene (cameras:) to film from, in environment follow_env
+    # (0 if unset; a camera on a link follows that environment's link); None: the scene camera
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """Rate, size (its own or the scene camera's: then the scene's key is named), the memory the frames take,
+        the environment followed, the framing, the render processes, the file name, the named camera."""
+        run, cam = ctx.run, ctx.scene.camera
+        w, h = self.width or cam.width, self.height or cam.height
+        size_at = lambda k: at(k) if getattr(self, k) else ctx.scene_at("camera", k)  # noqa: E731
+        frames = math.ceil(run.duration * self.fps) + 1 if finite(run.duration) and run.duration <= MAX_DURATION else 0
+        gigabytes = frames * w * h * 3 / 1e9
+        n_envs = run.n_envs or 1
+        names = [c.name for c in ctx.scene.cameras]
+        return [
+            (at("fps"), 1 <= self.fps <= 240, f"must be 1..240 frames per second, got {self.fps}"),
+            (size_at("width"), 16 <= w <= 4096 and w % 2 == 0, f"must be an even number in 16..4096 (H.264), got {w}"),
+            (size_at("height"), 16 <= h <= 4096 and h % 2 == 0, f"must be an even number in 16..4096 (H.264), got {h}"),
+            (at.locate(at.path), not self.enabled or gigabytes <= MAX_VIDEO_GB,
+             f"{frames} frames of {w}x{h} would hold {gigabytes:.1f} GB in memory (limit {MAX_VIDEO_GB} GB); lower "
+             "video.fps, the size or the duration, or run with --no-video"),
+            (at("follow_env"), self.follow_env is None or 0 <= self.follow_env < n_envs,
+             f"must be an environment index in 0..{n_envs - 1} (or omitted), got {self.follow_env}"),
+            (at("framing"), self.framing in ("auto", "scene"), f"must be 'auto' or 'scene', got {self.framing!r}"),
+            (at("workers"), self.workers is None or 0 <= self.workers <= 32,
+             f"must be 0..32 render processes (0: render in this process; omitted: one per CPU), got {self.workers}"),
+            _file_name(at("filename"), self.filename, ".mp4"),
+            (at("camera"), self.camera is None or self.camera in names,
+             f"{self.camera!r} is not a named camera of the scene; its cameras: {names}"),
+        ]
 
 
 @dataclass(frozen=True)
@@ -184,6 +77,15 @@ class ReportSection:
     filename: str = "report.json"
     plot: bool = True
     plot_filename: str = "tracking_error.png"
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        return [_file_name(at("filename"), self.filename, ".json"),
+                _file_name(at("plot_filename"), self.plot_filename, ".png")]
+
+
+def _file_name(where: str, name: str, suffix: str) -> Check:
+    problem = file_name_problem(name, suffix)
+    return where, problem is None, problem or ""
 
 
 @dataclass(frozen=True)
@@ -207,3 +109,29 @@ class RunConfig:
     # resolved at load time, not read from the file
     scene_config: SceneConfig = field(default_factory=SceneConfig, metadata={"internal": True})
     name: str = field(default="run", metadata={"internal": True})
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """Counts, time, seed, then the sections' own checks: video, report, the scene (``ctx.scene``, at
+        ``ctx.scene_at``), controller, and last the task (which names the scene's objects and arms)."""
+        step = 1.0 / ctx.scene.physics_hz if ctx.scene.physics_hz > 0 else 0.0  # its range: the scene's check
+        n = self.n_envs or 1
+        return [
+            (at("workers"), 1 <= self.workers <= max(1, n),
+             f"must be 1..n_envs={n} processes (each needs an environment), got {self.workers}"),
+            (at("max_envs"), 1 <= self.max_envs <= MAX_ENVS_CEILING,
+             f"must be 1..{MAX_ENVS_CEILING} (each environment costs ~20 MB and build time), got {self.max_envs}"),
+            (at("n_envs"), self.n_envs is None or 1 <= self.n_envs <= self.max_envs,
+             f"must be 1..max_envs={self.max_envs} (or omitted), got {self.n_envs}; set max_envs to allow more"),
+            (at("duration"), finite(self.duration) and 0 < self.duration <= MAX_DURATION,
+             f"must be a finite time in (0, {MAX_DURATION:g}] s, got {self.duration}"),
+            (at("duration"), not finite(self.duration) or self.duration * (1 + 1e-9) >= step,
+             f"must be at least one physics step (the first control tick), 1/physics_hz = {step:.6g} s, got "
+             f"{self.duration:g} s"),
+            (at("seed"), 0 <= self.seed < 2 ** 32, f"must be in 0..2**32-1, got {self.seed}"),
+        ] + (self.video.checks(at.sub("video"), ctx) + self.report.checks(at.sub("report"), ctx)
+             + ctx.scene.checks(ctx.scene_at, ctx) + self.controller.checks(at.sub("controller"), ctx)
+             + self.task.checks(at.sub("task"), ctx))
+
+
+__all__ = ["OBJECT_SHAPES", "BoxSection", "CameraSection", "CameraStreamSection", "ControllerConfig", "GripperSection",
+           "ObjectSection", "ReportSection", "RobotSection", "RunConfig", "SceneConfig", "VideoSection"]

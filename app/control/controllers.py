@@ -6,9 +6,15 @@ collision margins. ``PoseIKController`` (app.control.ik_controller): one batched
 Both talk to a :class:`~app.control.robot.ControlledRobot`.
 """
 
+import typing
+
 from app.control.ik_controller import PoseIKController, PoseIKControllerConfig
 from app.control.qp_controller import QPController, QPControllerConfig
 
+# ``controller.type`` -> its config class (whose ``controller_cls`` builds the controller, whose ``checks`` lists
+# what its values must be): the one place a new controller is registered.
 CONTROLLER_TYPES = {"ik": PoseIKControllerConfig, "qp": QPControllerConfig}
+ControllerConfig = typing.Union[tuple(CONTROLLER_TYPES.values())]  # noqa: UP007 - built from the registry
 
-__all__ = ["CONTROLLER_TYPES", "PoseIKController", "PoseIKControllerConfig", "QPController", "QPControllerConfig"]
+__all__ = ["CONTROLLER_TYPES", "ControllerConfig", "PoseIKController", "PoseIKControllerConfig", "QPController",
+           "QPControllerConfig"]

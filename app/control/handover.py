@@ -19,13 +19,15 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.config_checks import place_and_timing_checks
 from app.control.observation import Observation
-from app.control.motions import Targets
+from app.control.motions import Targets, arm_link
 from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
 from app.control.handover_poses import HandoverPoses, level_closing
 from app.control.holding import check_hold, in_hand, reached
 from app.control.segments import Segments
 from app.kinematics.rotations import matrix_to_quat
+from app.validation import Check, CheckContext, Where
 
 
 Step = HandoverPhase
@@ -62,6 +64,32 @@ class HandoverMotion:
     close_time: float = 0.15
     slip_tol: float = 0.01
     success_tol: float = 0.01
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What each value must be (rows for app.validation.raise_first), and what the scene must hold: two
+        different arms, each with a gripper, and a box to hand over."""
+        s = ctx.scene
+        arms = sorted((s.robot.arms or {}))
+        grippers = sorted([r.name for r in s.robots if r.gripper is not None] + [g.arm for g in s.robot.grippers])
+        objects = {o.name: o for o in s.objects}
+        obj = objects.get(self.object)
+        depth_ok = obj is not None and all(0 < d < obj.size[2] for d in (self.give_depth, self.take_depth))
+        return [
+            (at("object"), obj is not None, f"{self.object!r} is not an object of the scene; objects: {sorted(objects)}"),
+            (at("object"), obj is None or obj.shape == "box", f"{self.object!r}: a hand-over takes its grips from a "
+                                                              f"box's faces, got a {obj.shape if obj else ''}"),
+            (at("giver"), self.giver in arms and self.giver != self.taker,
+             f"{self.giver!r} must be one of the arms {arms} (scene robots:), other than the taker {self.taker!r}"),
+            (at("taker"), self.taker in arms, f"{self.taker!r} must be one of the arms {arms} (scene robots:)"),
+            (at("type"), {self.giver, self.taker} <= set(grippers),
+             f"both arms need a gripper (robots[].gripper); arms with one: {grippers}"),
+            (at("give_depth"), depth_ok, "give_depth and take_depth must be in (0, the object's height) m, got "
+                                         f"{self.give_depth}, {self.take_depth}"),
+        ] + place_and_timing_checks(self, at)
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        """The giver's and the taker's end effectors (see PoseMotion.moved_links)."""
+        return [(("task", key), arm_link(getattr(self, key), robot, f"task.{key}")) for key in ("giver", "taker")]
 
 
 class HandoverSequencer:

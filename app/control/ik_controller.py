@@ -10,14 +10,17 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.config_checks import controller_checks
 from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
+from app.ik.api import prepared_solver
 from app.ik.limits import JointLimits
-from app.ik.solver import IKOptions, pose_error_norms
+from app.ik.solver import IKOptions, pose_error_norms_of
 from app.ik.targets import PoseTargets
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
+from app.validation import Check, CheckContext, Where, check_finite
 
 MODES = ("control", "kinematic")
 
@@ -48,6 +51,18 @@ class PoseIKControllerConfig:
     stall_tol: float = 1e-3
     accel_max: float | None = 40.0
 
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What each value must be (rows for app.validation.raise_first): every controller's rate and stall
+        settings, then the mode and the IK's tolerances and budgets."""
+        return controller_checks(self, at, ctx) + [
+            (at("mode"), self.mode in MODES, f"'{self.mode}' is not one of {list(MODES)}"),
+            (at("pos_tol"), self.pos_tol > 0, f"must be > 0 m, got {self.pos_tol}"),
+            (at("rot_tol"), self.rot_tol > 0, f"must be > 0 rad, got {self.rot_tol}"),
+            (at("max_iters"), self.max_iters >= 1, f"must be >= 1, got {self.max_iters}"),
+            (at("max_restarts"), self.max_restarts >= 0, f"must be >= 0, got {self.max_restarts}"),
+            (at("accel_max"), self.accel_max is None or self.accel_max > 0,
+             f"must be > 0 rad/s^2 (or omitted), got {self.accel_max}")]
+
 
 class PoseIKController:
     """One batched pose-IK call for every environment per tick.
@@ -69,10 +84,16 @@ class PoseIKController:
                                max_restarts=cfg.max_restarts, seed=seed, **frame)
         self.stalls = StallDetector(robot.n_envs, cfg.stall_window, cfg.stall_tol)
         self.telemetry = TelemetryLog()
-        self._errors = PoseTargets.build(robot.model, self.links, [np.zeros(3)] * len(self.links),
-                                         [np.array([1.0, 0, 0, 0])] * len(self.links), None, pos_mask, rot_mask,
-                                         frame=self.base.R)
+        k, n = len(self.links), robot.n_envs
+        self._error_task = PoseTargets.build(robot.model, self.links, [np.zeros(3)] * k, [np.array([1.0, 0, 0, 0])] * k,
+                                             None, pos_mask, rot_mask, frame=self.base.R).task_tables
         self._joint_box = JointLimits(robot.model, 1.0, cfg.accel_max, LIMIT_MARGIN)
+        # the solver model.inverse_kinematics(_multilink) calls for these arguments, held: the same answers
+        options = {key: v for key, v in self.ik_options.items() if key != "frame_rotation"}
+        self._solver = prepared_solver(robot.model, self.links, (True,) * k, (True,) * k, None, pos_mask, rot_mask,
+                                       None, True, frame.get("frame_rotation"), options)
+        # what the telemetry records of every tick that this controller does not have (no QP, no distances)
+        self._no_qp = (np.ones(n), np.zeros(n, int), np.full(n, np.inf))
 
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseMotion, links: list[str],
@@ -87,19 +108,15 @@ class PoseIKController:
         q_now, v_now = robot.read_states()
         ahead = targets.pos if self.config.mode == "kinematic" else targets.pos + targets.vel * self.config.dt
         pos, quat = self.base.targets_to_base(ahead.reshape(-1, 3), targets.quat.reshape(-1, 4))
-        pos, quat = pos.reshape(robot.n_envs, n, 3), quat.reshape(robot.n_envs, n, 4)
-        kwargs = dict(init_qpos=q_now, return_info=True, **self.masks, **self.ik_options)
-        if n == 1:
-            info = robot.model.inverse_kinematics(self.links[0], pos[:, 0], quat[:, 0], **kwargs)
-        else:
-            info = robot.model.inverse_kinematics_multilink(self.links, list(pos.transpose(1, 0, 2)),
-                                                            list(quat.transpose(1, 0, 2)), **kwargs)
+        rot = np.ascontiguousarray(quat_to_matrix(quat).reshape(robot.n_envs, n, 3, 3))  # as the IK's own check
+        pos = check_finite(np.ascontiguousarray(pos.reshape(robot.n_envs, n, 3)), "target pos")
+        info = self._solver.solve_rows(q_now, pos, check_finite(rot, "target quat"))
         if self.config.mode == "kinematic":
             robot.set_state(info.q)
             q_now = robot.read_states()[0]  # the state set (clipped into the limits)
         else:  # commanding moves nothing until the next physics step: q_now stays the measured state
             robot.command(*self._velocity_limited(q_now, v_now, info.q), position_gain=0.0)
-        self._record(t, targets, q_now, np.atleast_1d(info.converged))
+        self._record(t, targets, rot, q_now, np.atleast_1d(info.converged))
 
     def _velocity_limited(self, q_now: np.ndarray, v_now: np.ndarray, q_goal: np.ndarray) -> tuple:
         """The step towards the IK answer that the motors can follow: the velocity (q_goal - q_now) / dt clipped
@@ -108,23 +125,22 @@ class PoseIKController:
         (n_envs, n_dofs). With position gain 0 and velocity gain 1 the motor tracks qdot (within its effort),
         so the arm keeps its velocity bounds and stops at the limits instead of running past them."""
         dt = self.config.dt
-        box = self._joint_box.compute_qp_inequalities(q_now, dt, v_now)  # aims LIMIT_MARGIN inside the limits
-        qdot = np.clip((q_goal - q_now) / dt, box.lo, box.hi)
+        lo, hi = self._joint_box.velocity_bounds(q_now, dt, v_now)  # aims LIMIT_MARGIN inside the limits
+        qdot = np.minimum(np.maximum((q_goal - q_now) / dt, lo), hi)  # np.clip's answer, without its overhead
         return q_now + qdot * dt, qdot
 
-    def _record(self, t: float, targets: Targets, q: np.ndarray, converged: np.ndarray) -> None:
-        """Tracking errors of the measured state q (n_envs, n_dofs) (not of the IK answer) against the targets,
-        masked as the IK."""
+    def _record(self, t: float, targets: Targets, rot_base: np.ndarray, q: np.ndarray, converged: np.ndarray) -> None:
+        """Tracking errors of the measured state q (n_envs, n_dofs) (not of the IK answer) against the targets
+        (their orientations already in the base frame: rot_base (n_envs, k, 3, 3)), masked as the IK."""
         robot = self.robot
-        pos, quat = self.base.targets_to_base(targets.pos.reshape(-1, 3), targets.quat.reshape(-1, 4))
         n, k = robot.n_envs, len(self.links)
-        rot = np.ascontiguousarray(quat_to_matrix(quat)).reshape(n, k, 3, 3)
-        errors = dataclasses.replace(self._errors, pos=np.ascontiguousarray(pos.reshape(n, k, 3)), rot=rot)
-        links_pos_err, links_rot_err = pose_error_norms(robot.model, q, errors)
+        pos = (targets.pos.reshape(-1, 3) - self.base.p) @ self.base.R  # as BaseFrame.targets_to_base
+        links_pos_err, links_rot_err = pose_error_norms_of(robot.model, q, np.ascontiguousarray(pos.reshape(n, k, 3)),
+                                                           rot_base, self._error_task)
         pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
         stalled = self.stalls.update(pos_err, targets.pos[:, 0])
-        self.telemetry.record(t, pos_err, rot_err, converged, np.ones(n), np.zeros(n, int), np.full(n, np.inf),
-                              stalled, [[] for _ in range(n)], links_pos_err)
+        self.telemetry.record(t, pos_err, rot_err, converged, *self._no_qp, stalled, [[] for _ in range(n)],
+                              links_pos_err)
 
 
 PoseIKControllerConfig.controller_cls = PoseIKController

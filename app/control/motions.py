@@ -14,10 +14,22 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.errors import ConfigError
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
+from app.validation import Check, CheckContext, Where
 
 Vec3 = tuple[float, float, float]
 Mask = tuple[bool, bool, bool]
+
+
+def arm_link(arm: str | None, robot, key: str) -> str:
+    """The end-effector link of the arm named ``arm`` of ``robot`` (a RobotSection: its ``arms``); ConfigError
+    naming ``key`` and the valid arms otherwise."""
+    arms = robot.arms or {}
+    if arm not in arms:
+        valid = sorted(arms) or "none: the scene's robot has no named arms (robot.arms, or robots:)"
+        raise ConfigError(f"{key}: unknown arm {arm!r}; valid arms: {valid}")
+    return arms[arm]
 
 
 @dataclass(frozen=True)
@@ -29,6 +41,23 @@ class PoseMotion:
     pos_mask: Mask = (True, True, True)
     rot_mask: Mask = (False, False, True)
     arm: str | None = None  # which arm's end effector moves (the scene's robots / robot.arms); None: robot.ee_link
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What each value must be (rows for app.validation.raise_first); subclasses add theirs to these."""
+        return [(at("quat"), any(self.quat), "must be a nonzero (w, x, y, z) quaternion")]
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        """(key path in the run file, link) of every link this motion moves, in target order (``robot``: the
+        scene's RobotSection): the end effector of the arm it names, or the robot's. ConfigError for an unknown
+        arm."""
+        if self.arm is not None:
+            return [(("task", "arm"), arm_link(self.arm, robot, "task.arm"))]
+        return [(("robot", "ee_link"), robot.ee_link)]
+
+    def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
+        """The run's target source (app.observe.make_motion): called with the time [s], it gives Targets; it
+        has ``n_targets`` and ``feedback`` (False: driven by time alone)."""
+        return TargetGenerator(self, n_envs, base_pos, seed, envs=envs)
 
 
 @dataclass(frozen=True)
@@ -48,6 +77,12 @@ class CircleMotion(StaticMotion):
     radius: float = 0.1
     angular_speed_range: tuple[float, float] = (-3.0, 3.0)
 
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        lo, hi = self.angular_speed_range
+        return super().checks(at, ctx) + [
+            (at("radius"), self.radius >= 0, f"must be >= 0 m, got {self.radius}"),
+            (at("angular_speed_range"), lo <= hi, f"needs [low, high] with low <= high [rad/s], got [{lo}, {hi}]")]
+
 
 @dataclass(frozen=True)
 class FingertipsMotion(CircleMotion):
@@ -59,6 +94,16 @@ class FingertipsMotion(CircleMotion):
     gap: float = 0.04
     gap_amplitude: float = 0.02
 
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        return super().checks(at, ctx) + [
+            (at("gap"), self.gap >= 0, f"must be >= 0 m, got {self.gap}"),
+            (at("gap_amplitude"), self.gap_amplitude >= 0, f"must be >= 0 m, got {self.gap_amplitude}"),
+            (at("type"), ctx.scene.robot.gripper is None, "'fingertips' moves the finger joints, which robot.gripper "
+                                                          "owns; remove the gripper section or choose another task")]
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        return [(("task", "links", i), link) for i, link in enumerate(self.links)]
+
 
 @dataclass(frozen=True)
 class PathMotion(PoseMotion):
@@ -67,6 +112,11 @@ class PathMotion(PoseMotion):
     type: ClassVar[str] = "path"
     waypoints: tuple[Vec3, ...] = ()
     speed: float = 0.1
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        return super().checks(at, ctx) + [
+            (at("waypoints"), len(self.waypoints) >= 2, "a path needs at least 2 waypoints"),
+            (at("speed"), self.speed > 0, f"must be > 0 m/s, got {self.speed}")]
 
 
 ARM_MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, PathMotion)}  # what an arm of `arms` does
@@ -79,6 +129,21 @@ class ArmsMotion(PoseMotion):
 
     type: ClassVar[str] = "arms"
     motions: tuple[PoseMotion, ...] = field(default=(), metadata={"types": ARM_MOTION_TYPES, "default_type": "circle"})
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        rows = super().checks(at, ctx) + [(at("motions"), len(self.motions) >= 1, "an arms task needs a motion for "
+                                           "each arm it moves (at least one); none would track nothing")]
+        for i, motion in enumerate(self.motions):
+            rows += motion.checks(at.sub("motions", i), ctx)
+        return rows
+
+    def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
+        return ArmsTargets(self, n_envs, base_pos, seed, envs=envs)
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        return [(("task", "motions", i, "arm"), arm_link(m.arm, robot, f"task.motions[{i}].arm"))
+                for i, m in enumerate(self.motions)]
+
 
 MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, FingertipsMotion, PathMotion, ArmsMotion)}
 MotionSpec = PoseMotion  # every task type derives from it

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.config_checks import place_and_timing_checks
 from app.control.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
 from app.control.holding import check_hold, in_hand, reached
 from app.control.observation import Observation
@@ -24,6 +25,7 @@ from app.control.phases import PHASES, Phase, PickLog
 from app.control.segments import Segments
 from app.control.motions import Targets
 from app.kinematics.rotations import axis_vector, matrix_to_quat
+from app.validation import Check, CheckContext, Where
 
 
 
@@ -56,6 +58,24 @@ class PickPlaceMotion:
     grasp_depths: tuple[float, ...] = (0.7, 0.5)
     grasp_tilts: tuple[float, ...] = (0.0, 0.3, -0.3)
     grasp_yaws: int = 8
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What each value must be (rows for app.validation.raise_first), and what the scene must hold: the
+        object (a box, cylinder or sphere: the grasps come from its sizes) and a gripper."""
+        objects = [o.name for o in ctx.scene.objects]
+        shape = next((o.shape for o in ctx.scene.objects if o.name == self.object), "box")
+        return [
+            (at("object"), self.object in objects, f"{self.object!r} is not an object of the scene; objects: {objects}"),
+            (at("object"), shape in ("box", "cylinder", "sphere"),
+             f"{self.object!r} is a {shape}: pick_place takes its grasp geometry from a box's, cylinder's or sphere's "
+             "sizes, which a file does not give"),
+            (at("type"), ctx.scene.robot.gripper is not None, "pick_place needs a gripper: add robot.gripper to the scene"),
+            (at("grasp_depths"), len(self.grasp_depths) > 0 and all(0 < d <= 1 for d in self.grasp_depths),
+             f"fractions of the object's height in (0, 1], at least one, got {list(self.grasp_depths)}"),
+            (at("grasp_tilts"), len(self.grasp_tilts) > 0 and all(abs(a) < np.pi / 2 for a in self.grasp_tilts),
+             f"angles in (-pi/2, pi/2) rad, at least one, got {list(self.grasp_tilts)}"),
+            (at("grasp_yaws"), 1 <= self.grasp_yaws <= 64, f"must be 1..64 closing directions, got {self.grasp_yaws}"),
+        ] + place_and_timing_checks(self, at)
 
 
 def draw_places(task: PickPlaceMotion, start_xy: np.ndarray, seed: int) -> np.ndarray:

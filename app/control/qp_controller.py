@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.config_checks import controller_checks, link_checks
 from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
@@ -24,10 +25,11 @@ from app.ik.qp import QPBatch, QPSolver
 from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask, PostureTask
 from app.kinematics.base_frame import BaseFrame
-from app.validation import as_rotation_matrices, as_vectors
+from app.validation import Check, CheckContext, Where, as_rotation_matrices, as_vectors
 
 log = logging.getLogger(__name__)
 DISTANCE_BUFFER = 1e-3  # [m] added to d_safe in the collision rows (tracking error and linearisation)
+MAX_ROWS = 1000  # collision rows per environment in the QP a config may ask for
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,27 @@ class QPControllerConfig:
     stall_window: int = 120
     stall_tol: float = 1e-3
 
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What each value must be (rows for app.validation.raise_first): every controller's rate and stall
+        settings, the QP's gains, margins and sizes; with the robot's model (ctx.model), the self pairs' links."""
+        rows = controller_checks(self, at, ctx) + [
+            (at("gain"), self.gain > 0, f"must be > 0 1/s, got {self.gain}"),
+            (at("velocity_scale"), 0 < self.velocity_scale <= 1, f"must be in (0, 1], got {self.velocity_scale}"),
+            (at("accel_max"), self.accel_max is None or self.accel_max > 0,
+             f"must be > 0 (or omitted), got {self.accel_max}"),
+            (at("d_safe"), self.d_safe >= 0, f"must be >= 0 m, got {self.d_safe}"),
+            (at("gamma"), 0 < self.gamma <= 1, f"must be in (0, 1], got {self.gamma}"),
+            (at("detection_distance"), self.detection_distance > self.d_safe,
+             f"must exceed d_safe={self.d_safe} m, got {self.detection_distance}"),
+            (at("max_rows"), 1 <= self.max_rows <= MAX_ROWS,
+             f"must be 1..{MAX_ROWS} collision rows per environment (each is a QP constraint), got {self.max_rows}"),
+            (at("posture_weight"), self.posture_weight >= 0, f"must be >= 0, got {self.posture_weight}"),
+            (at("posture_gain"), self.posture_gain >= 0, f"must be >= 0 1/s, got {self.posture_gain}")]
+        if ctx.model is not None:
+            rows += link_checks(ctx.model, [(at("self_pairs", i, k), link) for i, pair in enumerate(self.self_pairs)
+                                            for k, link in enumerate(pair)])
+        return rows
+
 
 class QPController:
     """Constrained differential IK for every environment of one robot.
@@ -107,6 +130,8 @@ class QPController:
         self.stalls = StallDetector(robot.n_envs, config.stall_window, config.stall_tol)
         self.telemetry = TelemetryLog()
         self.last_qdot = np.zeros((robot.n_envs, n))
+        self._no_rows = DistanceRows.empty(n)  # the rows of a tick without any (shared: never written)
+        self._no_rows_params = (config.dt, self.collision_limit.with_rows(self._no_rows).params(config.dt))
         self._failing: list[str | None] = [None] * robot.n_envs  # logged once per failure episode
 
     @classmethod
@@ -151,11 +176,13 @@ class QPController:
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.command(q_cmd, qdot, position_gain=0.0)
-        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task
-        pos_err, rot_err = (np.linalg.norm(err[..., s], axis=2).max(axis=1) for s in (slice(0, 3), slice(3, 6)))
+        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task (np.linalg.norm's sums)
+        squared = err * err
+        links_pos_err, links_rot_err = np.sqrt(squared[..., :3].sum(axis=2)), np.sqrt(squared[..., 3:].sum(axis=2))
+        pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
         stalled = self.stalls.update(pos_err, np.asarray(target_pos, dtype=float).reshape(len(q), -1, 3)[:, 0])
         self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names,
-                              np.linalg.norm(err[..., :3], axis=2))
+                              links_pos_err)
         self.last_qdot = qdot
         return qdot
 
@@ -165,11 +192,12 @@ class QPController:
         pos = as_vectors(pos, "target_pos", 3).reshape(-1, 3)
         rot = None if quat is None else as_rotation_matrices(quat, "target_quat").reshape(-1, 3, 3)
         twist = None if twist is None else as_vectors(twist, "target_twist", 6).reshape(-1, 6)
-        for name, arr in (("target_pos", pos), ("target_quat", rot), ("target_twist", twist)):
-            if arr is not None and len(arr) != n_envs:
-                raise InputError(f"{name} needs one row per environment ({n_envs}), got {len(arr)}")
+        if not len(pos) == n_envs == (n_envs if rot is None else len(rot)) == (n_envs if twist is None else len(twist)):
+            for name, arr in (("target_pos", pos), ("target_quat", rot), ("target_twist", twist)):
+                if arr is not None and len(arr) != n_envs:
+                    raise InputError(f"{name} needs one row per environment ({n_envs}), got {len(arr)}")
         base = self.base
-        return (base.targets_to_base(pos, None)[0], None if rot is None else base.rotations_to_base(rot),
+        return ((pos - base.p) @ base.R, None if rot is None else np.matmul(base.R.T, rot),  # BaseFrame's, inline
                 None if twist is None else base.twists_to_base(twist))
 
     def build(self, q: np.ndarray, v: np.ndarray, targets: tuple | Sequence[tuple],
@@ -193,8 +221,10 @@ class QPController:
         if self._slots is None or len(self._slots["posture"].q_ref) != q.shape[1]:  # the parts fixed per run
             self._slots = self.builder.slots(len(q), self.config.dt, self.tasks + (self.posture,),
                                              (self.joint_limits,))
-        slots = dict(self._slots, frame=tuple(task.params(len(q)) for task in self.tasks),
-                     distance=self.collision_limit.with_rows(rows).params(self.config.dt))
+        dt = self.config.dt
+        distance = self._no_rows_params[1] if rows is self._no_rows and self._no_rows_params[0] == dt else \
+            self.collision_limit.with_rows(rows).params(dt)
+        slots = dict(self._slots, frame=tuple(task.params(len(q)) for task in self.tasks), distance=distance)
         qps = self.builder.build_slots(f(q), f(v), slots)
         return qps, qps.task_error[:, 0] if len(self.tasks) == 1 else qps.task_error
 
@@ -225,7 +255,7 @@ class QPController:
     def distance_rows(self, q: np.ndarray) -> DistanceRows:
         """The robot's close pairs of every environment at q (n_envs, n_dofs), as rows (none if unwatched)."""
         if self.collisions is None:
-            return DistanceRows.empty(q.shape[1])
+            return self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
         return self.robot.distance_rows(q, self.collisions)
 
     @staticmethod

@@ -13,6 +13,7 @@ import numpy as np
 
 from app.control.motions import Targets
 from app.kinematics.rotations import quat_normalize, quat_to_matrix, matrix_to_quat, so3_exp, so3_log
+from app.validation import Check, CheckContext, Where
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,24 @@ class ScriptMotion:
     waypoints: tuple[ScriptRow, ...] = ()
     pos_mask: tuple[bool, bool, bool] = (True, True, True)
     rot_mask: tuple[bool, bool, bool] = (True, True, True)
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """What the rows must be (rows for app.validation.raise_first), and that the scene has a gripper if they
+        close it."""
+        rows, k = self.waypoints, at("waypoints")
+        times = [r.t for r in rows]
+        return [
+            (k, len(rows) >= 1 and times[0] == 0.0, "needs rows {t, pos, quat, gripper}, the first at t: 0"),
+            (k, all(b > a for a, b in zip(times, times[1:])), f"times must increase strictly, got {times}"),
+            (k, all(any(r.quat) for r in rows), "every quat must be a nonzero (w, x, y, z) quaternion"),
+            (k, all(0 <= r.gripper <= 1 for r in rows), "gripper must be in [0, 1] (0 open, 1 closed)"),
+            (k, ctx.scene.robot.gripper is not None or all(r.gripper == 0 for r in rows),
+             "rows close the gripper but the scene's robot has none: add robot.gripper"),
+        ]
+
+    def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None) -> ScriptPlayer:
+        """The run's target source (app.observe.make_motion): the same script in every environment."""
+        return ScriptPlayer(self, n_envs if envs is None else len(envs), base_pos)
 
 
 class ScriptPlayer:

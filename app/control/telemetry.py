@@ -32,7 +32,8 @@ class StallDetector:
         self._k += 1
         if self._k < self.window:
             return np.zeros(len(err), dtype=bool)
-        static = np.linalg.norm(self._target[i] - self._target[oldest], axis=-1) <= self.static_tol
+        moved = self._target[i] - self._target[oldest]
+        static = np.sqrt((moved * moved).sum(axis=-1)) <= self.static_tol  # np.linalg.norm's sum, without its checks
         no_progress = err > (1.0 - self.progress) * self._err[oldest]
         return static & (err > self.err_tol) & no_progress
 
@@ -61,10 +62,14 @@ class TelemetryLog:
                pos_err_links=None) -> None:
         self.t.append(t)
         if pos_err_links is not None:
-            self.pos_err_links.append(np.asarray(pos_err_links, dtype=float).copy())
-        for name, value in (("pos_err", pos_err), ("rot_err", rot_err), ("solver_ok", solver_ok), ("scale", scale),
-                            ("n_active", n_active), ("min_distance", min_distance), ("stalled", stalled)):
-            getattr(self, name).append(np.asarray(value).copy())
+            self.pos_err_links.append(np.array(pos_err_links, dtype=float))  # np.array copies
+        self.pos_err.append(np.array(pos_err))
+        self.rot_err.append(np.array(rot_err))
+        self.solver_ok.append(np.array(solver_ok))
+        self.scale.append(np.array(scale))
+        self.n_active.append(np.array(n_active))
+        self.min_distance.append(np.array(min_distance))
+        self.stalled.append(np.array(stalled))
         self.active_names.append(active_names)
 
     def arrays(self) -> dict[str, np.ndarray]:

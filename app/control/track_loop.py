@@ -50,17 +50,21 @@ def _to_base(base: BaseFrame, targets: TickTargets) -> _BaseTargets:
     return _BaseTargets(pos.reshape(n, k, 3), R.reshape(n, k, 3, 3), twist.reshape(n, k, 6))
 
 
-def _drive(controller, targets: TickTargets, k: int) -> None:
-    """One controller tick towards tick k's targets (one environment): the QP gets the full twist (its ``track``
-    feeds forward the linear velocity only), one target per frame task."""
-    t = float(targets.t[k])
+def _driver(controller, targets: TickTargets) -> Callable[[int], None]:
+    """drive(k): one controller tick towards tick k's targets (one environment): the QP gets the full twist (its
+    ``track`` feeds forward the linear velocity only), one target per frame task."""
+    ts = targets.t.tolist()
     if isinstance(controller, QPController):
-        pick = (lambda a: a[k, 0][None]) if targets.pos.shape[1] == 1 else (lambda a: a[k][None])  # noqa: E731
-        twist = np.concatenate([targets.vel[k:k + 1], targets.omega[k:k + 1]], axis=2)  # (1, arms, 6)
-        quat = pick(targets.quat) if any(any(task.rot_mask) for task in controller.tasks) else None
-        controller.step(t, pick(targets.pos), quat, twist[0, 0][None] if targets.pos.shape[1] == 1 else twist)
-    else:
-        controller.track(t, Targets(targets.pos[k][None], targets.quat[k][None], targets.vel[k][None]))
+        twist = np.concatenate([targets.vel, targets.omega], axis=2)  # (n, arms, 6)
+        pos, quat = targets.pos, targets.quat
+        if targets.pos.shape[1] == 1:  # one task: (1, 3), (1, 4), (1, 6) per tick
+            pos, quat, twist = pos[:, 0], quat[:, 0], twist[:, 0]
+        if not any(any(task.rot_mask) for task in controller.tasks):
+            quat = None
+        return lambda k: controller.step(ts[k], pos[k][None], None if quat is None else quat[k][None],
+                                         twist[k][None])
+    return lambda k: controller.track(ts[k], Targets(targets.pos[k][None], targets.quat[k][None],
+                                                     targets.vel[k][None]))
 
 
 def _gate(controller, limits) -> bool:
@@ -79,14 +83,15 @@ def track(robot, controller, diagnosis: StallDiagnosis, arms: list[str], targets
     q_log = np.empty((n, robot.model.n_dofs))
     log, diagnosed = StretchLog(arms), 0
     v_prev = robot.read_states()[1][0]
+    drive, ts = _driver(controller, targets), targets.t.tolist()
     t0, c0 = time.perf_counter(), time.process_time()
     for k in range(n):
-        _drive(controller, targets, k)  # reads the state at tick k and commands the step to tick k + 1
+        drive(k)  # reads the state at tick k and commands the step to tick k + 1
         q, v = (a[0] for a in robot.read_states())
         q_log[k] = q
         if _gate(controller, diagnosis.limits):
             diagnosed += 1
-            _diagnose(diagnosis, log, arms, controller, k, float(targets.t[k]), q, v, v_prev, base)
+            _diagnose(diagnosis, log, arms, controller, k, ts[k], q, v, v_prev, base)
         else:
             for arm in arms:
                 log.on_track(arm)

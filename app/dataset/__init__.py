@@ -9,8 +9,9 @@ from app.dataset.load import dataset_units, episode_frames, load_dataset
 from app.dataset.names import ROBOT_TYPES, trossen_names
 from app.dataset.records import (CameraSpec, DatasetSpec, EncodedVideo, EpisodeFrames, RecordedDataset,
                                  RecordedEpisode, VideoSpan)
+from app.dataset.rollover import FileLimits
 from app.dataset.units import UnitsGuess, convert, detect_units
 
-__all__ = ["CameraSpec", "DatasetSpec", "EncodedVideo", "EpisodeFrames", "LeRobotWriter", "ROBOT_TYPES",
+__all__ = ["CameraSpec", "DatasetSpec", "EncodedVideo", "EpisodeFrames", "FileLimits", "LeRobotWriter", "ROBOT_TYPES",
            "RecordedDataset", "RecordedEpisode", "UnitsGuess", "VideoSpan", "convert", "dataset_units", "detect_units",
            "episode_frames", "load_dataset", "read_act", "read_lerobot", "trossen_names", "write_act_episode"]

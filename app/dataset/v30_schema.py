@@ -9,13 +9,11 @@ from __future__ import annotations
 import pyarrow as pa
 
 from app.dataset.records import DatasetSpec
+from app.dataset.rollover import FileLimits
 from app.dataset.stats import STAT_KEYS
 from app.dataset.video import CODEC, PIX_FMT
 
 VERSION = "v3.0"
-CHUNKS_SIZE = 1000
-DATA_FILES_SIZE_MB = 100
-VIDEO_FILES_SIZE_MB = 200
 DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"
 VIDEO_PATH = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"
 EPISODES_PATH = "meta/episodes/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"
@@ -78,10 +76,12 @@ def episodes_schema(spec: DatasetSpec) -> pa.Schema:
     return pa.schema(fields)
 
 
-def info(spec: DatasetSpec, total_episodes: int, total_frames: int, total_tasks: int) -> dict:
-    """``meta/info.json`` for a dataset of these totals."""
+def info(spec: DatasetSpec, total_episodes: int, total_frames: int, total_tasks: int,
+         limits: FileLimits = FileLimits()) -> dict:
+    """``meta/info.json`` for a dataset of these totals, written with these file limits."""
     return {"codebase_version": VERSION, "robot_type": spec.robot_type, "total_episodes": total_episodes,
-            "total_frames": total_frames, "total_tasks": total_tasks, "chunks_size": CHUNKS_SIZE,
-            "data_files_size_in_mb": DATA_FILES_SIZE_MB, "video_files_size_in_mb": VIDEO_FILES_SIZE_MB,
+            "total_frames": total_frames, "total_tasks": total_tasks, "chunks_size": limits.chunks_size,
+            "data_files_size_in_mb": limits.data_files_size_in_mb,
+            "video_files_size_in_mb": limits.video_files_size_in_mb,
             "fps": spec.fps, "splits": {"train": f"0:{total_episodes}"}, "data_path": DATA_PATH,
             "video_path": VIDEO_PATH if spec.cameras else None, "features": features(spec)}

@@ -90,6 +90,26 @@ def _options_key(options: dict) -> tuple:
     return tuple(sorted((k, type(v).__name__, v) for k, v in options.items())) if options else ()
 
 
+def prepared_solver(model: KinematicModel, links: Sequence[LinkRef], has_pos: tuple[bool, ...],
+                    has_rot: tuple[bool, ...], local_points: Sequence | None = None, pos_mask=_ALL, rot_mask=_ALL,
+                    dofs_idx_local: Sequence[int] | None = None, analytic_seed: bool = True,
+                    frame_rotation: object = None, options: dict | None = None) -> PoseIK:
+    """The prepared solver (kept in the model's cache) that :func:`inverse_kinematics_multilink` calls for these
+    fixed arguments (``options``: IKOptions fields in our names): a loop that solves the same problem every tick
+    holds it and calls its ``solve_links`` with the same answers, without the argument handling of each call."""
+    names, options = _link_list(links), dict(options or {})
+    points = link_entries(local_points, len(names), "local_points")
+    dofs = None if dofs_idx_local is None else dof_indices(model, dofs_idx_local)
+    frame = None if frame_rotation is None else tuple(map(tuple, as_frame(frame_rotation).tolist()))
+    key = (tuple(names), tuple(has_pos), tuple(has_rot), _points_key(points), _mask_key(pos_mask, "pos_mask"),
+           _mask_key(rot_mask, "rot_mask"), dofs, bool(analytic_seed), frame, _options_key(options))
+
+    def build() -> PoseIK:
+        return PoseIK(model, IKProblem(*key[:9], IKOptions.from_kwargs(options)))
+
+    return cached(model, key, build)
+
+
 def inverse_kinematics_multilink(model: KinematicModel, links: Sequence[LinkRef], poss: Sequence | None = None,
                                  quats: Sequence | None = None, local_points: Sequence | None = None,
                                  init_qpos: object = None, respect_joint_limit: bool = True,
@@ -128,15 +148,9 @@ def inverse_kinematics_multilink(model: KinematicModel, links: Sequence[LinkRef]
             raise InputError("give dofs_idx_local (Genesis's name) or dofs_idx, not both")
         dofs_idx_local = options.pop("dofs_idx")
     has_pos, has_rot = tuple(p is not None for p in poss), tuple(q is not None for q in quats)
-    dofs = None if dofs_idx_local is None else dof_indices(model, dofs_idx_local)
-    frame = None if frame_rotation is None else tuple(map(tuple, as_frame(frame_rotation).tolist()))
-    key = (tuple(names), has_pos, has_rot, _points_key(points), _mask_key(pos_mask, "pos_mask"),
-           _mask_key(rot_mask, "rot_mask"), dofs, bool(analytic_seed), frame, _options_key(options))
-
-    def build() -> PoseIK:
-        return PoseIK(model, IKProblem(*key[:9], IKOptions.from_kwargs(options)))
-
-    result = cached(model, key, build).solve_links(poss, quats, init_qpos, seeds)
+    solver = prepared_solver(model, names, has_pos, has_rot, points, pos_mask, rot_mask, dofs_idx_local,
+                             analytic_seed, frame_rotation, options)
+    result = solver.solve_links(poss, quats, init_qpos, seeds)
     if return_info:
         return result
     return (result.q, result.err) if return_error else result.q

@@ -160,16 +160,36 @@ class PoseIK:
             starts = restart_points(self.model, self._free, self.options, seeds, q_init.shape[0])
         return self._run(batch, q_init, targets.pos, targets.rot, starts, one_link)
 
+    def solve_rows(self, q0: np.ndarray, pos: np.ndarray, rot: np.ndarray) -> IKResult:
+        """:meth:`solve_links` for a loop that checks its arrays itself (a controller's every tick), with the same
+        answers: q0 (B, n_dofs) finite, pos (B, n_links, 3) finite and rot (B, n_links, 3, 3) rotation matrices,
+        C-contiguous float64, for a problem with a position and an orientation target on every link. Returns an
+        IKResult of batch shape (B,) with the link axis."""
+        if not (all(self.problem.has_pos) and all(self.problem.has_rot)):
+            raise InputError("solve_rows takes a position and an orientation for every link; use solve_links")
+        if self._groups is not None:
+            return self._solve_groups_by(q0, lambda g, solver, q0g: solver.solve_rows(
+                q0g, np.ascontiguousarray(pos[:, list(g.targets)]), np.ascontiguousarray(rot[:, list(g.targets)])))
+        return self._run((len(q0),), self._clip(q0), pos, rot, None)
+
     def _solve_groups(self, poss: Sequence, quats: Sequence, init_qpos: object, seeds: object) -> IKResult:
         """solve_links by independent sub-problems (app.ik.chains), merged into the whole problem's result."""
         q0 = None if init_qpos is None else self.model.check_q(init_qpos, "init_qpos")
         seeds = None if seeds is None else as_vectors(seeds, "seeds", self.model.n_dofs)
+
+        def solve(group, solver, q0g):
+            seeds_g = None if seeds is None else np.ascontiguousarray(seeds[..., group.dofs])
+            return solver.solve_links([poss[i] for i in group.targets], [quats[i] for i in group.targets], q0g,
+                                      seeds_g)
+        return self._solve_groups_by(q0, solve)
+
+    def _solve_groups_by(self, q0: np.ndarray | None, solve) -> IKResult:
+        """Every independent sub-problem solved by ``solve(group, solver, its DOFs of q0 or None)``, the results
+        merged into the whole problem's."""
         results = []
         for group, solver in self._groups:
             if solver is not None:
-                sub = lambda a: None if a is None else np.ascontiguousarray(a[..., group.dofs])  # noqa: E731
-                results.append(solver.solve_links([poss[i] for i in group.targets], [quats[i] for i in group.targets],
-                                                  sub(q0), sub(seeds)))
+                results.append(solve(group, solver, None if q0 is None else np.ascontiguousarray(q0[..., group.dofs])))
         batch = batch_shape_of([r.batch_shape for r in results] + [() if q0 is None else q0.shape[:-1]])
         rows = math.prod(batch)
         q = self._clip(as_rows(self._mid if q0 is None else q0, batch, (self.model.n_dofs,))).copy()

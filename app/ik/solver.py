@@ -26,6 +26,7 @@ from app.ik._analytic_kernel import solve_seeded
 from app.ik.tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
 from app.kinematics.model import KinematicModel
+from app.validation import check_types
 
 log = logging.getLogger(__name__)
 
@@ -70,16 +71,7 @@ class IKOptions:
     warn: bool = True
 
     def __post_init__(self):
-        for name, kind in self.__annotations__.items():
-            value = getattr(self, name)
-            if kind == "bool" and not isinstance(value, (bool, np.bool_)):
-                raise InputError(f"{name} must be True or False, got {value!r:.60}")
-            is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-            if kind == "int" and not is_int:
-                raise InputError(f"{name} must be an integer, got {value!r:.60}")
-            if kind == "float" and not (is_int or isinstance(value, (float, np.floating))) or (
-                    kind == "float" and not np.isfinite(value)):
-                raise InputError(f"{name} must be a finite number, got {value!r:.60}")
+        check_types(self)  # each field of its annotated type (numbers finite), or InputError naming it
         for name in ("pos_tol", "rot_tol", "char_length", "step_limit", "prismatic_step", "stall_rtol"):
             if not getattr(self, name) > 0:
                 raise InputError(f"{name} must be > 0, got {getattr(self, name)}")
@@ -218,7 +210,14 @@ def result_of(q: np.ndarray, err: np.ndarray, options: IKOptions, iters: np.ndar
 def pose_error_norms(model: KinematicModel, q: np.ndarray, targets: PoseTargets) -> tuple[np.ndarray, np.ndarray]:
     """Masked position [m] and rotation [rad] error norms of configurations q (B, n_dofs) against targets of
     batch B (the one masked residual of the IK): shapes (B, n_links) each."""
+    return pose_error_norms_of(model, q, targets.pos, targets.rot, targets.task_tables)
+
+
+def pose_error_norms_of(model: KinematicModel, q: np.ndarray, pos: np.ndarray, rot: np.ndarray,
+                        task: TaskTables) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pose_error_norms` for targets given as arrays, pos (B, n_links, 3) and rot (B, n_links, 3, 3)
+    (C-contiguous float64), with the task tables of a PoseTargets built once (a control loop's every tick)."""
     err, _ = residual_batch(np.ascontiguousarray(q, dtype=float), model.fk_tables, model.jacobian_tables,
-                            targets.pos, targets.rot, targets.task_tables, False)
+                            pos, rot, task, False)
     pos_err, rot_err, _ = error_norms(err, 1.0, 1.0)
     return pos_err, rot_err

@@ -19,6 +19,7 @@ import os
 import posixpath
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -225,4 +226,18 @@ def parse_urdf_string(text: str, path: str | None = None) -> URDFSpec:
 
 def parse_urdf(path: str | os.PathLike, package_dirs=None, xacro_args=None) -> URDFSpec:
     """Parse a URDF (or ``.xacro``) file. Raises URDFError if it is missing or invalid."""
-    return parse_urdf_string(read_description(path, package_dirs, xacro_args), str(path))
+    return read_robot(path, package_dirs, xacro_args).spec
+
+
+class RobotDescription(NamedTuple):
+    """A robot description read and parsed once, for everything a run builds from it (the config's checks, the
+    controllers' model, the simulator's bodies): its URDF text (xacro expanded, or a composed rig) and its tree."""
+
+    text: str
+    spec: URDFSpec
+
+
+def read_robot(path: str | os.PathLike, package_dirs=None, xacro_args=None) -> RobotDescription:
+    """The text and tree of a URDF (or ``.xacro``) file. Raises URDFError if it is missing or invalid."""
+    text = read_description(path, package_dirs, xacro_args)
+    return RobotDescription(text, parse_urdf_string(text, str(path)))

@@ -20,12 +20,13 @@ class CameraView(NamedTuple):
     fov_deg: float
     width: int
     height: int
+    up: tuple | None = None  # the picture's up (3,), world frame; None: z (a camera on a link may look straight down)
 
     @property
     def view(self) -> np.ndarray:
         """World -> camera (4, 4), camera looking down its -z."""
         f = _unit(self.target - self.eye)
-        s = _unit(np.cross(f, UP))
+        s = _unit(np.cross(f, UP if self.up is None else np.asarray(self.up, dtype=float)))
         u = np.cross(s, f)
         M = np.eye(4)
         M[0, :3], M[1, :3], M[2, :3] = s, u, -f

@@ -18,20 +18,24 @@ OUTLINE_RGB = (15, 15, 15)
 
 class OverlayStyle(NamedTuple):
     """Sizes of what is drawn: axis_length [m] of a target frame, drawn at least ``min_axis_px`` long;
-    line width [px]; font size [px]; ``legend``: (label, RGB) per status code."""
+    line width [px]; font size [px]; ``legend``: (label, RGB) per status code; ``target_labels``: a name per
+    target of an environment (T,), written beside its frame (the arm it moves), or () for none."""
 
     axis_length: float
     min_axis_px: float
     line_px: int
     font_px: int
     legend: tuple[tuple[str, tuple[int, int, int]], ...]
+    target_labels: tuple[str, ...] = ()
 
     @classmethod
-    def for_view(cls, view: CameraView, legend: Sequence, axis_length: float = 0.08) -> OverlayStyle:
+    def for_view(cls, view: CameraView, legend: Sequence, axis_length: float = 0.08,
+                 target_labels: Sequence[str] = ()) -> OverlayStyle:
         """Sizes that read at this picture size: axes at least 1/16 of the height long (for the default 0.08 m
         axes; shorter ones in proportion) and ~1/130 wide (3 px at 480 px lines), text ~1/32."""
-        return cls(axis_length, view.height / 16 * min(1.0, axis_length / 0.08), max(3, round(view.height / 130)), max(11, round(view.height / 32)),
-                   tuple((str(label), tuple(rgb)) for label, rgb in legend))
+        return cls(axis_length, view.height / 16 * min(1.0, axis_length / 0.08), max(3, round(view.height / 130)),
+                   max(11, round(view.height / 32)), tuple((str(label), tuple(rgb)) for label, rgb in legend),
+                   tuple(str(label) for label in target_labels))
 
 
 class FrameOverlay(NamedTuple):
@@ -59,7 +63,7 @@ def draw_overlay(image: np.ndarray, view: CameraView, frame: FrameOverlay, style
     draw = ImageDraw.Draw(picture)
     if frame.marks is not None:
         _draw_marks(draw, view, frame.marks.reshape(-1, 3), style)
-    _draw_frames(draw, view, frame.targets_pos.reshape(-1, 3), frame.targets_rot.reshape(-1, 3, 3), style)
+    _draw_frames(draw, view, frame.targets_pos.reshape(-1, 3), frame.targets_rot.reshape(-1, 3, 3), style)  # env-major
     _draw_status(draw, view, frame, style)
     _draw_caption(draw, frame, style)
     return np.asarray(picture)
@@ -84,6 +88,16 @@ def _draw_frames(draw: ImageDraw.ImageDraw, view: CameraView, pos: np.ndarray, r
             draw.line([tuple(o), tuple(ends[a])], fill=AXIS_RGB[a], width=w)
         r = w + 1
         draw.ellipse([o[0] - r, o[1] - r, o[0] + r, o[1] + r], fill=(245, 245, 245), outline=OUTLINE_RGB)
+        if style.target_labels:
+            _draw_label(draw, (o[0] - r - 2, o[1] + r + 1), style.target_labels[k % len(style.target_labels)], style)
+
+
+def _draw_label(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, style: OverlayStyle) -> None:
+    """``text`` in white on a dark outline, its top right corner at ``xy`` (below and left of a frame's origin,
+    away from the axes that mostly point up and right)."""
+    font = _font(max(9, style.font_px - 3))
+    x = xy[0] - draw.textlength(text, font=font)
+    draw.text((x, xy[1]), text, fill=(255, 255, 255), font=font, stroke_width=2, stroke_fill=OUTLINE_RGB)
 
 
 def _draw_marks(draw: ImageDraw.ImageDraw, view: CameraView, points: np.ndarray, style: OverlayStyle) -> None:

@@ -39,6 +39,11 @@ class CameraStream(NamedTuple):
     offset_quat: tuple = (1.0, 0.0, 0.0, 0.0)
 
 
+def stream_of(section) -> CameraStream:
+    """A config's camera (any dataclass with CameraStream's fields, app.config.schema.CameraStreamSection)."""
+    return CameraStream(**{k: getattr(section, k) for k in CameraStream._fields})
+
+
 def intrinsics(cam: CameraStream) -> np.ndarray:
     """The pinhole matrix K (3, 3) [px]: fy from the vertical fov, fx = fy, principal point at the centre."""
     fy = 0.5 * cam.height / np.tan(np.radians(cam.fov) / 2.0)

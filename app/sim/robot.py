@@ -15,14 +15,15 @@ import pybullet as pb
 from app.errors import AppError, InputError, UnknownNameError
 from app.ik.limits.distance import CollisionPairs, DistanceRows
 from app.ik.model import RobotModel
+from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.description import read_description
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
-from app.kinematics.urdf import parse_urdf_string
+from app.kinematics.urdf import RobotDescription, read_robot
 from app.sim.collision import distance_rows
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.loader import LoadedBody, load_body, simulator_file
+from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
 from app.sim.names import Joint, Link
 from app.validation import as_quaternions, as_vectors
 
@@ -36,11 +37,14 @@ class Robot:
     """
 
     def __init__(self, client: int, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None,
-                 xacro_args: Mapping[str, object] | None = None, text: str | None = None):
-        """``text``: the description itself (a composed rig), ``urdf`` then only names it in messages."""
+                 xacro_args: Mapping[str, object] | None = None, description: RobotDescription | None = None):
+        """``description``: the description already read and parsed (a composed rig, or a file the config
+        loader read), not read again; ``urdf`` then only names it in messages."""
         self.client, self.urdf, self.package_dirs = client, urdf, list(package_dirs or [])
-        self._text = read_description(urdf, self.package_dirs, xacro_args) if text is None else text
-        self.model = RobotModel(parse_urdf_string(self._text, urdf))
+        if description is None:
+            description = read_robot(urdf, self.package_dirs, xacro_args)
+        self._text = description.text
+        self.model = RobotModel(description.spec)
         R = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
         self.base = BaseFrame(R, as_vectors(base_pos, "base_pos", 3).reshape(3))
         self.base_pos, self.base_quat = self.base.p, matrix_to_quat(R)
@@ -53,16 +57,27 @@ class Robot:
         self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
         self.released_pairs: list[frozenset[tuple[str, str]]] = []  # per environment: self pairs left unwatched
         self.closed = False  # set by scene.close()
+        self.contact_pairs: tuple[tuple[str, str], ...] = ()  # self pairs that touch physically (collide_arms)
 
     # ------------------------------------------------------------------ building and names
+    def collide_arms(self, ee_links: Sequence[str]) -> None:
+        """Before ``scene.build``: the arms ending at ``ee_links`` (two or more) touch each other physically (every
+        link of one arm with every link of another); each arm's own links still pass through each other."""
+        if self.bodies:
+            raise InputError("collide_arms must come before scene.build")
+        self.contact_pairs = cross_arm_pairs(self.model, list(ee_links)) if len(ee_links) > 1 else ()
+
     def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None) -> None:
         """Load one body per environment origin (world frame) and hold it at the mid-point of its limits;
         ``box_ids`` are the scene's static boxes (one body per environment each) for distance rows."""
         self.env_origins, self.batched = np.asarray(env_origins, dtype=float), batched
         self.box_ids = dict(box_ids or {})
         with simulator_file(self.model, self._text, self.urdf, self.package_dirs) as file:
-            self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat)
-                           for origin in self.env_origins]
+            flags = SELF_COLLISION_FLAGS if self.contact_pairs else 0
+            self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat,
+                                     flags=flags) for origin in self.env_origins]
+        for body in self.bodies if self.contact_pairs else ():
+            keep_only_pairs(self.client, body.body_id, body.link_index, self.contact_pairs)
         self._joints = [self.bodies[0].joint_index[n] for n in self.model.dof_names]
         effort = self.model.effort_max
         self._forces = np.where(np.isfinite(effort), effort, 1e3).tolist()  # motor force caps [N m] or [N]
@@ -206,10 +221,9 @@ class Robot:
         """Every DOF of the environments ``envs_idx`` to q_all, v_all (len(envs_idx), n_dofs), unchecked (the
         renderer poses recorded states this way, which PyBullet may have left a hair outside a window)."""
         self._require_open()
-        for row, e in enumerate(envs_idx):
-            for k, j in enumerate(self._joints):
-                pb.resetJointState(self.bodies[e].body_id, j, float(q_all[row, k]), float(v_all[row, k]),
-                                   physicsClientId=self.client)
+        for row, e in enumerate(envs_idx):  # one call per body (a call per joint cost 8x as much on the WidowX AI)
+            pb.resetJointStatesMultiDof(self.bodies[e].body_id, self._joints, [[x] for x in q_all[row].tolist()],
+                                        [[x] for x in v_all[row].tolist()], physicsClientId=self.client)
 
     def set_qpos(self, qpos: object, qs_idx_local: object = None, envs_idx: object = None, *,
                  zero_velocity: bool = True) -> None:

@@ -20,6 +20,7 @@ import pybullet as pb
 
 from app.errors import AppError, InputError
 from app.kinematics.compose import RobotPart, compose_urdf
+from app.kinematics.urdf import RobotDescription, parse_urdf_string
 from app.kinematics.rotations import wxyz_to_xyzw
 from app.sim.debug_frames import DebugFrame, pose_of
 from app.sim.env_frames import as_indices
@@ -102,22 +103,28 @@ class Scene:
         self.t = 0.0
 
     def add_robot(self, urdf: str, base_pos=(0.0, 0.0, 0.0), base_quat=(1.0, 0.0, 0.0, 0.0),
-                  package_dirs: Sequence[str] | None = None, xacro_args: Mapping[str, object] | None = None) -> Robot:
+                  package_dirs: Sequence[str] | None = None, xacro_args: Mapping[str, object] | None = None,
+                  description: RobotDescription | None = None) -> Robot:
         """Declare a fixed-base robot from a URDF or ``.xacro`` file (``xacro_args``: its ``$(arg)`` values);
-        bodies are created by :meth:`build`. Base pose in each environment's frame (quat wxyz)."""
+        bodies are created by :meth:`build`. Base pose in each environment's frame (quat wxyz). ``description``:
+        the file already read and parsed (app.kinematics.urdf.read_robot), not read again."""
         self._check_not_built()
-        robot = Robot(self.client, str(urdf), base_pos, base_quat, package_dirs, xacro_args)
+        robot = Robot(self.client, str(urdf), base_pos, base_quat, package_dirs, xacro_args, description=description)
         self.robots.append(robot)
         return robot
 
     def add_robots(self, parts: Sequence[RobotPart], base_pos=(0.0, 0.0, 0.0), base_quat=(1.0, 0.0, 0.0, 0.0),
-                   name: str = "rig") -> Robot:
+                   name: str = "rig", description: RobotDescription | None = None) -> Robot:
         """Declare several robots as one fixed-base rig (app.kinematics.compose): robot ``NAME``'s links and
         joints are ``NAME/...``, its base at its part's pose in the rig's frame, the rig at ``base_pos`` /
-        ``base_quat`` (wxyz) in each environment's frame; one DOF vector, the parts' DOFs in their order."""
+        ``base_quat`` (wxyz) in each environment's frame; one DOF vector, the parts' DOFs in their order.
+        ``description``: the rig already composed and parsed from these parts, not composed again."""
         self._check_not_built()
         label = f"{name} ({', '.join(f'{p.name}: {p.urdf}' for p in parts)})"
-        robot = Robot(self.client, label, base_pos, base_quat, None, text=compose_urdf(list(parts), name))
+        if description is None:
+            text = compose_urdf(list(parts), name)
+            description = RobotDescription(text, parse_urdf_string(text, label))
+        robot = Robot(self.client, label, base_pos, base_quat, None, description=description)
         self.robots.append(robot)
         return robot
 

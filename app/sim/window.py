@@ -62,6 +62,27 @@ class Window:
         pb.resetDebugVisualizerCamera(distance, yaw_deg, pitch_deg, list(map(float, target)),
                                       physicsClientId=self.client)
 
+    def look_along(self, eye: Sequence[float], forward: Sequence[float], distance: float = 0.3) -> None:
+        """Put the window's camera at ``eye`` (3,) [m] looking along ``forward`` (3,), world frame (the window keeps
+        z up: no roll, and straight up or down is tilted by 0.1 deg)."""
+        f = np.asarray(forward, dtype=float) / np.linalg.norm(forward)
+        pitch = float(np.clip(np.degrees(np.arcsin(np.clip(f[2], -1.0, 1.0))), -89.9, 89.9))
+        # PyBullet's debug camera looks along (-sin yaw cos pitch, cos yaw cos pitch, sin pitch)
+        yaw = float(np.degrees(np.arctan2(-f[0], f[1])))
+        self.look_at(np.asarray(eye, dtype=float) + distance * f, distance, yaw, pitch)
+
+    def preview(self, view: np.ndarray, projection: np.ndarray, width: int, height: int) -> np.ndarray:
+        """A picture from a camera of our own (view, projection (4, 4), OpenGL conventions) by the window's
+        OpenGL renderer, shown in the window's RGB preview pane; returns it, (height, width, 3) uint8."""
+        pb.configureDebugVisualizer(pb.COV_ENABLE_RGB_BUFFER_PREVIEW, 1, physicsClientId=self.client)
+        _, _, rgba, _, _ = pb.getCameraImage(int(width), int(height), np.asarray(view, dtype=float).T.ravel().tolist(),
+                                             np.asarray(projection, dtype=float).T.ravel().tolist(),
+                                             renderer=pb.ER_BULLET_HARDWARE_OPENGL, physicsClientId=self.client)
+        return np.asarray(rgba, dtype=np.uint8).reshape(int(height), int(width), 4)[..., :3].copy()
+
+    def hide_preview(self) -> None:
+        pb.configureDebugVisualizer(pb.COV_ENABLE_RGB_BUFFER_PREVIEW, 0, physicsClientId=self.client)
+
     def right(self) -> np.ndarray:
         """The window camera's unit right vector (3,) in the world frame."""
         horizontal = np.array(pb.getDebugVisualizerCamera(physicsClientId=self.client)[6])

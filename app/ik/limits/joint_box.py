@@ -104,7 +104,14 @@ class JointLimits:
     def compute_qp_inequalities(self, q: np.ndarray, dt: float, qdot: np.ndarray | None = None) -> Inequalities:
         """Box rows: q ([B,] n_dofs), dt [s], qdot ([B,] n_dofs) measured velocity; lo, hi ([B,] n_dofs)."""
         q = np.asarray(q, dtype=float)
+        lo, hi = self.velocity_bounds(q, dt, qdot)
+        return Inequalities(np.eye(q.shape[-1]), lo, hi)
+
+    def velocity_bounds(self, q: np.ndarray, dt: float, qdot: np.ndarray | None = None) -> tuple:
+        """The box alone, (lo, hi) on the joint velocity [rad/s] ([B,] n_dofs each), for a loop that needs no rows:
+        q ([B,] n_dofs), dt [s], qdot ([B,] n_dofs) measured velocity (None: the acceleration window is not used)."""
+        q = np.asarray(q, dtype=float)
         q2 = np.ascontiguousarray(q.reshape(-1, q.shape[-1]))
         v2 = q2 if qdot is None else np.ascontiguousarray(np.asarray(qdot, dtype=float).reshape(q2.shape))  # q2: unused
         lo, hi = joint_box_batch(self.params(dt, qdot is not None), q2, v2)
-        return Inequalities(np.eye(q.shape[-1]), lo.reshape(q.shape), hi.reshape(q.shape))
+        return lo.reshape(q.shape), hi.reshape(q.shape)
