@@ -76,8 +76,9 @@ def test_render_processes_that_cannot_build_their_scene_fail_the_job_and_leave_n
 
     run = _run()
     spec, states = _states(run, video_job.CHUNK)
-    broken = dataclasses.replace(run, scene_config=dataclasses.replace(
-        run.scene_config, robot=dataclasses.replace(run.scene_config.robot, urdf=str(tmp_path / "gone.urdf"))))
+    broken = dataclasses.replace(run, scene_config=dataclasses.replace(  # no parsed description: the URDF is read
+        run.scene_config, robot=dataclasses.replace(run.scene_config.robot, urdf=str(tmp_path / "gone.urdf")),
+        description=None))
     monkeypatch.setattr(video_job, "headless", lambda r: broken)  # what the render processes build
     job = VideoJob(run, tmp_path / "video.mp4", fps=25, total=10, workers=1)
     job.start(spec)
