@@ -167,6 +167,9 @@ def _context():
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
             try:
                 forkserver.ensure_running()  # ~1 ms: the server loads its modules on its own
+            except OSError as exc:  # its Unix socket lives in TMPDIR, whose path may be too long for one (108 bytes)
+                log.info("render processes start afresh (spawn): the fork server could not start: %s", exc)
+                return mp.get_context("spawn")
             finally:
                 signal.signal(signal.SIGINT, previous)
     return ctx

@@ -132,3 +132,16 @@ def test_the_summary_counts_the_qp_failures_the_warnings_report(tmp_path, monkey
     assert warnings and summary["solver_failed_ticks"] >= len(warnings)
     assert summary["solver_failed_ticks_fraction"] == pytest.approx(summary["solver_failed_ticks"] / 120)
     assert f"failed on {summary['solver_failed_ticks']} environment-ticks" in "\n".join(summary_lines(summary))
+
+
+def test_a_temp_folder_too_long_for_the_render_servers_socket_still_gives_the_video(tmp_path):
+    """The render processes' fork server listens on a Unix socket in TMPDIR (at most 108 bytes of path): with a
+    longer TMPDIR the render processes start afresh instead, and the run ends as usual with its video."""
+    temp = tmp_path / ("t" * max(1, 110 - len(str(tmp_path))))
+    temp.mkdir()
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "app.run", str(ROOT / "configs" / "single_ik.yaml"), "--duration",
+                          "0.3", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, TMPDIR=str(temp)))
+    assert res.returncode in (0, 3) and "Traceback" not in res.stderr, res.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png", "video.mp4"]
