@@ -1,7 +1,7 @@
 """app.track speed: a clean 10,000-waypoint trajectory (one waypoint per 500 Hz tick, 20 s, the gripper pointing
 down on a Lissajous figure) tracked on ideal joints, as a multiple of real time; medians of --repeats in one
 sitting, per controller: ``ik`` (configs/single_ik.yaml), ``qp`` without obstacles, ``qp`` with the table's
-collision rows (PyBullet's closest points each tick). The loop alone (``loop``) and the whole command (``total``:
+collision rows (PyBullet's closest points each tick, or the link spheres: ``qp+table/spheres``). The loop alone (``loop``) and the whole command (``total``:
 file reading, start IK, writing). Report with the machine load (`uptime`).
 
     python -m scripts.bench_track [--waypoints 10000] [--rate 500] [--repeats 3]
@@ -27,6 +27,7 @@ CONFIGS = {
     "ik": "configs/single_ik.yaml",
     "qp": "scene: {root}/scenes/table.yaml\nscene_overrides: {{table: null}}\ncontroller: {{type: qp}}\n",
     "qp+table": "scene: {root}/scenes/table.yaml\ncontroller: {{type: qp}}\n",
+    "qp+table/spheres": "scene: {root}/scenes/table.yaml\ncontroller: {{type: qp, collision_model: spheres}}\n",
 }
 
 
@@ -54,7 +55,7 @@ def main() -> None:
             if text.endswith(".yaml"):
                 configs[name] = str(root / text)
             else:
-                configs[name] = str(Path(tmp) / f"{name.replace('+', '_')}.yaml")
+                configs[name] = str(Path(tmp) / f"{name.replace('+', '_').replace('/', '_')}.yaml")
                 Path(configs[name]).write_text(text.format(root=root))
         times = {name: ([], [], []) for name in configs}
         for _ in range(args.repeats):  # interleaved
@@ -69,7 +70,7 @@ def main() -> None:
         duration = args.waypoints / args.rate
         for name, (loop, total, cpu) in times.items():
             lm, tm, cm = statistics.median(loop), statistics.median(total), statistics.median(cpu)
-            print(f"{name:9s} {args.waypoints} waypoints, {duration:g} s at {args.rate:g} Hz: loop {lm:.2f} s "
+            print(f"{name:16s} {args.waypoints} waypoints, {duration:g} s at {args.rate:g} Hz: loop {lm:.2f} s "
                   f"({duration / lm:.1f}x real time, {lm / args.waypoints * 1e6:.0f} us/tick), total {tm:.2f} s "
                   f"({duration / tm:.1f}x); loop CPU {cm:.2f} s ({duration / cm:.1f}x)")
 
