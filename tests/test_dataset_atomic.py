@@ -10,11 +10,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-import app.dataset.lerobot_writer as lerobot_writer
 from app.dataset import LeRobotWriter, episode_frames, load_dataset
 from app.dataset.video import count_frames, frame_times
 from tests.conftest import ROOT
-from tests.dataset_helpers import CAM, SPEC, episode, grey
+from tests.dataset_helpers import CAM, SPEC, append_dying_before_info, episode, grey
 
 VIDEO = f"videos/{CAM}/chunk-000/file-000.mp4"
 
@@ -37,17 +36,7 @@ def test_a_failure_before_info_json_leaves_the_finished_episodes_and_a_new_write
     writer = LeRobotWriter(root, SPEC)
     writer.append(episode(0, 12))
     writer.append(episode(1, 15))
-    real = lerobot_writer.write_json
-
-    def dies_on_info(path, data):
-        if path.name == "info.json":
-            raise KeyboardInterrupt
-        real(path, data)
-
-    monkeypatch.setattr(lerobot_writer, "write_json", dies_on_info)
-    with pytest.raises(KeyboardInterrupt):
-        writer.append(episode(2, 9))
-    monkeypatch.setattr(lerobot_writer, "write_json", real)
+    append_dying_before_info(writer, episode(2, 9), monkeypatch)
     assert pq.read_metadata(root / "data/chunk-000/file-000.parquet").num_rows == 36  # mid-write: rows are there
     _assert_loads_with(root, [12, 15])
 

@@ -8,11 +8,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-import app.dataset.lerobot_writer as lerobot_writer
 from app.dataset import LeRobotWriter, episode_frames, load_dataset
 from app.dataset.rollover import FileLimits, next_file, table_rolls, video_rolls
 from app.dataset.video import count_frames
-from tests.dataset_helpers import CAM, SPEC, episode, grey
+from tests.dataset_helpers import CAM, SPEC, append_dying_before_info, episode, grey
 
 TINY = FileLimits(chunks_size=2, data_files_size_in_mb=1e-6, video_files_size_in_mb=1e-6)  # every episode a file
 LENGTHS = [12, 15, 9, 10, 11]
@@ -93,17 +92,7 @@ def test_a_writer_opened_after_a_dying_append_cuts_the_files_it_had_begun(tmp_pa
     writer = LeRobotWriter(root, SPEC, TINY)
     writer.append(episode(0, 12))
     writer.append(episode(1, 15))
-    real = lerobot_writer.write_json
-
-    def dies_on_info(path, data):
-        if path.name == "info.json":
-            raise KeyboardInterrupt
-        real(path, data)
-
-    monkeypatch.setattr(lerobot_writer, "write_json", dies_on_info)
-    with pytest.raises(KeyboardInterrupt):
-        writer.append(episode(2, 9))
-    monkeypatch.setattr(lerobot_writer, "write_json", real)
+    append_dying_before_info(writer, episode(2, 9), monkeypatch)
     begun = [root / "data/chunk-001/file-000.parquet", root / f"videos/{CAM}/chunk-001/file-000.mp4",
              root / "meta/episodes/chunk-001/file-000.parquet"]
     assert all(p.exists() for p in begun)
