@@ -244,6 +244,21 @@ def _scratch(L, ct):
 
 
 @njit(cache=True, nogil=True)
+def _pose(qi, fk, ct, R, p, C, BR, BP, bounds, GC, placed):
+    """One configuration qi (n_dofs,): link frames, boxes and bounding centres placed (_place), no sphere yet."""
+    frames_one(qi, fk, R, p)
+    _place(R, p, ct, C, BR, BP, bounds, GC)
+    placed[:] = 0
+
+
+@njit(cache=True, nogil=True)
+def _bounding_gap(bounds, radius, a, b):
+    """Distance [m] between the bounding spheres of bodies a and b: a lower bound of their distance."""
+    d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
+    return np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - radius[a] - radius[b]
+
+
+@njit(cache=True, nogil=True)
 def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
     not closer than ``cutoff`` [m] gets a lower bound of its distance that is >= cutoff (the bounding spheres'
@@ -255,14 +270,10 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
     for i in range(B):
-        frames_one(q[i], fk, R, p)
-        _place(R, p, ct, C, BR, BP, bounds, GC)
-        placed[:] = 0
+        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
-            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
-            cc = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-            lower = cc - bd.radius[a] - bd.radius[b]
+            lower = _bounding_gap(bounds, bd.radius, a, b)
             if lower <= cutoff and bd.s1[b] == bd.s0[b]:  # b only boxes: a's bounding sphere against each box
                 lower = max(lower, _boxes_lower_bound(bounds, a, bd.radius[a], BR, BP, ct.boxes.half, bd.k0[b],
                                                       bd.k1[b], n))
@@ -289,13 +300,10 @@ def clear_kernel(q, fk, ct, min_distance):
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
     for i in range(B):
-        frames_one(q[i], fk, R, p)
-        _place(R, p, ct, C, BR, BP, bounds, GC)
-        placed[:] = 0
+        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(ct.pairs.a.shape[0]):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
-            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
-            if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b] >= min_distance:
+            if _bounding_gap(bounds, bd.radius, a, b) >= min_distance:
                 continue
             _placed(R, p, ct, C, placed, a, b)
             if _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance) < min_distance:
@@ -314,13 +322,10 @@ def minima_kernel(q, fk, ct, near):
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
     bd = ct.bodies
     for i in range(B):
-        frames_one(q[i], fk, R, p)
-        _place(R, p, ct, C, BR, BP, bounds, GC)
-        placed[:] = 0
+        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
-            d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
-            lower = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - bd.radius[a] - bd.radius[b]
+            lower = _bounding_gap(bounds, bd.radius, a, b)
             if lower < near:
                 _placed(R, p, ct, C, placed, a, b)
             d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
