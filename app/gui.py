@@ -64,6 +64,7 @@ class GuiSession:
 
     def __init__(self, run: RunConfig, scene, robot, targets: TargetGenerator):
         self.run, self.scene, self.robot, self.targets = run, scene, robot, targets
+        self.arm_names = target_labels(run)  # each target's arm, for the text line ('' for one unnamed robot)
         self.window = Window(scene.client)
         n = robot.n_envs
         self._env_slider = self.window.add_slider("environment", 0, max(n - 1, 1e-9), 0) if n > 1 else None
@@ -221,7 +222,7 @@ class GuiSession:
         held = " | paused" if self.paused else ""
         after = " | holding the last target" if self.scene.t >= self.run.duration else ""
         after += f" | view {self.views.name}" if self.views.name else ""
-        pos = position_text(tel, e, target_labels(self.run))
+        pos = position_text(tel, e, self.arm_names)
         return (f"env {e} | {label} | pos {pos} | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
                 f" deg{bound}{self._pick_text(e)}{held}{after}")
 
