@@ -96,6 +96,18 @@ def test_the_arms_of_a_rig_touch_each_other_physically_and_their_own_links_do_no
     assert any(at_meet for at_meet, _, _ in pairs) == collide and bool(pairs) == collide
 
 
+def test_collide_arms_after_the_scene_is_built_is_an_input_error_naming_the_order():
+    from app import Scene
+    from app.errors import InputError
+
+    scene = Scene()
+    rig = scene.add_robots([RobotPart(n, str(ROOT / "assets/urdf/widowx_ai.urdf"), *MOUNTS[n]) for n in MOUNTS])
+    scene.build(n_envs=1)
+    with pytest.raises(InputError, match="collide_arms must come before scene.build"):
+        rig.collide_arms(["left/ee_gripper_link", "right/ee_gripper_link"])
+    scene.close()
+
+
 @pytest.mark.parametrize("names, message", [(["a", "a"], "used twice"), (["a/b"], "without '/'"), ([], "at least one")])
 def test_rig_names_must_be_unique_and_plain(names, message):
     parts = [RobotPart(n, str(ROOT / "assets/urdf/widowx_ai.urdf")) for n in names]
