@@ -49,7 +49,8 @@ KEYS = (  # key, what it does (printed at start, shown in the window with h)
     ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
 )
 HELP = [text for _, text in KEYS if text]
-DRAW_EVERY = 8  # physics steps between redraws of frames, lights and text (30 Hz at 240 Hz)
+DRAW_EVERY = 8  # physics steps between redraws of frames and lights, and reads of keys and sliders (30 Hz at 240 Hz)
+TEXT_EVERY = 3 * DRAW_EVERY  # the text (10 Hz, as fast as one reads it): each changed line waits for a frame
 PLACE_SLIDERS = ("place dx [m]", "place dy [m]")  # a pick-and-place: where the selected environment puts it
 SLIDERS = ("target dx [m]", "target dy [m]", "target dz [m]", "target droll [rad]", "target dpitch [rad]",
            "target dyaw [rad]")
@@ -72,6 +73,7 @@ class GuiSession:
         self._first = [self.window.add_slider(name, -0.2 if "[m]" in name else -1.6,
                                               0.2 if "[m]" in name else 1.6) for name in names][0]
         self._n_sliders = len(names)
+        self._sliders_now = self.window.sliders()  # read with the keys, DRAW_EVERY steps (each read waits a frame)
         self.selected, self.paused, self.follow, self.show_help, self.quit = 0, False, False, True, False
         self._last_env_slider, self._step_once = 0, False
         self.offsets = np.zeros((n, 6))  # per environment: dx dy dz [m], droll dpitch dyaw [rad]
@@ -125,6 +127,7 @@ class GuiSession:
         """Select environment ``env``: the sliders move its target, the camera turns to it."""
         self.selected = int(env)
         if self.window.open:  # the sliders now move this environment from where it is: no jump
+            self._sliders_now = self.window.sliders()
             self._slider_base = self._slider_values()
         self._held = self.offsets[self.selected].copy()
         log.info("environment %d selected", self.selected)
@@ -133,7 +136,7 @@ class GuiSession:
     def _slider_values(self) -> np.ndarray:
         """The offset sliders' values, as 6 offsets (dx dy dz droll dpitch dyaw; zeros where no slider)."""
         out = np.zeros(6)
-        out[:self._n_sliders] = self.window.sliders()[self._first:self._first + self._n_sliders]
+        out[:self._n_sliders] = self._sliders_now[self._first:self._first + self._n_sliders]
         return out
 
     def _look_at_selected(self) -> None:
@@ -162,6 +165,8 @@ class GuiSession:
 
     def on_tick(self, k: int, controller, q: np.ndarray) -> bool:
         """Keys, drawing, pause and real-time pacing after physics step k; True to stop."""
+        if self.controller is None:  # the first tick: from here a key acts on the run (scripts wait for this line)
+            log.info("GUI: the run has begun")
         self.k, self.q_last, self.controller = k, q, controller
         if self.spheres is not None and k % 4 == 0:  # 60 Hz of moving spheres is enough to see them
             self.spheres.update(q)
@@ -177,18 +182,22 @@ class GuiSession:
         return self.quit
 
     def _poll(self, controller) -> None:
+        """Keys, sliders and drawing every DRAW_EVERY steps (30 times a second at 240 Hz), and at each poll while
+        paused: under a software renderer each of these PyBullet calls waits for the window's next frame."""
+        if self.k % DRAW_EVERY and not self.paused:
+            return
         if not self.window.open:
             self.quit = True
             return
         for key in sorted(self.window.keys_pressed()):
             self.handle_key(key)
+        self._sliders_now = self.window.sliders()
         if self._env_slider is not None:
-            chosen = int(round(self.window.sliders()[self._env_slider]))
+            chosen = int(round(self._sliders_now[self._env_slider]))
             if chosen != self._last_env_slider:
                 self._last_env_slider = chosen
                 self.select(chosen)
-        if self.k % DRAW_EVERY == 0 or self.paused:
-            self.draw(controller)
+        self.draw(controller)
 
     def draw(self, controller) -> None:
         """Actual end-effector frames, status lights, the selected environment's text, the camera."""
@@ -199,17 +208,22 @@ class GuiSession:
         status = latest_status(controller.telemetry, self.robot.n_envs)
         self.lights.set([STATUS_STYLE[EnvStatus(c)][1] for c in status])
         origin = self.scene.env_origins[self.selected]
-        lines = [self.status_line(controller, status)] + (HELP if self.show_help else [])
-        dist = self.window.camera()[0]
-        top = origin + np.asarray(self.run.scene_config.camera.target) + [0.0, 0.0, 0.42 * dist / 0.9] \
-            - 0.5 * dist * self.window.right()  # left of the selected environment, in sight
-        for i in range(1 + len(HELP)):  # one text item per line (PyBullet draws one line each), centred
-            self.window.text(f"line{i}", [lines[i] if i < len(lines) else ""], top - [0.0, 0.0, 0.032 * i * dist / 0.9],
-                             rgb=(0.6, 0.0, 0.0) if i == 0 else (0.05, 0.05, 0.05), size=1.0)
+        if self.k % TEXT_EVERY == 0 or self.paused:
+            self._draw_text(controller, status, origin)
         if self.views.name is not None:
             self.views.show(self.window, np.asarray(self.q_last).reshape(self.robot.n_envs, -1)[self.selected], origin)
         elif self.follow:
             self._look_at_selected()
+
+    def _draw_text(self, controller, status: np.ndarray, origin: np.ndarray) -> None:
+        """The selected environment's text line and the help, left of it in sight (one text item per line)."""
+        lines = [self.status_line(controller, status)] + (HELP if self.show_help else [])
+        dist = self.window.camera()[0]
+        top = origin + np.asarray(self.run.scene_config.camera.target) + [0.0, 0.0, 0.42 * dist / 0.9] \
+            - 0.5 * dist * self.window.right()
+        for i in range(1 + len(HELP)):  # PyBullet draws one line per text item, centred
+            self.window.text(f"line{i}", [lines[i] if i < len(lines) else ""], top - [0.0, 0.0, 0.032 * i * dist / 0.9],
+                             rgb=(0.6, 0.0, 0.0) if i == 0 else (0.05, 0.05, 0.05), size=1.0)
 
     def status_line(self, controller, status: np.ndarray) -> str:
         """'env 3 | tracking | pos 1.20 mm | rot 0.40 deg | at bound: 2 (table)' for the selected environment."""

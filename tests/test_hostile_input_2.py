@@ -255,7 +255,7 @@ def test_sweep_bounds_its_episodes_workers_and_output_before_any_work(capsys, tm
     assert not (tmp_path / "sweep").exists()
 
 
-def test_an_unreachable_ray_address_gives_up_after_the_named_timeout(monkeypatch):
+def test_an_unreachable_ray_address_gives_up_after_the_named_timeout(monkeypatch, no_ray_here):
     import socket
     import time
 

@@ -18,7 +18,10 @@ def _scale_out_commands() -> list[str]:
     return [line.split("  #")[0].strip() for line in block.splitlines() if line.strip()]
 
 
-def test_readme_scale_out_examples_run_as_written(tmp_path):
+def test_readme_scale_out_examples_run_as_written(tmp_path, shared_ray):
+    """The commands join this test process's Ray (RAY_ADDRESS, as on a cluster) instead of each starting one: a
+    local Ray's start and end on their own are tested in tests/test_scale.py and tests/test_console.py."""
+    address = shared_ray.get_runtime_context().gcs_address
     for name in ("configs", "scenes", "assets", "scripts"):
         (tmp_path / name).symlink_to(ROOT / name)
     commands = _scale_out_commands()
@@ -27,7 +30,7 @@ def test_readme_scale_out_examples_run_as_written(tmp_path):
     for command in commands:
         args = shlex.split(command)
         res = subprocess.run([sys.executable, *args[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                             env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+                             env={**__import__("os").environ, "PYTHONPATH": str(ROOT), "RAY_ADDRESS": address})
         assert res.returncode == 0, f"{command}\n{res.stderr[-2000:]}"
     assert (tmp_path / "runs" / "qp8" / "report.json").is_file()
     assert (tmp_path / "sweeps" / "s1" / "summary.json").is_file()

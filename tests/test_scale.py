@@ -102,8 +102,7 @@ def test_workers_above_n_envs_is_a_config_error():
 
 
 @pytest.mark.slow
-def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp_path, monkeypatch):
-    pytest.importorskip("ray")
+def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp_path, monkeypatch, shared_ray):
     from app.run import main
 
     args = [str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.25", "--n-envs", "3"]
@@ -117,24 +116,19 @@ def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp
 
 
 @pytest.mark.slow
-def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_error(monkeypatch):
-    ray = pytest.importorskip("ray")
-    from app.ray_session import shutdown_ray
+def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_error(monkeypatch, shared_ray):
     from app.scale import run_everywhere
 
     monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every item in an actor
-    try:
-        values, timings = run_everywhere([2, 0, 3, 1], np.ones, 2)
-        assert [v.tolist() for v in values] == [[1.0] * 2, [], [1.0] * 3, [1.0]]
-        assert timings["items_here"] == 0 and timings["actors"] == 2
-        with pytest.raises(ray.exceptions.RayTaskError, match="negative dimensions are not allowed"):
-            run_everywhere([3] * 6 + [-1], np.ones, 2)
-    finally:
-        shutdown_ray()
+    values, timings = run_everywhere([2, 0, 3, 1], np.ones, 2)
+    assert [v.tolist() for v in values] == [[1.0] * 2, [], [1.0] * 3, [1.0]]
+    assert timings["items_here"] == 0 and timings["actors"] == 2
+    with pytest.raises(shared_ray.exceptions.RayTaskError, match="negative dimensions are not allowed"):
+        run_everywhere([3] * 6 + [-1], np.ones, 2)
 
 
 @pytest.mark.slow
-def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch):
+def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch, no_ray_here):
     """The results stay usable after the shutdown (a crash seen once, not reproduced on purpose since, is
     guarded against in app.scale._owned), and a Ray the caller started is left up."""
     ray = pytest.importorskip("ray")

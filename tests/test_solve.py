@@ -56,14 +56,10 @@ def test_cli_exits_2_with_one_line_for_a_bad_file(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_two_ray_workers_give_the_answers_of_one_process(targets_file, tmp_path):
-    ray = pytest.importorskip("ray")
-    try:
-        assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--out", str(tmp_path / "a.npz")]) == 0
-        assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--workers", "2", "--chunk", "64",
-                     "--out", str(tmp_path / "b.npz")]) == 0
-    finally:
-        ray.shutdown()
+def test_two_ray_workers_give_the_answers_of_one_process(targets_file, tmp_path, shared_ray):
+    assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--out", str(tmp_path / "a.npz")]) == 0
+    assert main([str(targets_file), "--urdf", str(WIDOWX_URDF), "--workers", "2", "--chunk", "64",
+                 "--out", str(tmp_path / "b.npz")]) == 0
     a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
     for key in a.files:
         np.testing.assert_array_equal(a[key], b[key])

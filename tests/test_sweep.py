@@ -43,13 +43,9 @@ def test_a_bad_setting_is_refused_before_any_episode(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_ray_workers_give_the_same_summary(tmp_path):
-    ray = pytest.importorskip("ray")
-    try:
-        assert main(ARGS + ["--out", str(tmp_path / "one")]) == 0
-        assert main(ARGS + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
-    finally:
-        ray.shutdown()
+def test_ray_workers_give_the_same_summary(tmp_path, shared_ray):
+    assert main(ARGS + ["--out", str(tmp_path / "one")]) == 0
+    assert main(ARGS + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
     one, two = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("one", "two"))
     assert one["all"] == two["all"] and one["episodes"] == two["episodes"]
 

@@ -17,6 +17,7 @@ class Window:
         self.client = client
         self._sliders: list[int] = []
         self._texts: dict[str, int] = {}
+        self._shown: dict[str, tuple] = {}  # what each text slot shows now: (text, at, rgb, size)
         self._down: set[int] = set()  # keys seen pressed and not yet released
 
     @property
@@ -50,8 +51,13 @@ class Window:
 
     def text(self, slot: str, lines: Sequence[str], at: Sequence[float], rgb=(0.05, 0.05, 0.05),
              size: float = 1.2) -> None:
-        """Show ``lines`` at world point ``at`` (3,), replacing what ``slot`` showed before."""
+        """Show ``lines`` at world point ``at`` (3,), replacing what ``slot`` showed before. A slot that already
+        shows exactly this is left alone: each text call waits for the window's next frame (~20 ms here)."""
         text = "\n".join(lines)
+        shown = (text, tuple(map(float, at)), tuple(map(float, rgb)), float(size))
+        if self._shown.get(slot) == shown:
+            return
+        self._shown[slot] = shown
         previous = self._texts.get(slot, -1)
         self._texts[slot] = pb.addUserDebugText(text, list(map(float, at)), list(rgb), size,
                                                 replaceItemUniqueId=previous, physicsClientId=self.client)

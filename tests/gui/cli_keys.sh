@@ -10,8 +10,7 @@ for _ in $(seq 1 120); do
   win=$(xdotool search --onlyvisible --name "Bullet" 2>/dev/null | head -1); [ -n "$win" ] && break; sleep 0.5
 done
 [ -z "$win" ] && { echo "no window"; kill -9 $pid; exit 90; }
-for _ in $(seq 1 120); do grep -q "GUI keys" "$log" && break; sleep 0.5; done  # the session is up
-sleep 1
+for _ in $(seq 1 600); do grep -q "the run has begun" "$log" && break; sleep 0.1; done  # its first tick ran
 if [ "$key" = "SIGINT" ]; then kill -INT $pid; else
   xdotool windowfocus "$win"; xdotool keydown "$key"; sleep 0.2; xdotool keyup "$key"; fi
 for _ in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 0.5; done

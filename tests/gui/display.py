@@ -25,7 +25,9 @@ def xvfb(screen: str = "1280x800x24") -> Iterator[dict[str, str]]:
     try:
         if not number.isdigit():
             raise RuntimeError(f"Xvfb did not start: {server.communicate(timeout=10)[1].decode()[-500:]}")
-        yield {**os.environ, "DISPLAY": f":{number}"}
+        # llvmpipe (Mesa's software OpenGL under Xvfb) renders on a thread per core by default: one thread keeps a
+        # GUI test from taking both cores of a small machine from the other tests (the pictures are the same)
+        yield {"LP_NUM_THREADS": "0", **os.environ, "DISPLAY": f":{number}"}
     finally:
         server.terminate()
         try:

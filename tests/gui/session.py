@@ -17,7 +17,8 @@ out_dir, shot, view = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 run = load_run_config("configs/batched_ik.yaml", duration=0.3)
 run = replace(run, n_envs=4)
 log = {"events": []}
-SCRIPT = {5: " ", 9: "n", 13: "]", 16: "SHOT", 20: "h", 24: " ", 60: "q"}  # poll number -> key
+# poll number -> key (the GUI polls every 8th step, and every step while paused)
+SCRIPT = {5: " ", 9: "n", 13: "]", 16: "SHOT", 20: "h", 24: " ", 27: "q"}
 
 
 def hook(session):

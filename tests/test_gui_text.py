@@ -1,0 +1,27 @@
+"""The window's text lines: a line already shown is not sent again (PyBullet's text call waits for the window's
+next frame, ~20 ms, and the GUI redraws its ~10 lines 30 times a second)."""
+
+import pybullet as pb
+
+from app.sim.window import Window
+
+
+def test_a_text_line_already_shown_is_not_sent_to_the_window_again(monkeypatch):
+    sent = []
+
+    def add_text(text, at, rgb, size, replaceItemUniqueId, physicsClientId):
+        sent.append((text, list(at), replaceItemUniqueId))
+        return 100 + len(sent)
+
+    monkeypatch.setattr(pb, "addUserDebugText", add_text)
+    window = Window(client=0)
+    window.text("status", ["env 0 | pos 1.20 mm"], [0.0, 0.0, 0.5])
+    window.text("status", ["env 0 | pos 1.20 mm"], [0.0, 0.0, 0.5])
+    assert sent == [("env 0 | pos 1.20 mm", [0.0, 0.0, 0.5], -1)]
+    window.text("status", ["env 0 | pos 1.10 mm"], [0.0, 0.0, 0.5])  # new text replaces the item shown
+    window.text("status", ["env 0 | pos 1.10 mm"], [0.0, 0.1, 0.5])  # so does a move (the camera turned)
+    window.text("help", ["env 0 | pos 1.10 mm"], [0.0, 0.1, 0.5])  # another slot is an item of its own
+    window.text("status", ["env 0 | pos 1.10 mm"], [0.0, 0.1, 0.5], rgb=(1.0, 0.0, 0.0))  # and a new colour
+    assert [(text, at[1], replaced) for text, at, replaced in sent[1:]] == [
+        ("env 0 | pos 1.10 mm", 0.0, 101), ("env 0 | pos 1.10 mm", 0.1, 102), ("env 0 | pos 1.10 mm", 0.1, -1),
+        ("env 0 | pos 1.10 mm", 0.1, 103)]
