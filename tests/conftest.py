@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +32,31 @@ OFFICIAL_URDF = REFERENCE / "trossen_arm_description" / "urdf" / "wxai_base.urdf
 PANDA_URDF = Path(pybullet_data.getDataPath()) / "franka_panda" / "panda.urdf"
 KUKA_URDF = Path(pybullet_data.getDataPath()) / "kuka_iiwa" / "model.urdf"
 
+
+
+def pytest_configure(config) -> None:
+    """A cold kernel cache (a fresh checkout): compile the kernels in two processes side by side before any test
+    starts (tests/warm_kernels.py), instead of in every pytest-xdist worker and early command line at once."""
+    from app import kernel_cache
+    from tests.warm_kernels import GROUPS
+
+    if os.environ.get("PYTEST_XDIST_WORKER") or not kernel_cache.compile_pending() or \
+            os.environ.get("APP_TESTS_WARM_KERNELS") == "0":  # 0: let the tests compile (to compare)
+        return
+    sys.stderr.write(f"compiling the numba kernels first ({', '.join(GROUPS)}, side by side)\n")
+    with tempfile.TemporaryDirectory() as out:
+        procs = [subprocess.Popen([sys.executable, "-m", "tests.warm_kernels", group, out], cwd=ROOT,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for group in GROUPS]
+        try:
+            for group, proc in zip(GROUPS, procs):
+                err = proc.communicate(timeout=1800)[1]
+                if proc.returncode:  # the tests compile what is missing themselves (and show the error)
+                    sys.stderr.write(f"warming the kernels ({group}) failed: {err[-1000:]}\n")
+        finally:
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
 
 class Watched:
     """A command line under test, started with its stderr piped, and every process it started (descendants of
