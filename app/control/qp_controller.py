@@ -179,8 +179,6 @@ class QPController:
 
         Returns the commanded joint velocities (n_envs, n_dofs).
         """
-        robot, cfg = self.robot, self.config
-        q, v = robot.read_states()
         T = len(self.tasks)
         split = lambda a: [None] * T if a is None else [a] if T == 1 else [a[:, k] for k in range(T)]  # noqa: E731
         if T > 1 and np.ndim(target_pos) != 3:
@@ -188,8 +186,18 @@ class QPController:
                              f"got {np.shape(target_pos)}")
         targets = [self._base_frame_targets(*args) for args in
                    zip(split(target_pos), split(target_quat), split(target_twist))]
+        n_envs = self.robot.n_envs
+        return self.step_base(t, targets[0] if T == 1 else targets,
+                              np.asarray(target_pos, dtype=float).reshape(n_envs, -1, 3)[:, 0])
+
+    def step_base(self, t: float, targets: tuple | Sequence[tuple], pos_env: np.ndarray) -> np.ndarray:
+        """:meth:`step` for targets already checked and in the base frame (as :meth:`build` takes them: a
+        trajectory's ticks can be converted all at once); pos_env (n_envs, 3): the first task's target in the
+        environment frame (the stall detector's). Returns the commanded joint velocities (n_envs, n_dofs)."""
+        robot, cfg = self.robot, self.config
+        q, v = robot.read_states()
         rows = self.distance_rows(q)
-        qps, err = self.build(q, v, targets[0] if T == 1 else targets, rows)
+        qps, err = self.build(q, v, targets, rows)
         err = err.reshape(len(q), -1, 6)
         qdot, ok = self.solve(t, qps)
         n_active, names, dmin = self._active(qps, qdot, ok, rows)
@@ -202,9 +210,9 @@ class QPController:
         squared = err * err
         links_pos_err, links_rot_err = np.sqrt(squared[..., :3].sum(axis=2)), np.sqrt(squared[..., 3:].sum(axis=2))
         pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
-        stalled = self.stalls.update(pos_err, np.asarray(target_pos, dtype=float).reshape(len(q), -1, 3)[:, 0])
+        stalled = self.stalls.update(pos_err, pos_env)
         self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names,
-                              links_pos_err)
+                              links_pos_err, owned=True)
         self.last_qdot = qdot
         return qdot
 
