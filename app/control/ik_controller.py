@@ -15,8 +15,11 @@ from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.api import prepared_solver
+from app.threads import entry_point
 from app.ik.limits import JointLimits
-from app.ik.solver import IKOptions, pose_error_norms_of
+from app.ik._lm import pose_error_norms_kernel
+from app.ik.limits.joint_box import velocity_limited_batch
+from app.ik.solver import IKOptions
 from app.ik.targets import PoseTargets
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
@@ -96,6 +99,7 @@ class PoseIKController:
         self._no_qp = (np.ones(n), np.zeros(n, int), np.full(n, np.inf))
         for a in self._no_qp:
             a.setflags(write=False)  # one array in every telemetry row (recorded as owned)
+        self._entries: dict = {}  # compiled kernels of the tick, called directly (see _compiled)
 
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseMotion, links: list[str],
@@ -142,20 +146,29 @@ class PoseIKController:
         (n_envs, n_dofs). With position gain 0 and velocity gain 1 the motor tracks qdot (within its effort),
         so the arm keeps its velocity bounds and stops at the limits instead of running past them."""
         dt = self.config.dt
-        lo, hi = self._joint_box.velocity_bounds(q_now, dt, v_now)  # aims LIMIT_MARGIN inside the limits
-        qdot = np.minimum(np.maximum((q_goal - q_now) / dt, lo), hi)  # np.clip's answer, without its overhead
-        return q_now + qdot * dt, qdot
+        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+        args = (self._joint_box.params(dt, True), f(q_now), f(v_now), f(q_goal), dt)  # aims LIMIT_MARGIN inside
+        return self._compiled("step", velocity_limited_batch, args)
 
     def _record(self, t: float, pos: np.ndarray, rot: np.ndarray, pos_env: np.ndarray, q: np.ndarray,
                 converged: np.ndarray) -> None:
         """Tracking errors of the measured state q (n_envs, n_dofs) (not of the IK answer) against the targets
         (base frame: pos (n_envs, k, 3), rot (n_envs, k, 3, 3)), masked as the IK; pos_env (n_envs, 3): the
         first target in the environment frame (the stall detector's)."""
-        links_pos_err, links_rot_err = pose_error_norms_of(self.robot.model, q, pos, rot, self._error_task)
-        pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
+        m, f = self.robot.model, (lambda a: np.ascontiguousarray(a, dtype=float))  # noqa: E731
+        args = (f(q), m.fk_tables, m.jacobian_tables, f(pos), f(rot), self._error_task)
+        links_pos_err, _, pos_err, rot_err = self._compiled("errors", pose_error_norms_kernel, args)
         stalled = self.stalls.update(pos_err, pos_env)
         self.telemetry.record(t, pos_err, rot_err, converged, *self._no_qp, stalled,
                               [[] for _ in range(self.robot.n_envs)], links_pos_err, owned=True)
+
+    def _compiled(self, name: str, kernel, args: tuple):
+        """``kernel(*args)`` through its compiled entry, held after the first call (app.threads.entry_point: every
+        tick's arguments have the same types: C-contiguous float64 arrays and the controller's own tables)."""
+        entry = self._entries.get(name)
+        if entry is None:
+            entry = self._entries[name] = entry_point(kernel, args)
+        return entry(*args)
 
 
 PoseIKControllerConfig.controller_cls = PoseIKController
