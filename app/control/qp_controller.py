@@ -19,6 +19,7 @@ from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
+from app.ik._lm import link_error_norms
 from app.ik._qp_kernel import rows_at_bound
 from app.collision.checker import CollisionModel
 from app.ik.limits import CollisionLimit, CollisionPairs, DistanceRows, JointLimits, SphereRows
@@ -206,10 +207,8 @@ class QPController:
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.command(q_cmd, qdot, position_gain=0.0)
-        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task (np.linalg.norm's sums)
-        squared = err * err
-        links_pos_err, links_rot_err = np.sqrt(squared[..., :3].sum(axis=2)), np.sqrt(squared[..., 3:].sum(axis=2))
-        pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
+        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task (the same kernel)
+        links_pos_err, _, pos_err, rot_err = link_error_norms(np.ascontiguousarray(err))
         stalled = self.stalls.update(pos_err, pos_env)
         self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names,
                               links_pos_err, owned=True)
