@@ -20,7 +20,7 @@ from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
 from app.ik._lm import link_error_norms
-from app.ik._qp_kernel import rows_at_bound
+from app.ik._qp_kernel import active_rows
 from app.collision.checker import CollisionModel
 from app.ik.limits import CollisionLimit, CollisionPairs, DistanceRows, JointLimits, SphereRows
 from app.ik.limits.sphere_rows import merge_rows
@@ -298,18 +298,15 @@ class QPController:
     def _active(qps: QPBatch, qdot: np.ndarray, ok: np.ndarray, rows: DistanceRows,
                 tol: float = 1e-6) -> tuple[np.ndarray, list[list[str]], np.ndarray]:
         """Constraint rows at a bound per solved environment: (count (n_envs,), collision-row labels, and
-        the smallest watched distance (n_envs,) [m], inf where none)."""
+        the smallest watched distance (n_envs,) [m], inf where none), in one compiled call."""
         n_envs, n = qdot.shape
-        at = rows_at_bound(qps.A, qps.l, qps.u, qdot, tol) & ok[:, None]
+        env = np.zeros(len(rows), dtype=np.int64) if rows.env is None else rows.env
+        count, active, dmin = active_rows(qps.A, qps.l, qps.u, qdot, ok, tol, np.ascontiguousarray(env, dtype=np.int64),
+                                          np.ascontiguousarray(rows.distance, dtype=float), n)
         names: list[list[str]] = [[] for _ in range(n_envs)]
-        dmin = np.full(n_envs, np.inf)
-        if len(rows):
-            env = np.zeros(len(rows), dtype=int) if rows.env is None else rows.env
-            first = np.searchsorted(env, env)  # each environment's rows are grouped, closest first
-            dmin[env[first]] = rows.distance[first]
-            for k in np.flatnonzero(at[env, n + np.arange(len(rows)) - first]):
-                names[env[k]].append(rows.labels[k])
-        return at.sum(axis=1), names, dmin
+        for k in np.flatnonzero(active):
+            names[env[k]].append(rows.labels[k])
+        return count, names, dmin
 
 
 QPControllerConfig.controller_cls = QPController
