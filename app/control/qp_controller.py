@@ -286,7 +286,7 @@ class QPController:
         spheres' and the robot's, merged."""
         if self.spheres is None and self.collisions is None:
             return self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
-        rows = DistanceRows.empty(q.shape[1])
+        rows = self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
         if self.spheres is not None:
             # a simulator robot lists self pairs left unwatched now per environment (a handover's fingers)
             rows = self.spheres.rows(q, getattr(self.robot, "released_pairs", None))
