@@ -15,7 +15,7 @@ from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.api import prepared_solver
-from app.threads import entry_point
+from app.threads import EntryPoints
 from app.ik.limits import JointLimits
 from app.ik._lm import pose_error_norms_kernel
 from app.ik.limits.joint_box import velocity_limited_batch
@@ -99,7 +99,7 @@ class PoseIKController:
         self._no_qp = (np.ones(n), np.zeros(n, int), np.full(n, np.inf))
         for a in self._no_qp:
             a.setflags(write=False)  # one array in every telemetry row (recorded as owned)
-        self._entries: dict = {}  # compiled kernels of the tick, called directly (see _compiled)
+        self._compiled = EntryPoints()  # the tick's kernels, called directly
 
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseMotion, links: list[str],
@@ -161,14 +161,6 @@ class PoseIKController:
         stalled = self.stalls.update(pos_err, pos_env)
         self.telemetry.record(t, pos_err, rot_err, converged, *self._no_qp, stalled,
                               [[] for _ in range(self.robot.n_envs)], links_pos_err, owned=True)
-
-    def _compiled(self, name: str, kernel, args: tuple):
-        """``kernel(*args)`` through its compiled entry, held after the first call (app.threads.entry_point: every
-        tick's arguments have the same types: C-contiguous float64 arrays and the controller's own tables)."""
-        entry = self._entries.get(name)
-        if entry is None:
-            entry = self._entries[name] = entry_point(kernel, args)
-        return entry(*args)
 
 
 PoseIKControllerConfig.controller_cls = PoseIKController
