@@ -304,7 +304,7 @@ class QPController:
         count, active, dmin = active_rows(qps.A, qps.l, qps.u, qdot, ok, tol, np.ascontiguousarray(env, dtype=np.int64),
                                           np.ascontiguousarray(rows.distance, dtype=float), n)
         names: list[list[str]] = [[] for _ in range(n_envs)]
-        for k in np.flatnonzero(active):
+        for k in np.flatnonzero(active) if len(rows) else ():
             names[env[k]].append(rows.labels[k])
         return count, names, dmin
 
