@@ -28,8 +28,8 @@ GATE = 0.5  # arms are diagnosed when the controller's own error passes this fra
 
 class TrackResult(NamedTuple):
     """q (n_ticks, n_dofs): the measured joints at every tick; stretches: in order of their start; wall_s, cpu_s:
-    the loop's wall-clock and CPU time [s] (CPU: what it costs on an idle machine); diagnosed_ticks: ticks on which
-    the causes were looked for."""
+    the loop's wall-clock and CPU time [s] (CPU: what it costs on an idle machine), the targets' conversion before it
+    and the diagnosis after it included; diagnosed_ticks: ticks on which the causes were looked for."""
 
     q: np.ndarray
     stretches: list[Stretch]
