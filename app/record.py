@@ -1,5 +1,6 @@
 """Command line: ``python -m app.record CONFIG --episodes N --out DIR [--format lerobot|act-hdf5]
-[--trossen-units] [--keep-failed] [--seed S] [--workers W] [--ray-address A]``.
+[--trossen-units] [--keep-failed] [--seed S] [--workers W] [--ray-address A] [--chunks-size N]
+[--data-file-mb X] [--video-file-mb X]``.
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
 the seed like any run's environments: object poses, place targets, motion parameters), simulated together
@@ -13,12 +14,16 @@ a target not reached) is left out and listed, or kept with ``--keep-failed``, it
 dataset with the finished ones. The scene's named cameras (``cameras:``) become
 the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
 (app.record_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
+LeRobot's files roll over at its limits (app.dataset.rollover), lerobot's defaults unless ``--chunks-size``,
+``--data-file-mb`` or ``--video-file-mb`` say otherwise; a dataset continued in ``--out`` keeps its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import math
 import os
 import shutil
 import sys
@@ -29,7 +34,8 @@ from app.cli import run_cli
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
 from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert
-from app.errors import AppError
+from app.dataset.rollover import FileLimits
+from app.errors import AppError, InputError
 from app.record_blocks import Block, Sink, joint_names, record_blocks
 from app.record_cameras import CameraMeta, dataset_cameras
 
@@ -43,6 +49,33 @@ def _check_workers(workers: int, episodes: int) -> None:
                        f"got {workers}")
 
 
+LIMIT_OPTIONS = {"chunks_size": "--chunks-size", "data_files_size_in_mb": "--data-file-mb",
+                 "video_files_size_in_mb": "--video-file-mb"}  # FileLimits' fields (lerobot's names) -> options
+
+
+def file_limits(args: argparse.Namespace) -> FileLimits:
+    """The LeRobot file limits the options ask for (lerobot's defaults for those not given), checked: positive
+    and finite, only with ``--format lerobot``, and the same as those of a dataset already in ``--out``."""
+    given = {field: getattr(args, field) for field in LIMIT_OPTIONS if getattr(args, field) is not None}
+    for field, value in given.items():
+        if not (math.isfinite(value) and value > 0):
+            kind = "a whole number of files per chunk folder" if field == "chunks_size" else "a size in MiB"
+            raise InputError(f"{LIMIT_OPTIONS[field]} must be {kind} > 0, got {value}")
+    if given and args.format != "lerobot":
+        raise InputError(f"{', '.join(LIMIT_OPTIONS[f] for f in given)}: LeRobot's file limits apply to --format "
+                         f"lerobot only, not {args.format}")
+    limits = FileLimits()._replace(**given)
+    info = Path(args.out) / "meta" / "info.json"
+    if given and info.is_file():  # the writer continues a dataset with the limits it was written with
+        recorded = FileLimits.of_info(json.loads(info.read_text()))
+        for field, value in given.items():
+            if getattr(recorded, field) != value:
+                raise InputError(f"{LIMIT_OPTIONS[field]} {value:g}: {args.out} already holds a dataset written with "
+                                 f"{field} {getattr(recorded, field):g}, which it keeps; omit the option or choose a "
+                                 f"new --out")
+    return limits
+
+
 def _failures(blocks: list[Block], keep_failed: bool) -> list[int]:
     """Episode indices that failed, each logged (left out, or kept and flagged)."""
     outcomes = [o for b in blocks for o in b.outcomes]
@@ -52,7 +85,7 @@ def _failures(blocks: list[Block], keep_failed: bool) -> list[int]:
     return failed
 
 
-def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: list[Block]) -> int:
+def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: list[Block], limits: FileLimits) -> int:
     """The blocks' episodes in episode order into the dataset (failed ones left out or flagged); returns how many."""
     units = "trossen" if args.trossen_units else "si"
     out, fps = Path(args.out), run.video.fps
@@ -71,7 +104,7 @@ def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: l
         else:
             if writer is None:
                 spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names), dataset_cameras(run))
-                writer = LeRobotWriter(out, spec)
+                writer = LeRobotWriter(out, spec, limits)
             writer.append(e)
         if run.scene_config.cameras:
             meta = meta or CameraMeta(out, run)
@@ -92,6 +125,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=None, help="episode length [s] (overrides the config)")
     parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process, no Ray)")
     parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
+    defaults = FileLimits()
+    parser.add_argument("--chunks-size", dest="chunks_size", type=int, default=None, metavar="N",
+                        help="LeRobot files per chunk-NNN folder (lerobot's chunks_size; "
+                             f"default {defaults.chunks_size})")
+    parser.add_argument("--data-file-mb", dest="data_files_size_in_mb", type=float, default=None, metavar="X",
+                        help="size [MiB] at which a data or episode-metadata parquet file passes to the next "
+                             f"(lerobot's data_files_size_in_mb; default {defaults.data_files_size_in_mb:g})")
+    parser.add_argument("--video-file-mb", dest="video_files_size_in_mb", type=float, default=None, metavar="X",
+                        help="size [MiB] at which a camera's mp4 file passes to the next "
+                             f"(lerobot's video_files_size_in_mb; default {defaults.video_files_size_in_mb:g})")
     return parser.parse_args(argv)
 
 
@@ -100,6 +143,7 @@ def _main(args: argparse.Namespace) -> int:
         if args.episodes < 1:
             raise AppError(f"--episodes must be >= 1, got {args.episodes}")
         _check_workers(args.workers, args.episodes)
+        limits = file_limits(args)
         run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
         out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
         act = args.format == "act-hdf5"
@@ -107,7 +151,7 @@ def _main(args: argparse.Namespace) -> int:
         sink = Sink(segments, args.format, "trossen" if args.trossen_units else "si", tuple(joint_names(run)))
         try:
             blocks = record_blocks(run, args.workers, args.ray_address, sink)
-            written = _write(args, run, joint_names(run), blocks)
+            written = _write(args, run, joint_names(run), blocks, limits)
         finally:
             if segments is not None:
                 shutil.rmtree(segments, ignore_errors=True)

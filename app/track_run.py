@@ -39,9 +39,10 @@ class QueryRobot(IntegratorRobot):
     def __init__(self, model: RobotModel, scene_robot, q0: np.ndarray, base: BaseFrame):
         super().__init__(model, 1, q0, base.R, base.p)
         self.scene_robot = scene_robot
+        self._at_rest, self._env = np.zeros((1, model.n_dofs)), np.arange(1)  # made once: every tick poses env 0
 
     def distance_rows(self, q, pairs):
-        self.scene_robot.teleport(q, np.zeros_like(q), np.arange(1))  # the ideal joints are within their limits
+        self.scene_robot.teleport(q, self._at_rest, self._env)  # the ideal joints are within their limits
         return self.scene_robot.distance_rows(q, pairs)
 
 

@@ -1,8 +1,9 @@
 """app.track speed: a clean 10,000-waypoint trajectory (one waypoint per 500 Hz tick, 20 s, the gripper pointing
 down on a Lissajous figure) tracked on ideal joints, as a multiple of real time; medians of --repeats in one
 sitting, per controller: ``ik`` (configs/single_ik.yaml), ``qp`` without obstacles, ``qp`` with the table's
-collision rows (PyBullet's closest points each tick, or the link spheres: ``qp+table/spheres``). The loop alone (``loop``) and the whole command (``total``:
-file reading, start IK, writing). Report with the machine load (`uptime`).
+collision rows (PyBullet's closest points each tick, or the link spheres: ``qp+table/spheres``). The loop
+(``loop``: the targets' conversion, the ticks, the diagnosis) and the whole command (``total``: file reading,
+start IK, writing). Report with the machine load (`uptime`).
 
     python -m scripts.bench_track [--waypoints 10000] [--rate 500] [--repeats 3]
 """

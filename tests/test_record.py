@@ -1,6 +1,8 @@
 """app.record: a run's environments become dataset episodes of the measured joints, in either format and unit
 convention; failed episodes are left out or kept flagged."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -56,3 +58,47 @@ def test_failed_episodes_are_left_out_or_kept_flagged(tmp_path, caplog):
     assert main([CONFIG, "--episodes", "2", "--duration", "0.3", "--out", str(tmp_path / "kept"),
                  "--keep-failed"]) == 0
     assert {e.task for e in load_dataset(tmp_path / "kept").episodes} == {"circle [failed: target not reached]"}
+
+
+def test_file_limit_options_roll_files_over_and_the_dataset_reads_back_the_same_episodes(recorded, tmp_path):
+    """--chunks-size 1 --data-file-mb 1e-6 --video-file-mb 1e-6: episode 1's data and metadata files pass to
+    chunk-001/file-000 (a file a chunk, every file full after one episode); info.json records the three limits;
+    our reader loads the same episodes as the recording with lerobot's default limits (one file)."""
+    out = tmp_path / "rolled"
+    assert main([CONFIG, "--episodes", "2", "--out", str(out), "--chunks-size", "1", "--data-file-mb", "1e-6",
+                 "--video-file-mb", "1e-6"]) == 0
+    assert sorted(p.relative_to(out).as_posix() for p in out.glob("data/*/*.parquet")) == [
+        "data/chunk-000/file-000.parquet", "data/chunk-001/file-000.parquet"]
+    assert len(list(out.glob("meta/episodes/chunk-*/file-*.parquet"))) == 2
+    assert len(list(recorded.glob("data/*/*.parquet"))) == 1
+    info = json.loads((out / "meta/info.json").read_text())
+    assert (info["chunks_size"], info["data_files_size_in_mb"], info["video_files_size_in_mb"]) == (1, 1e-6, 1e-6)
+    rolled, plain = load_dataset(out), load_dataset(recorded)
+    for a, b in zip(rolled.episodes, plain.episodes, strict=True):
+        assert a.index == b.index and a.task == b.task
+        np.testing.assert_array_equal(a.state, b.state)
+        np.testing.assert_array_equal(a.action, b.action)
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--chunks-size", "0"], "--chunks-size must be a whole number of files per chunk folder > 0, got 0"),
+    (["--data-file-mb", "-1"], "--data-file-mb must be a size in MiB > 0, got -1.0"),
+    (["--video-file-mb", "nan"], "--video-file-mb must be a size in MiB > 0, got nan"),
+    (["--data-file-mb", "inf"], "--data-file-mb must be a size in MiB > 0, got inf"),
+    (["--chunks-size", "5", "--format", "act-hdf5"], "--chunks-size: LeRobot's file limits apply to --format lerobot"),
+])
+def test_bad_file_limits_are_one_line_errors_naming_the_option(tmp_path, capsys, extra, words):
+    """Exit 2 before anything runs, the last stderr line naming the option and what it must be; no folder made."""
+    assert main([CONFIG, "--episodes", "1", "--out", str(tmp_path / "ds"), *extra]) == 2
+    assert words in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not (tmp_path / "ds").exists()
+
+
+def test_a_limit_other_than_the_continued_datasets_own_is_a_one_line_error(recorded, capsys):
+    """--out holding a dataset written with lerobot's defaults: another --data-file-mb is refused (the writer
+    keeps the dataset's own limits), before anything is simulated; the dataset stays as it was."""
+    before = (recorded / "meta/info.json").read_text()
+    assert main([CONFIG, "--episodes", "1", "--out", str(recorded), "--data-file-mb", "5"]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--data-file-mb 5" in last and "data_files_size_in_mb 100" in last
+    assert (recorded / "meta/info.json").read_text() == before

@@ -11,7 +11,7 @@ import yaml
 
 from app import RobotModel
 from app.config.loader import load_run_config
-from app.dataset import load_dataset
+from app.dataset import episode_frames, load_dataset
 from app.dataset.video import read_frames
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.record import main
@@ -163,3 +163,23 @@ def test_act_hdf5_on_two_ray_workers_equals_one_process_frame_for_frame(config, 
         assert a.images.keys() == {"cam_high", "cam_wrist"}
         for cam in a.images:
             np.testing.assert_array_equal(a.images[cam], b.images[cam])
+
+
+def test_a_tiny_video_file_limit_through_the_cli_gives_each_episode_its_own_video_files(config, recorded, tmp_path):
+    """--video-file-mb 1e-6 --chunks-size 1: every camera's second episode starts chunk-001/file-000 (from 0 s) while
+    the data stays in one file; the episodes' decoded frames are those of the one-file recording (H.264, 3 levels)."""
+    out = tmp_path / "rolled"
+    assert main([str(config), "--episodes", "2", "--out", str(out), "--keep-failed", "--duration", "1.0",
+                 "--video-file-mb", "1e-6", "--chunks-size", "1"]) == 0
+    rows = sorted((r for p in out.glob("meta/episodes/*/*.parquet") for r in pq.read_table(p).to_pylist()),
+                  key=lambda r: r["episode_index"])
+    assert len(list(out.glob("data/*/*.parquet"))) == 1
+    rolled, plain = load_dataset(out), load_dataset(recorded)
+    for cam in CAMERAS:
+        key = f"videos/observation.images.{cam['name']}"
+        assert [(r[f"{key}/chunk_index"], r[f"{key}/file_index"], r[f"{key}/from_timestamp"]) for r in rows] == [
+            (0, 0, 0.0), (1, 0, 0.0)]
+        for k in (0, 1):
+            a = episode_frames(rolled, k, f"observation.images.{cam['name']}").astype(float)
+            b = episode_frames(plain, k, f"observation.images.{cam['name']}").astype(float)
+            assert a.shape == b.shape and np.abs(a - b).max() <= 3

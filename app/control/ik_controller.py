@@ -15,8 +15,11 @@ from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.api import prepared_solver
+from app.threads import EntryPoints
 from app.ik.limits import JointLimits
-from app.ik.solver import IKOptions, pose_error_norms_of
+from app.ik._lm import pose_error_norms_kernel
+from app.ik.limits.joint_box import velocity_limited_batch
+from app.ik.solver import IKOptions
 from app.ik.targets import PoseTargets
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
@@ -94,6 +97,9 @@ class PoseIKController:
                                        None, True, frame.get("frame_rotation"), options)
         # what the telemetry records of every tick that this controller does not have (no QP, no distances)
         self._no_qp = (np.ones(n), np.zeros(n, int), np.full(n, np.inf))
+        for a in self._no_qp:
+            a.setflags(write=False)  # one array in every telemetry row (recorded as owned)
+        self._compiled = EntryPoints()  # the tick's kernels, called directly
 
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseMotion, links: list[str],
@@ -105,18 +111,33 @@ class PoseIKController:
     def track(self, t: float, targets: Targets) -> None:
         """One tick towards ``targets`` (environment frames)."""
         robot, n = self.robot, len(self.links)
-        q_now, v_now = robot.read_states()
-        ahead = targets.pos if self.config.mode == "kinematic" else targets.pos + targets.vel * self.config.dt
-        pos, quat = self.base.targets_to_base(ahead.reshape(-1, 3), targets.quat.reshape(-1, 4))
+        pos, quat = self.base.targets_to_base(self.aim(targets.pos, targets.vel).reshape(-1, 3),
+                                              targets.quat.reshape(-1, 4))
         rot = np.ascontiguousarray(quat_to_matrix(quat).reshape(robot.n_envs, n, 3, 3))  # as the IK's own check
         pos = check_finite(np.ascontiguousarray(pos.reshape(robot.n_envs, n, 3)), "target pos")
-        info = self._solver.solve_rows(q_now, pos, check_finite(rot, "target quat"))
+        now = (targets.pos.reshape(-1, 3) - self.base.p) @ self.base.R  # as BaseFrame.targets_to_base
+        self.track_base(t, pos, check_finite(rot, "target quat"), np.ascontiguousarray(now.reshape(robot.n_envs, n, 3)),
+                        targets.pos[:, 0])
+
+    def aim(self, pos: np.ndarray, vel: np.ndarray) -> np.ndarray:
+        """Where the IK aims for targets at pos [m] moving at vel [m/s] (same shapes (..., 3)): one tick ahead in
+        control mode (the motors get there by the next tick), the target itself in kinematic mode."""
+        return pos if self.config.mode == "kinematic" else pos + vel * self.config.dt
+
+    def track_base(self, t: float, aim: np.ndarray, rot: np.ndarray, pos: np.ndarray, pos_env: np.ndarray) -> None:
+        """One tick, the targets already checked and in the base frame (:meth:`track` converts them; a trajectory's
+        ticks can be converted all at once): aim (n_envs, k, 3) [m] (:meth:`aim`), rot (n_envs, k, 3, 3), the
+        targets now pos (n_envs, k, 3), all C-contiguous float64; pos_env (n_envs, 3): the first target in the
+        environment frame (the stall detector's)."""
+        robot = self.robot
+        q_now, v_now = robot.read_states()
+        info = self._solver.solve_rows(q_now, aim, rot)
         if self.config.mode == "kinematic":
             robot.set_state(info.q)
             q_now = robot.read_states()[0]  # the state set (clipped into the limits)
         else:  # commanding moves nothing until the next physics step: q_now stays the measured state
             robot.command(*self._velocity_limited(q_now, v_now, info.q), position_gain=0.0)
-        self._record(t, targets, rot, q_now, np.atleast_1d(info.converged))
+        self._record(t, pos, rot, pos_env, q_now, np.atleast_1d(info.converged))
 
     def _velocity_limited(self, q_now: np.ndarray, v_now: np.ndarray, q_goal: np.ndarray) -> tuple:
         """The step towards the IK answer that the motors can follow: the velocity (q_goal - q_now) / dt clipped
@@ -125,22 +146,21 @@ class PoseIKController:
         (n_envs, n_dofs). With position gain 0 and velocity gain 1 the motor tracks qdot (within its effort),
         so the arm keeps its velocity bounds and stops at the limits instead of running past them."""
         dt = self.config.dt
-        lo, hi = self._joint_box.velocity_bounds(q_now, dt, v_now)  # aims LIMIT_MARGIN inside the limits
-        qdot = np.minimum(np.maximum((q_goal - q_now) / dt, lo), hi)  # np.clip's answer, without its overhead
-        return q_now + qdot * dt, qdot
+        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+        args = (self._joint_box.params(dt, True), f(q_now), f(v_now), f(q_goal), dt)  # aims LIMIT_MARGIN inside
+        return self._compiled("step", velocity_limited_batch, args)
 
-    def _record(self, t: float, targets: Targets, rot_base: np.ndarray, q: np.ndarray, converged: np.ndarray) -> None:
+    def _record(self, t: float, pos: np.ndarray, rot: np.ndarray, pos_env: np.ndarray, q: np.ndarray,
+                converged: np.ndarray) -> None:
         """Tracking errors of the measured state q (n_envs, n_dofs) (not of the IK answer) against the targets
-        (their orientations already in the base frame: rot_base (n_envs, k, 3, 3)), masked as the IK."""
-        robot = self.robot
-        n, k = robot.n_envs, len(self.links)
-        pos = (targets.pos.reshape(-1, 3) - self.base.p) @ self.base.R  # as BaseFrame.targets_to_base
-        links_pos_err, links_rot_err = pose_error_norms_of(robot.model, q, np.ascontiguousarray(pos.reshape(n, k, 3)),
-                                                           rot_base, self._error_task)
-        pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
-        stalled = self.stalls.update(pos_err, targets.pos[:, 0])
-        self.telemetry.record(t, pos_err, rot_err, converged, *self._no_qp, stalled, [[] for _ in range(n)],
-                              links_pos_err)
+        (base frame: pos (n_envs, k, 3), rot (n_envs, k, 3, 3)), masked as the IK; pos_env (n_envs, 3): the
+        first target in the environment frame (the stall detector's)."""
+        m, f = self.robot.model, (lambda a: np.ascontiguousarray(a, dtype=float))  # noqa: E731
+        args = (f(q), m.fk_tables, m.jacobian_tables, f(pos), f(rot), self._error_task)
+        links_pos_err, _, pos_err, rot_err = self._compiled("errors", pose_error_norms_kernel, args)
+        stalled = self.stalls.update(pos_err, pos_env)
+        self.telemetry.record(t, pos_err, rot_err, converged, *self._no_qp, stalled,
+                              [[] for _ in range(self.robot.n_envs)], links_pos_err, owned=True)
 
 
 PoseIKControllerConfig.controller_cls = PoseIKController

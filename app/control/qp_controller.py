@@ -19,7 +19,8 @@ from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
-from app.ik._qp_kernel import rows_at_bound
+from app.ik._lm import link_error_norms
+from app.ik._qp_kernel import active_rows
 from app.collision.checker import CollisionModel
 from app.ik.limits import CollisionLimit, CollisionPairs, DistanceRows, JointLimits, SphereRows
 from app.ik.limits.sphere_rows import merge_rows
@@ -179,8 +180,6 @@ class QPController:
 
         Returns the commanded joint velocities (n_envs, n_dofs).
         """
-        robot, cfg = self.robot, self.config
-        q, v = robot.read_states()
         T = len(self.tasks)
         split = lambda a: [None] * T if a is None else [a] if T == 1 else [a[:, k] for k in range(T)]  # noqa: E731
         if T > 1 and np.ndim(target_pos) != 3:
@@ -188,8 +187,18 @@ class QPController:
                              f"got {np.shape(target_pos)}")
         targets = [self._base_frame_targets(*args) for args in
                    zip(split(target_pos), split(target_quat), split(target_twist))]
+        n_envs = self.robot.n_envs
+        return self.step_base(t, targets[0] if T == 1 else targets,
+                              np.asarray(target_pos, dtype=float).reshape(n_envs, -1, 3)[:, 0])
+
+    def step_base(self, t: float, targets: tuple | Sequence[tuple], pos_env: np.ndarray) -> np.ndarray:
+        """:meth:`step` for targets already checked and in the base frame (as :meth:`build` takes them: a
+        trajectory's ticks can be converted all at once); pos_env (n_envs, 3): the first task's target in the
+        environment frame (the stall detector's). Returns the commanded joint velocities (n_envs, n_dofs)."""
+        robot, cfg = self.robot, self.config
+        q, v = robot.read_states()
         rows = self.distance_rows(q)
-        qps, err = self.build(q, v, targets[0] if T == 1 else targets, rows)
+        qps, err = self.build(q, v, targets, rows)
         err = err.reshape(len(q), -1, 6)
         qdot, ok = self.solve(t, qps)
         n_active, names, dmin = self._active(qps, qdot, ok, rows)
@@ -198,13 +207,11 @@ class QPController:
         # motor's velocity target (measured: kp = 0.1 let joints reach 2.8x their bound); kp = 0 and
         # kd = 1 make the motor track qdot exactly, within the effort limits.
         robot.command(q_cmd, qdot, position_gain=0.0)
-        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task (np.linalg.norm's sums)
-        squared = err * err
-        links_pos_err, links_rot_err = np.sqrt(squared[..., :3].sum(axis=2)), np.sqrt(squared[..., 3:].sum(axis=2))
-        pos_err, rot_err = links_pos_err.max(axis=1), links_rot_err.max(axis=1)
-        stalled = self.stalls.update(pos_err, np.asarray(target_pos, dtype=float).reshape(len(q), -1, 3)[:, 0])
+        # the worst link's errors (n_envs,), as the IK controller reports a multi-link task (the same kernel)
+        links_pos_err, _, pos_err, rot_err = link_error_norms(np.ascontiguousarray(err))
+        stalled = self.stalls.update(pos_err, pos_env)
         self.telemetry.record(t, pos_err, rot_err, ok, np.where(ok, qps.scale, 0.0), n_active, dmin, stalled, names,
-                              links_pos_err)
+                              links_pos_err, owned=True)
         self.last_qdot = qdot
         return qdot
 
@@ -279,7 +286,7 @@ class QPController:
         spheres' and the robot's, merged."""
         if self.spheres is None and self.collisions is None:
             return self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
-        rows = DistanceRows.empty(q.shape[1])
+        rows = self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
         if self.spheres is not None:
             # a simulator robot lists self pairs left unwatched now per environment (a handover's fingers)
             rows = self.spheres.rows(q, getattr(self.robot, "released_pairs", None))
@@ -291,18 +298,15 @@ class QPController:
     def _active(qps: QPBatch, qdot: np.ndarray, ok: np.ndarray, rows: DistanceRows,
                 tol: float = 1e-6) -> tuple[np.ndarray, list[list[str]], np.ndarray]:
         """Constraint rows at a bound per solved environment: (count (n_envs,), collision-row labels, and
-        the smallest watched distance (n_envs,) [m], inf where none)."""
+        the smallest watched distance (n_envs,) [m], inf where none), in one compiled call."""
         n_envs, n = qdot.shape
-        at = rows_at_bound(qps.A, qps.l, qps.u, qdot, tol) & ok[:, None]
+        env = np.zeros(len(rows), dtype=np.int64) if rows.env is None else rows.env
+        count, active, dmin = active_rows(qps.A, qps.l, qps.u, qdot, ok, tol, np.ascontiguousarray(env, dtype=np.int64),
+                                          np.ascontiguousarray(rows.distance, dtype=float), n)
         names: list[list[str]] = [[] for _ in range(n_envs)]
-        dmin = np.full(n_envs, np.inf)
-        if len(rows):
-            env = np.zeros(len(rows), dtype=int) if rows.env is None else rows.env
-            first = np.searchsorted(env, env)  # each environment's rows are grouped, closest first
-            dmin[env[first]] = rows.distance[first]
-            for k in np.flatnonzero(at[env, n + np.arange(len(rows)) - first]):
-                names[env[k]].append(rows.labels[k])
-        return at.sum(axis=1), names, dmin
+        for k in np.flatnonzero(active) if len(rows) else ():
+            names[env[k]].append(rows.labels[k])
+        return count, names, dmin
 
 
 QPControllerConfig.controller_cls = QPController

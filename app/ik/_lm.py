@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from app.ik._linalg import solve_spd
-from app.ik._residual import residual_one, task_jacobian_one
+from app.ik._residual import residual_batch, residual_one, task_jacobian_one
 from app.kinematics._kernels import frames_one
 from app.threads import chunked
 
@@ -44,6 +44,25 @@ def error_norms(err, pos_tol, rot_tol):
             rot_err[b, t] = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
             ok[b] &= pos_err[b, t] <= pos_tol and rot_err[b, t] <= rot_tol
     return pos_err, rot_err, ok
+
+
+@njit(cache=True)
+def link_error_norms(err):
+    """Per-link norms of residuals err (B, T, 6) and the worst link's: (pos_err (B, T) [m], rot_err (B, T) [rad],
+    worst pos_err (B,), worst rot_err (B,)), in one call (a control loop's every tick)."""
+    pos_err, rot_err, _ = error_norms(err, 1.0, 1.0)
+    worst_pos, worst_rot = np.empty(err.shape[0]), np.empty(err.shape[0])
+    for b in range(err.shape[0]):
+        worst_pos[b], worst_rot[b] = np.max(pos_err[b]), np.max(rot_err[b])
+    return pos_err, rot_err, worst_pos, worst_rot
+
+
+@njit(cache=True)
+def pose_error_norms_kernel(q, model, kin, tgt_pos, tgt_rot, task):
+    """:func:`link_error_norms` of configurations q (B, n) against targets tgt_pos (B, T, 3), tgt_rot
+    (B, T, 3, 3) (the IK's masked residual), in one call."""
+    err, _ = residual_batch(q, model, kin, tgt_pos, tgt_rot, task, False)
+    return link_error_norms(err)
 
 
 @njit(cache=True)

@@ -57,6 +57,28 @@ def rows_at_bound(A, l, u, x, tol):
 
 
 @njit(cache=True)
+def active_rows(A, l, u, x, solved, tol, env, distance, n):
+    """Rows at a bound (:func:`rows_at_bound`) of each solved QP, and its distance rows': A (B, m, n), l, u (B, m),
+    x (B, n), solved (B,); the distance rows' environments env (K,) (grouped) and distances (K,) (closest first in
+    each group), placed after the n box rows. Returns (rows at a bound per QP (B,), each distance row at its bound
+    (K,), the smallest distance per QP (B,), inf where none)."""
+    at = rows_at_bound(A, l, u, x, tol)
+    count = np.zeros(A.shape[0], dtype=np.int64)
+    for b in range(A.shape[0]):
+        if solved[b]:
+            for i in range(A.shape[1]):
+                count[b] += at[b, i]
+    active, smallest = np.zeros(env.shape[0], dtype=np.bool_), np.full(A.shape[0], np.inf)
+    first = 0
+    for k in range(env.shape[0]):
+        if k == 0 or env[k] != env[k - 1]:
+            first = k
+            smallest[env[k]] = distance[k]
+        active[k] = solved[env[k]] and at[env[k], n + k - first]
+    return count, active, smallest
+
+
+@njit(cache=True)
 def assemble_one(J, V, box_lo, box_hi, G, g_lo, g_hi, n_g, posture, posture_weight, damping, scale_box,
                  N, P, c, A, l, u):
     """One environment's QP into P (n, n), c (n,), A (n + K, n), l, u (n + K,); returns the twist scale.

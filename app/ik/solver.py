@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.errors import InputError
-from app.ik._lm import error_norms, solve_batch
-from app.ik._residual import residual_batch
+from app.ik._lm import error_norms, pose_error_norms_kernel, solve_batch
 from app.ik.cache import cached
 from app.ik._analytic_kernel import solve_seeded
 from app.ik.tables import ArmTables, LMOptions, TaskTables
@@ -217,7 +216,6 @@ def pose_error_norms_of(model: KinematicModel, q: np.ndarray, pos: np.ndarray, r
                         task: TaskTables) -> tuple[np.ndarray, np.ndarray]:
     """:func:`pose_error_norms` for targets given as arrays, pos (B, n_links, 3) and rot (B, n_links, 3, 3)
     (C-contiguous float64), with the task tables of a PoseTargets built once (a control loop's every tick)."""
-    err, _ = residual_batch(np.ascontiguousarray(q, dtype=float), model.fk_tables, model.jacobian_tables,
-                            pos, rot, task, False)
-    pos_err, rot_err, _ = error_norms(err, 1.0, 1.0)
+    pos_err, rot_err, _, _ = pose_error_norms_kernel(np.ascontiguousarray(q, dtype=float), model.fk_tables,
+                                                     model.jacobian_tables, pos, rot, task)
     return pos_err, rot_err

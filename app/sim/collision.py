@@ -31,8 +31,12 @@ def distance_rows(robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str
     rows = np.array([row[:-1] for row in found])
     env, link_a, link_b = rows[:, 1].astype(np.int64), rows[:, 2].astype(np.int64), rows[:, 3].astype(np.int64)
     moving_b = link_b >= 0  # both sides' witness points in one FK and Jacobian call
-    J = _witness_jacobians(robot, q, np.concatenate([env, env[moving_b]]), np.concatenate([link_a, link_b[moving_b]]),
-                           np.concatenate([rows[:, 7:10], rows[moving_b, 10:13]]))
+    if moving_b.any():
+        J = _witness_jacobians(robot, q, np.concatenate([env, env[moving_b]]),
+                               np.concatenate([link_a, link_b[moving_b]]),
+                               np.concatenate([rows[:, 7:10], rows[moving_b, 10:13]]))
+    else:  # only static bodies (a table, boxes): side a's points alone
+        J = _witness_jacobians(robot, q, env, link_a, rows[:, 7:10])
     J_a, J_b = J[:len(found)], np.zeros((len(found),) + J.shape[1:])
     J_b[moving_b] = J[len(found):]
     others = [row[-1] for row in found]

@@ -60,6 +60,19 @@ def joint_box_batch(jb, q, qdot):
     return lo, hi
 
 
+@njit(cache=True)
+def velocity_limited_batch(jb, q, qdot, q_goal, dt):
+    """The step from q towards q_goal (B, n) that the box at q, qdot (B, n) allows: the velocity
+    (q_goal - q) / dt clipped into the box -> (q + velocity dt, velocity), each (B, n)."""
+    lo, hi = joint_box_batch(jb, q, qdot)
+    q_cmd, v_cmd = np.empty(q.shape), np.empty(q.shape)
+    for b in range(q.shape[0]):
+        for i in range(q.shape[1]):
+            v_cmd[b, i] = min(max((q_goal[b, i] - q[b, i]) / dt, lo[b, i]), hi[b, i])
+            q_cmd[b, i] = q[b, i] + v_cmd[b, i] * dt
+    return q_cmd, v_cmd
+
+
 def inactive_joint_box(n: int) -> JointBoxParams:
     z = np.zeros(n)
     return JointBoxParams(False, 1.0, z, z, z, z, False, False)
