@@ -54,11 +54,14 @@ def frame_rows_at(fp, b, R, p, err, J, V):
 
 
 def inactive_frame(batch: int) -> FrameParams:
-    """A frame slot with no rows (its tables describe a one-link, motionless model)."""
+    """A frame slot with no rows (its tables describe a one-link, motionless model). Its tables are read-only as a
+    model's are: numba compiles per argument type, and a read-only array is a type of its own."""
     fk = FKTables(np.full(1, -1), np.eye(3)[None], np.zeros((1, 3)), np.full(1, -1), np.zeros((0, 3)),
                   np.zeros(0, dtype=bool))
     jac = JacobianTables(np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros(0, dtype=bool),
                          np.zeros((1, 0), dtype=bool))
+    for arr in (*fk, *jac):
+        arr.setflags(write=False)
     tables = TaskTables(np.zeros(1, dtype=np.int64), np.zeros((1, 3)), np.zeros(1, dtype=np.int64), 2,
                         np.zeros((1, 3), dtype=bool), np.eye(3))
     return FrameParams(False, fk, jac, tables, np.zeros((batch, 1, 3)), np.tile(np.eye(3), (batch, 1, 1, 1)),
