@@ -244,11 +244,36 @@ def _scratch(L, ct):
 
 
 @njit(cache=True, nogil=True)
-def _pose(qi, fk, ct, R, p, C, BR, BP, bounds, GC, placed):
-    """One configuration qi (n_dofs,): link frames, boxes and bounding centres placed (_place), no sphere yet."""
+def _objects(R, p, L, oR, op, olink):
+    """The moving objects' frames R[L + m], p[L + m] in the base frame from their poses oR (M, 3, 3), op (M, 3)
+    in the frames of links olink (M,) (-1: the base), after the link frames R[:L], p[:L]."""
+    for m in range(oR.shape[0]):
+        l, f = olink[m], L + m
+        if l < 0:
+            R[f] = oR[m]
+            p[f] = op[m]
+            continue
+        for r in range(3):
+            p[f, r] = p[l, r] + R[l, r, 0] * op[m, 0] + R[l, r, 1] * op[m, 1] + R[l, r, 2] * op[m, 2]
+            for c in range(3):
+                R[f, r, c] = R[l, r, 0] * oR[m, 0, c] + R[l, r, 1] * oR[m, 1, c] + R[l, r, 2] * oR[m, 2, c]
+
+
+@njit(cache=True, nogil=True)
+def _pose(qi, oR, op, olink, fk, ct, R, p, C, BR, BP, bounds, GC, placed):
+    """One configuration qi (n_dofs,) with its objects' poses (_objects): link and object frames, boxes and
+    bounding centres placed (_place), no sphere yet."""
     frames_one(qi, fk, R, p)
+    _objects(R, p, fk.parent.shape[0], oR, op, olink)
     _place(R, p, ct, C, BR, BP, bounds, GC)
     placed[:] = 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _moving_link(link, L, olink):
+    """The robot link whose motion moves a body of frame ``link``: itself, or for an object (frame L + m) the link
+    it is given in (-1: none)."""
+    return link if link < L else olink[link - L]
 
 
 @njit(cache=True, nogil=True)
@@ -259,18 +284,19 @@ def _bounding_gap(bounds, radius, a, b):
 
 
 @njit(cache=True, nogil=True)
-def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
+def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient):
     """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
     not closer than ``cutoff`` [m] gets a lower bound of its distance that is >= cutoff (the bounding spheres'
     distance, or the cutoff) and a zero gradient; spheres that cannot come within the cutoff are not
-    measured."""
+    measured. Objects: oR (B or 1, M, 3, 3), op (B or 1, M, 3), olink (B or 1, M) (ObjectPoses)."""
     B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
     dist = np.empty((B, P))
     grad = np.zeros((B, P, nd if with_gradient else 0))
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     bd = ct.bodies
     for i in range(B):
-        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        o = i if oR.shape[0] > 1 else 0
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             lower = _bounding_gap(bounds, bd.radius, a, b)
@@ -286,21 +312,22 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
                 continue
             dist[i, j] = d
             if with_gradient:
-                _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
-                _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
+                _add_velocity_row(R, p, _moving_link(bd.link[a], L, olink[o]), xa, n, 1.0, jac, grad[i, j])
+                _add_velocity_row(R, p, _moving_link(bd.link[b], L, olink[o]), xb, n, -1.0, jac, grad[i, j])
     return dist, grad
 
 
 @njit(cache=True, nogil=True)
-def clear_kernel(q, fk, ct, min_distance):
+def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
     """(B,) uint8: 1 where every pair of q (B, n_dofs) is at least ``min_distance`` [m] apart by the spheres;
     a configuration stops at its first pair found closer."""
     B, L = q.shape[0], fk.parent.shape[0]
     clear = np.ones(B, dtype=np.uint8)
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     bd = ct.bodies
     for i in range(B):
-        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        o = i if oR.shape[0] > 1 else 0
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(ct.pairs.a.shape[0]):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             if _bounding_gap(bounds, bd.radius, a, b) >= min_distance:
@@ -313,16 +340,17 @@ def clear_kernel(q, fk, ct, min_distance):
 
 
 @njit(cache=True, nogil=True)
-def minima_kernel(q, fk, ct, near):
+def minima_kernel(q, oR, op, olink, fk, ct, near):
     """Over the configurations q (B, n_dofs): each pair's smallest distance where it is below ``near`` [m]
     (else some value >= near) and how often it is <= 0. Returns ((1, P) float, (1, P) int64)."""
     B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
     low = np.full((1, P), 1e300)
     contacts = np.zeros((1, P), dtype=np.int64)
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     bd = ct.bodies
     for i in range(B):
-        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        o = i if oR.shape[0] > 1 else 0
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             lower = _bounding_gap(bounds, bd.radius, a, b)

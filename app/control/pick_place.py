@@ -150,6 +150,12 @@ class PickPlaceSequencer:
         ph = self.log.phase
         return (ph >= Phase.DESCEND) & (ph <= Phase.RETREAT)
 
+    @property
+    def holding(self) -> np.ndarray:
+        """(n_envs,) bool: the object is carried clear of the table (carry); a collision model may then move it with
+        the gripper (lift and place start and end on the table, where the held object's margin cannot hold)."""
+        return self.log.phase == Phase.CARRY
+
     # ------------------------------------------------------------------ one tick
     def observe(self, t: float, obs: Observation) -> None:
         """Advance every environment's phase machine with what was measured at t [s]."""

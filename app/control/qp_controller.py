@@ -281,8 +281,11 @@ class QPController:
             return self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
         rows = DistanceRows.empty(q.shape[1])
         if self.spheres is not None:
-            # a simulator robot lists self pairs left unwatched now per environment (a handover's fingers)
-            rows = self.spheres.rows(q, getattr(self.robot, "released_pairs", None))
+            # a simulator robot gives its objects' poses now and the pairs left unwatched per environment (a
+            # handover's fingers, the fingers on the object they grasp)
+            state = getattr(self.robot, "sphere_state", None)
+            objects, skipped = (None, None) if state is None else state(self.spheres.collision, q)
+            rows = self.spheres.rows(q, skipped, objects)
         if self.collisions is not None:
             rows = merge_rows(rows, self.robot.distance_rows(q, self.collisions), self.config.max_rows)
         return rows

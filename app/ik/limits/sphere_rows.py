@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from app.collision.checker import CollisionModel
+from app.collision.world import ObjectPoses
 from app.ik.limits.distance import DistanceRows
 
 
@@ -35,14 +36,16 @@ class SphereRows:
     def __repr__(self) -> str:
         return f"SphereRows({self.collision.n_pairs} pairs, detection {self.detection_distance} m)"
 
-    def rows(self, q: np.ndarray, skipped: Sequence[frozenset] | None = None) -> DistanceRows:
+    def rows(self, q: np.ndarray, skipped: Sequence[frozenset] | None = None,
+             objects: ObjectPoses | None = None) -> DistanceRows:
         """Rows of every environment at q (n_envs, n_dofs), grouped by environment, closest first.
 
         Args:
             skipped: Per environment, (name a, name b) pairs left unwatched now (e.g. two grippers' fingers
                 while they hand an object over); None: none.
+            objects: The moving objects' poses now, one row per environment (needed when the model has objects).
         """
-        d, grad = self.collision.distances(q, with_gradient=True, cutoff=self.detection_distance)
+        d, grad = self.collision.distances(q, with_gradient=True, cutoff=self.detection_distance, objects=objects)
         watched = np.ones(d.shape, dtype=np.bool_)
         for env, pairs in enumerate(skipped or ()):
             for pair in pairs:
