@@ -55,10 +55,11 @@ class QPControllerConfig:
             keep every link of each arm d_safe from every link of the others (added as self pairs).
             max_rows: collision rows per environment (closest first).
         collision_model: Where the collision rows come from: ``pybullet`` (the simulator's closest points, per
-            environment per tick) or ``spheres`` (the link spheres of app.collision against the table and the
-            scene's boxes, every environment in one compiled call; a lower bound of the true distance, so the
-            margin holds for the real geometry; objects that move, e.g. a pick-and-place cube, still come from
-            the simulator). Spheres make the loop ~1.3-1.4x as fast with 16 environments
+            environment per tick) or ``spheres`` (the link spheres of app.collision against the table, the
+            scene's boxes and its box, cylinder and sphere objects, every environment in one compiled call; a
+            lower bound of the true distance, so the margin holds for the real geometry; the objects' poses are read
+            from the simulator each tick, a held one moves with the gripper; URDF and mesh objects still come from
+            the simulator's closest points). Spheres make the loop ~1.3-1.4x as fast with 16 environments
             (scripts/bench_qp_collision.py) and the soak holds d_safe - 0.1 mm by PyBullet's measure, but the
             margin is kept on the spheres, up to a link's excess (6-9 mm on the WidowX AI's fingers) farther from
             the real shapes: a pick-and-place's fingers then descend to the table more slowly (the qp pick test
