@@ -60,8 +60,13 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
     geometry = GraspGeometry(spec.half_extents(), obj.shape in ("cylinder", "sphere"))
     g = robot.gripper
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
+    collision = None
+    if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
+        boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
+        collision = robot.sphere_model(boxes)
     return PickPlaceSequencer(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
-                           geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs)
+                           geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs, collision,
+                           task.grasp_min_distance)
 
 
 class Feedback:
