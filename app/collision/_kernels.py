@@ -53,7 +53,7 @@ def _box_distance(C, s, BR, BP, half, k, normal):
     return dist
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _add_velocity_row(R, p, link, x, n, sign, jac, row):
     """row[k] += sign * n . (linear velocity of point x (base frame) on ``link`` per unit speed of DOF k)."""
     if link < 0:
@@ -127,7 +127,7 @@ def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
 
@@ -276,7 +276,7 @@ def _moving_link(link, L, olink):
     return link if link < L else olink[link - L]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _bounding_gap(bounds, radius, a, b):
     """Distance [m] between the bounding spheres of bodies a and b: a lower bound of their distance."""
     d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]

@@ -13,7 +13,7 @@ from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, 
 from app.collision.world import ObjectPoses, World, box_frame, held_spheres
 from app.errors import InputError
 from app.kinematics.model import KinematicModel
-from app.threads import chunked
+from app.threads import MIN_CHUNK, chunked, entry_point
 
 
 class CollisionModel:
@@ -44,6 +44,7 @@ class CollisionModel:
         self.object_names = tuple(o.name for o in self.world.objects)
         M = len(self.object_names)
         self._no_objects = (np.zeros((1, M, 3, 3)), np.zeros((1, M, 3)), np.full((1, M), -1, dtype=np.int64))
+        self._entry = None  # distances_kernel's compiled entry, once known (app.threads.entry_point)
 
     def _world_bodies(self, index: dict[str, int]) -> list[tuple[int, int]]:
         """World bodies appended; pairs: every moving robot body with each, and the held object's."""
@@ -142,7 +143,13 @@ class CollisionModel:
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
         shared = (self.model.fk_tables, self.model.jacobian_tables, self.tables, float(min(cutoff, 1e300)),
                   bool(with_gradient))
-        d, J = chunked(distances_kernel, len(q2), [q2, *self._poses(objects, len(q2))], shared)
+        per = [q2, *self._poses(objects, len(q2))]
+        if len(q2) >= 2 * MIN_CHUNK:
+            d, J = chunked(distances_kernel, len(q2), per, shared)
+        else:  # one thread: the compiled function called directly (no per-call typing of ~40 table arrays)
+            if self._entry is None:
+                self._entry = entry_point(distances_kernel, (*per, *shared))
+            d, J = self._entry(*per, *shared)
         return d.reshape(batch + d.shape[1:]), J.reshape(batch + J.shape[1:])
 
     def clear(self, q: np.ndarray, min_distance: float, objects: ObjectPoses | None = None) -> np.ndarray:
