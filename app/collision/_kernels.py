@@ -54,6 +54,18 @@ def _box_distance(C, s, BR, BP, half, k, normal):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _box_gap(C, s, BR, BP, half, k):
+    """The signed distance of _box_distance alone (no normal): what the searches compare."""
+    e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
+    q0 = abs(BR[k, 0, 0] * e0 + BR[k, 1, 0] * e1 + BR[k, 2, 0] * e2) - half[k, 0]
+    q1 = abs(BR[k, 0, 1] * e0 + BR[k, 1, 1] * e1 + BR[k, 2, 1] * e2) - half[k, 1]
+    q2 = abs(BR[k, 0, 2] * e0 + BR[k, 1, 2] * e1 + BR[k, 2, 2] * e2) - half[k, 2]
+    o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
+    out2 = o0 * o0 + o1 * o1 + o2 * o2
+    return np.sqrt(out2) if out2 > 0.0 else max(q0, q1, q2)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _add_velocity_row(R, p, link, x, n, sign, jac, row):
     """row[k] += sign * n . (linear velocity of point x (base frame) on ``link`` per unit speed of DOF k)."""
     if link < 0:
@@ -166,36 +178,45 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
                     if best < stop:
                         return best
     if bd.k1[b] > bd.k0[b]:  # b's boxes (a pair never holds boxes on side a: CollisionModel orders it so)
-        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], stop, cap)  # lb_b: free here
+        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], lb_a, stop, cap)  # both free here
     return best
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap):
-    """Body a's spheres against body b's boxes, a group of a's spheres at a time: the group nearest to the box
-    first, then each other group unless its bounding sphere cannot come closer than the best so far (the box
-    distance is 1-Lipschitz, so distance(group centre) - group radius bounds every sphere of the group)."""
+def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, low, stop, cap):
+    """Body a's spheres against body b's boxes, a group of a's spheres at a time: each group's bound (the box
+    distance of its centre less its radius; the box distance is 1-Lipschitz, so it bounds every sphere of the
+    group) computed once into ``low`` (scratch, at least a's group count long), then the groups visited nearest
+    bound first until the next bound is not below the best so far."""
     sp, bx, bd, gp = ct.spheres, ct.boxes, ct.bodies, ct.groups
+    g0, ng = bd.g0[a], bd.g1[a] - bd.g0[a]
+    best_s, best_k = -1, -1
     for k in range(bd.k0[b], bd.k1[b]):
-        nearest, low = -1, 1e300
-        for g in range(bd.g0[a], bd.g1[a]):
-            lower = _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g]
-            if lower < low:
-                nearest, low = g, lower
-        for visit in range(bd.g1[a] - bd.g0[a]):
-            g = nearest if visit == 0 else bd.g0[a] + visit - (1 if bd.g0[a] + visit <= nearest else 0)
-            if _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g] >= min(best, cap):
-                continue
+        for v in range(ng):
+            low[v] = _box_gap(GC, g0 + v, BR, BP, bx.half, k) - gp.radius[g0 + v]
+        for _ in range(ng):
+            v = 0
+            for u in range(1, ng):
+                if low[u] < low[v]:
+                    v = u
+            if low[v] >= min(best, cap):
+                break  # every group left is at least this far
+            low[v] = 1e300  # visited
+            g = g0 + v
             for s in range(gp.s0[g], gp.s1[g]):
-                d = _box_distance(C, s, BR, BP, bx.half, k, nn) - sp.radius[s]
+                d = _box_gap(C, s, BR, BP, bx.half, k) - sp.radius[s]
                 if d < best:
-                    best = d
-                    for r in range(3):
-                        n[r] = nn[r]
-                        xa[r] = C[s, r]
-                        xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
-                    if best < stop:
-                        return best
+                    best, best_s, best_k = d, s, k
+            if best < stop:
+                break
+        if best < stop:
+            break
+    if best_s >= 0:  # the witnesses and the normal of the closest sphere only
+        d = _box_distance(C, best_s, BR, BP, bx.half, best_k, nn) - sp.radius[best_s]
+        for r in range(3):
+            n[r] = nn[r]
+            xa[r] = C[best_s, r]
+            xb[r] = C[best_s, r] - (d + sp.radius[best_s]) * nn[r]
     return best
 
 
@@ -223,7 +244,7 @@ def _boxes_lower_bound(bounds, a, radius, BR, BP, half, k0, k1, normal):
     [k0, k1): the box distance of the centre less the radius (the box distance is 1-Lipschitz); normal: scratch."""
     low = 1e300
     for k in range(k0, k1):
-        low = min(low, _box_distance(bounds, a, BR, BP, half, k, normal) - radius)
+        low = min(low, _box_gap(bounds, a, BR, BP, half, k) - radius)
     return low
 
 
