@@ -109,8 +109,9 @@ class Feedback:
             motion.observe(t, obs)
             closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
             r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released]
-            arm = next(iter(r.grippers))
-            r.holding = [{self.obj.name: arm} if held else {} for held in getattr(motion, "holding", [False] * r.n_envs)]
+            held, arm = getattr(motion, "holding", None), next(iter(r.grippers), None)
+            r.holding = [{self.obj.name: arm} if held is not None and held[e] and arm is not None else {}
+                         for e in range(r.n_envs)]
         else:
             closing = motion.closing_at(t) if hasattr(motion, "closing_at") else np.zeros(r.n_envs)
             measured, holding = r.gripper.state(q).closing, np.zeros(r.n_envs, dtype=bool)
