@@ -63,7 +63,7 @@ class QPControllerConfig:
             (scripts/bench_qp_collision.py) and the soak holds d_safe - 0.1 mm by PyBullet's measure, but the
             margin is kept on the spheres, up to a link's excess (6-9 mm on the WidowX AI's fingers) farther from
             the real shapes: a pick-and-place's fingers then descend to the table more slowly (the qp pick test
-            closes at 3.4 s instead of 2.5 s and runs out of its 7 s), so PyBullet stays the default.
+            closes at 3.4 s instead of 2.5 s and needs 8 s instead of 7), so PyBullet stays the default.
         posture_weight: Weight eps of the posture term (towards mid-range, in the task nullspace).
         posture_gain: Gain [1/s] of the posture velocity towards the mid-point of the limits.
         stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
