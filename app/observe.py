@@ -60,8 +60,13 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
     geometry = GraspGeometry(spec.half_extents(), obj.shape in ("cylinder", "sphere"))
     g = robot.gripper
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
+    collision = None
+    if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
+        boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
+        collision = robot.sphere_model(boxes)
     return PickPlaceSequencer(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
-                           geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs)
+                           geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs, collision,
+                           task.grasp_min_distance)
 
 
 class Feedback:
@@ -104,6 +109,9 @@ class Feedback:
             motion.observe(t, obs)
             closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
             r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released]
+            held, arm = getattr(motion, "holding", None), next(iter(r.grippers), None)
+            r.holding = [{self.obj.name: arm} if held is not None and held[e] and arm is not None else {}
+                         for e in range(r.n_envs)]
         else:
             closing = motion.closing_at(t) if hasattr(motion, "closing_at") else np.zeros(r.n_envs)
             measured, holding = r.gripper.state(q).closing, np.zeros(r.n_envs, dtype=bool)

@@ -100,6 +100,7 @@ class ArmsFeedback:
             r.grippers[a].command(motion.closing[k], q, dt)
         r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released]
         r.released_pairs = [self.finger_pairs if x else frozenset() for x in motion.exchanging]
+        r.holding = [{self.obj.name: self.arms[h]} if h >= 0 else {} for h in motion.holder]
         taker = self.arms[TAKER]
         self.opening.append(r.grippers[taker].max_opening * (1.0 - seen[taker].closing))
 

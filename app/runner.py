@@ -26,6 +26,7 @@ from app.observe import Feedback, make_motion, object_starts
 from app.observe_arms import ArmsFeedback, make_handover
 from app.sim.robot import Robot
 from app.sim.scene import Scene
+from app.sim.sphere_world import SPHERE_SHAPES
 from app.video_job import FrameState, VideoJob, auto_workers, video_spec, video_view
 
 log = logging.getLogger(__name__)
@@ -82,9 +83,11 @@ def make_controller(run: RunConfig, robot: Robot, dt: float):
         pairs = tuple(p for p in cross_arm_pairs(robot.model, list(arms.values()))
                       if p[0] in robot.collision_links and p[1] in robot.collision_links)
         config = dataclasses.replace(config, self_pairs=config.self_pairs + pairs)
-    if getattr(config, "collision_model", "pybullet") == "spheres":  # static boxes and self pairs by the spheres
-        collision = robot.sphere_model(boxes, config.self_pairs)
-        return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, objects, run.seed,
+    if getattr(config, "collision_model", "pybullet") == "spheres":  # boxes, primitive objects, self pairs
+        fitted = tuple(o.name for o in run.scene_config.objects if o.shape in SPHERE_SHAPES)
+        collision = robot.sphere_model(boxes, config.self_pairs, fitted)
+        files = tuple(name for name in objects if name not in fitted)  # mesh and URDF objects: PyBullet's points
+        return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, files, run.seed,
                                                  collision=collision)
     return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, boxes + objects,
                                              run.seed)

@@ -42,6 +42,26 @@ def test_the_cube_goes_from_the_left_hand_to_the_right_one_and_onto_its_place():
     assert np.allclose(ep["object_final_pos"][:2], [0.0, -0.24], atol=0.01)
 
 
+def test_with_sphere_rows_the_cube_moves_with_each_holding_hand_and_is_handed_over_too():
+    """controller.collision_model: spheres: the cube's rows come from its spheres, given in the giver's carrying
+    link on the way to the meeting point and in the taker's while it carries (its fingers then unwatched)."""
+    carriers = set()
+
+    def watch(k, motion, scene):
+        if k % 8:
+            return
+        robot = scene.robots[0]
+        model = robot.sphere_model(None, (), ("cube",))
+        objects, skipped = robot.sphere_state(model, robot.read_states()[0])
+        if objects.link[0, 0] >= 0:
+            carriers.add(robot.model.link_names[objects.link[0, 0]])
+            assert any(a.endswith("gripper_left") and b == "cube" for a, b in skipped[0])
+    result, _ = run_handover({"controller.collision_model": "spheres"}, watch)
+    ep = result.episodes[0]
+    assert ep["success"] and ep["place_error_xy_m"] < 0.01, ep
+    assert carriers == {"left/link_6", "right/link_6"}
+
+
 def test_the_grips_share_no_face_and_each_hand_points_where_it_goes():
     u = np.array([[0.0, 1.0, 0.0]])
     C = level_closing(np.array([[np.cos(0.2), 0.0, 0.0, np.sin(0.2)]]), u)  # a cube turned 0.4 rad about z

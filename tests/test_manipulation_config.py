@@ -37,6 +37,8 @@ def _objects(text: str) -> str:
     (PICK + "  place_range: [[0.4, 0.0], [0.3, 0.1]]\n", r"task.place_range: needs \[\[x_lo, y_lo\], \[x_hi, y_hi\]\]"),
     (PICK + "  grasp_depths: [1.5]\n", r"task.grasp_depths: fractions of the object's height in \(0, 1\]"),
     (PICK + "  speed: 0\n", r"task.speed: must be > 0, got 0"),
+    (PICK + "  grasp_min_distance: -0.01\n", r"task.grasp_min_distance: must be in \[0, 0.1\] m"),
+    (PICK + "  grasp_collision: maybe\n", r"task.grasp_collision: expected bool \(true or false\), got 'maybe'"),
     (PICK + "scene_overrides:\n  robot:\n    gripper: {force: 500}\n",
      r"scene_overrides.robot.gripper.force: must be in \(0, 400\] N \(the URDF effort"),
     (PICK + "scene_overrides:\n  robot:\n    gripper: {joints: [joint_9]}\n",

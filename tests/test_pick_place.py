@@ -33,9 +33,12 @@ def run_pick(sets: dict, on_tick=None):
         scene.close()
 
 
-@pytest.mark.parametrize("controller", ["ik", "qp"])
+@pytest.mark.parametrize("controller", ["ik", "qp", "qp_spheres"])
 def test_pick_place_places_the_cube_with_either_controller(controller):
-    result, motion, _ = run_pick({"controller.type": controller})
+    """qp_spheres: the QP's rows from the link spheres, the cube's too (held: moving with the gripper); the
+    spheres' margin slows the fingers' descent to the table, so the episode gets the config's 8 s."""
+    spheres = {"controller.collision_model": "spheres", "duration": 8.0} if controller == "qp_spheres" else {}
+    result, motion, _ = run_pick({"controller.type": controller.split("_")[0], **spheres})
     ep = result.episodes[0]
     assert ep["success"], ep
     assert ep["reason"] == "" and ep["phase"] == "done"
@@ -104,6 +107,16 @@ def test_shelf_above_the_cube_is_a_collision_for_the_ik_controller():
     shelf = {"name": "shelf", "size": [0.14, 0.14, 0.01], "pos": [0.33, -0.1, 0.085]}
     result, _, _ = run_pick({"scene_overrides.obstacles": [shelf]})
     assert result.episodes[0]["reason"] == "collision"
+
+
+def test_shelf_above_the_cube_rejects_every_grasp_as_collision_before_the_arm_moves_when_asked():
+    """task.grasp_collision: the grasps' arm poses are checked against the table and the shelf by the spheres."""
+    shelf = {"name": "shelf", "size": [0.14, 0.14, 0.01], "pos": [0.33, -0.1, 0.085]}
+    result, _, q_start = run_pick({"scene_overrides.obstacles": [shelf], "task.grasp_collision": True,
+                                   "duration": 0.3})
+    ep = result.episodes[0]
+    assert ep["reason"] == "collision" and ep["failed_at_s"] == 0.0 and ep["grasp"]["reachable_candidates"] == 0, ep
+    assert np.abs(result.q_final[0, :6] - q_start[0, :6]).max() < 2e-3  # the arm held still
 
 
 def test_episode_cut_short_reports_timeout_with_its_phase():

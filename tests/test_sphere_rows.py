@@ -136,10 +136,11 @@ def test_row_selection_matches_a_stable_sort_of_each_environment():
     grad = rng.standard_normal((40, 12, 5))
     grad[rng.uniform(size=(40, 12)) < 0.1] = 0.0  # rows no joint moves
     watched = rng.uniform(size=(40, 12)) > 0.1
-    env, pair, normal, J_a = _select(d, grad, watched, 0.15, 4)
+    env, pair, distance, normal, J_a, J_b = _select(d, grad, watched, 0.15, 4)
     for i in range(40):
         ok = watched[i] & (d[i] < 0.15) & grad[i].any(axis=1)
         want = [j for j in np.argsort(np.where(ok, d[i], np.inf), kind="stable")[:4] if ok[j]]
         assert pair[env == i].tolist() == want
     assert np.all(np.diff(env) >= 0)
-    np.testing.assert_array_equal(np.einsum("ki,kin->kn", normal, J_a), grad[env, pair])
+    np.testing.assert_array_equal(np.einsum("ki,kin->kn", normal, J_a - J_b), grad[env, pair])
+    np.testing.assert_array_equal(distance, d[env, pair])

@@ -4,6 +4,7 @@ configurations in one compiled call. Pure numpy/scipy/numba: knows nothing about
 
 from app.collision.build import collision_model, robot_spheres
 from app.collision.checker import CollisionModel
-from app.collision.world import HeldObject, World, WorldBox, WorldSphere
+from app.collision.world import HeldObject, MovingObject, ObjectPoses, World, WorldBox, WorldSphere, object_spheres
 
-__all__ = ["CollisionModel", "HeldObject", "World", "WorldBox", "WorldSphere", "collision_model", "robot_spheres"]
+__all__ = ["CollisionModel", "HeldObject", "MovingObject", "ObjectPoses", "World", "WorldBox", "WorldSphere",
+           "collision_model", "object_spheres", "robot_spheres"]

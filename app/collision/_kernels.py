@@ -53,7 +53,19 @@ def _box_distance(C, s, BR, BP, half, k, normal):
     return dist
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def _box_gap(C, s, BR, BP, half, k):
+    """The signed distance of _box_distance alone (no normal): what the searches compare."""
+    e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
+    q0 = abs(BR[k, 0, 0] * e0 + BR[k, 1, 0] * e1 + BR[k, 2, 0] * e2) - half[k, 0]
+    q1 = abs(BR[k, 0, 1] * e0 + BR[k, 1, 1] * e1 + BR[k, 2, 1] * e2) - half[k, 1]
+    q2 = abs(BR[k, 0, 2] * e0 + BR[k, 1, 2] * e1 + BR[k, 2, 2] * e2) - half[k, 2]
+    o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
+    out2 = o0 * o0 + o1 * o1 + o2 * o2
+    return np.sqrt(out2) if out2 > 0.0 else max(q0, q1, q2)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _add_velocity_row(R, p, link, x, n, sign, jac, row):
     """row[k] += sign * n . (linear velocity of point x (base frame) on ``link`` per unit speed of DOF k)."""
     if link < 0:
@@ -127,7 +139,7 @@ def _sphere_sphere(C, radius, s, t, best, xa, xb, n):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
     """Smallest distance between bodies a and b; witness points xa, xb and the normal n (b -> a) filled.
 
@@ -166,36 +178,45 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap):
                     if best < stop:
                         return best
     if bd.k1[b] > bd.k0[b]:  # b's boxes (a pair never holds boxes on side a: CollisionModel orders it so)
-        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], stop, cap)  # lb_b: free here
+        best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], lb_a, stop, cap)  # both free here
     return best
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, stop, cap):
-    """Body a's spheres against body b's boxes, a group of a's spheres at a time: the group nearest to the box
-    first, then each other group unless its bounding sphere cannot come closer than the best so far (the box
-    distance is 1-Lipschitz, so distance(group centre) - group radius bounds every sphere of the group)."""
+def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, low, stop, cap):
+    """Body a's spheres against body b's boxes, a group of a's spheres at a time: each group's bound (the box
+    distance of its centre less its radius; the box distance is 1-Lipschitz, so it bounds every sphere of the
+    group) computed once into ``low`` (scratch, at least a's group count long), then the groups visited nearest
+    bound first until the next bound is not below the best so far."""
     sp, bx, bd, gp = ct.spheres, ct.boxes, ct.bodies, ct.groups
+    g0, ng = bd.g0[a], bd.g1[a] - bd.g0[a]
+    best_s, best_k = -1, -1
     for k in range(bd.k0[b], bd.k1[b]):
-        nearest, low = -1, 1e300
-        for g in range(bd.g0[a], bd.g1[a]):
-            lower = _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g]
-            if lower < low:
-                nearest, low = g, lower
-        for visit in range(bd.g1[a] - bd.g0[a]):
-            g = nearest if visit == 0 else bd.g0[a] + visit - (1 if bd.g0[a] + visit <= nearest else 0)
-            if _box_distance(GC, g, BR, BP, bx.half, k, nn) - gp.radius[g] >= min(best, cap):
-                continue
+        for v in range(ng):
+            low[v] = _box_gap(GC, g0 + v, BR, BP, bx.half, k) - gp.radius[g0 + v]
+        for _ in range(ng):
+            v = 0
+            for u in range(1, ng):
+                if low[u] < low[v]:
+                    v = u
+            if low[v] >= min(best, cap):
+                break  # every group left is at least this far
+            low[v] = 1e300  # visited
+            g = g0 + v
             for s in range(gp.s0[g], gp.s1[g]):
-                d = _box_distance(C, s, BR, BP, bx.half, k, nn) - sp.radius[s]
+                d = _box_gap(C, s, BR, BP, bx.half, k) - sp.radius[s]
                 if d < best:
-                    best = d
-                    for r in range(3):
-                        n[r] = nn[r]
-                        xa[r] = C[s, r]
-                        xb[r] = C[s, r] - (d + sp.radius[s]) * nn[r]
-                    if best < stop:
-                        return best
+                    best, best_s, best_k = d, s, k
+            if best < stop:
+                break
+        if best < stop:
+            break
+    if best_s >= 0:  # the witnesses and the normal of the closest sphere only
+        d = _box_distance(C, best_s, BR, BP, bx.half, best_k, nn) - sp.radius[best_s]
+        for r in range(3):
+            n[r] = nn[r]
+            xa[r] = C[best_s, r]
+            xb[r] = C[best_s, r] - (d + sp.radius[best_s]) * nn[r]
     return best
 
 
@@ -223,7 +244,7 @@ def _boxes_lower_bound(bounds, a, radius, BR, BP, half, k0, k1, normal):
     [k0, k1): the box distance of the centre less the radius (the box distance is 1-Lipschitz); normal: scratch."""
     low = 1e300
     for k in range(k0, k1):
-        low = min(low, _box_distance(bounds, a, BR, BP, half, k, normal) - radius)
+        low = min(low, _box_gap(bounds, a, BR, BP, half, k) - radius)
     return low
 
 
@@ -244,14 +265,39 @@ def _scratch(L, ct):
 
 
 @njit(cache=True, nogil=True)
-def _pose(qi, fk, ct, R, p, C, BR, BP, bounds, GC, placed):
-    """One configuration qi (n_dofs,): link frames, boxes and bounding centres placed (_place), no sphere yet."""
+def _objects(R, p, L, oR, op, olink):
+    """The moving objects' frames R[L + m], p[L + m] in the base frame from their poses oR (M, 3, 3), op (M, 3)
+    in the frames of links olink (M,) (-1: the base), after the link frames R[:L], p[:L]."""
+    for m in range(oR.shape[0]):
+        l, f = olink[m], L + m
+        if l < 0:
+            R[f] = oR[m]
+            p[f] = op[m]
+            continue
+        for r in range(3):
+            p[f, r] = p[l, r] + R[l, r, 0] * op[m, 0] + R[l, r, 1] * op[m, 1] + R[l, r, 2] * op[m, 2]
+            for c in range(3):
+                R[f, r, c] = R[l, r, 0] * oR[m, 0, c] + R[l, r, 1] * oR[m, 1, c] + R[l, r, 2] * oR[m, 2, c]
+
+
+@njit(cache=True, nogil=True)
+def _pose(qi, oR, op, olink, fk, ct, R, p, C, BR, BP, bounds, GC, placed):
+    """One configuration qi (n_dofs,) with its objects' poses (_objects): link and object frames, boxes and
+    bounding centres placed (_place), no sphere yet."""
     frames_one(qi, fk, R, p)
+    _objects(R, p, fk.parent.shape[0], oR, op, olink)
     _place(R, p, ct, C, BR, BP, bounds, GC)
     placed[:] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def _moving_link(link, L, olink):
+    """The robot link whose motion moves a body of frame ``link``: itself, or for an object (frame L + m) the link
+    it is given in (-1: none)."""
+    return link if link < L else olink[link - L]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _bounding_gap(bounds, radius, a, b):
     """Distance [m] between the bounding spheres of bodies a and b: a lower bound of their distance."""
     d0, d1, d2 = bounds[a, 0] - bounds[b, 0], bounds[a, 1] - bounds[b, 1], bounds[a, 2] - bounds[b, 2]
@@ -259,18 +305,19 @@ def _bounding_gap(bounds, radius, a, b):
 
 
 @njit(cache=True, nogil=True)
-def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
+def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient):
     """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
     not closer than ``cutoff`` [m] gets a lower bound of its distance that is >= cutoff (the bounding spheres'
     distance, or the cutoff) and a zero gradient; spheres that cannot come within the cutoff are not
-    measured."""
+    measured. Objects: oR (B or 1, M, 3, 3), op (B or 1, M, 3), olink (B or 1, M) (ObjectPoses)."""
     B, P, L, nd = q.shape[0], ct.pairs.a.shape[0], fk.parent.shape[0], jac.axis.shape[0]
     dist = np.empty((B, P))
     grad = np.zeros((B, P, nd if with_gradient else 0))
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     bd = ct.bodies
     for i in range(B):
-        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        o = i if oR.shape[0] > 1 else 0
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             lower = _bounding_gap(bounds, bd.radius, a, b)
@@ -286,21 +333,22 @@ def distances_kernel(q, fk, jac, ct, cutoff, with_gradient):
                 continue
             dist[i, j] = d
             if with_gradient:
-                _add_velocity_row(R, p, bd.link[a], xa, n, 1.0, jac, grad[i, j])
-                _add_velocity_row(R, p, bd.link[b], xb, n, -1.0, jac, grad[i, j])
+                _add_velocity_row(R, p, _moving_link(bd.link[a], L, olink[o]), xa, n, 1.0, jac, grad[i, j])
+                _add_velocity_row(R, p, _moving_link(bd.link[b], L, olink[o]), xb, n, -1.0, jac, grad[i, j])
     return dist, grad
 
 
 @njit(cache=True, nogil=True)
-def clear_kernel(q, fk, ct, min_distance):
+def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
     """(B,) uint8: 1 where every pair of q (B, n_dofs) is at least ``min_distance`` [m] apart by the spheres;
     a configuration stops at its first pair found closer."""
     B, L = q.shape[0], fk.parent.shape[0]
     clear = np.ones(B, dtype=np.uint8)
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     bd = ct.bodies
     for i in range(B):
-        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        o = i if oR.shape[0] > 1 else 0
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(ct.pairs.a.shape[0]):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             if _bounding_gap(bounds, bd.radius, a, b) >= min_distance:
@@ -313,16 +361,17 @@ def clear_kernel(q, fk, ct, min_distance):
 
 
 @njit(cache=True, nogil=True)
-def minima_kernel(q, fk, ct, near):
+def minima_kernel(q, oR, op, olink, fk, ct, near):
     """Over the configurations q (B, n_dofs): each pair's smallest distance where it is below ``near`` [m]
     (else some value >= near) and how often it is <= 0. Returns ((1, P) float, (1, P) int64)."""
     B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
     low = np.full((1, P), 1e300)
     contacts = np.zeros((1, P), dtype=np.int64)
-    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L, ct)
+    R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     bd = ct.bodies
     for i in range(B):
-        _pose(q[i], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        o = i if oR.shape[0] > 1 else 0
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             lower = _bounding_gap(bounds, bd.radius, a, b)

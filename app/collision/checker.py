@@ -1,5 +1,5 @@
 """CollisionModel: signed distances and their joint-space gradients for every checked pair (robot self
-pairs, robot-world, held object), for a batch of configurations in one compiled call."""
+pairs, robot-world, held object, moving objects), for a batch of configurations in one compiled call."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 from app.collision._kernels import clear_kernel, distances_kernel, minima_kernel
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
-from app.collision.world import World, box_frame, held_spheres
+from app.collision.world import ObjectPoses, World, box_frame, held_spheres
 from app.errors import InputError
 from app.kinematics.model import KinematicModel
-from app.threads import chunked
+from app.threads import MIN_CHUNK, chunked, entry_point
 
 
 class CollisionModel:
@@ -41,11 +41,15 @@ class CollisionModel:
         self.pair_names = tuple((self._bodies[a][0], self._bodies[b][0]) for a, b in pairs)
         self.pair_excess = np.array([self._bodies[a][4] + self._bodies[b][4] for a, b in pairs])
         self.tables = self._tables(pairs)
-        self._entry = None
+        self.object_names = tuple(o.name for o in self.world.objects)
+        M = len(self.object_names)
+        self._no_objects = (np.zeros((1, M, 3, 3)), np.zeros((1, M, 3)), np.full((1, M), -1, dtype=np.int64))
+        self._entry = None  # distances_kernel's compiled entry, once known (app.threads.entry_point)
 
     def _world_bodies(self, index: dict[str, int]) -> list[tuple[int, int]]:
         """World bodies appended; pairs: every moving robot body with each, and the held object's."""
         moving = [i for i, b in enumerate(self._bodies) if self.model.movable_links[b[1]]]
+        first_world = len(self._bodies)
         pairs = []
         for box in self.world.boxes:
             R, p, half = box_frame(box)
@@ -54,6 +58,11 @@ class CollisionModel:
         for sph in self.world.spheres:
             self._bodies.append((sph.name, -1, np.array([[*sph.pos, sph.radius]], dtype=float), [], 0.0))
             pairs += [(i, len(self._bodies) - 1) for i in moving]
+        statics = list(range(first_world, len(self._bodies)))
+        for m, obj in enumerate(self.world.objects):  # frame n_links + m: its pose comes with each query
+            self._bodies.append((obj.name, self.model.n_links + m, np.asarray(obj.spheres, dtype=float), [],
+                                 float(obj.excess)))
+            pairs += [(i, len(self._bodies) - 1) for i in moving + statics]  # statics: while held (else no gradient)
         held = self.world.held
         if held is not None:
             link = self.model.link_index(held.link)
@@ -117,13 +126,15 @@ class CollisionModel:
     def n_pairs(self) -> int:
         return len(self.pair_names)
 
-    def distances(self, q: np.ndarray, with_gradient: bool = True, cutoff: float = np.inf
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def distances(self, q: np.ndarray, with_gradient: bool = True, cutoff: float = np.inf,
+                  objects: ObjectPoses | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Signed sphere distances of every checked pair and their gradients.
 
         Args:
             q: Joint positions. Shape (..., n_dofs).
             cutoff: [m] a pair not closer than this reports a lower bound >= cutoff and a zero gradient (cheaper).
+            objects: The moving objects' poses (needed when the world has objects): one row per configuration of
+                q flattened, or one row for all.
         Returns:
             ``(d, J)``: d (..., P) [m], a lower bound of the true distance of each pair's shapes;
             J (..., P, n_dofs) = dd/dq [m/rad or m/m] (shape (..., P, 0) without gradients).
@@ -132,23 +143,49 @@ class CollisionModel:
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
         shared = (self.model.fk_tables, self.model.jacobian_tables, self.tables, float(min(cutoff, 1e300)),
                   bool(with_gradient))
-        d, J = chunked(distances_kernel, len(q2), [q2], shared)
+        per = [q2, *self._poses(objects, len(q2))]
+        if len(q2) >= 2 * MIN_CHUNK:
+            d, J = chunked(distances_kernel, len(q2), per, shared)
+        else:  # one thread: the compiled function called directly (no per-call typing of ~40 table arrays)
+            if self._entry is None:
+                self._entry = entry_point(distances_kernel, (*per, *shared))
+            d, J = self._entry(*per, *shared)
         return d.reshape(batch + d.shape[1:]), J.reshape(batch + J.shape[1:])
 
-    def clear(self, q: np.ndarray, min_distance: float) -> np.ndarray:
+    def clear(self, q: np.ndarray, min_distance: float, objects: ObjectPoses | None = None) -> np.ndarray:
         """Whether every checked pair is at least ``min_distance`` [m] apart by the spheres (a configuration
-        stops at its first closer pair). q (..., n_dofs) -> (...) bool."""
+        stops at its first closer pair). q (..., n_dofs) -> (...) bool; objects as for :meth:`distances`."""
         batch = q.shape[:-1]
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
-        (ok,) = chunked(clear_kernel, len(q2), [q2], (self.model.fk_tables, self.tables, float(min_distance)))
+        (ok,) = chunked(clear_kernel, len(q2), [q2, *self._poses(objects, len(q2))],
+                        (self.model.fk_tables, self.tables, float(min_distance)))
         return ok.reshape(batch).astype(bool)
 
     def minima(self, q: np.ndarray, near: float) -> tuple[np.ndarray, np.ndarray]:
         """Over configurations q (B, n_dofs): each pair's smallest distance where below ``near`` [m] (else a
         value >= near) (P,), and in how many configurations it is <= 0 (P,)."""
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
-        low, contacts = chunked(minima_kernel, len(q2), [q2], (self.model.fk_tables, self.tables, float(near)))
+        low, contacts = chunked(minima_kernel, len(q2), [q2, *self._poses(None, len(q2))],
+                                (self.model.fk_tables, self.tables, float(near)))
         return low.min(axis=0), contacts.sum(axis=0)
+
+    def _poses(self, objects: ObjectPoses | None, batch: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kernels' object arrays (R, p, link) for ``batch`` configurations, checked."""
+        M = len(self.object_names)
+        if objects is None:
+            if M:
+                raise InputError(f"this collision model has moving objects {list(self.object_names)}: give their "
+                                 f"poses (objects=ObjectPoses(R (B, {M}, 3, 3), p (B, {M}, 3), link (B, {M})))")
+            return self._no_objects
+        R, p, link = (np.ascontiguousarray(objects.R, dtype=float), np.ascontiguousarray(objects.p, dtype=float),
+                      np.ascontiguousarray(objects.link, dtype=np.int64))
+        rows = len(R)
+        if R.shape != (rows, M, 3, 3) or p.shape != (rows, M, 3) or link.shape != (rows, M) or rows not in (1, batch):
+            raise InputError(f"objects must hold {M} poses for 1 or {batch} configurations: R (B, {M}, 3, 3), "
+                             f"p (B, {M}, 3), link (B, {M}); got {R.shape}, {p.shape}, {link.shape}")
+        if ((link < -1) | (link >= self.model.n_links)).any():
+            raise InputError(f"objects.link must be -1 (base frame) or a link index < {self.model.n_links}")
+        return R, p, link
 
     def closest(self, d: np.ndarray) -> list[tuple[str, str, float]]:
         """The closest pair of each row of ``d`` (B, P): (name a, name b, distance [m])."""

@@ -1,5 +1,6 @@
-"""What the robot may hit besides itself: boxes and spheres given in the model's base frame, and a held
-object attached to a link (its spheres move with that link)."""
+"""What the robot may hit besides itself: boxes and spheres given in the model's base frame, a held
+object attached to a link (its spheres move with that link), and moving objects whose poses are given with
+each query (ObjectPoses: free in the base frame, or attached to a link while held)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.collision.fitting import fit_convex
-from app.collision.meshes import box_mesh
+from app.collision.meshes import box_mesh, prism_mesh
 from app.errors import InputError
 from app.kinematics.rotations import quat_to_matrix
 
@@ -43,12 +44,34 @@ class HeldObject(NamedTuple):
     touching: tuple = ()
 
 
+class MovingObject(NamedTuple):
+    """An object that moves (a pick-and-place cube): spheres (k, 4) in its own frame enclosing its shape [m], and
+    their excess [m] (object_spheres). Its pose comes with each query (ObjectPoses)."""
+
+    name: str
+    spheres: np.ndarray
+    excess: float
+
+
+class ObjectPoses(NamedTuple):
+    """The poses of a world's M moving objects for B configurations (B may be 1: shared by all).
+
+    R (B, M, 3, 3), p (B, M, 3): each object's frame in the frame of link[b, m] (B, M) int64, -1 for the model's
+    base frame; an object given in a link's frame moves with that link (held: its distance gradients include the
+    link's motion); one in the base frame is fixed for the query (no gradient on its side)."""
+
+    R: np.ndarray
+    p: np.ndarray
+    link: np.ndarray
+
+
 class World(NamedTuple):
-    """Boxes, spheres and an optional held object."""
+    """Boxes, spheres, an optional held object and moving objects."""
 
     boxes: tuple = ()
     spheres: tuple = ()
     held: HeldObject | None = None
+    objects: tuple = ()
 
 
 def _vec(value, n: int, what: str) -> np.ndarray:
@@ -77,3 +100,16 @@ def held_spheres(held: HeldObject, reach: float = 0.004) -> tuple[np.ndarray, fl
     out = fitted.spheres.copy()
     out[:, :3] = fitted.spheres[:, :3] @ R.T + p
     return out, fitted.excess
+
+
+def object_spheres(name: str, shape: str, half: np.ndarray, reach: float = 0.004) -> MovingObject:
+    """A MovingObject for a primitive: ``shape`` "box" (half extents (3,) [m]), "sphere" (half[0] the radius) or
+    "cylinder" (half = (radius, radius, half height), axis z)."""
+    half = np.asarray(half, dtype=float)
+    if shape == "sphere":
+        return MovingObject(name, np.array([[0.0, 0.0, 0.0, float(half[0])]]), 0.0)
+    if shape not in ("box", "cylinder"):
+        raise InputError(f"object {name!r}: spheres are fitted to box, cylinder and sphere objects, not {shape!r}")
+    hull = box_mesh(half) if shape == "box" else prism_mesh(float(half[0]), 2 * float(half[2]))
+    fitted = fit_convex(hull, reach)
+    return MovingObject(name, fitted.spheres.copy(), float(fitted.excess))

@@ -150,6 +150,12 @@ class HandoverSequencer:
         """(n_envs,) bool: the two grippers work side by side on the object (their fingers come within cm)."""
         return (self.step >= Step.TO_MEET) & (self.step <= Step.GIVE_RETREAT)
 
+    @property
+    def holder(self) -> np.ndarray:
+        """(n_envs,) int: the arm (GIVER 0, TAKER 1) carrying the object clear of the table and of the other hand
+        (the giver to the meeting point, the taker to the place), -1 otherwise."""
+        return np.where(self.step == Step.TO_MEET, GIVER, np.where(self.step == Step.CARRY, TAKER, -1))
+
     def codes(self) -> np.ndarray:
         """Per environment the overlay's word index (app.control.phases.episode_words)."""
         return np.array([WORDS.index(self.reason[e] if self.step[e] == Step.FAILED else STEPS[self.step[e]])

@@ -35,7 +35,10 @@ class PickPlaceMotion:
     drawn per environment from ``place_range`` ((x_lo, y_lo), (x_hi, y_hi)) at least ``min_separation`` [m]
     from where the object starts. Heights [m], speeds [m/s], accelerations [m/s^2], times [s].
     ``grasp_depths`` (fractions of the object's height below its top), ``grasp_tilts`` [rad] and
-    ``grasp_yaws`` (closing directions of a round object) span the grasp candidates (app.control.grasps)."""
+    ``grasp_yaws`` (closing directions of a round object) span the grasp candidates (app.control.grasps).
+    ``grasp_collision``: reject a candidate whose IK solution at any of its poses brings the arm within
+    ``grasp_min_distance`` [m] of the table, an obstacle or itself by the link spheres (app.collision; reason
+    ``collision`` where every reachable candidate does, before the arm moves)."""
 
     type: ClassVar[str] = "pick_place"
     pos_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
@@ -58,6 +61,8 @@ class PickPlaceMotion:
     grasp_depths: tuple[float, ...] = (0.7, 0.5)
     grasp_tilts: tuple[float, ...] = (0.0, 0.3, -0.3)
     grasp_yaws: int = 8
+    grasp_collision: bool = False
+    grasp_min_distance: float = 0.005
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first), and what the scene must hold: the
@@ -75,6 +80,8 @@ class PickPlaceMotion:
             (at("grasp_tilts"), len(self.grasp_tilts) > 0 and all(abs(a) < np.pi / 2 for a in self.grasp_tilts),
              f"angles in (-pi/2, pi/2) rad, at least one, got {list(self.grasp_tilts)}"),
             (at("grasp_yaws"), 1 <= self.grasp_yaws <= 64, f"must be 1..64 closing directions, got {self.grasp_yaws}"),
+            (at("grasp_min_distance"), 0 <= self.grasp_min_distance <= 0.1,
+             f"must be in [0, 0.1] m (the clearance a grasp's arm poses keep), got {self.grasp_min_distance}"),
         ] + place_and_timing_checks(self, at)
 
 
@@ -149,6 +156,12 @@ class PickPlaceSequencer:
         """(n_envs,) bool: the fingers may touch the object (from ``descend`` on, until a failure)."""
         ph = self.log.phase
         return (ph >= Phase.DESCEND) & (ph <= Phase.RETREAT)
+
+    @property
+    def holding(self) -> np.ndarray:
+        """(n_envs,) bool: the object is carried clear of the table (carry); a collision model may then move it with
+        the gripper (lift and place start and end on the table, where the held object's margin cannot hold)."""
+        return self.log.phase == Phase.CARRY
 
     # ------------------------------------------------------------------ one tick
     def observe(self, t: float, obs: Observation) -> None:

@@ -56,14 +56,15 @@ class QPControllerConfig:
             keep every link of each arm d_safe from every link of the others (added as self pairs).
             max_rows: collision rows per environment (closest first).
         collision_model: Where the collision rows come from: ``pybullet`` (the simulator's closest points, per
-            environment per tick) or ``spheres`` (the link spheres of app.collision against the table and the
-            scene's boxes, every environment in one compiled call; a lower bound of the true distance, so the
-            margin holds for the real geometry; objects that move, e.g. a pick-and-place cube, still come from
-            the simulator). Spheres make the loop ~1.3-1.4x as fast with 16 environments
+            environment per tick) or ``spheres`` (the link spheres of app.collision against the table, the
+            scene's boxes and its box, cylinder and sphere objects, every environment in one compiled call; a
+            lower bound of the true distance, so the margin holds for the real geometry; the objects' poses are read
+            from the simulator each tick, a held one moves with the gripper; URDF and mesh objects still come from
+            the simulator's closest points). Spheres make the loop ~1.3-1.4x as fast with 16 environments
             (scripts/bench_qp_collision.py) and the soak holds d_safe - 0.1 mm by PyBullet's measure, but the
             margin is kept on the spheres, up to a link's excess (6-9 mm on the WidowX AI's fingers) farther from
             the real shapes: a pick-and-place's fingers then descend to the table more slowly (the qp pick test
-            closes at 3.4 s instead of 2.5 s and runs out of its 7 s), so PyBullet stays the default.
+            closes at 3.4 s instead of 2.5 s and needs 8 s instead of 7), so PyBullet stays the default.
         posture_weight: Weight eps of the posture term (towards mid-range, in the task nullspace).
         posture_gain: Gain [1/s] of the posture velocity towards the mid-point of the limits.
         stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
@@ -288,8 +289,11 @@ class QPController:
             return self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
         rows = self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
         if self.spheres is not None:
-            # a simulator robot lists self pairs left unwatched now per environment (a handover's fingers)
-            rows = self.spheres.rows(q, getattr(self.robot, "released_pairs", None))
+            # a simulator robot gives its objects' poses now and the pairs left unwatched per environment (a
+            # handover's fingers, the fingers on the object they grasp)
+            state = getattr(self.robot, "sphere_state", None)
+            objects, skipped = (None, None) if state is None else state(self.spheres.collision, q)
+            rows = self.spheres.rows(q, skipped, objects)
         if self.collisions is not None:
             rows = merge_rows(rows, self.robot.distance_rows(q, self.collisions), self.config.max_rows)
         return rows

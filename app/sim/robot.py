@@ -21,7 +21,7 @@ from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import RobotDescription, read_robot
 from app.sim.collision import distance_rows
-from app.sim.sphere_world import inverse_kinematics_avoiding, sphere_model
+from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.loader import LoadedBody, load_body, simulator_file
@@ -58,6 +58,9 @@ class Robot:
         self.arm_dofs = np.arange(self.model.n_dofs)  # what the controllers command: all but the grippers' DOFs
         self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
         self.released_pairs: list[frozenset[tuple[str, str]]] = []  # per environment: self pairs left unwatched
+        self.holding: list[dict[str, str]] = []  # per environment: object name -> arm whose gripper holds it
+        self.objects: dict = {}  # the scene's objects (name -> app.sim.objects.SceneObject), set by build
+        self._scene_objects: dict[int, SceneObjects] = {}
         self.closed = False  # set by scene.close()
         self.box_ids: dict[str, list[int]] = {}
         self.box_specs: tuple = ()
@@ -73,12 +76,13 @@ class Robot:
         self.contact_pairs = cross_arm_pairs(self.model, list(ee_links)) if len(ee_links) > 1 else ()
 
     def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None,
-              box_specs: Sequence = ()) -> None:
+              box_specs: Sequence = (), objects: Mapping | None = None) -> None:
         """Load one body per environment origin (world frame) and hold it at the mid-point of its limits;
         ``box_ids`` are the scene's static boxes (one body per environment each) for distance rows, ``box_specs``
-        their BoxSpecs (for the sphere collision model)."""
+        their BoxSpecs and ``objects`` the scene's SceneObjects (for the sphere collision model)."""
         self.env_origins, self.batched = np.asarray(env_origins, dtype=float), batched
         self.box_ids, self.box_specs = dict(box_ids or {}), tuple(box_specs)
+        self.objects = dict(objects or {})
         with simulator_file(self.model, self._text, self.urdf, self.package_dirs) as file:
             flags = SELF_COLLISION_FLAGS if self.contact_pairs else 0
             self.bodies = [load_body(self.client, file, self.urdf, self.model, origin + self.base_pos, self.base_quat,
@@ -99,6 +103,7 @@ class Robot:
         self.initial_qpos = self.read_states()[0]  # what reset() returns to; build_scene sets the config's
         self.released = [frozenset()] * len(self.bodies)
         self.released_pairs = [frozenset()] * len(self.bodies)
+        self.holding = [{} for _ in self.bodies]
 
     @property
     def gripper(self) -> Gripper | None:
@@ -305,14 +310,27 @@ class Robot:
         return self._text
 
     def sphere_model(self, boxes: Sequence[str] | None = None,
-                     self_pairs: Sequence[tuple[str, str]] | None = None) -> CollisionModel:
-        """The link spheres against the scene's boxes ``boxes`` (None: all) in the base frame, checking
-        ``self_pairs`` (None: the sampled pairs); see app.sim.sphere_world."""
+                     self_pairs: Sequence[tuple[str, str]] | None = None, objects: Sequence[str] = ()
+                     ) -> CollisionModel:
+        """The link spheres against the scene's boxes ``boxes`` (None: all) in the base frame and its objects
+        ``objects`` (poses each tick: :meth:`sphere_state`), checking ``self_pairs`` (None: the sampled pairs); see
+        app.sim.sphere_world."""
         self._require_built()
-        key = (None if boxes is None else tuple(boxes), None if self_pairs is None else tuple(map(tuple, self_pairs)))
-        if key not in self._sphere_models:  # built once per set of boxes and pairs
-            self._sphere_models[key] = sphere_model(self, boxes, self_pairs)
+        key = (None if boxes is None else tuple(boxes), None if self_pairs is None else tuple(map(tuple, self_pairs)),
+               tuple(objects))
+        if key not in self._sphere_models:  # built once per set of boxes, pairs and objects
+            self._sphere_models[key] = sphere_model(self, boxes, self_pairs, objects)
         return self._sphere_models[key]
+
+    def sphere_state(self, collision: CollisionModel, q: np.ndarray) -> tuple:
+        """app.control.robot.ControlledRobot: for sphere rows of ``collision`` at the measured q (n_envs, n_dofs),
+        its objects' poses now (ObjectPoses, None without objects) and per environment the pairs left unwatched
+        (released_pairs, fingers on released objects, the holding gripper on a held one)."""
+        if not collision.object_names:
+            return None, self.released_pairs
+        if id(collision) not in self._scene_objects:
+            self._scene_objects[id(collision)] = SceneObjects(self, collision)
+        return self._scene_objects[id(collision)](q)
 
     # ------------------------------------------------------------------ frames
     def base_frames(self) -> tuple[np.ndarray, np.ndarray]:

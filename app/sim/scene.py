@@ -186,7 +186,8 @@ class Scene:
             obj.build(self.env_origins, n_envs is not None)
             self.box_ids[obj.name] = obj.body_ids  # watched by distance rows like the boxes
         for robot in self.robots:
-            robot.build(self.env_origins, batched=n_envs is not None, box_ids=self.box_ids, box_specs=self.boxes)
+            robot.build(self.env_origins, batched=n_envs is not None, box_ids=self.box_ids, box_specs=self.boxes,
+                        objects=self.objects)
         self.built = True
         for frame in self.markers:
             self._materialize(frame)

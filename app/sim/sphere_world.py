@@ -1,5 +1,6 @@
 """The scene as the collision model (app.collision) sees it: the table and boxes of a scene, moved into a robot's
-base frame, as a World; the robot's sphere model against it (built once per set of names and pairs)."""
+base frame, and its objects, as a World; the robot's sphere model against it (built once per set of names and
+pairs); each tick the objects' poses read from the simulator (SceneObjects), held ones attached to the gripper."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.collision import CollisionModel, World, WorldBox, robot_spheres
+from app.collision import CollisionModel, ObjectPoses, World, WorldBox, object_spheres, robot_spheres
 from app.errors import InputError, UnknownNameError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 
@@ -35,12 +36,82 @@ def scene_world(robot, names: Sequence[str] | None = None) -> World:
     return World(boxes=tuple(out))
 
 
+SPHERE_SHAPES = ("box", "cylinder", "sphere")  # objects the spheres fit; files stay with PyBullet's closest points
+
+
 def sphere_model(robot, names: Sequence[str] | None = None,
-                 self_pairs: Sequence[tuple[str, str]] | None = None) -> CollisionModel:
-    """``robot``'s spheres against the scene's boxes ``names`` (None: all), checking ``self_pairs`` of its links
+                 self_pairs: Sequence[tuple[str, str]] | None = None, objects: Sequence[str] = ()) -> CollisionModel:
+    """``robot``'s spheres against the scene's boxes ``names`` (None: all) and its objects ``objects`` (primitives,
+    SPHERE_SHAPES; their poses come each tick from :class:`SceneObjects`), checking ``self_pairs`` of its links
     (None: the pairs sampled with the spheres)."""
     spheres = robot_spheres(robot.urdf, robot.package_dirs, text=robot.description_text, pairs=self_pairs is None)
-    return CollisionModel(robot.model, spheres, scene_world(robot, names), self_pairs)
+    moving = []
+    for name in objects:
+        if name not in robot.objects:
+            raise UnknownNameError(f"no object named {name!r} in the scene; its objects are {sorted(robot.objects)}")
+        spec = robot.objects[name].spec
+        moving.append(object_spheres(name, spec.shape, spec.half_extents()))
+    world = scene_world(robot, names)
+    return CollisionModel(robot.model, spheres, world._replace(objects=tuple(moving)), self_pairs)
+
+
+class SceneObjects:
+    """Each tick, the poses of a sphere model's objects as the simulator has them, and the pairs left unwatched.
+
+    An object that ``robot.holding[env]`` names (object name -> the arm of the gripper holding it, '' for a robot's
+    one gripper) is given in the frame of the link that carries that gripper's fingers, so its rows move with the
+    link (checked against the world and the other links, not against the fingers, that link, its parent or what
+    hangs below it); a released object (``robot.released[env]``) is not checked against any gripper's fingers.
+    """
+
+    def __init__(self, robot, collision: CollisionModel):
+        self.robot, self.names = robot, collision.object_names
+        self.objects = [robot.objects[n] for n in self.names]
+        model, bodies = robot.model, {a for pair in collision.pair_names for a in pair}
+        fingers = {model.link_names[i] for g in robot.grippers.values() for i in g.links} & bodies
+        self.finger_pairs = {n: frozenset((f, n) for f in fingers) for n in self.names}
+        self.carrier, self.held_pairs = {}, {}  # arm -> link index; (arm, object) -> pairs skipped while held
+        parent = model.fk_tables.parent
+        for arm, g in robot.grippers.items():
+            outside = sorted({int(parent[i]) for i in g.links} - set(int(i) for i in g.links))
+            link = self.carrier[arm] = outside[0]
+            near = {model.link_names[i] for i in range(model.n_links) if _below(i, link, parent)}
+            near |= {model.link_names[int(parent[link])]} if parent[link] >= 0 else set()
+            for n in self.names:
+                self.held_pairs[arm, n] = frozenset((a, n) for a in near & bodies)
+
+    def __call__(self, q: np.ndarray) -> tuple[ObjectPoses, list[frozenset]]:
+        """At the measured joints q (n_envs, n_dofs): ObjectPoses (n_envs rows, base frame or the carrying link's)
+        and per environment the (a, b) pairs left unwatched (robot.released_pairs too)."""
+        r = self.robot
+        n, M = r.n_envs, len(self.objects)
+        R_o, p_o, link = np.empty((n, M, 3, 3)), np.empty((n, M, 3)), np.full((n, M), -1, dtype=np.int64)
+        R_b, p_b = r.base.R, r.base.p
+        for m, obj in enumerate(self.objects):
+            pos, quat = obj.poses()
+            R_o[:, m], p_o[:, m] = R_b.T @ quat_to_matrix(quat), (pos - p_b) @ R_b
+        skipped = [set(pairs) for pairs in (r.released_pairs or [frozenset()] * n)]
+        held = [(e, m, arm) for e, holding in enumerate(r.holding or ()) for m, name in enumerate(self.names)
+                if (arm := holding.get(name)) is not None]
+        if held:
+            R_l, p_l = r.model.link_frames(q)
+        for e, m, arm in held:
+            l = link[e, m] = self.carrier[arm]
+            R_o[e, m], p_o[e, m] = R_l[e, l].T @ R_o[e, m], R_l[e, l].T @ (p_o[e, m] - p_l[e, l])
+            skipped[e] |= self.held_pairs[arm, self.names[m]]
+        for e, released in enumerate(r.released or ()):
+            for name in released:
+                skipped[e] |= self.finger_pairs.get(name, frozenset())
+        return ObjectPoses(R_o, p_o, link), [frozenset(s) for s in skipped]
+
+
+def _below(i: int, link: int, parent: np.ndarray) -> bool:
+    """Whether link i is ``link`` or hangs below it."""
+    while i >= 0:
+        if i == link:
+            return True
+        i = int(parent[i])
+    return False
 
 
 def inverse_kinematics_avoiding(robot, link: str, pos, quat, init_qpos, envs_idx, kwargs: dict):

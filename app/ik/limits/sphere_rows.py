@@ -14,7 +14,9 @@ import numpy as np
 from numba import njit
 
 from app.collision.checker import CollisionModel
+from app.collision.world import ObjectPoses
 from app.ik.limits.distance import DistanceRows
+from app.threads import entry_point
 
 
 class SphereRows:
@@ -31,34 +33,49 @@ class SphereRows:
         self.detection_distance, self.max_rows = float(detection_distance), int(max_rows)
         self._index = {pair: k for k, pair in enumerate(collision.pair_names)}
         self._index.update({(b, a): k for (a, b), k in list(self._index.items())})
+        self._every = np.ones((0, collision.n_pairs), dtype=np.bool_)  # every pair watched (reused)
+        self._select = None  # _select's compiled entry, once known (app.threads.entry_point)
 
     def __repr__(self) -> str:
         return f"SphereRows({self.collision.n_pairs} pairs, detection {self.detection_distance} m)"
 
-    def rows(self, q: np.ndarray, skipped: Sequence[frozenset] | None = None) -> DistanceRows:
+    def rows(self, q: np.ndarray, skipped: Sequence[frozenset] | None = None,
+             objects: ObjectPoses | None = None) -> DistanceRows:
         """Rows of every environment at q (n_envs, n_dofs), grouped by environment, closest first.
 
         Args:
             skipped: Per environment, (name a, name b) pairs left unwatched now (e.g. two grippers' fingers
                 while they hand an object over); None: none.
+            objects: The moving objects' poses now, one row per environment (needed when the model has objects).
         """
-        d, grad = self.collision.distances(q, with_gradient=True, cutoff=self.detection_distance)
-        watched = np.ones(d.shape, dtype=np.bool_)
-        for env, pairs in enumerate(skipped or ()):
+        d, grad = self.collision.distances(q, with_gradient=True, cutoff=self.detection_distance, objects=objects)
+        args = (d, grad, self._watched(len(d), skipped), self.detection_distance, self.max_rows)
+        if self._select is None:  # then called directly: no per-call typing of its arguments
+            self._select = entry_point(_select, args)
+        env, pair, distance, normal, J_a, J_b = self._select(*args)
+        return DistanceRows(distance, normal, J_a, J_b, PairNames(self.collision.pair_names, pair), env)
+
+    def _watched(self, n_envs: int, skipped: Sequence[frozenset] | None) -> np.ndarray:
+        """(n_envs, P) bool: the pairs watched in each environment (a shared all-true array when none is skipped)."""
+        if len(self._every) != n_envs:
+            self._every = np.ones((n_envs, self.collision.n_pairs), dtype=np.bool_)  # never written (copied)
+        if not skipped or not any(skipped):
+            return self._every
+        watched = self._every.copy()
+        for env, pairs in enumerate(skipped):
             for pair in pairs:
                 k = self._index.get(tuple(pair))
                 if k is not None:
                     watched[env, k] = False
-        env, pair, normal, J_a = _select(d, grad, watched, self.detection_distance, self.max_rows)
-        return DistanceRows(d[env, pair], normal, J_a, np.zeros_like(J_a), PairNames(self.collision.pair_names, pair),
-                            env)
+        return watched
 
 
 @njit(cache=True)
 def _select(d, grad, watched, detection, max_rows):
     """Each environment's closest ``max_rows`` watched pairs below ``detection`` with a nonzero gradient, closest
     first, environments ascending: env (K,), pair (K,), and the rows as DistanceRows.from_gradients stores them
-    (normal e_x (K, 3), J_a with the gradient as its first row (K, 3, n)). d (B, P), grad (B, P, n)."""
+    (distance (K,), normal e_x (K, 3), J_a with the gradient as its first row (K, 3, n), J_b zeros (K, 3, n)).
+    d (B, P), grad (B, P, n)."""
     B, P, n = grad.shape
     env, pair = np.empty(B * max_rows, dtype=np.int64), np.empty(B * max_rows, dtype=np.int64)
     K = 0
@@ -88,10 +105,12 @@ def _select(d, grad, watched, detection, max_rows):
             env[r] = i
     normal = np.zeros((K, 3))
     J_a = np.zeros((K, 3, n))
+    distance = np.empty(K)
     for r in range(K):
         normal[r, 0] = 1.0
         J_a[r, 0] = grad[env[r], pair[r]]
-    return env[:K].copy(), pair[:K].copy(), normal, J_a
+        distance[r] = d[env[r], pair[r]]
+    return env[:K].copy(), pair[:K].copy(), distance, normal, J_a, np.zeros((K, 3, n))
 
 
 class PairNames(Sequence):
