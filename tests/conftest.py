@@ -34,11 +34,6 @@ KUKA_URDF = Path(pybullet_data.getDataPath()) / "kuka_iiwa" / "model.urdf"
 
 
 
-def pytest_xdist_auto_num_workers(config) -> int:
-    """``-n logical`` (pyproject.toml) runs one worker more than the machine has CPUs: many tests wait on their
-    command lines, Ray or Xvfb part of the time (on 2 cores: 150 s with 3 workers against 161 s with 2)."""
-    return psutil.cpu_count(logical=True) + 1
-
 def pytest_configure(config) -> None:
     """A cold kernel cache (a fresh checkout): compile the kernels in two processes side by side before any test
     starts (tests/warm_kernels.py), instead of in every pytest-xdist worker and early command line at once."""
