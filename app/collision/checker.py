@@ -69,24 +69,10 @@ class CollisionModel:
             spheres, excess = held_spheres(held)
             h = len(self._bodies)
             self._bodies.append((held.name, link, spheres, [], excess))
-            touching = set(held.touching) if held.touching else self._near_links(link)
+            touching = set(held.touching) if held.touching else holding_links(self.model, link)
             pairs += [(i, h) for i, b in enumerate(self._bodies[:h]) if b[1] < 0 or
                       (b[0] not in touching and b[1] >= 0)]
         return pairs
-
-    def _near_links(self, link: int) -> set[str]:
-        """The holding link, its parent and every link below it."""
-        parent = self.model.fk_tables.parent
-        below = {i for i in range(self.model.n_links) if self._is_below(i, link, parent)}
-        return {self.model.link_names[i] for i in below | {link, int(parent[link])} if i >= 0}
-
-    @staticmethod
-    def _is_below(i: int, link: int, parent: np.ndarray) -> bool:
-        while i >= 0:
-            if i == link:
-                return True
-            i = int(parent[i])
-        return False
 
     def _tables(self, pairs: list[tuple[int, int]]) -> CollisionTables:
         sl, sc, sr, bl, bR, bp, bh, s0, s1, k0, k1, cen, rad = ([] for _ in range(13))
@@ -214,3 +200,19 @@ def _bounding(spheres: np.ndarray, boxes: Sequence) -> tuple[np.ndarray, float]:
     r = max([np.linalg.norm(s[:3] - centre) + s[3] for s in spheres]
             + [np.linalg.norm(p - centre) + np.linalg.norm(h) for _, p, h in boxes] + [0.0])
     return centre, float(r)
+
+
+def holding_links(model: KinematicModel, link: int) -> set[str]:
+    """Names of the links a held object touches or nearly does: the holding link, its parent and every link below
+    it (the fingers). The object's pairs with these are not checked."""
+    parent = model.fk_tables.parent
+
+    def below(i: int) -> bool:
+        while i >= 0:
+            if i == link:
+                return True
+            i = int(parent[i])
+        return False
+
+    return {model.link_names[i] for i in range(model.n_links) if below(i)} | (
+        {model.link_names[int(parent[link])]} if parent[link] >= 0 else set())

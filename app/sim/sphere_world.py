@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.collision import CollisionModel, ObjectPoses, World, WorldBox, object_spheres, robot_spheres
+from app.collision import CollisionModel, ObjectPoses, World, WorldBox, holding_links, object_spheres, robot_spheres
 from app.errors import InputError, UnknownNameError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 
@@ -75,8 +75,7 @@ class SceneObjects:
         for arm, g in robot.grippers.items():
             outside = sorted({int(parent[i]) for i in g.links} - set(int(i) for i in g.links))
             link = self.carrier[arm] = outside[0]
-            near = {model.link_names[i] for i in range(model.n_links) if _below(i, link, parent)}
-            near |= {model.link_names[int(parent[link])]} if parent[link] >= 0 else set()
+            near = holding_links(model, link)
             for n in self.names:
                 self.held_pairs[arm, n] = frozenset((a, n) for a in near & bodies)
 
@@ -103,15 +102,6 @@ class SceneObjects:
             for name in released:
                 skipped[e] |= self.finger_pairs.get(name, frozenset())
         return ObjectPoses(R_o, p_o, link), [frozenset(s) for s in skipped]
-
-
-def _below(i: int, link: int, parent: np.ndarray) -> bool:
-    """Whether link i is ``link`` or hangs below it."""
-    while i >= 0:
-        if i == link:
-            return True
-        i = int(parent[i])
-    return False
 
 
 def inverse_kinematics_avoiding(robot, link: str, pos, quat, init_qpos, envs_idx, kwargs: dict):
