@@ -33,7 +33,6 @@ PANDA_URDF = Path(pybullet_data.getDataPath()) / "franka_panda" / "panda.urdf"
 KUKA_URDF = Path(pybullet_data.getDataPath()) / "kuka_iiwa" / "model.urdf"
 
 
-
 def pytest_configure(config) -> None:
     """A cold kernel cache (a fresh checkout): compile the kernels in two processes side by side before any test
     starts (tests/warm_kernels.py), instead of in every pytest-xdist worker and early command line at once."""
@@ -57,6 +56,7 @@ def pytest_configure(config) -> None:
                 if proc.poll() is None:
                     proc.kill()
                     proc.wait()
+
 
 class Watched:
     """A command line under test, started with its stderr piped, and every process it started (descendants of
