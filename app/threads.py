@@ -9,7 +9,7 @@ number of threads: every problem is solved independently.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -76,7 +76,7 @@ def entry_point(kernel, args: Sequence) -> Callable:
 
 
 class EntryPoints:
-    """Compiled kernels of a loop called directly after their first call (:func:`entry_point`), one per name: for
+    """Compiled kernels of a loop called directly after their first call (:func:`entry_point`), one per key: for
     calls whose arguments keep their types (dtypes, dimensions, C layout) from call to call; the caller makes them
     so (np.ascontiguousarray with the dtype) and keeps its static ones. It pays where NamedTuples of arrays are
     passed (their typing costs ~0.1-0.4 us per array); for plain arrays numba's own dispatch is as fast (measured:
@@ -85,9 +85,10 @@ class EntryPoints:
     def __init__(self):
         self._entries: dict = {}
 
-    def __call__(self, name: str, kernel, args: Sequence):
-        """``kernel(*args)``, through the entry compiled for the first call's ``args`` under ``name``."""
-        entry = self._entries.get(name)
+    def __call__(self, key: Hashable, kernel, args: Sequence):
+        """``kernel(*args)``, through the entry compiled for the first call's ``args`` under ``key`` (a name, or
+        whatever tells the calls of different argument types apart)."""
+        entry = self._entries.get(key)
         if entry is None:
-            entry = self._entries[name] = entry_point(kernel, args)
+            entry = self._entries[key] = entry_point(kernel, args)
         return entry(*args)

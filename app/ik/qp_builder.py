@@ -35,7 +35,7 @@ from app.ik.tasks.frame import frame_rows_at, inactive_frame
 from app.ik.tasks.posture import PostureParams, posture_velocity_one
 from app.ik.tasks.rows import no_rows
 from app.kinematics._kernels import frames_one
-from app.threads import entry_point
+from app.threads import EntryPoints
 
 __all__ = ["SLOTS", "QPBuilder", "build_batch", "build_qp"]
 
@@ -135,7 +135,7 @@ class QPBuilder:
     def __init__(self, n_dofs: int, n_rows: int | None = None, damping: float = DAMPING, reuse: bool = True):
         self.n, self.n_rows, self.damping = int(n_dofs), n_rows, float(damping)
         self._empty: dict[int, dict] = {}
-        self._reuse, self._entries = reuse, {}
+        self._reuse, self._compiled = reuse, EntryPoints()
 
     def _defaults(self, batch: int) -> dict:
         """The empty slots for ``batch`` configurations (made once per batch size)."""
@@ -178,10 +178,7 @@ class QPBuilder:
         if not self._reuse:
             return QPBatch(*build_batch(*args))
         key = (len(s["frame"]), s["frame"][0].active, len(s["joint_box"]))  # what changes the compiled types
-        entry = self._entries.get(key)
-        if entry is None:
-            entry = self._entries[key] = entry_point(build_batch, args)
-        return QPBatch(*entry(*args))
+        return QPBatch(*self._compiled(key, build_batch, args))
 
 
 def build_qp(q: object, v: object | None = None, *, tasks: Sequence = (), limits: Sequence = (), dt: float = 1.0,
