@@ -185,14 +185,17 @@ def test_hand_tuned_spheres_replace_a_links_fit_and_bad_yaml_is_a_config_error(t
         fit_robot(text, str(urdf), cached=False)
 
 
-def test_minima_agree_with_distances_below_the_threshold(widowx_cm):
-    """CollisionModel.minima (used to choose pairs): exact minima where below `near`, contact counts exact."""
+def test_pair_evidence_is_what_the_distances_say_for_each_fact_asked(widowx_cm):
+    """CollisionModel.evidence (used to choose pairs): 'ever within near' and 'ever apart' as the exact distances
+    of the same configurations say, for the facts asked and False for those not asked."""
     model, cm = widowx_cm
     q = sample_configs(model, 3000, seed=19)
     d, _ = cm.distances(q, with_gradient=False)
-    low, contacts = cm.minima(q, NEAR)
-    exact = d.min(axis=0)
-    below = exact < NEAR
-    np.testing.assert_allclose(low[below], exact[below])
-    assert (low[~below] >= NEAR).all()
-    np.testing.assert_array_equal(contacts, (d <= 0).sum(axis=0))
+    truth_near, truth_apart = (d <= NEAR).any(axis=0), (d > 0).any(axis=0)
+    assert truth_near.any() and (~truth_near).any() and (d <= 0).any()  # facts differ; contacts stop a search
+    P = len(cm.pair_names)
+    ask = np.random.default_rng(3).random((2, P)) < 0.5
+    for want_near, want_apart in [(np.ones(P, bool), np.ones(P, bool)), (ask[0], ask[1]), (ask[0], np.zeros(P, bool))]:
+        near, apart = cm.evidence(q, NEAR, want_near, want_apart)
+        np.testing.assert_array_equal(near, truth_near & want_near)
+        np.testing.assert_array_equal(apart, truth_apart & want_apart)

@@ -360,26 +360,38 @@ def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
     return (clear,)
 
 
+NEAR_WANTED, APART_WANTED = 1, 2  # evidence_kernel's bits: is the pair ever within `near`, ever apart (> 0)?
+
+
 @njit(cache=True, nogil=True)
-def minima_kernel(q, oR, op, olink, fk, ct, near):
-    """Over the configurations q (B, n_dofs): each pair's smallest distance where it is below ``near`` [m]
-    (else some value >= near) and how often it is <= 0. Returns ((1, P) float, (1, P) int64)."""
+def evidence_kernel(q, oR, op, olink, fk, ct, near, wanted):
+    """Over the configurations q (B, n_dofs), for each pair the facts still ``wanted`` (P,) (bits NEAR_WANTED,
+    APART_WANTED; 0: skipped): whether it is ever at most ``near`` [m] apart, whether ever apart (distance > 0).
+    A pair stops being measured once its wanted facts are seen, and a measurement stops at the first sphere pair
+    in contact: choosing pairs needs these facts, not the distances. Returns ((1, P) uint8 near, (1, P) uint8
+    apart)."""
     B, L, P = q.shape[0], fk.parent.shape[0], ct.pairs.a.shape[0]
-    low = np.full((1, P), 1e300)
-    contacts = np.zeros((1, P), dtype=np.int64)
+    seen_near = np.zeros((1, P), dtype=np.uint8)
+    seen_apart = np.zeros((1, P), dtype=np.uint8)
+    todo = wanted.copy()
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     bd = ct.bodies
     for i in range(B):
         o = i if oR.shape[0] > 1 else 0
         _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(P):
+            if todo[j] == 0:
+                continue
             a, b = ct.pairs.a[j], ct.pairs.b[j]
-            lower = _bounding_gap(bounds, bd.radius, a, b)
-            if lower < near:
+            d = _bounding_gap(bounds, bd.radius, a, b)
+            if d <= near:  # below 0 ends the search: in contact, and within near
                 _placed(R, p, ct, C, placed, a, b)
-            d = lower if lower >= near else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, near)
-            if d < low[0, j]:
-                low[0, j] = d
-            if d <= 0.0:
-                contacts[0, j] += 1
-    return low, contacts
+                stop = near if todo[j] == NEAR_WANTED else 0.0
+                d = _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, near)
+            if d <= near and todo[j] & NEAR_WANTED:
+                seen_near[0, j] = 1
+                todo[j] -= NEAR_WANTED
+            if d > 0.0 and todo[j] & APART_WANTED:
+                seen_apart[0, j] = 1
+                todo[j] -= APART_WANTED
+    return seen_near, seen_apart

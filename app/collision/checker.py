@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.collision._kernels import clear_kernel, distances_kernel, minima_kernel
+from app.collision._kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
 from app.collision.world import ObjectPoses, World, box_frame, held_spheres
@@ -147,13 +147,18 @@ class CollisionModel:
                         (self.model.fk_tables, self.tables, float(min_distance)))
         return ok.reshape(batch).astype(bool)
 
-    def minima(self, q: np.ndarray, near: float) -> tuple[np.ndarray, np.ndarray]:
-        """Over configurations q (B, n_dofs): each pair's smallest distance where below ``near`` [m] (else a
-        value >= near) (P,), and in how many configurations it is <= 0 (P,)."""
+    def evidence(self, q: np.ndarray, near: float, near_wanted: np.ndarray,
+                 apart_wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Over configurations q (B, n_dofs), per pair: whether it is ever at most ``near`` [m] >= 0 apart, and
+        whether ever apart (> 0), each looked for only where wanted (bool (P,)) and only until seen (then
+        False where not wanted). What choosing the pairs needs, without measuring every distance."""
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
-        low, contacts = chunked(minima_kernel, len(q2), [q2, *self._poses(None, len(q2))],
-                                (self.model.fk_tables, self.tables, float(near)))
-        return low.min(axis=0), contacts.sum(axis=0)
+        if not near >= 0:
+            raise InputError(f"near must be >= 0 m, got {near}")
+        wanted = np.where(near_wanted, NEAR_WANTED, 0) + np.where(apart_wanted, APART_WANTED, 0)
+        seen_near, seen_apart = chunked(evidence_kernel, len(q2), [q2, *self._poses(None, len(q2))],
+                                        (self.model.fk_tables, self.tables, float(near), wanted.astype(np.int64)))
+        return seen_near.any(axis=0), seen_apart.any(axis=0)
 
     def _poses(self, objects: ObjectPoses | None, batch: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The kernels' object arrays (R, p, link) for ``batch`` configurations, checked."""

@@ -45,16 +45,21 @@ def sample_configs(model: KinematicModel, n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).uniform(lo, hi, size=(n, model.n_dofs))
 
 
-def _sweep(checker, model: KinematicModel, seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Smallest distance and contact count per pair over n sampled configurations."""
-    low = np.full(len(checker.pair_names), np.inf)
-    contacts = np.zeros(len(checker.pair_names), dtype=np.int64)
+def _sweep(checker, model: KinematicModel, seed: int, n: int, apart_wanted: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Over n sampled configurations, per pair: ever within NEAR, ever apart (looked for only if
+    ``apart_wanted``). A pair stops being sampled once what is asked of it is seen: the answer does not change
+    with more samples, so only pairs never near (or always in contact) see all n."""
+    P = len(checker.pair_names)
+    near, apart = np.zeros(P, dtype=bool), np.zeros(P, dtype=bool)
     for start in range(0, n, CHUNK):
+        want_near, want_apart = ~near, ~apart & apart_wanted
+        if not (want_near | want_apart).any():
+            break
         q = sample_configs(model, min(CHUNK, n - start), seed * 1_000_003 + start)
-        chunk_low, chunk_contacts = checker.minima(q, NEAR)
-        low = np.minimum(low, chunk_low)
-        contacts += chunk_contacts
-    return low, contacts
+        chunk_near, chunk_apart = checker.evidence(q, NEAR, want_near, want_apart)
+        near |= chunk_near
+        apart |= chunk_apart
+    return near, apart
 
 
 def choose_pairs(model: KinematicModel, robot: RobotSpheres, samples: int = SAMPLES,
@@ -71,14 +76,14 @@ def choose_pairs(model: KinematicModel, robot: RobotSpheres, samples: int = SAMP
                "ignored": sorted(p for p in cand if p in robot.ignore and p not in adjacent)}
     rest = [p for p in cand if p not in adjacent and p not in robot.ignore]
     checker = CollisionModel(model, replace(robot, pairs=tuple(rest)))
-    low, contacts = _sweep(checker, model, seeds[0], samples)
-    always = contacts == samples
-    far = (low > NEAR) & ~always
+    near, apart = _sweep(checker, model, seeds[0], samples, apart_wanted=True)
+    always = ~apart  # in contact in every sample
+    far = ~near & ~always
     if far.any():  # confirmed on a second seed
         idx = np.flatnonzero(far)
-        low2, _ = _sweep(CollisionModel(model, replace(robot, pairs=tuple(rest[i] for i in idx))), model, seeds[1],
-                         samples)
-        far[idx] = low2 > NEAR
+        near2, _ = _sweep(CollisionModel(model, replace(robot, pairs=tuple(rest[i] for i in idx))), model, seeds[1],
+                          samples, apart_wanted=False)
+        far[idx] = ~near2
     skipped["always"] = [p for p, s in zip(rest, always) if s]
     skipped["never"] = [p for p, s in zip(rest, far) if s]
     checked = tuple(p for p, a, f in zip(rest, always, far) if not (a or f))
