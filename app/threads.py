@@ -64,6 +64,14 @@ def chunked(kernel: Callable, batch: int, per_problem: Sequence[np.ndarray], sha
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
 
 
+def kernel_array(a: object, dtype: type = float) -> np.ndarray:
+    """``a`` as an argument of a compiled kernel that varies per call (targets, points): C-contiguous and writeable,
+    a copy where it is not (np.broadcast_to gives read-only views). Numba compiles a separate copy of a kernel for
+    read-only arrays (10-35 s of CPU per large kernel on 2 cores, at the first run of a fresh checkout), so each
+    such argument keeps one kind; tables kept in caches are read-only on every call instead."""
+    return np.require(a, dtype=dtype, requirements=("C", "W"))
+
+
 def entry_point(kernel, args: Sequence) -> Callable:
     """The compiled function ``kernel`` (a numba dispatcher) runs for arguments typed as ``args``, to call
     directly: it skips the dispatcher's typing of every argument on each call (NamedTuples of arrays are

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from app.threads import kernel_array
+
 
 @njit(cache=True)
 def _stall_update(err_buf, target_buf, k, err, target_pos, err_tol, progress, static_tol, stalled):
@@ -45,8 +47,8 @@ class StallDetector:
     def update(self, err: np.ndarray, target_pos: np.ndarray) -> np.ndarray:
         """Record one step: err (n_envs,) [m], target_pos (n_envs, 3). Returns stalled (n_envs,), a new array."""
         stalled = np.empty(self._err.shape[1], dtype=np.bool_)
-        _stall_update(self._err, self._target, self._k, np.asarray(err, dtype=float),
-                      np.asarray(target_pos, dtype=float), self.err_tol, self.progress, self.static_tol, stalled)
+        _stall_update(self._err, self._target, self._k, kernel_array(err), kernel_array(target_pos), self.err_tol,
+                      self.progress, self.static_tol, stalled)
         self._k += 1
         return stalled
 

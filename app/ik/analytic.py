@@ -27,7 +27,7 @@ from app.ik._residual import ROT_FULL
 from app.ik.cache import cached
 from app.ik.tables import ArmTables
 from app.kinematics.model import KinematicModel, LinkRef
-from app.threads import chunked
+from app.threads import chunked, kernel_array
 from app.validation import as_float_array, as_rotation_matrices, as_vectors, check_finite
 
 CERT_TOL = 1e-9  # [m] and [rad]: how far the URDF's numbers may deviate from the ideal structure
@@ -167,7 +167,7 @@ def analytic_ik(model: KinematicModel, link: LinkRef, pos: object, quat: object,
     if rot.shape[:-2] != batch:
         batch = np.broadcast_shapes(batch, rot.shape[:-2])
         pos, rot = np.broadcast_to(pos, batch + (3,)), np.broadcast_to(rot, batch + (3, 3))
-    pos, rot = np.ascontiguousarray(pos.reshape(-1, 3)), np.ascontiguousarray(rot.reshape(-1, 3, 3))
+    pos, rot = kernel_array(pos.reshape(-1, 3)), kernel_array(rot.reshape(-1, 3, 3))
     shared = (karm, tool_frame(rest, model.fk_tables, karm), model.q_lower[arm.dof_idx], model.q_upper[arm.dof_idx])
     q, valid = chunked(branches_batch, len(pos), (pos, rot), shared)
     return q.reshape(batch + (N_BRANCHES, 6)), valid.reshape(batch + (N_BRANCHES,))

@@ -21,7 +21,7 @@ from app.ik.chains import independent_groups
 from app.ik._analytic_kernel import solve_seeded_kernel
 from app.ik._lm import solve_batch_kernel
 from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel
-from app.threads import entry_point
+from app.threads import entry_point, kernel_array
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_rotation_matrices, as_vectors
@@ -227,8 +227,7 @@ class PoseIK:
     def _run(self, batch, q0, tgt_pos, tgt_rot, starts, one_link: bool = False) -> IKResult:
         q0 = np.ascontiguousarray(q0, dtype=float)
         if starts is None and q0.shape[0] == 1:  # one problem, on this thread: the compiled code called directly
-            q, err, iters, restarts = self._one_problem(q0, np.ascontiguousarray(tgt_pos, dtype=float),
-                                                        np.ascontiguousarray(tgt_rot, dtype=float))
+            q, err, iters, restarts = self._one_problem(q0, kernel_array(tgt_pos), kernel_array(tgt_rot))
         else:
             q, err, iters, restarts = run_kernel(self.model, q0, self._starts if starts is None else starts, tgt_pos,
                                                  tgt_rot, self._task, self._free, self._lm_options, self._arm)

@@ -25,6 +25,7 @@ from app.ik._analytic_kernel import solve_seeded
 from app.ik.tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
 from app.kinematics.model import KinematicModel
+from app.threads import kernel_array
 from app.validation import check_types
 
 log = logging.getLogger(__name__)
@@ -166,13 +167,16 @@ def restart_points(model: KinematicModel, free: np.ndarray, options: IKOptions, 
     lead = seeds.shape[0] if seeds.ndim == 3 else 1
     table = np.concatenate([np.broadcast_to(seeds, (lead,) + seeds.shape[-2:]),
                             np.broadcast_to(table, (lead,) + table.shape)], axis=1)
-    return np.ascontiguousarray(np.where(free, table, np.nan))
+    table = np.ascontiguousarray(np.where(free, table, np.nan))
+    table.setflags(write=False)  # as the cached table: one compiled variant of the loop (app.threads.kernel_array)
+    return table
 
 
 def run_kernel(model: KinematicModel, q_init, starts, tgt_pos, tgt_rot, task: TaskTables, free, opts: LMOptions,
                arm: ArmTables | None):
     """The compiled loop, seeded by the closed form when ``arm`` is given. Returns (q, err, iters, restarts)."""
-    args = (q_init, starts, model.fk_tables, model.jacobian_tables, tgt_pos, tgt_rot, task, free, opts)
+    args = (q_init, starts, model.fk_tables, model.jacobian_tables, kernel_array(tgt_pos), kernel_array(tgt_rot),
+            task, free, opts)
     if arm is not None:
         return solve_seeded(*args, arm)
     return solve_batch(*args, np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))

@@ -19,7 +19,7 @@ from app.kinematics._kernels import jacobian_kernel, link_frames_kernel, point_j
 from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
 from app.kinematics.tables import FKTables, JacobianTables
 from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
-from app.threads import entry_point
+from app.threads import entry_point, kernel_array
 from app.validation import as_float_array, as_point, check_finite
 
 LinkRef = str | int
@@ -210,7 +210,7 @@ class KinematicModel:
         R2 = R.reshape((-1,) + R.shape[-3:])
         p2 = p.reshape((-1,) + p.shape[-2:])
         lp = np.zeros(3) if local_point is None else local_point
-        lp = np.ascontiguousarray(np.broadcast_to(lp, batch + (3,)), dtype=float).reshape(-1, 3)
+        lp = kernel_array(np.broadcast_to(lp, batch + (3,)).reshape(-1, 3))
         args = (np.ascontiguousarray(R2), np.ascontiguousarray(p2), int(link), lp, self._jac)
         if self._jac_entry is None:
             self._jac_entry = entry_point(jacobian_kernel, args)

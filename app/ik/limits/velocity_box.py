@@ -8,6 +8,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik.qp import INF, Inequalities
+from app.threads import kernel_array
 
 
 class VelocityBoxParams(NamedTuple):
@@ -37,7 +38,7 @@ class VelocityBox:
         shape = (batch, self._lo.shape[1])
         if len(self._lo) not in (1, batch):
             raise InputError(f"VelocityBox has bounds for {len(self._lo)} configurations, got {batch}")
-        f = lambda a: np.ascontiguousarray(np.broadcast_to(a, shape))  # noqa: E731
+        f = lambda a: kernel_array(np.broadcast_to(a, shape))  # noqa: E731
         return VelocityBoxParams(True, f(self._lo), f(self._hi))
 
     def compute_qp_inequalities(self, batch: int = 1) -> Inequalities:
