@@ -7,7 +7,8 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 APP = ROOT / "app"
-LEAF = {"errors", "validation", "threads", "kernel_cache", "ray_session", "leftovers", "signals"}
+LEAF = {"errors", "validation", "threads", "kernel_cache", "ray_session", "leftovers", "signals",
+        "manipulation_defaults"}
 ALLOWED = {  # package -> packages it may import (besides itself); "leaf": the LEAF modules above
     "leaf": set(),
     "kinematics": {"leaf"},

@@ -13,6 +13,7 @@ from pathlib import Path
 from app.config.cameras import CameraSection, CameraStreamSection
 from app.kinematics.compose import SEPARATOR
 from app.kinematics.urdf import RobotDescription
+from app.manipulation_defaults import GRIPPER, OBJECT
 from app.validation import Check, CheckContext, Where, nonzero
 
 AXIS_NAMES = ("x", "y", "z", "+x", "+y", "+z", "-x", "-y", "-z")
@@ -35,11 +36,11 @@ class GripperSection:
     joints: tuple[str, ...] = ("left_carriage_joint", "right_carriage_joint")
     open: tuple[float, ...] | None = None
     closed: tuple[float, ...] | None = None
-    force: float = 5.0
-    friction: float = 1.0
-    approach_axis: str = "x"
-    closing_axis: str = "y"
-    mimic: bool = True  # the two fingers tied by a JOINT_GEAR constraint (the URDF's <mimic>): they move as one
+    force: float = GRIPPER.force
+    friction: float = GRIPPER.friction
+    approach_axis: str = GRIPPER.approach_axis
+    closing_axis: str = GRIPPER.closing_axis
+    mimic: bool = GRIPPER.mimic  # two fingers tied by a JOINT_GEAR constraint (the URDF's <mimic>): moving as one
     arm: str | None = None  # in robot.grippers of a description with several arms: the arm (robot.arms) it is on
 
     def checks(self, at: Where, ctx: CheckContext, joint_prefix: str = "") -> list[Check]:
@@ -130,18 +131,18 @@ class ObjectSection:
     """
 
     name: str = "cube"
-    shape: str = "box"
-    size: tuple[float, float, float] = (0.05, 0.05, 0.05)
-    radius: float = 0.025
-    height: float = 0.05
+    shape: str = OBJECT.shape
+    size: tuple[float, float, float] = OBJECT.size
+    radius: float = OBJECT.radius
+    height: float = OBJECT.height
     file: str | None = None
-    scale: float = 1.0
-    mass: float = 0.05
-    friction: float = 1.0
-    spinning_friction: float = 0.002
-    rolling_friction: float = 0.0
-    rgba: tuple[float, float, float, float] = (0.85, 0.2, 0.15, 1.0)
-    pos: tuple[float, float, float] = (0.35, 0.0, 0.025)
+    scale: float = OBJECT.scale
+    mass: float = OBJECT.mass
+    friction: float = OBJECT.friction
+    spinning_friction: float = OBJECT.spinning_friction
+    rolling_friction: float = OBJECT.rolling_friction
+    rgba: tuple[float, float, float, float] = OBJECT.rgba
+    pos: tuple[float, float, float] = OBJECT.pos
     yaw: float = 0.0
     pos_range: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
     yaw_range: tuple[float, float] | None = None

@@ -16,6 +16,7 @@ import numpy as np
 import pybullet as pb
 
 from app.errors import InputError
+from app.manipulation_defaults import GRIPPER
 from app.kinematics.rotations import axis_vector
 
 RAY_DEPTHS = (0.005, 0.01, 0.02)  # [m] behind the end-effector point, where the open gap is measured
@@ -34,11 +35,11 @@ class GripperSpec:
     joints: tuple[str, ...]
     open: tuple[float, ...] | None = None
     closed: tuple[float, ...] | None = None
-    force: float = 5.0
-    friction: float = 1.0
-    approach_axis: str = "x"
-    closing_axis: str = "y"
-    mimic: bool = True
+    force: float = GRIPPER.force
+    friction: float = GRIPPER.friction
+    approach_axis: str = GRIPPER.approach_axis
+    closing_axis: str = GRIPPER.closing_axis
+    mimic: bool = GRIPPER.mimic
     ee_link: str | None = None  # where the open fingers' gap is measured (rays along closing_axis)
 
 

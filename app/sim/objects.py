@@ -14,6 +14,7 @@ import numpy as np
 import pybullet as pb
 
 from app.errors import InputError
+from app.manipulation_defaults import OBJECT
 from app.kinematics.rotations import wxyz_to_xyzw, xyzw_to_wxyz
 from app.sim.env_frames import EnvRows, as_indices
 from app.validation import as_quaternions
@@ -31,18 +32,18 @@ class ObjectSpec:
     """
 
     name: str
-    shape: str = "box"
-    size: tuple[float, float, float] = (0.05, 0.05, 0.05)
-    radius: float = 0.025
-    height: float = 0.05
+    shape: str = OBJECT.shape
+    size: tuple[float, float, float] = OBJECT.size
+    radius: float = OBJECT.radius
+    height: float = OBJECT.height
     file: str | None = None
-    scale: float = 1.0
-    mass: float = 0.05
-    friction: float = 1.0
-    spinning_friction: float = 0.002
-    rolling_friction: float = 0.0
-    rgba: tuple[float, float, float, float] = (0.85, 0.2, 0.15, 1.0)
-    pos: tuple[float, float, float] = (0.35, 0.0, 0.025)
+    scale: float = OBJECT.scale
+    mass: float = OBJECT.mass
+    friction: float = OBJECT.friction
+    spinning_friction: float = OBJECT.spinning_friction
+    rolling_friction: float = OBJECT.rolling_friction
+    rgba: tuple[float, float, float, float] = OBJECT.rgba
+    pos: tuple[float, float, float] = OBJECT.pos
     quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
 
     def __post_init__(self):
