@@ -122,9 +122,10 @@ def _is_ours(ray) -> bool:
 
 
 def shutdown_ray() -> None:
-    """Stop this process's Ray (the local cluster it started, or its connection to one), if any: the command
-    lines call it on the way out, interrupted or not, so no Ray process outlives them. One at a time: a call
-    while another thread shuts down waits for it, then has nothing left to do."""
+    """Stop the Ray that :func:`start_ray` started or joined (a local cluster, or a connection to one), if any: the
+    command lines call it on the way out, interrupted or not, so no Ray process of theirs outlives them; a Ray the
+    caller had initialised before stays up. One at a time: a call while another thread shuts down waits for it,
+    then has nothing left to do."""
     with _shutting_down:
         _shutdown()
 
@@ -135,7 +136,7 @@ def _shutdown() -> None:
     if ray is not None and _before:  # a program ray.init had just started when it was interrupted
         _started.extend(_ray_children(ray, _before))
     family = tree(_started)  # also when an interrupted ray.init left processes and no session
-    if ray is not None and ray.is_initialized():
+    if ray is not None and ray.is_initialized() and (_is_ours(ray) or _before):  # a caller's own Ray stays up
         gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
         monitors = [p for p in family if _runs_script(p, MONITOR_SCRIPT)]
         end_processes(monitors, grace_s=0.0)

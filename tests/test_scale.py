@@ -103,12 +103,15 @@ def test_workers_above_n_envs_is_a_config_error():
 
 @pytest.mark.slow
 def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp_path, monkeypatch, shared_ray):
+    """... on the caller's Ray, which the command leaves up (it shuts down only a Ray it started or joined)."""
     from app.run import main
 
     args = [str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.25", "--n-envs", "3"]
     assert main(args + ["--out", str(tmp_path / "one")]) == 0
     monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every block computed by the actors
+    session = shared_ray.get_runtime_context().gcs_address
     assert main(args + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
+    assert shared_ray.is_initialized() and shared_ray.get_runtime_context().gcs_address == session
     one, two = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("one", "two"))
     assert two["scale"]["blocks_here"] == 0 and two["scale"]["actors"] == 2
     assert one["environments"] == two["environments"] and one["summary"] == two["summary"]
