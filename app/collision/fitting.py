@@ -21,6 +21,8 @@ EXCESS_SPACING = 0.0015  # [m] samples that measure the excess
 MAX_CANDIDATES = 1500
 MAX_POINTS = 12_000  # triangle corners of the cover (coarser triangles where a shape needs more)
 MAX_SPHERES = 64  # per shape; a larger count means the reach asked for is too small for the shape
+BLOCK = 65_536  # entries per block of the point-candidate distances (0.5 MB of float64; larger blocks, over
+# ~260k multiply-adds, make OpenBLAS start threads, which costs 5-20x more than the product itself here)
 
 
 class FittedSpheres(NamedTuple):
@@ -53,14 +55,47 @@ def _candidates(hull: ConvexMesh, reach: float) -> tuple[np.ndarray, np.ndarray]
     return cands[keep], depth[keep]
 
 
+def _inside(points: np.ndarray, cands: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """inside[i, j]: point i (N, 3) within candidate sphere j (centres (C, 3), radii (C,)). Shape (N, C) bool.
+
+    |p - c|^2 = |p|^2 + |c|^2 - 2 p.c as a matrix product (a rounding error here only changes which sphere a
+    triangle is assigned to: the radii are grown to the assigned corners afterwards), a block of rows at a time:
+    the same floating-point operations as on the whole (N, C) matrix, without its ~200 MB temporaries."""
+    pp, cc, r2 = (points * points).sum(1), (cands * cands).sum(1), radius * radius
+    cands_t, rows = cands.T, max(1, BLOCK // len(cands))
+    inside = np.empty((len(points), len(cands)), dtype=bool)
+    two_pc, d2 = np.empty((rows, len(cands))), np.empty((rows, len(cands)))
+    for start in range(0, len(points), rows):
+        stop = min(start + rows, len(points))
+        n = stop - start
+        np.matmul(points[start:stop], cands_t, out=two_pc[:n])
+        np.multiply(two_pc[:n], 2.0, out=two_pc[:n])
+        np.add(pp[start:stop, None], cc[None], out=d2[:n])
+        np.subtract(d2[:n], two_pc[:n], out=d2[:n])
+        np.less_equal(d2[:n], r2[None], out=inside[start:stop])
+    return inside
+
+
+def _covers(inside: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """covers[t, j]: triangle t's three corners inside candidate j. inside (N, C) bool, tris (T, 3) -> (T, C)
+    bool; a block of rows at a time (cache-sized temporaries)."""
+    covers = np.empty((len(tris), inside.shape[1]), dtype=bool)
+    rows = max(1, 4 * BLOCK // inside.shape[1])
+    corner = np.empty((rows, inside.shape[1]), dtype=bool)
+    for start in range(0, len(tris), rows):
+        stop = min(start + rows, len(tris))
+        out, tmp = covers[start:stop], corner[:stop - start]
+        np.take(inside, tris[start:stop, 0], axis=0, out=out)
+        for k in (1, 2):
+            np.take(inside, tris[start:stop, k], axis=0, out=tmp)
+            out &= tmp
+    return covers
+
+
 def _cover(points: np.ndarray, tris: np.ndarray, cands: np.ndarray, radius: np.ndarray) -> list[int]:
     """Candidates chosen greedily until every triangle has its three corners inside one of them ([] if the
-    cap MAX_SPHERES is reached first)."""
-    # |p - c|^2 = |p|^2 + |c|^2 - 2 p.c as one matrix product (a rounding error here only changes which sphere
-    # a triangle is assigned to: the radii are grown to the assigned corners afterwards)
-    d2 = (points * points).sum(1)[:, None] + (cands * cands).sum(1)[None] - 2.0 * (points @ cands.T)
-    inside = d2 <= (radius * radius)[None]
-    covers = inside[tris[:, 0]] & inside[tris[:, 1]] & inside[tris[:, 2]]
+    cap MAX_SPHERES is reached first). points (N, 3), tris (T, 3), cands (C, 3), radius (C,)."""
+    covers = _covers(_inside(points, cands, radius), tris)
     left = np.ones(len(tris), dtype=bool)
     gain = np.count_nonzero(covers, axis=0)
     chosen: list[int] = []
