@@ -10,6 +10,19 @@ from scipy.spatial import cKDTree
 from app.collision.meshes import ConvexMesh
 
 MAX_SAMPLES = 30_000  # per shape: beyond this the spacing grows (a 1 m post sampled at 2 mm needs ~10^5)
+BLOCK = 65_536  # entries per block of a (points x columns) product (0.5 MB of float64; larger blocks, over ~260k
+# multiply-adds, make OpenBLAS start threads, which costs 5-20x more than the product itself here)
+
+
+def row_blocks(n: int, columns: int) -> list[tuple[int, int]]:
+    """(start, stop) of consecutive blocks of rows of an (n, columns) product, BLOCK entries or a row more,
+    none of one row unless n == 1: numpy multiplies a one-row matrix with gemv instead of gemm, which may
+    round differently, and a product in blocks must give the same bits as in one piece."""
+    rows = max(2, BLOCK // max(columns, 1))
+    starts = list(range(0, n, rows))
+    if len(starts) > 1 and n - starts[-1] == 1:
+        starts.pop()
+    return list(zip(starts, starts[1:] + [n]))
 
 
 def tessellate(hull: ConvexMesh, spacing: float, max_points: int = MAX_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
@@ -95,9 +108,8 @@ def _farthest_outside(points: np.ndarray, dist: np.ndarray, planes: np.ndarray) 
     setting the inside ones to 0 and taking the max, testing the points in falling ``dist`` order, a block at
     a time (the first block usually holds an outside point)."""
     order = np.argsort(dist)[::-1]
-    rows = max(1, 65_536 // len(planes))  # small blocks: OpenBLAS stays on one thread
-    for start in range(0, len(order), rows):
-        idx = order[start:start + rows]
+    for start, stop in row_blocks(len(order), len(planes)):
+        idx = order[start:stop]
         inside = (points[idx] @ planes[:, :3].T + planes[:, 3]).max(axis=1) <= 0.0
         if not inside.all():
             return dist[idx[~inside]].max()
