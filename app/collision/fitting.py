@@ -80,7 +80,7 @@ def _covers(inside: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarra
     temporaries and the rows summed stay in cache)."""
     covers = np.empty((len(tris), inside.shape[1]), dtype=bool)
     count = np.zeros(inside.shape[1], dtype=np.int32)
-    rows = max(1, 4 * BLOCK // inside.shape[1])
+    rows = max(1, 4 * BLOCK // max(inside.shape[1], 1))
     corner = np.empty((rows, inside.shape[1]), dtype=bool)
     for start in range(0, len(tris), rows):
         stop = min(start + rows, len(tris))
@@ -99,7 +99,8 @@ def _cover(points: np.ndarray, tris: np.ndarray, cands: np.ndarray, radius: np.n
     covers, gain = _covers(_inside(points, cands, radius), tris)  # gain: triangles left each candidate covers
     counts = covers.view(np.uint8)  # summed as uint8 into int32: 2-3x faster than np.count_nonzero(axis=0)
     left = np.ones(len(tris), dtype=bool)
-    n_left, chosen = len(tris), []
+    n_left = len(tris)
+    chosen: list[int] = []
     while n_left:
         best = int(gain.argmax())
         if n_left > (MAX_SPHERES - len(chosen)) * int(gain[best]):
