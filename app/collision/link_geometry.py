@@ -4,6 +4,8 @@ on how far the link's spheres or boxes reach beyond its collision shapes."""
 
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 import numpy as np
 from scipy.spatial import cKDTree
 
@@ -12,6 +14,7 @@ from app.collision.meshes import ConvexMesh, box_mesh
 from app.collision.sampling import mesh_samples
 from app.collision.shapes import CollisionShape
 
+T = TypeVar("T")
 REACH = 0.006  # [m]: how far fitted spheres may bulge out (the excess measured comes out near 7-9 mm)
 
 
@@ -21,11 +24,30 @@ def _in_link(spheres: np.ndarray, shape: CollisionShape) -> np.ndarray:
     return out
 
 
-def shape_spheres(shape: CollisionShape, reach: float = REACH) -> tuple[np.ndarray, float]:
-    """Spheres (K, 4) in the link frame enclosing ``shape``, and their excess [m]."""
+def _once(memo: dict | None, key: tuple, compute: Callable[[], T]) -> T:
+    """``compute()``, or what it gave for ``key`` before (a robot with several identical arms fits each hull
+    once: the fit is a pure function of the hull's arrays)."""
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def _hull_key(what: str, hull: ConvexMesh, *args) -> tuple:
+    """A memo key: ``what``, the hull's arrays (dtype, shape, bytes) and ``args``."""
+    return (what, *args, *((a.dtype.str, a.shape, a.tobytes()) for a in hull))
+
+
+def shape_spheres(shape: CollisionShape, reach: float = REACH, memo: dict | None = None) -> tuple[np.ndarray, float]:
+    """Spheres (K, 4) in the link frame enclosing ``shape``, and their excess [m]. ``memo``: a dict shared by
+    the calls for one robot (identical hulls are fitted once) or None."""
     if shape.kind == "sphere":
         return np.array([[*shape.p, shape.size[0]]]), 0.0
-    fitted = capsule_chain(*shape.size, reach) if shape.kind == "capsule" else fit_convex(shape.hull, reach)
+    if shape.kind == "capsule":
+        fitted = capsule_chain(*shape.size, reach)
+    else:
+        fitted = _once(memo, _hull_key("spheres", shape.hull, reach), lambda: fit_convex(shape.hull, reach))
     spheres = _in_link(fitted.spheres, shape)
     spheres[:, 3] += shape.margin  # they then hold the hull inflated by the margin, with the same excess over it
     return spheres, fitted.excess
@@ -44,12 +66,19 @@ def bounding_box(hull: ConvexMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return best[1], best[2], np.maximum(best[3], 1e-4)
 
 
-def shape_box(shape: CollisionShape) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """A box enclosing a box or mesh shape: R (3, 3), p (3,) in the link frame, half (3,), excess [m]."""
-    if shape.kind == "box":
-        return shape.R, shape.p, np.array(shape.size), 0.0
-    R, c, half = bounding_box(shape.hull)
-    surface, delta = mesh_samples(shape.hull, EXCESS_SPACING)
+def _hull_box(hull: ConvexMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """bounding_box of ``hull`` and its excess [m] over the hull: R (3, 3), centre (3,), half (3,), excess."""
+    R, c, half = bounding_box(hull)
+    surface, delta = mesh_samples(hull, EXCESS_SPACING)
     corners, delta_box = mesh_samples(box_mesh(half), EXCESS_SPACING)
     gap, _ = cKDTree(surface).query(corners @ R.T + c)
-    return shape.R @ R, shape.R @ c + shape.p, half + shape.margin, float(gap.max() + delta + delta_box)
+    return R, c, half, float(gap.max() + delta + delta_box)
+
+
+def shape_box(shape: CollisionShape, memo: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A box enclosing a box or mesh shape: R (3, 3), p (3,) in the link frame, half (3,), excess [m]. ``memo``:
+    as for shape_spheres."""
+    if shape.kind == "box":
+        return shape.R, shape.p, np.array(shape.size), 0.0
+    R, c, half, excess = _once(memo, _hull_key("box", shape.hull), lambda: _hull_box(shape.hull))
+    return shape.R @ R, shape.R @ c + shape.p, half + shape.margin, excess

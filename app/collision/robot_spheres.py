@@ -114,16 +114,16 @@ def fit_robot(text: str, urdf_path: str, package_dirs=None, cached: bool = True)
     if found is not None:
         return found
     moving = model.movable_links
-    spheres, boxes, excess = {}, {}, {}
+    spheres, boxes, excess, memo = {}, {}, {}, {}
     for shape in shapes:
         if shape.link in tuned:
             continue
         fixed = not moving[model.link_index(shape.link)]
         if fixed and shape.kind in ("box", "mesh"):
-            R, p, half, ex = shape_box(shape)
+            R, p, half, ex = shape_box(shape, memo)
             boxes.setdefault(shape.link, []).append((R, p, half))
         else:
-            s, ex = shape_spheres(shape)
+            s, ex = shape_spheres(shape, memo=memo)
             spheres[shape.link] = np.concatenate([spheres.get(shape.link, np.zeros((0, 4))), s])
         excess[shape.link] = max(excess.get(shape.link, 0.0), ex)
     for link, s in tuned.items():

@@ -10,6 +10,19 @@ from scipy.spatial import cKDTree
 from app.collision.meshes import ConvexMesh
 
 MAX_SAMPLES = 30_000  # per shape: beyond this the spacing grows (a 1 m post sampled at 2 mm needs ~10^5)
+BLOCK = 65_536  # entries per block of a (points x columns) product (0.5 MB of float64; larger blocks, over ~260k
+# multiply-adds, make OpenBLAS start threads, which costs 5-20x more than the product itself here)
+
+
+def row_blocks(n: int, columns: int) -> list[tuple[int, int]]:
+    """(start, stop) of consecutive blocks of rows of an (n, columns) product, BLOCK entries or a row more,
+    none of one row unless n == 1: numpy multiplies a one-row matrix with gemv instead of gemm, which may
+    round differently, and a product in blocks must give the same bits as in one piece."""
+    rows = max(2, BLOCK // max(columns, 1))
+    starts = list(range(0, n, rows))
+    if len(starts) > 1 and n - starts[-1] == 1:
+        starts.pop()
+    return list(zip(starts, starts[1:] + [n]))
 
 
 def tessellate(hull: ConvexMesh, spacing: float, max_points: int = MAX_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
@@ -63,21 +76,44 @@ def sphere_points(n: int) -> np.ndarray:
     return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
 
 
+def _covered(points: np.ndarray, spheres: np.ndarray) -> np.ndarray:
+    """Which points (N, 3) lie strictly inside one of ``spheres`` (K, 4). Shape (N,) bool. Each sphere tests
+    only the points no earlier one holds (the same distances, row by row, as testing all)."""
+    inside = np.zeros(len(points), dtype=bool)
+    for x, y, z, r in spheres:
+        rest = np.flatnonzero(~inside)
+        inside[rest] = np.linalg.norm(points[rest] - [x, y, z], axis=1) < r
+    return inside
+
+
 def union_surface(spheres: np.ndarray, spacing: float) -> tuple[np.ndarray, float]:
     """Points on the boundary of a union of spheres (x, y, z, r) (K, 4): each sphere's surface sampled at
     about ``spacing``, less the points inside another sphere. Returns (points (N, 3), eta): every boundary
     point lies within eta of a sample of its own sphere."""
     out, eta = [], 0.0
+    centres, radii = spheres[:, :3], spheres[:, 3]
+    # spheres apart by more than 1 um (far beyond rounding) hold none of each other's samples
+    near = np.linalg.norm(centres[:, None] - centres[None], axis=2) < radii[:, None] + radii[None] + 1e-6
+    np.fill_diagonal(near, False)
     for k, (x, y, z, r) in enumerate(spheres):
         n = int(np.clip(4 * np.pi * r * r / spacing ** 2, 64, 40_000))
         pts = np.array([x, y, z]) + r * sphere_points(n)
         eta = max(eta, 0.7 * r * np.sqrt(4 * np.pi / n))  # the lattice's covering radius (measured ~0.6x)
-        inside = np.zeros(n, dtype=bool)
-        for j, (x2, y2, z2, r2) in enumerate(spheres):
-            if j != k:
-                inside |= np.linalg.norm(pts - [x2, y2, z2], axis=1) < r2
-        out.append(pts[~inside])
+        out.append(pts[~_covered(pts, spheres[near[k]])])
     return np.concatenate(out) if out else np.zeros((0, 3)), eta
+
+
+def _farthest_outside(points: np.ndarray, dist: np.ndarray, planes: np.ndarray) -> float:
+    """The largest of ``dist`` (N,) over the points (N, 3) outside the planes (F, 4) (0 if none): the same as
+    setting the inside ones to 0 and taking the max, testing the points in falling ``dist`` order, a block at
+    a time (the first block usually holds an outside point)."""
+    order = np.argsort(dist)[::-1]
+    for start, stop in row_blocks(len(order), len(planes)):
+        idx = order[start:stop]
+        inside = (points[idx] @ planes[:, :3].T + planes[:, 3]).max(axis=1) <= 0.0
+        if not inside.all():
+            return dist[idx[~inside]].max()
+    return 0.0
 
 
 def excess_over(spheres: np.ndarray, surface: np.ndarray, delta: float, planes: np.ndarray | None,
@@ -93,7 +129,5 @@ def excess_over(spheres: np.ndarray, surface: np.ndarray, delta: float, planes: 
     if len(pts) == 0:
         return 0.0
     dist, _ = cKDTree(surface).query(pts)
-    if planes is not None:
-        inside = (pts @ planes[:, :3].T + planes[:, 3]).max(axis=1) <= 0.0
-        dist[inside] = 0.0
-    return float(dist.max() + eta)  # sample distance >= true distance; eta: the boundary between samples
+    farthest = dist.max() if planes is None else _farthest_outside(pts, dist, planes)
+    return float(farthest + eta)  # sample distance >= true distance; eta: the boundary between samples
