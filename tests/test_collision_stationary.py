@@ -1,7 +1,7 @@
 """The sphere model of the Stationary AI (two arms, 16 DOFs, real meshes) against PyBullet.
 
-Slow on a fresh cache: fitting the meshes and sampling 2 x 100,000 configurations for 289 link pairs takes
-minutes on 2 cores, once per file contents (then the cached file loads in well under a second)."""
+Slow on a fresh cache: fitting the meshes (~5 s) and sampling 2 x 100,000 configurations for 452 link
+pairs (~9 s) on 2 cores, once per file contents (then the cached file loads in well under a second)."""
 
 import numpy as np
 import pybullet as pb
