@@ -34,12 +34,17 @@ KUKA_URDF = Path(pybullet_data.getDataPath()) / "kuka_iiwa" / "model.urdf"
 
 
 def pytest_configure(config) -> None:
-    """A cold kernel cache (a fresh checkout): compile the kernels in two processes side by side before any test
-    starts (tests/warm_kernels.py), instead of in every pytest-xdist worker and early command line at once."""
-    from app import kernel_cache
+    """The first suite on this source version (a fresh checkout, also after the README's first command compiled the
+    main job's kernels): compile the kernels in two processes side by side before any test starts
+    (tests/warm_kernels.py), instead of in every pytest-xdist worker and early command line at once. A marker in the
+    version's cache folder (app/kernel_cache.py) says it was done."""
+    import numba
+
+    import app  # noqa: F401  (points numba at this source version's cache folder)
     from tests.warm_kernels import GROUPS
 
-    if os.environ.get("PYTEST_XDIST_WORKER") or not kernel_cache.compile_pending() or \
+    marker = Path(numba.config.CACHE_DIR) / "tests-warmed" if numba.config.CACHE_DIR else None
+    if os.environ.get("PYTEST_XDIST_WORKER") or marker is None or marker.exists() or \
             os.environ.get("APP_TESTS_WARM_KERNELS") == "0":  # 0: let the tests compile (to compare)
         return
     sys.stderr.write(f"compiling the numba kernels first ({', '.join(GROUPS)}, side by side)\n")
@@ -51,6 +56,8 @@ def pytest_configure(config) -> None:
                 err = proc.communicate(timeout=1800)[1]
                 if proc.returncode:  # the tests compile what is missing themselves (and show the error)
                     sys.stderr.write(f"warming the kernels ({group}) failed: {err[-1000:]}\n")
+            if all(proc.returncode == 0 for proc in procs):
+                marker.touch()
         finally:
             for proc in procs:
                 if proc.poll() is None:
