@@ -33,6 +33,7 @@ RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e
 _ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)
 _started: list[psutil.Process] = []  # what start_ray started, even if interrupted (psutil: never a reused pid)
 _before: set[int] = set()  # this process's children before ray.init (what ray.init started is the rest)
+_began = False  # start_ray called ray.init (it may have been interrupted before _ours was set)
 # Ray's autoscaler monitor, by the script its process runs (Ray's file layout, not an API: ray is pinned in
 # pyproject.toml to the versions tests/test_ray_session.py checks it on; should it move, the test fails and
 # ray.shutdown alone stops the monitor, 0.8 s slower)
@@ -88,7 +89,7 @@ def _quiet_ray_notices() -> None:
 
 def start_ray(workers: int, address: str | None = None):
     """Join the cluster at ``address`` (or $RAY_ADDRESS), else start a local one with ``workers`` CPUs."""
-    global _ours
+    global _ours, _began
     ray = require_ray()
     _quiet_ray_notices()
     address = address or os.environ.get("RAY_ADDRESS") or None
@@ -97,6 +98,7 @@ def start_ray(workers: int, address: str | None = None):
         before = {p.pid for p in psutil.Process().children()}
         _before.clear()
         _before.update(before)
+        _began = True
         try:
             with signals_never_lost():
                 if address:
@@ -131,19 +133,19 @@ def shutdown_ray() -> None:
 
 
 def _shutdown() -> None:
-    global _ours
+    global _ours, _began
     ray = sys.modules.get("ray")
-    if ray is not None and _before:  # a program ray.init had just started when it was interrupted
+    if ray is not None and _began:  # a program ray.init had just started when it was interrupted
         _started.extend(_ray_children(ray, _before))
     family = tree(_started)  # also when an interrupted ray.init left processes and no session
-    if ray is not None and ray.is_initialized() and (_is_ours(ray) or _before):  # a caller's own Ray stays up
+    if ray is not None and ray.is_initialized() and (_is_ours(ray) or _began):  # a caller's own Ray stays up
         gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
         monitors = [p for p in family if _runs_script(p, MONITOR_SCRIPT)]
         end_processes(monitors, grace_s=0.0)
         with signal_dispositions_kept():
             ray.shutdown()
     end_processes(frozen_tree(family), grace_s=0.0)  # killed as they stand: a raylet told to stop started its agents
-    _ours = None
+    _ours, _began = None, False
     _started.clear()
     _before.clear()
 
