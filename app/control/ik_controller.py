@@ -15,7 +15,7 @@ from app.control.robot import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.api import prepared_solver
-from app.threads import EntryPoints
+from app.threads import EntryPoints, kernel_array
 from app.ik.limits import JointLimits
 from app.ik._lm import pose_error_norms_kernel
 from app.ik.limits.joint_box import velocity_limited_batch
@@ -146,8 +146,8 @@ class PoseIKController:
         (n_envs, n_dofs). With position gain 0 and velocity gain 1 the motor tracks qdot (within its effort),
         so the arm keeps its velocity bounds and stops at the limits instead of running past them."""
         dt = self.config.dt
-        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
-        args = (self._joint_box.params(dt, True), f(q_now), f(v_now), f(q_goal), dt)  # aims LIMIT_MARGIN inside
+        args = (self._joint_box.params(dt, True), kernel_array(q_now), kernel_array(v_now), kernel_array(q_goal),
+                dt)  # the box aims LIMIT_MARGIN inside the limits
         return self._compiled("step", velocity_limited_batch, args)
 
     def _record(self, t: float, pos: np.ndarray, rot: np.ndarray, pos_env: np.ndarray, q: np.ndarray,
@@ -155,8 +155,8 @@ class PoseIKController:
         """Tracking errors of the measured state q (n_envs, n_dofs) (not of the IK answer) against the targets
         (base frame: pos (n_envs, k, 3), rot (n_envs, k, 3, 3)), masked as the IK; pos_env (n_envs, 3): the
         first target in the environment frame (the stall detector's)."""
-        m, f = self.robot.model, (lambda a: np.ascontiguousarray(a, dtype=float))  # noqa: E731
-        args = (f(q), m.fk_tables, m.jacobian_tables, f(pos), f(rot), self._error_task)
+        m = self.robot.model
+        args = (kernel_array(q), m.fk_tables, m.jacobian_tables, kernel_array(pos), kernel_array(rot), self._error_task)
         links_pos_err, _, pos_err, rot_err = self._compiled("errors", pose_error_norms_kernel, args)
         stalled = self.stalls.update(pos_err, pos_env)
         self.telemetry.record(t, pos_err, rot_err, converged, *self._no_qp, stalled,

@@ -28,6 +28,7 @@ from app.ik.qp import QPBatch, QPSolver
 from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask, PostureTask
 from app.kinematics.base_frame import BaseFrame
+from app.threads import kernel_array
 from app.validation import Check, CheckContext, Where, as_rotation_matrices, as_vectors
 
 log = logging.getLogger(__name__)
@@ -247,7 +248,6 @@ class QPController:
             raise InputError(f"targets for {len(per_task)} tasks given; this controller tracks {len(self.tasks)}")
         for task, target in zip(self.tasks, per_task):
             task.set_target_frames(*target)
-        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
         if self._slots is None or len(self._slots["posture"].q_ref) != q.shape[1]:  # the parts fixed per run
             self._slots = self.builder.slots(len(q), self.config.dt, self.tasks + (self.posture,),
                                              (self.joint_limits,))
@@ -255,7 +255,7 @@ class QPController:
         distance = self._no_rows_params[1] if rows is self._no_rows and self._no_rows_params[0] == dt else \
             self.collision_limit.with_rows(rows).params(dt)
         slots = dict(self._slots, frame=tuple(task.params(len(q)) for task in self.tasks), distance=distance)
-        qps = self.builder.build_slots(f(q), f(v), slots)
+        qps = self.builder.build_slots(kernel_array(q), kernel_array(v), slots)
         return qps, qps.task_error[:, 0] if len(self.tasks) == 1 else qps.task_error
 
     def track(self, t: float, targets: Targets) -> None:

@@ -38,6 +38,7 @@ from scipy import sparse
 
 from app.errors import InputError
 from app.ik._qp_kernel import OSQP_INF, feasible_scale_one
+from app.threads import kernel_array
 
 INF = OSQP_INF  # OSQP's infinity
 DAMPING = 1e-9  # mu of the cost: keeps P positive definite when the tasks leave directions free
@@ -107,8 +108,8 @@ def feasible_scale(J_w: np.ndarray, V_w: np.ndarray, lo: np.ndarray, hi: np.ndar
     a position limit) is dropped and qdot* recomputed without it, so that the other joints carry the
     motion instead of the whole task stopping. J_w (m, n), V_w (m,), lo/hi (n,).
     """
-    f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
-    return float(feasible_scale_one(f(J_w), f(V_w), f(lo), f(hi), damping, pinned_ratio))
+    return float(feasible_scale_one(kernel_array(J_w), kernel_array(V_w), kernel_array(lo), kernel_array(hi), damping,
+                                    pinned_ratio))
 
 
 @dataclass(frozen=True)

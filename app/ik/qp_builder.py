@@ -35,7 +35,7 @@ from app.ik.tasks.frame import frame_rows_at, inactive_frame
 from app.ik.tasks.posture import PostureParams, posture_velocity_one
 from app.ik.tasks.rows import no_rows
 from app.kinematics._kernels import frames_one
-from app.threads import EntryPoints
+from app.threads import EntryPoints, kernel_array
 
 __all__ = ["SLOTS", "QPBuilder", "build_batch", "build_qp"]
 
@@ -155,9 +155,8 @@ class QPBuilder:
 
     def build(self, q: np.ndarray, v: np.ndarray | None, tasks: Sequence, limits: Sequence, dt: float) -> QPBatch:
         """The QPs at q, v (B, n_dofs) (v None: zeros) for ticks of ``dt`` seconds."""
-        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
-        q = f(np.atleast_2d(q))
-        v = np.zeros_like(q) if v is None else f(np.atleast_2d(v))
+        q = kernel_array(np.atleast_2d(q))
+        v = np.zeros_like(q) if v is None else kernel_array(np.atleast_2d(v))
         if q.shape[1] != self.n or v.shape != q.shape:
             raise InputError(f"q and v must have shape (B, {self.n}), got {q.shape} and {v.shape}")
         return self.build_slots(q, v, self.slots(len(q), dt, tasks, limits))

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from app.ik.qp import INF, Inequalities
+from app.threads import kernel_array
 
 
 @dataclass(frozen=True)
@@ -130,10 +131,9 @@ class CollisionLimit:
         if rows is None or len(rows) == 0:
             n = 0 if rows is None else rows.J_a.shape[2]
             return no_distance_rows(n, dt)._replace(d_safe=self.d_safe, gamma=self.gamma)
-        f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
         env = np.zeros(len(rows), dtype=np.int64) if rows.env is None else rows.env.astype(np.int64)
-        return DistanceParams(f(rows.distance), f(rows.normal), f(rows.J_a - rows.J_b), env, self.d_safe, self.gamma,
-                              float(dt))
+        return DistanceParams(kernel_array(rows.distance), kernel_array(rows.normal), kernel_array(rows.J_a - rows.J_b),
+                              env, self.d_safe, self.gamma, float(dt))
 
     def compute_qp_inequalities(self, dt: float) -> Inequalities:
         """Rows G (K, n_dofs), lo (K,), hi = +inf (K,) of the rows this limit holds."""
