@@ -138,7 +138,7 @@ def _shutdown() -> None:
     if ray is not None and _began:  # a program ray.init had just started when it was interrupted
         _started.extend(_ray_children(ray, _before))
     family = tree(_started)  # also when an interrupted ray.init left processes and no session
-    if ray is not None and ray.is_initialized() and (_is_ours(ray) or _began):  # a caller's own Ray stays up
+    if ray is not None and ray.is_initialized() and _began:  # a caller's own Ray stays up
         gc.collect()  # no Ray handle left in garbage: freeing one after the shutdown would end the process
         monitors = [p for p in family if _runs_script(p, MONITOR_SCRIPT)]
         end_processes(monitors, grace_s=0.0)
