@@ -11,6 +11,7 @@ from app.collision.pairs import NEAR, sample_configs
 from app.collision.robot_spheres import spheres_key
 from app.collision.sampling import mesh_samples
 from app.collision.shapes import collision_shapes
+from app.errors import InputError
 from app.sim.loader import load_urdf
 from tests.conftest import WIDOWX_URDF
 from tests.sphere_truth import add_box, true_distances
@@ -199,3 +200,10 @@ def test_pair_evidence_is_what_the_distances_say_for_each_fact_asked(widowx_cm):
         near, apart = cm.evidence(q, NEAR, want_near, want_apart)
         np.testing.assert_array_equal(near, truth_near & want_near)
         np.testing.assert_array_equal(apart, truth_apart & want_apart)
+
+@pytest.mark.parametrize("near", [-0.01, float("nan")])
+def test_pair_evidence_refuses_a_negative_or_nan_near_distance(widowx_cm, near):
+    model, cm = widowx_cm
+    P = len(cm.pair_names)
+    with pytest.raises(InputError, match=r"near must be >= 0 m, got"):
+        cm.evidence(sample_configs(model, 4, seed=1), near, np.ones(P, bool), np.ones(P, bool))
