@@ -36,7 +36,8 @@ from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
 from app.run_report import target_labels
 from app.signals import signals_held
-from app.sim.camera import Camera
+from app.sim.backdrop import render_backdrop, show_boxes
+from app.sim.camera import Camera, Layer
 from app.sim.cameras import CameraStream, SceneCameras, stream_of
 from app.sim.sphere_markers import SphereMarkers
 from app.threads import available_cpus
@@ -93,19 +94,26 @@ class SceneRenderer:
         q = np.asarray(state.q, dtype=float).reshape(self.robot.n_envs, -1)
         v = spec.view if spec.link_camera is None else self._link_view(spec, q[spec.camera_env])
         if self._camera is None or self._camera[0] is not v:
-            self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height))
+            self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height),
+                            self._backdrop(v, fixed=spec.link_camera is None))
         self.robot.teleport(q, np.zeros_like(q), np.arange(self.robot.n_envs))
         if self.spheres is not None:
             self.spheres.update(q)
         if state.objects is not None:
             for k, obj in enumerate(self.scene.objects.values()):
                 obj.set_pose(obj.envs(None).out(state.objects[:, k, :3]), obj.envs(None).out(state.objects[:, k, 3:]))
-        image = self._camera[1].frame()
+        image = self._camera[1].frame(self._camera[2])
         notes = frame_notes(state)
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
                                notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :])
         return draw_overlay(image, v, overlay, spec.style)
+
+    def _backdrop(self, v: CameraView, fixed: bool) -> Layer | None:
+        """From a fixed view, the boxes rendered once (app.sim.backdrop) and hidden in this scene; from a view
+        that moves every frame (a link camera), none, and the boxes shown."""
+        show_boxes(self.scene, not fixed)
+        return render_backdrop(self.scene, v.view, v.projection, v.width, v.height) if fixed else None
 
     def _link_view(self, spec: VideoSpec, q: np.ndarray) -> CameraView:
         """The link camera's view at joints q (n_dofs,) of its environment, at the video's size."""

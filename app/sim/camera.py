@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pybullet as pb
+
+
+class Layer(NamedTuple):
+    """A rendered picture: pixels (height, width) uint32, each the RGBA bytes of one pixel, and TinyRenderer's
+    depth buffer (height, width) float32 (0 near .. 1 far, the same scale for every picture of one camera)."""
+
+    pixels: np.ndarray
+    depth: np.ndarray
 
 
 class Camera:
@@ -27,11 +36,21 @@ class Camera:
         proj = pb.computeProjectionMatrixFOV(fov, width / height, 0.02, 30.0, physicsClientId=client)
         return cls(client, np.reshape(view, (4, 4)).T, np.reshape(proj, (4, 4)).T, width, height)
 
-    def frame(self) -> np.ndarray:
-        """An RGB image of the current scene. Shape (height, width, 3), uint8."""
-        _, _, rgba, _, _ = pb.getCameraImage(self.width, self.height, self.view, self.proj, shadow=0,
-                                             renderer=pb.ER_TINY_RENDERER, physicsClientId=self.client)
-        return np.asarray(rgba, dtype=np.uint8).reshape(self.height, self.width, 4)[..., :3].copy()
+    def frame(self, backdrop: Layer | None = None) -> np.ndarray:
+        """An RGB image of the current scene; over ``backdrop`` (bodies rendered once elsewhere, absent here),
+        each pixel from the nearer of the two. Shape (height, width, 3), uint8."""
+        layer = self.layer()
+        pixels = layer.pixels if backdrop is None else np.where(layer.depth < backdrop.depth, layer.pixels,
+                                                                backdrop.pixels)
+        return np.ascontiguousarray(pixels.view(np.uint8).reshape(self.height, self.width, 4)[..., :3])
+
+    def layer(self) -> Layer:
+        """TinyRenderer's picture of the current scene, without shadows (each body shaded alone, so pictures of
+        disjoint sets of bodies combine by depth into the picture of all)."""
+        _, _, rgba, depth, _ = pb.getCameraImage(self.width, self.height, self.view, self.proj, shadow=0,
+                                                 renderer=pb.ER_TINY_RENDERER, physicsClientId=self.client)
+        pixels = np.ascontiguousarray(rgba, dtype=np.uint8).reshape(self.height, self.width * 4)
+        return Layer(pixels.view(np.uint32), np.asarray(depth, dtype=np.float32).reshape(self.height, self.width))
 
 
 def window_view(client: int, width: int = 640, height: int = 480) -> np.ndarray:
