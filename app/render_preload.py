@@ -13,8 +13,12 @@ import importlib
 
 import numpy as np
 
-from app.kinematics.model import KinematicModel
-from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
+from app.threads import run_in_background
+
+run_in_background()  # first: the server (its imports too) and the render processes it forks leave the simulation its core
+
+from app.kinematics.model import KinematicModel  # noqa: E402
+from app.kinematics.rotations import matrix_to_quat, quat_to_matrix  # noqa: E402
 
 _ONE_JOINT = """<robot name="preload">
   <link name="base"/><link name="tip"/>

@@ -19,11 +19,23 @@ from app.errors import InputError
 MIN_CHUNK = 24  # problems per thread below which one thread is faster (scripts/bench_threads.py: a hand-over
 # costs ~0.04 ms; tracking problems take ~5 us each, so two threads pay from ~32-48 problems)
 _pool: ThreadPoolExecutor | None = None
+BACKGROUND_NICE = 10  # CFS gives a nice-10 thread ~1/10 of a nice-0 thread's share of a core they both want
 
 
 def available_cpus() -> int:
     """The CPUs this process may run on."""
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def run_in_background(nice: int = BACKGROUND_NICE) -> None:
+    """Let the calling thread yield the CPU to the rest of the program: its nice value raised to at least ``nice``
+    (Linux keeps one per thread; the threads and processes it starts from now on inherit it). Background work
+    (the video's render processes and encoder) then runs on the cores the simulation leaves idle instead of
+    taking a share of its core. Best effort: where the OS refuses, nothing changes."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
+    except (AttributeError, OSError):  # no setpriority (Windows), or not allowed
+        pass
 
 
 def n_threads() -> int:

@@ -40,7 +40,7 @@ from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera, Layer
 from app.sim.cameras import CameraStream, SceneCameras, stream_of
 from app.sim.sphere_markers import SphereMarkers
-from app.threads import available_cpus
+from app.threads import available_cpus, run_in_background
 
 log = logging.getLogger(__name__)
 CHUNK = 4  # frames per render task
@@ -154,6 +154,7 @@ _renderer: SceneRenderer | None = None  # one per render process
 def _worker_init(run: RunConfig) -> None:
     global _renderer
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the pool
+    run_in_background()  # already, where the fork server (app.render_preload) started it
     _renderer = SceneRenderer(run)
 
 
@@ -241,6 +242,7 @@ class VideoJob:
 
     def _encode(self, run: RunConfig, context, workers: int, path: Path, fps: int, total: int) -> None:
         pool = None
+        run_in_background()  # this thread, the pool's threads and the encoder process leave the simulation its core
         try:
             if workers and not self._aborted.is_set():
                 pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init,

@@ -4,6 +4,7 @@ caption with the run's name, the simulated time and how many environments have r
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -53,7 +54,8 @@ class FrameOverlay(NamedTuple):
     marks: np.ndarray | None = None  # (n_envs, M, 3) world points drawn as rings (a pick's place target)
 
 
-def _font(size: int) -> ImageFont.ImageFont:
+@functools.lru_cache(maxsize=8)
+def _font(size: int) -> ImageFont.ImageFont:  # loaded once per size: ~0.15 ms each time
     return ImageFont.load_default(size=size)
 
 
