@@ -230,3 +230,10 @@ def random_configs(model: RobotModel, n: int, seed: int = 0) -> np.ndarray:
     lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
     hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
     return rng.uniform(lo, hi, (n, model.n_dofs))
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Files with ``slow`` tests first, each file's tests kept together (its fixtures made once): the two workers
+    then take the long tests early and end together, instead of one finishing a long test alone at the end."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)  # stable: the order within each group is kept
