@@ -76,6 +76,10 @@ def _main(args: argparse.Namespace) -> int:
 
                 result = execute_sharded(run, out_dir, run.workers, args.ray_address, video=not args.no_video)
             else:
+                if not args.no_video and run.video.enabled and run.video.workers != 0:
+                    from app.render_server import render_context
+
+                    render_context()  # the render processes' server loads its modules while this process does
                 from app.runner import execute
 
                 result = execute(run, out_dir, video=not args.no_video)

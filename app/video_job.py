@@ -12,14 +12,11 @@ the video is the same frame for frame (tests/test_video_job.py).
 from __future__ import annotations
 
 import logging
-import multiprocessing as mp
-import os
 import queue
 import signal
 import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import forkserver
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -34,6 +31,7 @@ from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.video import write_mp4
+from app.render_server import render_context
 from app.run_report import target_labels
 from app.signals import signals_held
 from app.sim.backdrop import render_backdrop, show_boxes
@@ -162,30 +160,11 @@ def _worker_render(spec: VideoSpec, states: list[FrameState]) -> list[np.ndarray
     return [_renderer.render(spec, s) for s in states]
 
 
-def _context():
-    """Render processes fork from a server that loaded their modules and kernels once (app.render_preload:
-    each starts in 0.05 s of CPU instead of ~0.8 s); never fork this process itself (its threads, PyBullet
-    client). The server is started here with SIGINT ignored, which it inherits: a terminal's Ctrl-C reaches
-    the whole process group, and the server would print a traceback while it loads its modules (~1 s; it
-    ignores SIGINT only after that). Off the main thread (which alone may change signals) the pool starts it."""
-    method = os.environ.get("APP_MP", "forkserver")
-    ctx = mp.get_context(method)
-    if method == "forkserver":
-        ctx.set_forkserver_preload(["app.render_preload"])
-        if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-            try:
-                forkserver.ensure_running()  # ~1 ms: the server loads its modules on its own
-            except OSError as exc:  # its Unix socket lives in TMPDIR, whose path may be too long for one (108 bytes)
-                log.info("render processes start afresh (spawn): the fork server could not start: %s", exc)
-                return mp.get_context("spawn")
-            finally:
-                signal.signal(signal.SIGINT, previous)
-    return ctx
-
-
 def auto_workers() -> int:
     return min(available_cpus(), MAX_AUTO_WORKERS)
+
+
+_RENDERED = object()  # in VideoJob's queue of chunks: a render finished
 
 
 class VideoAborted(Exception):
@@ -211,7 +190,7 @@ class VideoJob:
         self._aborted = threading.Event()
         self._error: BaseException | None = None
         self._renderer = None if workers else SceneRenderer(headless(run))
-        context = _context() if workers else None  # the fork server, from this (main) thread
+        context = render_context() if workers else None  # the fork server, from this (main) thread
         self._thread = threading.Thread(target=self._encode, args=(run, context, workers, path, fps, total),
                                         daemon=True, name="video-encoder")
         try:
@@ -257,16 +236,20 @@ class VideoJob:
                 pool.shutdown(wait=True, cancel_futures=True)
 
     def _rendered(self, pool: ProcessPoolExecutor | None):
-        """The frames in order: each chunk sent to the pool as it comes, yielded once it and those before it are
-        rendered (all of them after the last chunk)."""
+        """The frames in order: each chunk sent to the pool as it comes, yielded as soon as it and those before it
+        are rendered. A finished render wakes this loop (``_RENDERED`` in the queue) as a new chunk does: waiting
+        for new chunks only, the encoder got no frame until the run's last one (the simulation outruns the
+        renders), and encoded all 100 of the main job's after the simulation and the report."""
         pending: deque = deque()
         ended = False
         while not ended or pending:
             if not ended:
                 chunk = self._chunks.get()
                 ended = chunk is None
-                if chunk is not None:
+                if chunk is not None and chunk is not _RENDERED:
                     pending.append(pool.submit(_worker_render, self.spec, chunk) if pool else chunk)
+                    if pool:
+                        pending[-1].add_done_callback(lambda _: self._chunks.put(_RENDERED))
             while pending and (ended or not isinstance(pending[0], Future) or pending[0].done()):
                 if self._aborted.is_set():
                     raise VideoAborted("video aborted")

@@ -8,7 +8,7 @@ from tests.conftest import ROOT
 
 APP = ROOT / "app"
 LEAF = {"errors", "validation", "threads", "kernel_cache", "ray_session", "leftovers", "signals",
-        "manipulation_defaults"}
+        "manipulation_defaults", "render_server"}
 ALLOWED = {  # package -> packages it may import (besides itself); "leaf": the LEAF modules above
     "leaf": set(),
     "kinematics": {"leaf"},
