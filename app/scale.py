@@ -202,8 +202,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             here.close()
             wait([here.future], timeout=120)  # never left running into the interpreter's exit (PyBullet would crash)
         STOP.clear()
-        for ref in pending:  # items still running (an error or an interrupt): their worker processes end now
-            ray.cancel(ref, force=True)
+        if pending:
+            _cancel(ray, pending)
     timings = {"ray_start": ray_up_s, "wall": time.perf_counter() - t0, "items_here": first, "actors": n_workers}
     return [results[i] for i in range(len(items))], timings
 
@@ -232,6 +232,16 @@ def _ray_workers(ray, workers: int) -> int:
     if cpus < workers:
         log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
     return max(1, min(cpus, workers))
+
+
+def _cancel(ray, pending: dict) -> None:
+    """End the items still running (after an error or an interrupt) and their worker processes. Never raises: what
+    the caller sees is the error or the interrupt that stopped the run."""
+    for ref in pending:
+        try:
+            ray.cancel(ref, force=True)
+        except Exception as exc:  # noqa: BLE001  (Ray shutting down, or the task already gone)
+            log.debug("a Ray task could not be cancelled: %s", exc)
 
 
 def _next_done(ray, pending: dict):
