@@ -1,7 +1,7 @@
 """Scale-out on Ray: a run's environments sharded over worker processes (or machines), same answers.
 
 The environments are cut into a few blocks: a large one for this process, which starts on it while Ray
-starts (~2.4 s), one for each Ray worker, and small ones at the end that even out the workers' finishing
+starts (~2.4 s), one for each Ray actor, and small ones at the end that even out the actors' finishing
 times. Each block runs in a PyBullet client (DIRECT) of its own, its environments built where they stand
 in the whole grid, with the run's controller and the targets sliced from the draw for all environments; a
 block runs its whole episode on one compute thread (environments never interact, so no tick waits for
@@ -13,7 +13,6 @@ never imports Ray.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import pickle
@@ -51,8 +50,8 @@ def shares(n_envs: int, workers: int) -> list[np.ndarray]:
 
 
 def blocks(n_envs: int, workers: int) -> list[np.ndarray]:
-    """Contiguous blocks of environment indices for this process and ``workers`` Ray workers: one large block
-    each, then a block of ``TAIL_BLOCK`` per worker, taken by whichever worker is free first, to even out their
+    """Contiguous blocks of environment indices for this process and ``workers`` actors: one large block each,
+    then a block of ``TAIL_BLOCK`` per actor, taken by whichever actor is free first, to even out their
     finishing times (only when the large blocks stay at least 3x larger: with fewer environments the tail
     would cost more in per-block work than it evens out). Few blocks: each one repeats the control loop's
     fixed work per tick (~0.2 s of CPU per block for a 6 s QP episode)."""
@@ -125,24 +124,32 @@ def merge(shards: list[Shard]) -> tuple[RunResult, list[FrameState]]:
     return result, frames
 
 
-def run_item(work: Callable, i: int, item):
-    """Item ``i`` in a Ray worker process on one compute thread (the items are the parallelism)."""
-    os.environ["APP_THREADS"] = "1"
-    return i, work(item)
+def _actor_class(ray):
+    @ray.remote(num_cpus=1)
+    class Worker:
+        """A worker process on one compute thread (the items are the parallelism)."""
+
+        def __init__(self):
+            os.environ["APP_THREADS"] = "1"
+
+        def call(self, work: Callable, i: int, item):
+            return i, work(item)
+
+    return Worker
 
 
 def works_here() -> bool:
-    """Whether this process works on items too (APP_SCALE_LOCAL: 1, the default, or 0: only the Ray workers)."""
+    """Whether this process works on items too (APP_SCALE_LOCAL: 1, the default, or 0: only the actors)."""
     value = os.environ.get("APP_SCALE_LOCAL", "1")
     if value not in ("0", "1"):
         raise InputError(f"APP_SCALE_LOCAL must be 1 (this process works on items too; the default) or 0 "
-                         f"(only the Ray workers do), got {value!r}")
+                         f"(only the Ray actors do), got {value!r}")
     return value == "1"
 
 
 class _WhileRayStarts:
     """Items worked on here, in order, on a thread while Ray starts (~2.4 s of a ~11 s 64-environment QP run;
-    without it the run's 1.35x goal at 2 workers is missed); :meth:`close` ends the taking: Ray gets the rest."""
+    without it the run's 1.35x goal at 2 workers is missed); :meth:`close` ends the taking: the actors get the rest."""
 
     def __init__(self, items: list, work: Callable, done: Callable[[int, object], None]):
         self.next, self.lock, self.open = 0, threading.Lock(), True
@@ -171,13 +178,12 @@ class _WhileRayStarts:
 def run_everywhere(items: list, work: Callable, workers: int, address: str | None = None,
                    on_done: Callable[[int], None] | None = None) -> tuple[list, dict]:
     """``work(item)`` for every item, each once: this process works on the first items (on a thread) while Ray
-    starts (from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray tasks at a time
-    take the rest, each item going to the first worker free (Ray keeps its worker processes: the next call in this
-    process starts in ~0.01 s instead of ~2.4 s for new actors). ``work`` must be a module-level
+    starts (from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors take
+    the rest through Ray's ActorPool, each item going to the first free actor. ``work`` must be a module-level
     function (it travels to the workers). Returns (the results in item order, timings: ray_start and wall
-    [s], items_here, actors (Ray workers: those the cluster can run)); ``on_done(i)`` as item i finishes
-    (progress). The first error raised by ``work`` anywhere is raised here. ``APP_SCALE_LOCAL=0``: this process takes no
-    item (tests use it to have every item computed by Ray)."""
+    [s], items_here, actors (those the cluster can run)); ``on_done(i)`` as item i finishes (progress). The
+    first error raised by ``work`` anywhere is raised here. ``APP_SCALE_LOCAL=0``: this process takes no
+    item (tests use it to have every item computed by actors)."""
     require_ray()
     t0, results = time.perf_counter(), {}
 
@@ -187,13 +193,20 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             on_done(i)
 
     here = _WhileRayStarts(items, work, done) if works_here() else None
-    pending, ray_up_s, n_workers, first = {}, 0.0, 0, 0  # pending: Ray's reference -> item, running
+    pool, ray_up_s, n_actors, first = None, 0.0, 0, 0
     try:
         ray = start_ray(workers, address)
         ray_up_s = time.perf_counter() - t0
         first = here.close() if here is not None else 0
-        n_workers = _ray_workers(ray, workers)
-        _feed(ray, work, items, first, n_workers, done, here, pending)
+        n_actors = _actors(ray, workers)
+        if first < len(items):
+            pool = ray.util.ActorPool([_actor_class(ray).remote() for _ in range(min(n_actors, len(items) - first))])
+            for i in range(first, len(items)):
+                pool.submit(lambda actor, i: actor.call.remote(work, i, items[i]), i)
+            while pool.has_next():
+                done(*_owned(_get_next(ray, pool)))
+                if here is not None and here.future.done():
+                    here.future.result()  # an error here stops the run at once
         if here is not None:
             here.future.result()  # its error, if any
     finally:
@@ -202,64 +215,24 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             here.close()
             wait([here.future], timeout=120)  # never left running into the interpreter's exit (PyBullet would crash)
         STOP.clear()
-        if pending:
-            _cancel(ray, pending)
-    timings = {"ray_start": ray_up_s, "wall": time.perf_counter() - t0, "items_here": first, "actors": n_workers}
+        pool = None  # its actors end with their last handle (one freed after Ray's shutdown would end the process)
+    timings = {"ray_start": ray_up_s, "wall": time.perf_counter() - t0, "items_here": first, "actors": n_actors}
     return [results[i] for i in range(len(items))], timings
 
 
-def _feed(ray, work: Callable, items: list, first: int, n_workers: int, done: Callable[[int, object], None],
-          here: _WhileRayStarts | None, pending: dict) -> None:
-    """Items ``first``.. as Ray tasks, at most ``n_workers`` running (in ``pending``, reference -> item), each
-    handed to ``done`` as it finishes; an error in one, or in the items worked on ``here``, raised at once."""
-    remote = ray.remote(num_cpus=1, max_retries=0)(run_item)
-    waiting = iter(range(first, len(items)))
-    for i in itertools.islice(waiting, n_workers):
-        pending[remote.remote(work, i, items[i])] = i
-    while pending:
-        ref = _next_done(ray, pending)
-        del pending[ref]
-        done(*_owned(_result(ray, ref)))
-        for i in itertools.islice(waiting, 1):  # the freed worker takes the next item
-            pending[remote.remote(work, i, items[i])] = i
-        if here is not None and here.future.done():
-            here.future.result()  # an error here stops the run at once
-
-
-def _ray_workers(ray, workers: int) -> int:
-    """``workers``, or fewer where the cluster has fewer CPUs (a task asks for one: more would wait for ever)."""
+def _actors(ray, workers: int) -> int:
+    """``workers``, or fewer where the cluster has fewer CPUs (an actor asks for one: more would wait for ever)."""
     cpus = int(ray.cluster_resources().get("CPU", 0))
     if cpus < workers:
         log.warning("the Ray cluster has %d CPUs: %d workers instead of %d", cpus, max(cpus, 1), workers)
     return max(1, min(cpus, workers))
 
 
-def _cancel(ray, pending: dict) -> None:
-    """End the items still running (after an error or an interrupt) and their worker processes. Never raises: what
-    the caller sees is the error or the interrupt that stopped the run."""
-    for ref in pending:
-        try:
-            ray.cancel(ref, force=True)
-        except Exception as exc:  # noqa: BLE001  (Ray shutting down, or the task already gone)
-            log.debug("a Ray task could not be cancelled: %s", exc)
-
-
-def _next_done(ray, pending: dict):
-    """A reference in ``pending`` whose item has finished, waited for in steps (app.signals.wait_in_steps: Ray's
-    wait blocks in C, where a signal is not handled)."""
-    def wait(step_s: float):
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=step_s)
-        if not ready:
-            raise TimeoutError
-        return ready[0]
-
-    return wait_in_steps(wait)
-
-
-def _result(ray, ref):
-    """The finished item's (i, value); a worker's AppError raised as itself (one line for users)."""
+def _get_next(ray, pool):
+    """The next result any actor finishes, waited for in steps (app.signals.wait_in_steps: Ray's wait blocks in
+    C, where a signal is not handled); a worker's AppError raised as itself (one line for users)."""
     try:
-        return ray.get(ref)
+        return wait_in_steps(lambda step_s: pool.get_next_unordered(timeout=step_s))
     except ray.exceptions.RayTaskError as exc:
         if isinstance(exc.cause, AppError):
             raise exc.cause from None
@@ -270,7 +243,7 @@ def _owned(value):
     """A copy of a value from Ray that owns its memory (Ray's large arrays are read from its object store).
     Once, while this process merged shards and Ray shut down on a thread, the process ended with "the core
     worker has already been shutdown"; not reproduced since, with this copy (~1 ms per MB), garbage collected
-    before the shutdown."""
+    before the shutdown and every actor handle dropped."""
     return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -281,7 +254,7 @@ def _shard_of(args: tuple) -> Shard:
 
 def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | None = None,
                     video: bool = True) -> RunResult:
-    """:func:`app.runner.execute` with the environments in blocks run by ``workers`` Ray workers and this process."""
+    """:func:`app.runner.execute` with the environments in blocks run by ``workers`` Ray actors and this process."""
     t_start = time.perf_counter()
     n_envs = run.n_envs or 1
     shares(n_envs, workers)  # checks the count

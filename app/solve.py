@@ -88,7 +88,7 @@ def chunks(targets: dict[str, np.ndarray], size: int) -> list[dict[str, np.ndarr
 
 def solve_all(urdf: str, link: str, targets: dict, workers: int, chunk: int, options: dict,
               address: str | None = None, model=None) -> dict[str, np.ndarray]:
-    """Every chunk, in order, on ``workers`` Ray workers (or here for 1); with progress."""
+    """Every chunk, in order, on ``workers`` Ray actors (or here for 1); with progress."""
     from app.render.progress import Progress
 
     parts = chunks(targets, chunk)

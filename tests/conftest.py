@@ -167,11 +167,6 @@ def runs(process: psutil.Process, needle: str) -> bool:
     return any(needle in arg for arg in _cmdline(process))
 
 
-def process_id(_item) -> int:
-    """This process's id, for any item: work for app.scale.run_everywhere that Ray's workers import by name."""
-    return os.getpid()
-
-
 @pytest.fixture
 def shared_ray():
     """A local Ray (2 CPUs) in this test process, started by the first test that asks for it and left up for the

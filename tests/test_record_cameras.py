@@ -102,9 +102,9 @@ def test_a_slower_camera_holds_its_latest_picture_between_its_frames(config):
     assert not any(np.array_equal(high[k], high[k - 1]) for k in range(1, 7))
 
 
-@pytest.mark.slow  # Ray's workers start (~3 s on 2 cores; less where this process started them before)
+@pytest.mark.slow  # the actors' start (~3 s on 2 cores)
 def test_two_ray_workers_give_the_episodes_of_one_process_in_episode_order(recorded, config, tmp_path, shared_ray):
-    """--workers 2 (every block on a Ray worker: APP_SCALE_LOCAL=0): the same states, in the same order, and each
+    """--workers 2 (every block on a Ray actor: APP_SCALE_LOCAL=0): the same states, in the same order, and each
     episode's camera frames (contact-free task: the blocks simulate what the whole run does)."""
     out = tmp_path / "w2"
     with pytest.MonkeyPatch.context() as mp:
@@ -147,9 +147,9 @@ def test_an_act_block_sends_back_file_names_not_frames_and_its_files_hold_the_ca
             np.testing.assert_allclose(f["/observations/qpos"][()], episode.state, atol=1e-6)
 
 
-@pytest.mark.slow  # Ray's workers start (~3 s on 2 cores; less where this process started them before)
+@pytest.mark.slow  # the actors' start (~3 s on 2 cores)
 def test_act_hdf5_on_two_ray_workers_equals_one_process_frame_for_frame(config, tmp_path, shared_ray):
-    """--format act-hdf5 --workers 2 (every block on a Ray worker): the same files as one process, pictures equal to
+    """--format act-hdf5 --workers 2 (every block on a Ray actor): the same files as one process, pictures equal to
     the bit (lossless compression), in episode order."""
     args = [str(config), "--episodes", "2", "--keep-failed", "--duration", "1.0", "--format", "act-hdf5"]
     assert main([*args, "--out", str(tmp_path / "w1")]) == 0

@@ -3,7 +3,6 @@ and its absence is a clear error."""
 
 import dataclasses
 import json
-import os
 import sys
 
 import numpy as np
@@ -13,7 +12,7 @@ from app.config.loader import load_run_config
 from app.errors import AppError
 from app.ray_session import require_ray
 from app.scale import Shard, blocks, merge, run_shard, shares, steady_phase
-from tests.conftest import ROOT, Watched, process_id, runs
+from tests.conftest import ROOT, Watched, runs
 
 
 def _run(config="qp_obstacle.yaml", n_envs=3, duration=0.25):
@@ -43,7 +42,7 @@ def test_steady_phase_counts_the_work_done_once_every_process_simulates_and_noth
     shards = [shard(4, 0.0, 4.0, "here"), shard(2, 2.0, 4.0, "a"), shard(2, 2.0, 3.0, "b"), shard(2, 3.0, 4.0, "b")]
     seconds, episodes = steady_phase(shards, 3)
     assert seconds == 2.0 and episodes == pytest.approx(4 * 0.5 + 2 + 2 + 2)
-    assert steady_phase(shards[:1], 3) == (0.0, 0.0)  # the Ray workers never got a block
+    assert steady_phase(shards[:1], 3) == (0.0, 0.0)  # the actors never got a block
 
 
 def test_progress_add_counts_work_finishing_out_of_order():
@@ -109,7 +108,7 @@ def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp
 
     args = [str(ROOT / "configs" / "qp_obstacle.yaml"), "--duration", "0.25", "--n-envs", "3"]
     assert main(args + ["--out", str(tmp_path / "one")]) == 0
-    monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every block computed by Ray
+    monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every block computed by the actors
     session = shared_ray.get_runtime_context().gcs_address
     assert main(args + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
     assert shared_ray.is_initialized() and shared_ray.get_runtime_context().gcs_address == session
@@ -123,23 +122,12 @@ def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp
 def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_error(monkeypatch, shared_ray):
     from app.scale import run_everywhere
 
-    monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every item in a Ray worker
+    monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every item in an actor
     values, timings = run_everywhere([2, 0, 3, 1], np.ones, 2)
     assert [v.tolist() for v in values] == [[1.0] * 2, [], [1.0] * 3, [1.0]]
     assert timings["items_here"] == 0 and timings["actors"] == 2
     with pytest.raises(shared_ray.exceptions.RayTaskError, match="negative dimensions are not allowed"):
         run_everywhere([3] * 6 + [-1], np.ones, 2)
-
-
-@pytest.mark.slow
-def test_a_second_call_runs_in_the_ray_worker_processes_of_the_first(monkeypatch, shared_ray):
-    """Ray tasks, not actors: the worker processes (their imports and compiled kernels loaded) serve the next call."""
-    from app.scale import run_everywhere
-
-    monkeypatch.setenv("APP_SCALE_LOCAL", "0")
-    first, _ = run_everywhere(list(range(8)), process_id, 2)
-    second, _ = run_everywhere(list(range(8)), process_id, 2)
-    assert os.getpid() not in first and set(second) <= set(first) and len(set(first)) <= 2
 
 
 @pytest.mark.slow
@@ -150,7 +138,7 @@ def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch, no_ra
     from app.ray_session import ray_released
     from app.scale import run_everywhere
 
-    monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every array from a Ray worker
+    monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every array from an actor
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)  # the caller's own Ray stays up
     try:
         with ray_released():
@@ -168,11 +156,11 @@ def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch, no_ra
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig, code, when", [(2, 130, "ray::run_item"), (15, 143, "ray::run_item"), (2, 130, "raylet")])
+@pytest.mark.parametrize("sig, code, when", [(2, 130, "ray::Worker"), (15, 143, "ray::Worker"), (2, 130, "raylet")])
 def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code, when):
-    """Mid-run (the Ray workers at work), and while Ray is starting (its raylet is up, ray.init has not returned; a
+    """Mid-run (the actors at work), and while Ray is starting (its raylet is up, ray.init has not returned; a
     block solving here meanwhile catches the Ctrl-C in OSQP). Blocks of 20 environments for 120 s (~100 s each on
-    a quiet machine): a signal held back until they end (one blocking wait for the workers did that) fails the 60 s
+    a quiet machine): a signal held back until they end (one blocking wait for the actors did that) fails the 60 s
     given to end; none of the run's processes is left, the raylet's agents included (a raylet interrupted while it
     starts them left them orphaned)."""
     pytest.importorskip("ray")
