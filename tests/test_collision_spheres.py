@@ -201,6 +201,7 @@ def test_pair_evidence_is_what_the_distances_say_for_each_fact_asked(widowx_cm):
         np.testing.assert_array_equal(near, truth_near & want_near)
         np.testing.assert_array_equal(apart, truth_apart & want_apart)
 
+
 @pytest.mark.parametrize("near", [-0.01, float("nan")])
 def test_pair_evidence_refuses_a_negative_or_nan_near_distance(widowx_cm, near):
     model, cm = widowx_cm
