@@ -5,7 +5,7 @@ import logging
 import numpy as np
 
 from app.control.controllers import QPController, QPControllerConfig
-from app.ik.qp import QPSolution
+from app.ik.limits import DistanceRows
 from app.kinematics.rotations import quat_to_matrix
 from app.ik.tasks import FrameTask
 from app.sim.collision import CollisionPairs, min_distance
@@ -122,9 +122,11 @@ def test_stall_fires_on_unreachable_target_and_not_on_reachable():
 
 def test_qp_failure_commands_safe_stop_and_is_reported(monkeypatch, caplog):
     scene, robot = _scene()
-    ctrl = QPController(robot, FrameTask(robot.model, EE), QPControllerConfig(dt=scene.dt))
-    failed = QPSolution(np.zeros(robot.n_dofs), 0.0, False, "primal infeasible", 10)
-    monkeypatch.setattr(ctrl.solvers[0], "solve", lambda qp: failed)
+    ctrl = QPController(robot, FrameTask(robot.model, EE), QPControllerConfig(dt=scene.dt), CollisionPairs(()))
+    # a row 1 m deep in penetration: leaving the margin at gamma = 0.05 per tick asks joint 0 for ~12 rad/s,
+    # beyond its velocity bound, so no answer is certified and OSQP finds the QP infeasible
+    deep = DistanceRows.from_gradients(np.array([-1.0]), np.eye(robot.n_dofs)[:1], ["deep"], np.zeros(1, dtype=int))
+    monkeypatch.setattr(ctrl, "distance_rows", lambda q: deep)
     q_before = robot.get_qpos()
     sent = {}
     monkeypatch.setattr(robot, "control_dofs_position", lambda q, velocity=None, **kw: sent.update(q=q, qdot=velocity))

@@ -114,14 +114,22 @@ def test_summary_lines_say_how_the_run_went():
 
 
 def test_the_summary_counts_the_qp_failures_the_warnings_report(tmp_path, monkeypatch, caplog):
-    """With OSQP capped at one iteration some ticks fail (a warning starts each failing streak): the summary
-    and the console count those environment-ticks, not a rounded 0.0 %."""
+    """With no certified answer and OSQP capped at one iteration some ticks fail (a warning starts each failing
+    streak): the summary and the console count those environment-ticks, not a rounded 0.0 %."""
     import functools
     import logging
 
     import app.control.qp_controller as qp_controller
     from app.run import summary_lines
 
+    build = qp_controller.QPController.build
+
+    def uncertified(self, *args):
+        qps, err = build(self, *args)
+        qps.exact[:] = False  # every tick goes to OSQP
+        return qps, err
+
+    monkeypatch.setattr(qp_controller.QPController, "build", uncertified)
     monkeypatch.setattr(qp_controller, "QPSolver", functools.partial(qp_controller.QPSolver, max_iter=1))
     out = tmp_path / "out"
     with caplog.at_level(logging.WARNING, logger="app.control.qp_controller"):

@@ -153,6 +153,7 @@ class QPController:
         self._no_rows = DistanceRows.empty(n)  # the rows of a tick without any (shared: never written)
         self._no_rows_params = (config.dt, self.collision_limit.with_rows(self._no_rows).params(config.dt))
         self._failing: list[str | None] = [None] * robot.n_envs  # logged once per failure episode
+        self._certified = np.zeros(robot.n_envs, dtype=bool)  # the last tick's answer came without OSQP
 
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: QPControllerConfig, task: PoseMotion, links: list[str],
@@ -269,17 +270,24 @@ class QPController:
         self.step(t, pick(targets.pos), pick(targets.quat) if orientation else None, pick(twist))
 
     def solve(self, t: float, qps: QPBatch) -> tuple[np.ndarray, np.ndarray]:
-        """Solve per environment -> (qdot (n_envs, n), solved (n_envs,)); a failure leaves qdot = 0."""
-        n_envs, n = len(qps), self.robot.model.n_dofs
-        qdot, ok = np.zeros((n_envs, n)), np.zeros(n_envs, bool)
-        for env in range(n_envs):
-            sol = self.solvers[env].solve(qps[env])
+        """The certified answers of the build, and OSQP per environment where there is none (started from the
+        previous tick's answer where that one was certified) -> (qdot (n_envs, n), solved (n_envs,)); a failure
+        leaves qdot = 0."""
+        ok = qps.exact.copy()
+        qdot = np.where(ok[:, None], qps.x_exact, 0.0)
+        for env in np.flatnonzero(~ok):
+            warm = self.last_qdot[env] if self._certified[env] else None
+            sol = self.solvers[env].solve(qps[env], warm)
             ok[env] = sol.solved
             if sol.solved:
                 qdot[env] = sol.qdot
             elif self._failing[env] is None:
                 log.warning("env %d: QP %s at t=%.3f s; commanding a safe stop", env, sol.status, t)
             self._failing[env] = None if sol.solved else sol.status
+        if any(self._failing):  # a failure episode ends at a solved tick
+            for env in np.flatnonzero(qps.exact):
+                self._failing[env] = None
+        self._certified = qps.exact
         return qdot, ok
 
     def distance_rows(self, q: np.ndarray) -> DistanceRows:

@@ -30,19 +30,32 @@ def cholesky_inplace(A):
 
 
 @njit(cache=True)
-def cho_solve(L, b, out):
-    """Solve L L^T x = b into out, with L from :func:`cholesky_inplace`."""
+def forward_solve(L, b, out):
+    """Solve L y = b into out (may be b itself), L lower triangular (m, m)."""
     m = L.shape[0]
     for i in range(m):
         s = b[i]
         for k in range(i):
             s -= L[i, k] * out[k]
         out[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def back_solve(L, b, out):
+    """Solve L^T x = b into out (may be b itself), L lower triangular (m, m)."""
+    m = L.shape[0]
     for i in range(m - 1, -1, -1):
-        s = out[i]
+        s = b[i]
         for k in range(i + 1, m):
             s -= L[k, i] * out[k]
         out[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def cho_solve(L, b, out):
+    """Solve L L^T x = b into out, with L from :func:`cholesky_inplace`."""
+    forward_solve(L, b, out)
+    back_solve(L, out, out)
 
 
 @njit(cache=True)

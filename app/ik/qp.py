@@ -18,12 +18,13 @@ look.
 upper triangle, dense constraint block of a fixed number of rows) and only updates its data when
 it runs.
 
-OSQP runs only where the solution cannot be certified cheaply. The build also solves P x = -c
-(Cholesky, a microsecond): when that unconstrained minimiser satisfies every row, it is the QP's
-solution (convexity); when it only leaves the joint box, the DOFs it pushes out are held at their
-bound, the others re-solved, and the result accepted if it satisfies the KKT conditions (every
-row, multiplier signs). Free motion and joints resting at a limit are most ticks; the OSQP update
-and solve cost ~40-60 us here, and the certified answer is exact instead of ADMM's 1e-6 tolerance.
+OSQP runs only where no solution is certified. The build runs the dual active-set method of
+Goldfarb and Idnani on each environment's QP (:mod:`app.ik._qp_active_set`, compiled): from the
+unconstrained minimiser it adds the most violated row and drops rows whose multiplier reaches zero,
+and its answer is kept only where it passes the KKT conditions (every row within 1e-9, multipliers
+>= 0, stationarity to rounding). At these sizes that takes a few microseconds, against ~40-60 us for
+OSQP's update and solve, and the answer is exact to rounding instead of ADMM's 1e-6 tolerance; OSQP
+then runs only for a QP the method cannot certify (an infeasible one, whose status it reports).
 """
 
 from __future__ import annotations
@@ -159,37 +160,27 @@ class QPSolver:
         self._solver.setup(P=P0, q=np.zeros(n_x), A=A0, l=-np.ones(n_rows), u=np.ones(n_rows), verbose=False,
                            warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=max_iter,
                            scaling=2, adaptive_rho_interval=20, check_termination=5)
-        ext = getattr(self._solver, "_solver", None)
-        # osqp's compiled workspace, updated directly: the Python wrapper's update() costs ~60-90 us a tick more
-        # (scripts/bench_osqp_update.py). A private attribute: osqp's range is pinned in pyproject.toml and
-        # tests/test_qp.py fails if it moves (the public update()/solve() below then run)
-        self._ext = ext if ext is not None and hasattr(ext, "update_data_vec") else None
         self._solved = osqp.SolverStatus.OSQP_SOLVED
         self._exact_x: np.ndarray | None = None  # the latest solution that skipped OSQP
 
-    def solve(self, qp: QP) -> QPSolution:
+    def solve(self, qp: QP, x_warm: np.ndarray | None = None) -> QPSolution:
         """``qp.x_exact`` where given (iterations 0), else update the workspace with ``qp``'s data and run
-        OSQP. Never returns NaN: a failure gives zeros."""
+        OSQP, started from ``x_warm`` (n_x,) where given (a batch's caller passes the previous tick's answer when
+        that was certified without this workspace), else from the latest certified answer this solver returned or
+        its own last iterate. Never returns NaN: a failure gives zeros."""
         if qp.P.shape != (self.n_x, self.n_x) or qp.A.shape != (self.n_rows, self.n_x):
             raise InputError(f"QP of shape P{qp.P.shape}, A{qp.A.shape} does not fit this workspace "
                              f"({self.n_x} variables, {self.n_rows} rows)")
         if qp.x_exact is not None:
             self._exact_x = qp.x_exact
             return QPSolution(qp.x_exact, qp.scale, True, "solved", 0)
-        Px, Ax = qp.P.take(self._p_flat), qp.A.take(self._a_flat)
-        ext = self._ext
-        if ext is not None:
-            if self._exact_x is not None:  # the last tick's exact answer (its duals are not kept)
-                ext.warm_start(self._exact_x, np.zeros(self.n_rows))
-                self._exact_x = None
-            ext.update_data_vec(q=qp.c, l=qp.l, u=qp.u)
-            ext.update_data_mat(P_x=Px, P_i=None, A_x=Ax, A_i=None)
-            ext.solve()
-            info, x = ext.info, ext.solution.x
-        else:  # pragma: no cover - other osqp versions
-            self._solver.update(Px=Px, Ax=Ax, q=qp.c, l=qp.l, u=qp.u)
-            res = self._solver.solve(raise_error=False)
-            info, x = res.info, res.x
+        x_warm = self._exact_x if x_warm is None else x_warm
+        self._exact_x = None
+        if x_warm is not None:  # an exact answer (its duals are not kept)
+            self._solver.warm_start(x=x_warm, y=np.zeros(self.n_rows))
+        self._solver.update(Px=qp.P.take(self._p_flat), Ax=qp.A.take(self._a_flat), q=qp.c, l=qp.l, u=qp.u)
+        res = self._solver.solve(raise_error=False)
+        info, x = res.info, res.x
         if info.status_val == osqp.SolverStatus.OSQP_SIGINT:
             _pass_on_interrupt()
         x = np.array(x, dtype=float)
