@@ -61,7 +61,7 @@ class QPControllerConfig:
             scene's boxes and its box, cylinder and sphere objects, every environment in one compiled call; a
             lower bound of the true distance, so the margin holds for the real geometry; the objects' poses are read
             from the simulator each tick, a held one moves with the gripper; URDF and mesh objects still come from
-            the simulator's closest points). Spheres make the loop ~1.3-1.4x as fast with 16 environments
+            the simulator's closest points). Spheres make the loop ~1.6-2.3x as fast with 16 environments
             (scripts/bench_qp_collision.py) and the soak holds d_safe - 0.1 mm by PyBullet's measure, but the
             margin is kept on the spheres, up to a link's excess (6-9 mm on the WidowX AI's fingers) farther from
             the real shapes: a pick-and-place's fingers then descend to the table more slowly (the qp pick test
