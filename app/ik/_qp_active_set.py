@@ -10,9 +10,9 @@ active set, so the loop ends at the QP's solution, or where the added constraint
 multiplier left to drop: the QP is infeasible. With P = L L^T, the active normals enter only as W = L^-1 N, so
 each step is a k x k solve (k <= n active) on top of one Cholesky factor and one triangular solve per row.
 
-The answer is returned only after the KKT conditions are checked on it (rows within FEASIBILITY, multipliers
->= 0, stationarity to rounding): a certified solution, exact to rounding where OSQP's ADMM stops at its
-tolerance; otherwise the caller runs OSQP.
+The answer is returned only after the KKT conditions are checked on it (x finite, rows within FEASIBILITY, the
+active ones at their bounds, multipliers >= 0, stationarity to rounding): a certified solution, exact to rounding
+where OSQP's ADMM stops at its tolerance; otherwise the caller runs OSQP.
 """
 
 from __future__ import annotations
@@ -91,9 +91,13 @@ def _step_directions(Lp, W, A, l, u, active, k, w, r, z):
 
 @njit(cache=True)
 def _kkt_holds(P, c, A, l, u, x, active, mult, k):
-    """Whether x and the active multipliers satisfy the KKT conditions: every row within FEASIBILITY, multipliers
-    >= 0, and P x + c = sum of mult * n over the active set to rounding (False for NaN)."""
+    """Whether x and the active multipliers satisfy the KKT conditions: x finite, every row within FEASIBILITY,
+    every active side at its bound within FEASIBILITY (rounding can leave it inside while its multiplier still
+    acts), multipliers >= 0, and P x + c = sum of mult * n over the active set to rounding (False for NaN)."""
     m, n = A.shape
+    for t in range(n):
+        if not np.isfinite(x[t]):
+            return False
     for i in range(m):
         ax = 0.0
         for t in range(n):
@@ -106,14 +110,17 @@ def _kkt_holds(P, c, A, l, u, x, active, mult, k):
             g[i] += P[i, t] * x[t]
             mag[i] += abs(P[i, t] * x[t])
     for a in range(k):
-        if not mult[a] >= 0.0:
+        sign, row, bound = _side(A, l, u, active[a])
+        slack = -bound
+        for t in range(n):
+            slack += sign * A[row, t] * x[t]
+        if not (mult[a] >= 0.0 and abs(slack) <= FEASIBILITY * max(1.0, abs(bound))):
             return False
-        sign, row, _ = _side(A, l, u, active[a])
         for t in range(n):
             g[t] -= mult[a] * sign * A[row, t]
             mag[t] += abs(mult[a] * A[row, t])
     for t in range(n):
-        if not abs(g[t]) <= 1e-9 * (1.0 + mag[t]):
+        if not abs(g[t]) <= 1e-9 * mag[t]:  # relative to the terms' size: rounding, at any scale
             return False
     return True
 
