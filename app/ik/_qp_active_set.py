@@ -135,9 +135,8 @@ def _drop(active, mult, k, a, is_active):
 
 
 @njit(cache=True)
-def active_set_solve(P, c, A, l, u, x, max_steps):
-    """The QP's solution into x (n,); returns whether it was found and certified (see the module docstring).
-    P (n, n), c (n,), A (m, n), l and u (m,). At most ``max_steps`` steps (adds and drops)."""
+def _factor(P, A):
+    """P = L L^T: (L (n, n) lower triangular, W (m, n) with W[i] = L^-1 A_i, the rows' norms (m,))."""
     m, n = A.shape
     Lp = P.copy()
     cholesky_inplace(Lp)
@@ -148,42 +147,62 @@ def active_set_solve(P, c, A, l, u, x, max_steps):
     for i in range(m):
         forward_solve(Lp, A[i], W[i])
         norms[i] = max(np.sqrt(np.sum(A[i] * A[i])), 1e-300)
+    return Lp, W, norms
+
+
+@njit(cache=True)
+def _add(Lp, W, A, l, u, x, p, active, mult, k, is_active, steps, max_steps):
+    """Constraint p made active: primal-dual steps that drop active constraints whose multiplier reaches zero on
+    the way. Returns (k, steps, outcome): outcome 1 added, 0 infeasible (p depends on the active set with nothing
+    to drop), -1 out of steps."""
+    n = x.shape[0]
+    sign, row, bound = _side(A, l, u, p)
+    r, z, w = np.empty(n), np.empty(n), np.empty(n)
+    for t in range(n):
+        w[t] = sign * W[row, t]
+    mult_p = 0.0
+    while steps < max_steps:
+        steps += 1
+        zn = _step_directions(Lp, W, A, l, u, active, k, w, r, z)
+        drop, t_partial = -1, np.inf  # the largest dual step keeping the active multipliers >= 0
+        for a in range(k):
+            if r[a] > 0.0 and mult[a] / r[a] < t_partial:
+                drop, t_partial = a, mult[a] / r[a]
+        slack = -bound
+        for t in range(n):
+            slack += sign * A[row, t] * x[t]
+        independent = k < n and zn > 1e-14 * (1.0 + np.sum(w * w))
+        t_full = -slack / zn if independent else np.inf  # the step onto the bound
+        if drop < 0 and t_full == np.inf:
+            return k, steps, 0
+        step = min(t_partial, t_full)
+        if t_full < np.inf:
+            for t in range(n):
+                x[t] += step * z[t]
+        for a in range(k):
+            mult[a] -= step * r[a]
+        mult_p += step
+        if t_full <= t_partial:
+            active[k], mult[k], is_active[p] = p, mult_p, True
+            return k + 1, steps, 1
+        k = _drop(active, mult, k, drop, is_active)
+    return k, steps, -1
+
+
+@njit(cache=True)
+def active_set_solve(P, c, A, l, u, x, max_steps):
+    """The QP's solution into x (n,); returns whether it was found and certified (see the module docstring).
+    P (n, n), c (n,), A (m, n), l and u (m,). At most ``max_steps`` steps (adds and drops)."""
+    m, n = A.shape
+    Lp, W, norms = _factor(P, A)
     cho_solve(Lp, -c, x)
     active, mult, is_active = np.empty(n, dtype=np.int64), np.empty(n), np.zeros(2 * m, dtype=np.bool_)
-    r, z, w = np.empty(n), np.empty(n), np.empty(n)
     k, steps = 0, 0
     while steps < max_steps:
         p = _most_violated(A, l, u, x, norms, is_active)
         if p < 0:
             return _kkt_holds(P, c, A, l, u, x, active, mult, k)
-        sign, row, bound = _side(A, l, u, p)
-        for t in range(n):
-            w[t] = sign * W[row, t]
-        mult_p = 0.0
-        while steps < max_steps:
-            steps += 1
-            zn = _step_directions(Lp, W, A, l, u, active, k, w, r, z)
-            drop, t_partial = -1, np.inf  # the largest dual step keeping the active multipliers >= 0
-            for a in range(k):
-                if r[a] > 0.0 and mult[a] / r[a] < t_partial:
-                    drop, t_partial = a, mult[a] / r[a]
-            slack = -bound
-            for t in range(n):
-                slack += sign * A[row, t] * x[t]
-            independent = k < n and zn > 1e-14 * (1.0 + np.sum(w * w))
-            t_full = -slack / zn if independent else np.inf  # the step onto the bound
-            if drop < 0 and t_full == np.inf:
-                return False  # p depends on the active set with nothing to drop: infeasible
-            step = min(t_partial, t_full)
-            if t_full < np.inf:
-                for t in range(n):
-                    x[t] += step * z[t]
-            for a in range(k):
-                mult[a] -= step * r[a]
-            mult_p += step
-            if t_full <= t_partial:
-                active[k], mult[k], is_active[p] = p, mult_p, True
-                k += 1
-                break
-            k = _drop(active, mult, k, drop, is_active)
+        k, steps, outcome = _add(Lp, W, A, l, u, x, p, active, mult, k, is_active, steps, max_steps)
+        if outcome != 1:
+            return False
     return False
