@@ -10,7 +10,7 @@ import pytest
 from app.config.loader import load_run_config
 from app.errors import ConfigError
 from app.ik.limits.distance import DistanceRows
-from app.ik.limits.sphere_rows import SphereRows, merge_rows
+from app.ik.limits.sphere_rows import NEXT_ROW_BAND, SphereRows, merge_rows
 from app.runner import build_scene, run_targets, simulate
 from app.sim.collision import CollisionPairs, distance_rows
 from tests.conftest import ROOT
@@ -28,20 +28,70 @@ def test_rows_are_grouped_by_environment_closest_first_and_capped(two_envs):
 
 
 def test_row_gradients_match_finite_differences_of_the_sphere_distance(two_envs):
+    """Both kinds of row: a pair's closest pair of spheres and its next-closest one (their distances as
+    CollisionModel.distances_and_next gives them)."""
     _, robot, q = two_envs
     model = robot.sphere_model(("table", "post"), ())
     rows = SphereRows(model, 0.15, max_rows=50).rows(q)
     G = np.einsum("ki,kin->kn", rows.normal, rows.J_a - rows.J_b)  # what the QP's row kernel forms
     pair = {name: k for k, name in enumerate(f"{a}|{b}" for a, b in model.pair_names)}
-    eps = 1e-6
+    d, _, d_next, _ = model.distances_and_next(q, NEXT_ROW_BAND, 0.15)
+    kinds, eps = set(), 1e-6
     for r in range(len(rows)):
         env, k = int(rows.env[r]), pair[rows.labels[r]]
+        kind = 0 if rows.distance[r] == d[env, k] else 2
+        assert kind == 0 or rows.distance[r] == d_next[env, k]
+        kinds.add(kind)
         fd = np.empty(q.shape[1])
         for j in range(q.shape[1]):
             dq = np.zeros(q.shape[1])
             dq[j] = eps
-            fd[j] = (model.distances(q[env] + dq, False)[0][k] - model.distances(q[env] - dq, False)[0][k]) / (2 * eps)
+            plus, minus = (model.distances_and_next(q[env] + s * dq, NEXT_ROW_BAND, 0.15)[kind][k] for s in (1, -1))
+            fd[j] = (plus - minus) / (2 * eps)
         np.testing.assert_allclose(G[r], fd, atol=1e-5)
+    assert kinds == {0, 2}  # closest and next rows both checked
+
+
+def _sphere_and_box_distances(model, q):
+    """Every sphere-sphere and sphere-box distance of each checked pair at q (n_dofs,), by numpy: a list (P) of
+    sorted arrays."""
+    ct = model.tables
+    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
+    R, p = model.model.link_frames(q)
+    at = lambda link, local: local if link < 0 else R[link] @ local + p[link]  # noqa: E731
+    centres = np.array([at(sp.link[s], sp.centre[s]) for s in range(len(sp.link))]).reshape(-1, 3)
+    out = []
+    for a, b in zip(ct.pairs.a, ct.pairs.b):
+        Ca, ra = centres[bd.s0[a]:bd.s1[a]], sp.radius[bd.s0[a]:bd.s1[a]]
+        Cb, rb = centres[bd.s0[b]:bd.s1[b]], sp.radius[bd.s0[b]:bd.s1[b]]
+        ds = [(np.linalg.norm(Ca[:, None] - Cb[None], axis=2) - ra[:, None] - rb[None]).ravel()]
+        for k in range(bd.k0[b], bd.k1[b]):
+            l = bx.link[k]
+            BR, BP = (bx.R[k], bx.p[k]) if l < 0 else (R[l] @ bx.R[k], R[l] @ bx.p[k] + p[l])
+            e = np.abs((Ca - BP) @ BR) - bx.half[k]
+            outside = np.linalg.norm(np.maximum(e, 0.0), axis=1)
+            ds.append(np.where(outside > 0, outside, e.max(axis=1)) - ra)
+        out.append(np.sort(np.concatenate(ds)))
+    return out
+
+
+def test_next_distance_is_the_second_closest_sphere_pair_within_the_band(two_envs):
+    """Sphere-box pairs (the links and the table and post) and sphere-sphere ones (self pairs), against every
+    distance computed by numpy."""
+    _, robot, q = two_envs
+    self_pairs = (("base_link", "link_2"), ("link_3", "link_5"), ("link_3", "link_6"), ("link_5", "gripper_left"))
+    model = robot.sphere_model(("table", "post"), self_pairs)
+    d, _, d_next, _ = model.distances_and_next(q, NEXT_ROW_BAND, 0.15)
+    found = 0
+    for env in range(len(q)):
+        for k, ds in enumerate(_sphere_and_box_distances(model, q[env])):
+            if ds[0] >= 0.15:
+                continue
+            assert d[env, k] == pytest.approx(ds[0], abs=1e-12)
+            expected = ds[1] if ds[1] < min(0.15, ds[0] + NEXT_ROW_BAND) else np.inf
+            assert d_next[env, k] == pytest.approx(expected, abs=1e-12)
+            found += np.isfinite(expected) * (1 if model.tables.bodies.k1[model.tables.pairs.b[k]] else 100)
+    assert found % 100 >= 4 and found // 100 >= 2  # next rows of both kinds
 
 
 def test_sphere_rows_never_report_a_link_farther_than_pybullet_does(two_envs):

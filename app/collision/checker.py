@@ -125,18 +125,30 @@ class CollisionModel:
             ``(d, J)``: d (..., P) [m], a lower bound of the true distance of each pair's shapes;
             J (..., P, n_dofs) = dd/dq [m/rad or m/m] (shape (..., P, 0) without gradients).
         """
+        return self._distances(q, with_gradient, cutoff, objects, 0.0)[:2]
+
+    def distances_and_next(self, q: np.ndarray, band: float, cutoff: float = np.inf,
+                           objects: ObjectPoses | None = None) -> tuple[np.ndarray, ...]:
+        """:meth:`distances` with gradients, and each pair's next-closest sphere pair (or sphere-box): where the
+        closest pair of spheres changes within a control tick, the next one's row is what keeps it from closing
+        unseen. Returns (d, J, d_next, J_next): d_next (..., P) [m] within ``band`` [m] > 0 of d and below the
+        cutoff (inf: none), J_next (..., P, n_dofs)."""
+        return self._distances(q, True, cutoff, objects, float(band))
+
+    def _distances(self, q: np.ndarray, with_gradient: bool, cutoff: float, objects: ObjectPoses | None,
+                   band: float) -> tuple[np.ndarray, ...]:
         batch = q.shape[:-1]
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
         shared = (self.model.fk_tables, self.model.jacobian_tables, self.tables, float(min(cutoff, 1e300)),
-                  bool(with_gradient))
+                  bool(with_gradient), band)
         per = [q2, *self._poses(objects, len(q2))]
         if len(q2) >= 2 * MIN_CHUNK:
-            d, J = chunked(distances_kernel, len(q2), per, shared)
+            out = chunked(distances_kernel, len(q2), per, shared)
         else:  # one thread: the compiled function called directly (no per-call typing of ~40 table arrays)
             if self._entry is None:
                 self._entry = entry_point(distances_kernel, (*per, *shared))
-            d, J = self._entry(*per, *shared)
-        return d.reshape(batch + d.shape[1:]), J.reshape(batch + J.shape[1:])
+            out = self._entry(*per, *shared)
+        return tuple(a.reshape(batch + a.shape[1:]) for a in out)
 
     def clear(self, q: np.ndarray, min_distance: float, objects: ObjectPoses | None = None) -> np.ndarray:
         """Whether every checked pair is at least ``min_distance`` [m] apart by the spheres (a configuration
