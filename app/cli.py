@@ -11,6 +11,17 @@ class Terminated(BaseException):
     """SIGTERM, raised where the run is (not an Exception: nothing swallows it on the way out)."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, as the command lines raise it: a KeyboardInterrupt, but not of the exact type CPython watches. One
+    raised inside exec or eval of a string (the generated methods of a namedtuple or dataclass, while a module
+    imports) sets CPython's "unhandled KeyboardInterrupt" flag even when run_cli then handles it, and the process
+    killed itself with SIGINT at exit: -2 instead of 130, in 2 of 10 Ctrl-Cs in the first second."""
+
+
+def _interrupt(signum, frame) -> None:
+    raise Interrupted()
+
+
 def _terminate(signum, frame) -> None:
     raise Terminated()
 
@@ -33,8 +44,9 @@ def catch_signals_while_importing() -> None:
 def run_cli(body, stopped: str = "no output was written or replaced") -> int:
     """``body()``'s exit code, with SIGINT and SIGTERM ending it in one line (130 / 143) and no Ray process
     left behind."""
-    if signal.getsignal(signal.SIGINT) is _stopped_while_importing:  # from here on a KeyboardInterrupt
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous_int = signal.getsignal(signal.SIGINT)  # from here on a KeyboardInterrupt (Interrupted), unless ignored
+    if previous_int in (_stopped_while_importing, signal.default_int_handler):
+        signal.signal(signal.SIGINT, _interrupt)
     previous = signal.signal(signal.SIGTERM, _terminate)
     if previous is _stopped_while_importing:
         previous = signal.SIG_DFL
@@ -56,6 +68,8 @@ def run_cli(body, stopped: str = "no output was written or replaced") -> int:
         return code
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if signal.getsignal(signal.SIGINT) is _interrupt:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _signal_of(exc: BaseException | None) -> BaseException | None:
