@@ -1,8 +1,8 @@
 """Certified exact solutions of the tick's QP, so that OSQP runs only where none is found.
 
 The QP is convex, so a point that satisfies its KKT conditions is its solution. The dual active-set
-method (:mod:`app.ik._qp_active_set`) finds it to rounding in a few steps at these sizes (n <= ~12
-variables, n + a few dozen rows), where OSQP's ADMM answers to its tolerance after tens of
+method (:mod:`app.ik._qp_active_set`) finds it to rounding in a few steps at these sizes (8-16
+variables on the arms here, n + up to a few dozen rows), where OSQP's ADMM answers to its tolerance after tens of
 iterations; OSQP runs only where the method cannot certify an answer (an infeasible QP, rows
 dependent to rounding).
 """
