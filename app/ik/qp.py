@@ -161,21 +161,17 @@ class QPSolver:
                            warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=max_iter,
                            scaling=2, adaptive_rho_interval=20, check_termination=5)
         self._solved = osqp.SolverStatus.OSQP_SOLVED
-        self._exact_x: np.ndarray | None = None  # the latest solution that skipped OSQP
 
     def solve(self, qp: QP, x_warm: np.ndarray | None = None) -> QPSolution:
         """``qp.x_exact`` where given (iterations 0), else update the workspace with ``qp``'s data and run
-        OSQP, started from ``x_warm`` (n_x,) where given (a batch's caller passes the previous tick's answer when
-        that was certified without this workspace), else from the latest certified answer this solver returned or
-        its own last iterate. Never returns NaN: a failure gives zeros."""
+        OSQP, started from ``x_warm`` (n_x,) where given (the caller passes the previous tick's answer when that
+        one was certified without this workspace), else from the workspace's own last iterate. Never returns NaN:
+        a failure gives zeros."""
         if qp.P.shape != (self.n_x, self.n_x) or qp.A.shape != (self.n_rows, self.n_x):
             raise InputError(f"QP of shape P{qp.P.shape}, A{qp.A.shape} does not fit this workspace "
                              f"({self.n_x} variables, {self.n_rows} rows)")
         if qp.x_exact is not None:
-            self._exact_x = qp.x_exact
             return QPSolution(qp.x_exact, qp.scale, True, "solved", 0)
-        x_warm = self._exact_x if x_warm is None else x_warm
-        self._exact_x = None
         if x_warm is not None:  # an exact answer (its duals are not kept)
             self._solver.warm_start(x=x_warm, y=np.zeros(self.n_rows))
         self._solver.update(Px=qp.P.take(self._p_flat), Ax=qp.A.take(self._a_flat), q=qp.c, l=qp.l, u=qp.u)
