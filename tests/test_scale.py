@@ -159,8 +159,8 @@ def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch, no_ra
 @pytest.mark.parametrize("sig, code, when", [(2, 130, "ray::Worker"), (15, 143, "ray::Worker"), (2, 130, "raylet")])
 def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code, when):
     """Mid-run (the actors at work), and while Ray is starting (its raylet is up, ray.init has not returned; a
-    block solving here meanwhile catches the Ctrl-C in OSQP). Blocks of 20 environments for 120 s (~100 s each on
-    a quiet machine): a signal held back until they end (one blocking wait for the actors did that) fails the 60 s
+    block solving here meanwhile catches the Ctrl-C in its compiled kernels). Blocks of 20 environments for 120 s
+    (~100 s each on a quiet machine): a signal held back until they end (one blocking wait for the actors did that) fails the 60 s
     given to end; none of the run's processes is left, the raylet's agents included (a raylet interrupted while it
     starts them left them orphaned)."""
     pytest.importorskip("ray")
