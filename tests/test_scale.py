@@ -160,9 +160,9 @@ def test_results_outlive_ray_which_stops_only_if_started_here(monkeypatch, no_ra
 def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code, when):
     """Mid-run (the actors at work), and while Ray is starting (its raylet is up, ray.init has not returned; a
     block solving here meanwhile catches the Ctrl-C in its compiled kernels). Blocks of 20 environments for 120 s
-    (~100 s each on a quiet machine): a signal held back until they end (one blocking wait for the actors did that) fails the 60 s
-    given to end; none of the run's processes is left, the raylet's agents included (a raylet interrupted while it
-    starts them left them orphaned)."""
+    (~100 s each on a quiet machine): a signal held back until they end (one blocking wait for the actors did
+    that) fails the 60 s given to end; none of the run's processes is left, the raylet's agents included (a raylet
+    interrupted while it starts them left them orphaned)."""
     pytest.importorskip("ray")
     out = tmp_path / "out"
     run = Watched([sys.executable, "-m", "app.run", "configs/qp_obstacle.yaml", "--n-envs", "64", "--workers", "2",
