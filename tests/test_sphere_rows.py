@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
-from app.errors import ConfigError
+from app.errors import ConfigError, InputError
 from app.ik.limits.distance import DistanceRows
 from app.ik.limits.sphere_rows import NEXT_ROW_BAND, SphereRows, merge_rows
 from app.runner import build_scene, run_targets, simulate
@@ -194,3 +194,10 @@ def test_row_selection_matches_a_stable_sort_of_each_environment():
     assert np.all(np.diff(env) >= 0)
     np.testing.assert_array_equal(np.einsum("ki,kin->kn", normal, J_a - J_b), grad[env, pair])
     np.testing.assert_array_equal(distance, d[env, pair])
+
+
+@pytest.mark.parametrize("band", [0.0, -0.01, float("nan"), float("inf")])
+def test_next_distances_refuse_a_band_that_is_not_a_positive_finite_length(two_envs, band):
+    _, robot, q = two_envs
+    with pytest.raises(InputError, match="band must be a finite number > 0 m"):
+        robot.sphere_model(("table", "post"), ()).distances_and_next(q, band, 0.15)

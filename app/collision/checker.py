@@ -133,6 +133,8 @@ class CollisionModel:
         closest pair of spheres changes within a control tick, the next one's row is what keeps it from closing
         unseen. Returns (d, J, d_next, J_next): d_next (..., P) [m] within ``band`` [m] > 0 of d and below the
         cutoff (inf: none), J_next (..., P, n_dofs)."""
+        if not band > 0 or not np.isfinite(band):  # 0 or less would silently give no next pair at all
+            raise InputError(f"band must be a finite number > 0 m, got {band}")
         return self._distances(q, True, cutoff, objects, float(band))
 
     def _distances(self, q: np.ndarray, with_gradient: bool, cutoff: float, objects: ObjectPoses | None,
