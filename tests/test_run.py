@@ -153,3 +153,28 @@ def test_a_temp_folder_too_long_for_the_render_servers_socket_still_gives_the_vi
                          env=dict(os.environ, TMPDIR=str(temp)))
     assert res.returncode in (0, 3) and "Traceback" not in res.stderr, res.stderr[-2000:]
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png", "video.mp4"]
+
+
+def test_runs_import_osqp_and_scipy_only_when_they_need_them(tmp_path):
+    """Start-up cost (~0.2 s each, in every command and Ray worker): the main job (IK controller, no collision model)
+    never imports osqp, scipy.sparse or scipy.spatial; a QP run whose answers the active set certifies never
+    imports osqp; a QP that only OSQP can answer (infeasible) still gets OSQP's status."""
+    code = f"""
+import json, sys
+from app.run import main
+import numpy as np
+seen = {{}}
+assert main(['configs/batched_ik.yaml', '--no-video', '--duration', '0.5', '--out', {str(tmp_path / 'ik')!r}]) == 0
+seen['main job'] = sorted(m for m in ('osqp', 'scipy.sparse', 'scipy.spatial') if m in sys.modules)
+assert main(['configs/qp_obstacle.yaml', '--no-video', '--duration', '0.5', '--out', {str(tmp_path / 'qp')!r}]) == 0
+seen['qp run'] = 'osqp' in sys.modules
+from app.ik.qp import QP, QPSolver
+infeasible = QP(np.eye(2), np.zeros(2), np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([1.0, -1e30]), np.array([1e30, -1.0]))
+seen['infeasible'] = QPSolver(2, 2).solve(infeasible).status
+print(json.dumps(seen))
+"""
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    seen = json.loads(res.stdout.strip().splitlines()[-1])
+    assert seen["main job"] == [] and seen["qp run"] is False
+    assert "infeasible" in seen["infeasible"], seen

@@ -34,8 +34,6 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-import osqp
-from scipy import sparse
 
 from app.errors import InputError
 from app.ik._qp_kernel import OSQP_INF, feasible_scale_one
@@ -135,7 +133,9 @@ def _pass_on_interrupt() -> None:
 
 
 class QPSolver:
-    """One warm OSQP workspace for QPs of a fixed size (one per environment).
+    """One warm OSQP workspace for QPs of a fixed size (one per environment), set up on the first QP that needs
+    it: certified answers never do, so most runs never import osqp and scipy.sparse (~0.2 s of every process's
+    start) nor set a workspace up.
 
     Args:
         n_x: Number of variables. n_rows: Number of constraint rows (all dense).
@@ -143,7 +143,14 @@ class QPSolver:
     """
 
     def __init__(self, n_x: int, n_rows: int, eps: float = 1e-6, max_iter: int = 4000):
-        self.n_x, self.n_rows = n_x, n_rows
+        self.n_x, self.n_rows, self.eps, self.max_iter = n_x, n_rows, eps, max_iter
+        self._solver = None
+
+    def _setup(self) -> None:
+        import osqp
+        from scipy import sparse
+
+        n_x, n_rows, eps = self.n_x, self.n_rows, self.eps
         triu = np.triu_indices(n_x)
         order = np.lexsort((triu[0], triu[1]))  # CSC: column by column, rows ascending
         triu = (triu[0][order], triu[1][order])
@@ -158,9 +165,9 @@ class QPSolver:
         # scaling 2 (of 10), rho adapted every 20 iterations and termination checked every 5 (of 25): 34
         # iterations on average instead of 57 on ticks recorded from the table scene, same precision
         self._solver.setup(P=P0, q=np.zeros(n_x), A=A0, l=-np.ones(n_rows), u=np.ones(n_rows), verbose=False,
-                           warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=max_iter,
+                           warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=self.max_iter,
                            scaling=2, adaptive_rho_interval=20, check_termination=5)
-        self._solved = osqp.SolverStatus.OSQP_SOLVED
+        self._solved, self._interrupted = osqp.SolverStatus.OSQP_SOLVED, osqp.SolverStatus.OSQP_SIGINT
 
     def solve(self, qp: QP, x_warm: np.ndarray | None = None) -> QPSolution:
         """``qp.x_exact`` where given (iterations 0), else update the workspace with ``qp``'s data and run
@@ -172,12 +179,14 @@ class QPSolver:
                              f"({self.n_x} variables, {self.n_rows} rows)")
         if qp.x_exact is not None:
             return QPSolution(qp.x_exact, qp.scale, True, "solved", 0)
+        if self._solver is None:
+            self._setup()
         if x_warm is not None:  # an exact answer (its duals are not kept)
             self._solver.warm_start(x=x_warm, y=np.zeros(self.n_rows))
         self._solver.update(Px=qp.P.take(self._p_flat), Ax=qp.A.take(self._a_flat), q=qp.c, l=qp.l, u=qp.u)
         res = self._solver.solve(raise_error=False)
         info, x = res.info, res.x
-        if info.status_val == osqp.SolverStatus.OSQP_SIGINT:
+        if info.status_val == self._interrupted:
             _pass_on_interrupt()
         x = np.array(x, dtype=float)
         solved = info.status_val == self._solved and np.isfinite(x.sum())  # a NaN or inf anywhere shows in the sum
