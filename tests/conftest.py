@@ -170,24 +170,16 @@ def runs(process: psutil.Process, needle: str) -> bool:
 @pytest.fixture
 def shared_ray():
     """A local Ray (2 CPUs) in this test process, started by the first test that asks for it and left up for the
-    next ones: the app joins a Ray it finds running and leaves it up (test_results_outlive_ray_which_stops_only_if_
-    started_here checks that), so these tests skip Ray's start (~5-8 s on 2 cores). Ray's own exit handler stops it
-    with the test process. Tests of Ray's own start and end run their commands in subprocesses, or ask for
-    ``no_ray_here``."""
+    next ones: the app joins a Ray it finds running and leaves it up (tests/test_scale.py's
+    test_a_ray_the_caller_started_stays_up checks that), so these tests skip Ray's start (~5-8 s on 2 cores). Ray's own exit handler stops it
+    with the test process. Tests of Ray's own start and end run their commands in subprocesses (shutting this
+    one down would cost the next test a start)."""
     ray = pytest.importorskip("ray")
     if not ray.is_initialized():  # its workers import this checkout, also for the commands that join it
         with pytest.MonkeyPatch.context() as env:
             env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
             ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     return ray
-
-
-@pytest.fixture
-def no_ray_here():
-    """No Ray initialised in this test process: a shared one (``shared_ray``) is shut down first."""
-    ray = sys.modules.get("ray")
-    if ray is not None and ray.is_initialized():
-        ray.shutdown()
 
 
 def require_reference() -> Path:
