@@ -36,13 +36,6 @@ def test_an_unknown_option_ends_with_argparse_error_line():
     assert "unrecognized arguments: --bogus" in res.stderr.strip().splitlines()[-1]
 
 
-def test_a_ray_run_prints_no_token_notice(tmp_path):
-    res = _run("configs/single_ik.yaml", "--n-envs", "2", "--workers", "2", "--duration", "0.2", "--no-video",
-               "--out", str(tmp_path))
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert "Token authentication" not in res.stderr and "pybullet build time" not in res.stderr
-
-
 def test_a_full_file_system_while_writing_an_output_is_one_app_error_and_leaves_nothing(tmp_path):
     import errno
 

@@ -104,3 +104,4 @@ def test_ray_started_here_stops_with_its_monitor_found_and_sigterm_still_reaches
     res = subprocess.run([sys.executable, "-c", RAY_LIFE], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip().splitlines()[-3:] == ["monitors 1", "left []", "['handled']"]
+    assert "Token authentication" not in res.stderr  # Ray's notice at every local ray.init, dropped by start_ray

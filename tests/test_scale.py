@@ -177,7 +177,8 @@ def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, si
     block solving here meanwhile catches the Ctrl-C in its compiled kernels). Blocks of 20 environments for 120 s
     (~100 s each on a quiet machine): a signal held back until they end (one blocking wait for the actors did
     that) fails the 60 s given to end; none of the run's processes is left, the raylet's agents included (a raylet
-    interrupted while it starts them left them orphaned)."""
+    interrupted while it starts them left them orphaned). The console shows neither Ray's notice that token
+    authentication is on (printed at a local ray.init) nor PyBullet's build-time banner."""
     pytest.importorskip("ray")
     out = tmp_path / "out"
     run = Watched([sys.executable, "-m", "app.run", "configs/qp_obstacle.yaml", "--n-envs", "64", "--workers", "2",
@@ -187,5 +188,6 @@ def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, si
     err = run.finish(timeout_s=60)
     assert run.proc.returncode == code, err[-2000:]
     assert "Traceback" not in err and list(out.iterdir()) == []
+    assert "Token authentication" not in err and "pybullet build time" not in err  # Ray's notice, PyBullet's banner
     left = run.left_running(60)
     assert not left, f"Ray processes left running: {left}"
