@@ -10,8 +10,10 @@ import sys as _sys
 
 if _sys.argv[:1] == ["-m"]:  # a command line (python -m app.X) still importing: a signal ends it in one line
     from app.cli import catch_signals_while_importing as _catch
+    from app.render_server import start_early as _start_render_server
 
     _catch()
+    _start_render_server(_sys.orig_argv)  # app.run's video: its render processes' server loads meanwhile
 
 from app.kernel_cache import compile_pending as _compile_pending, configure as _configure_kernel_cache
 

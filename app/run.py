@@ -79,7 +79,7 @@ def _main(args: argparse.Namespace) -> int:
                 if not args.no_video and run.video.enabled and run.video.workers != 0:
                     from app.render_server import render_context
 
-                    render_context()  # the render processes' server loads its modules while this process does
+                    render_context()  # started already by `python -m app.run` (app/__init__.py), else now
                 from app.runner import execute
 
                 result = execute(run, out_dir, video=not args.no_video)

@@ -4,6 +4,7 @@ no file and no process behind."""
 
 import dataclasses
 import multiprocessing as mp
+import sys
 from concurrent.futures.process import BrokenProcessPool
 
 import imageio.v2 as imageio
@@ -15,7 +16,7 @@ from app.render.framing import CameraView
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.runner import execute
 from app.video_job import FrameState, VideoJob, legend
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Watched, runs
 
 
 def _run(**video):
@@ -190,7 +191,6 @@ def test_ctrl_c_while_the_video_thread_starts_ends_the_run_in_one_line(tmp_path)
     import subprocess
     import sys
 
-    from tests.conftest import Watched
 
     out = tmp_path / "out"
     run = Watched([sys.executable, "-c", HELD_START, "configs/batched_ik.yaml", "--duration", "5", "--out", str(out)],
@@ -209,3 +209,21 @@ def test_ctrl_c_while_the_video_thread_starts_ends_the_run_in_one_line(tmp_path)
     assert len(lines) == 1 and lines[0].startswith("interrupted (SIGINT)") and "Traceback" not in err, err
     assert not out.exists() or not list(out.iterdir())
     assert not run.left_running(10)
+
+
+@pytest.mark.parametrize("video", [True, False])
+def test_python_m_app_run_starts_the_render_server_while_the_package_imports_and_never_without_a_video(tmp_path,
+                                                                                                       video):
+    """The server's own imports (~1.2 s of CPU) then run beside the command's instead of beside the simulation: by
+    the time ``app.ik.model`` (among the package's first heavy imports; python -v names each) loads, the server
+    runs; with --no-video none does."""
+    out = tmp_path / "out"
+    run = Watched([sys.executable, "-v", "-m", "app.run", "configs/single_ik.yaml", "--duration", "0.2",
+                   "--out", str(out), *([] if video else ["--no-video"])], cwd=ROOT)
+    for line in run.proc.stderr:  # python -v: a line per module it loads
+        if str(ROOT / "app" / "ik") in line:
+            break
+    assert any(runs(p, "forkserver") for p in run.descendants()) == video
+    rest = run.proc.stderr.read()  # read to its end (-v fills a pipe), which comes when the command and the server end
+    assert run.proc.wait(timeout=120) == 0, rest[-2000:]
+    assert (out / "video.mp4").is_file() == video and not run.left_running()
