@@ -1,5 +1,5 @@
-"""What the command lines (app.run, app.sweep, app.solve) share: signals end them in one line and no Ray process
-outlives them."""
+"""What the command lines (app.run, app.sweep, app.solve) share: signals end them in one line and no Ray process or
+early render server outlives them."""
 
 from __future__ import annotations
 
@@ -30,7 +30,21 @@ def _stopped_while_importing(signum, frame) -> None:
     """SIGINT/SIGTERM before ``run_cli`` took over (the package still importing numba, PyBullet, ...)."""
     word, code = ("interrupted (SIGINT)", 130) if signum == signal.SIGINT else ("terminated (SIGTERM)", 143)
     print(f"{word}: stopped while starting; no output was written or replaced", file=sys.stderr)
+    _stop_helpers()
     raise SystemExit(code)
+
+
+def _stop_helpers() -> None:
+    """No helper process outlives the command: Ray's (app.ray_session) and the render server started early
+    (app.render_server.start_early)."""
+    if "ray" in sys.modules:
+        from app.ray_session import shutdown_ray
+
+        shutdown_ray()
+    if "app.render_server" in sys.modules:
+        from app.render_server import stop_early
+
+        stop_early()
 
 
 def catch_signals_while_importing() -> None:
@@ -54,10 +68,7 @@ def run_cli(body, stopped: str = "no output was written or replaced") -> int:
         try:
             return body()
         finally:
-            if "ray" in sys.modules:  # no Ray process outlives the command
-                from app.ray_session import shutdown_ray
-
-                shutdown_ray()
+            _stop_helpers()
     except (KeyboardInterrupt, Terminated, SystemError, SystemExit) as exc:
         signal_exc = _signal_of(exc)
         if signal_exc is None:

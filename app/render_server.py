@@ -15,7 +15,10 @@ import signal
 import threading
 from multiprocessing import forkserver
 
+import psutil
+
 log = logging.getLogger(__name__)
+_early: list[psutil.Process] = []  # the server start_early started, for stop_early
 
 
 def render_context():
@@ -51,4 +54,28 @@ def start_early(argv: list[str]) -> None:
     except (ValueError, IndexError):
         return
     if module == "app.run" and not {"--no-video", "--gui", "-h", "--help"} & set(argv):
+        before = {child.pid for child in psutil.Process().children()}
         render_context()
+        _early.extend(child for child in psutil.Process().children()
+                      if child.pid not in before and any("forkserver" in arg for arg in _cmdline(child)))
+
+
+def stop_early() -> None:
+    """Ends the server :func:`start_early` started, as the command ends. Its render processes are done by then;
+    but after an early error or a Ctrl-C it may still be loading its modules, holding the command's stdout and
+    stderr open for ~1 s more (up to 9 s on a busy machine), so that a pipe reading them (``2>&1 | tail``, a
+    test's capture) waited for it after the command had ended."""
+    for server in _early:
+        try:
+            server.kill()
+            server.wait(timeout=10)
+        except (psutil.Error, psutil.TimeoutExpired):
+            pass
+    _early.clear()
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []

@@ -171,9 +171,10 @@ def runs(process: psutil.Process, needle: str) -> bool:
 def shared_ray():
     """A local Ray (2 CPUs) in this test process, started by the first test that asks for it and left up for the
     next ones: the app joins a Ray it finds running and leaves it up (tests/test_scale.py's
-    test_a_ray_the_caller_started_stays_up checks that), so these tests skip Ray's start (~5-8 s on 2 cores). Ray's own exit handler stops it
-    with the test process. Tests of Ray's own start and end run their commands in subprocesses (shutting this
-    one down would cost the next test a start)."""
+    test_a_ray_the_caller_started_stays_up checks that), so these tests skip Ray's start (~5-8 s on 2 cores).
+    pytest_runtest_teardown stops it after the last test that uses it, Ray's own exit handler otherwise. Tests of
+    Ray's own start and end run their commands in subprocesses (shutting this one down would cost the next test a
+    start)."""
     ray = pytest.importorskip("ray")
     if not ray.is_initialized():  # its workers import this checkout, also for the commands that join it
         with pytest.MonkeyPatch.context() as env:

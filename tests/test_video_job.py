@@ -227,3 +227,16 @@ def test_python_m_app_run_starts_the_render_server_while_the_package_imports_and
     rest = run.proc.stderr.read()  # read to its end (-v fills a pipe), which comes when the command and the server end
     assert run.proc.wait(timeout=120) == 0, rest[-2000:]
     assert (out / "video.mp4").is_file() == video and not run.left_running()
+
+
+def test_a_command_that_fails_early_leaves_no_render_server_holding_its_output(tmp_path):
+    """A user error ends the command while the early server may still load its modules: it is ended with the
+    command, so a pipe reading the command's stderr closes when the command ends (it held it open for 1-9 s)."""
+    run = Watched([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--duration", "-1",
+                   "--out", str(tmp_path / "out")], cwd=ROOT)
+    run.wait_for(lambda procs: any(runs(p, "forkserver") for p in procs))
+    code = run.proc.wait(timeout=120)
+    servers = [c for c in run.left_running(0) if "forkserver" in c]  # at once
+    err = run.proc.stderr.read()
+    assert code == 2 and "duration" in err.strip().splitlines()[-1], err[-2000:]
+    assert servers == [] and run.left_running(10) == []  # multiprocessing's resource tracker ends on its own
