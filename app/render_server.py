@@ -8,6 +8,7 @@ renders need while the simulation runs.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import multiprocessing as mp
 import os
@@ -18,7 +19,7 @@ from multiprocessing import forkserver
 import psutil
 
 log = logging.getLogger(__name__)
-_early: list[psutil.Process] = []  # the server start_early started, for stop_early
+_early: list[psutil.Process] = []  # the processes start_early started, for stop_early
 
 
 def render_context():
@@ -55,9 +56,17 @@ def start_early(argv: list[str]) -> None:
         return
     if module == "app.run" and not {"--no-video", "--gui", "-h", "--help"} & set(argv):
         before = {child.pid for child in psutil.Process().children()}
-        render_context()
-        _early.extend(child for child in psutil.Process().children()
-                      if child.pid not in before and any("forkserver" in arg for arg in _cmdline(child)))
+        notice = os.environ.get("APP_COMPILE_NOTICE")
+        os.environ["APP_COMPILE_NOTICE"] = "shown"  # the package's compile notice: this process prints it, once
+        try:
+            render_context()
+        finally:
+            if notice is None:
+                del os.environ["APP_COMPILE_NOTICE"]
+        # every new child (the server, multiprocessing's resource tracker): one may not have exec'd its program yet,
+        # so stop_early tells the server by its command line then
+        _early.extend(child for child in psutil.Process().children() if child.pid not in before)
+        atexit.register(stop_early)  # also where the command ends before run_cli (an argparse error)
 
 
 def stop_early() -> None:
@@ -65,10 +74,12 @@ def stop_early() -> None:
     but after an early error or a Ctrl-C it may still be loading its modules, holding the command's stdout and
     stderr open for ~1 s more (up to 9 s on a busy machine), so that a pipe reading them (``2>&1 | tail``, a
     test's capture) waited for it after the command had ended."""
-    for server in _early:
+    for child in _early:
+        if not any("forkserver" in arg for arg in _cmdline(child)):
+            continue  # the resource tracker ends on its own as this process's pipe to it closes
         try:
-            server.kill()
-            server.wait(timeout=10)
+            child.kill()
+            child.wait(timeout=10)
         except (psutil.Error, psutil.TimeoutExpired):
             pass
     _early.clear()

@@ -9,6 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import imageio.v2 as imageio
 import numpy as np
+import psutil
 import pytest
 
 from app.config.loader import load_run_config
@@ -236,7 +237,8 @@ def test_a_command_that_fails_early_leaves_no_render_server_holding_its_output(t
                    "--out", str(tmp_path / "out")], cwd=ROOT)
     run.wait_for(lambda procs: any(runs(p, "forkserver") for p in procs))
     code = run.proc.wait(timeout=120)
-    servers = [c for c in run.left_running(0) if "forkserver" in c]  # at once
+    servers = [p for p in run.seen.values() if runs(p, "forkserver") and p.is_running()  # at once
+               and p.status() != psutil.STATUS_ZOMBIE]
     err = run.proc.stderr.read()
     assert code == 2 and "duration" in err.strip().splitlines()[-1], err[-2000:]
     assert servers == [] and run.left_running(10) == []  # multiprocessing's resource tracker ends on its own
