@@ -169,7 +169,8 @@ seen['main job'] = sorted(m for m in ('osqp', 'scipy.sparse', 'scipy.spatial') i
 assert main(['configs/qp_obstacle.yaml', '--no-video', '--duration', '0.5', '--out', {str(tmp_path / 'qp')!r}]) == 0
 seen['qp run'] = 'osqp' in sys.modules
 from app.ik.qp import QP, QPSolver
-infeasible = QP(np.eye(2), np.zeros(2), np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([1.0, -1e30]), np.array([1e30, -1.0]))
+infeasible = QP(np.eye(2), np.zeros(2), np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([1.0, -1e30]),
+               np.array([1e30, -1.0]))
 seen['infeasible'] = QPSolver(2, 2).solve(infeasible).status
 print(json.dumps(seen))
 """

@@ -161,13 +161,14 @@ class QPSolver:
         A0 = sparse.csc_matrix((np.ones(n_rows * n_x), a_idx), shape=(n_rows, n_x))
         self._p_flat = np.ravel_multi_index(triu, (n_x, n_x))  # CSC data order in the flat arrays
         self._a_flat = np.ravel_multi_index(a_idx, (n_rows, n_x))
-        self._solver = osqp.OSQP()
+        solver = osqp.OSQP()  # kept only once set up: a Ctrl-C during this first setup leaves none half made
         # scaling 2 (of 10), rho adapted every 20 iterations and termination checked every 5 (of 25): 34
         # iterations on average instead of 57 on ticks recorded from the table scene, same precision
-        self._solver.setup(P=P0, q=np.zeros(n_x), A=A0, l=-np.ones(n_rows), u=np.ones(n_rows), verbose=False,
-                           warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=self.max_iter,
-                           scaling=2, adaptive_rho_interval=20, check_termination=5)
+        solver.setup(P=P0, q=np.zeros(n_x), A=A0, l=-np.ones(n_rows), u=np.ones(n_rows), verbose=False,
+                     warm_starting=True, polishing=False, eps_abs=eps, eps_rel=eps, max_iter=self.max_iter,
+                     scaling=2, adaptive_rho_interval=20, check_termination=5)
         self._solved, self._interrupted = osqp.SolverStatus.OSQP_SOLVED, osqp.SolverStatus.OSQP_SIGINT
+        self._solver = solver
 
     def solve(self, qp: QP, x_warm: np.ndarray | None = None) -> QPSolution:
         """``qp.x_exact`` where given (iterations 0), else update the workspace with ``qp``'s data and run
