@@ -9,13 +9,13 @@ import os as _os
 import sys as _sys
 
 if _sys.argv[:1] == ["-m"]:  # a command line (python -m app.X) still importing: a signal ends it in one line
-    from app.cli import catch_signals_while_importing as _catch
-    from app.render_server import start_early as _start_render_server
+    from app.runtime.command import catch_signals_while_importing as _catch
+    from app.runtime.render_server import start_early as _start_render_server
 
     _catch()
     _start_render_server(_sys.orig_argv)  # app.run's video: its render processes' server loads meanwhile
 
-from app.kernel_cache import compile_pending as _compile_pending, configure as _configure_kernel_cache
+from app.kernels.cache import compile_pending as _compile_pending, configure as _configure_kernel_cache
 
 _configure_kernel_cache()  # before any kernel module is imported: numba's cache keyed on the source
 if _compile_pending() and not _os.environ.get("APP_COMPILE_NOTICE"):  # once per process tree (workers inherit it)
@@ -25,7 +25,7 @@ if _compile_pending() and not _os.environ.get("APP_COMPILE_NOTICE"):  # once per
 
 from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError,
                         UnknownNameError, URDFError)  # noqa: E402
-from app.ik.model import RobotModel  # noqa: E402
+from app.ik.robot_model import RobotModel  # noqa: E402
 
 __all__ = [
     "AppError",

@@ -4,7 +4,7 @@
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
 the seed like any run's environments: object poses, place targets, motion parameters), simulated together
-in this process, or in blocks on W Ray workers (app.record_blocks) and concatenated in episode order. Every
+in this process, or in blocks on W Ray workers (app.recording.blocks) and concatenated in episode order. Every
 video frame (the config's ``video.fps``) the measured joints become one row in the Trossen layout (7 values
 per arm: six joints, the gripper's finger position; SI units, or Trossen's degrees and metres x 10000 with
 ``--trossen-units``): ``observation.state`` the joints at that frame, ``action`` the joints one frame later
@@ -13,7 +13,7 @@ a target not reached) is left out and listed, or kept with ``--keep-failed``, it
 ``[failed: reason]``. Episodes are written one at a time, each atomically: an interrupted recording leaves a
 dataset with the finished ones. The scene's named cameras (``cameras:``) become
 the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
-(app.record_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
+(app.recording.episode_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
 LeRobot's files roll over at its limits (app.dataset.rollover), lerobot's defaults unless ``--chunks-size``,
 ``--data-file-mb`` or ``--video-file-mb`` say otherwise; a dataset continued in ``--out`` keeps its own.
 """
@@ -30,14 +30,14 @@ import sys
 from pathlib import Path
 
 
-from app.cli import run_cli
+from app.runtime.command import run_cli
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
 from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert
 from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
-from app.record_blocks import Block, Sink, joint_names, record_blocks
-from app.record_cameras import CameraMeta, dataset_cameras
+from app.recording.blocks import Block, Sink, joint_names, record_blocks
+from app.recording.episode_cameras import CameraMeta, dataset_cameras
 
 log = logging.getLogger("app.record")
 SEGMENTS = ".app-partial.segments"  # the blocks' camera segments and ACT episode files until they are taken
@@ -99,7 +99,7 @@ def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: l
             continue
         task = f"{e.task} [failed: {reason}]" if env in failed else e.task
         e = e._replace(task=task, state=convert(e.state, "si", units), action=convert(e.action, "si", units))
-        if args.format == "act-hdf5":  # written whole by its block (app.record_blocks.act_file): moved into place
+        if args.format == "act-hdf5":  # written whole by its block (app.recording.blocks.act_file): moved into place
             os.replace(file, out / f"episode_{k_out}.hdf5")
         else:
             if writer is None:

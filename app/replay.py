@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.build import build_scene
-from app.cli import run_cli
+from app.episode.scene_build import build_scene
+from app.runtime.command import run_cli
 from app.config.loader import load_run_config
 from app.dataset import UnitsGuess, convert, dataset_units, load_dataset
 from app.dataset.records import RecordedDataset

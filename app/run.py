@@ -17,9 +17,9 @@ from pathlib import Path
 from app.config.loader import load_run_config
 import numpy as np
 
-from app.cli import run_cli
+from app.runtime.command import run_cli
 from app.errors import AppError
-from app.threads import n_threads
+from app.kernels.dispatch import n_threads
 
 log = logging.getLogger("app.run")
 
@@ -67,20 +67,20 @@ def _main(args: argparse.Namespace) -> int:
         if args.gui and run.workers > 1:
             raise AppError("--gui runs in this process: use it without --workers (or workers: 1)")
         if args.gui:
-            from app.gui import run_gui
+            from app.episode.gui import run_gui
 
             summary = run_gui(run, out_dir).result.summary
         else:
             if run.workers > 1:
-                from app.scale import execute_sharded
+                from app.episode.sharding import execute_sharded
 
                 result = execute_sharded(run, out_dir, run.workers, args.ray_address, video=not args.no_video)
             else:
                 if not args.no_video and run.video.enabled and run.video.workers != 0:
-                    from app.render_server import render_context
+                    from app.runtime.render_server import render_context
 
                     render_context()  # started already by `python -m app.run` (app/__init__.py), else now
-                from app.runner import execute
+                from app.episode.loop import execute
 
                 result = execute(run, out_dir, video=not args.no_video)
             for kind, path in result.outputs.items():

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from app.errors import AppError, InputError
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 
 log = logging.getLogger("app.solve")
 
@@ -102,7 +102,7 @@ def solve_all(urdf: str, link: str, targets: dict, workers: int, chunk: int, opt
                 results.append(solve_part((urdf, link, part, options)))
                 progress.update(sum(len(r["q"]) for r in results))
         else:
-            from app.scale import run_everywhere
+            from app.episode.sharding import run_everywhere
 
             results, _ = run_everywhere([(urdf, link, p, options) for p in parts], solve_part, workers, address,
                                         lambda i: progress.add(len(parts[i]["pos"])))
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                              "frame (repeatable)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    from app.cli import run_cli
+    from app.runtime.command import run_cli
 
     return run_cli(lambda: _solve(args), "no output was written or replaced")
 
@@ -163,7 +163,7 @@ def _solve(args: argparse.Namespace) -> int:
         targets = read_targets(Path(args.targets), model.n_dofs)
         result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, _options(args), args.ray_address,
                            model)
-        from app.ray_session import ray_released
+        from app.runtime.ray_session import ray_released
 
         with ray_released():
             write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))

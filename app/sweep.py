@@ -76,7 +76,7 @@ def episode_name(seed: int, setting: dict, vary: bool) -> str:
 def run_episode(config: str, seed: int, setting: dict, out_dir: str, video: bool) -> dict:
     """One episode, its report written into ``out_dir``; returns its summary (or its error)."""
     from app.config.loader import load_run_config
-    from app.runner import execute
+    from app.episode.loop import execute
 
     try:
         run = load_run_config(config, sets=setting, seed=seed)
@@ -109,7 +109,7 @@ def run_all(jobs: list[tuple], workers: int, address: str | None, video: bool) -
                 results[i] = run_episode(*jobs[i], video)
                 progress.update(len(jobs) - len(todo) + n)
         else:
-            from app.scale import run_everywhere
+            from app.episode.sharding import run_everywhere
 
             found, _ = run_everywhere([(*jobs[i], video) for i in todo], episode_of, workers, address,
                                       lambda i: progress.add(1))
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--video", action="store_true", help="also render each episode's video (slow)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    from app.cli import run_cli
+    from app.runtime.command import run_cli
 
     return run_cli(lambda: _sweep(args), "finished episodes are kept (a re-run skips them), nothing partial")
 
@@ -231,7 +231,7 @@ def _sweep(args: argparse.Namespace) -> int:
                               "values differ in letters, digits or . = _ -")
         results = run_all(jobs, args.workers, args.ray_address, args.video)
         from app.render.report import write_json_atomic
-        from app.ray_session import ray_released
+        from app.runtime.ray_session import ray_released
 
         with ray_released():
             summary = summarize(jobs, results, settings)

@@ -8,7 +8,7 @@ arm fell behind with its cause: unreachable, policy_jump (with the factor), coll
 singular or velocity_bound (unexplained when none applies; a stall is never silent). Positions are relative to
 the robot's base position in the environment frame, as every task's points.
 
-Without ``--physics`` the joints are ideal (app.control.robot.IntegratorRobot): each tick they reach the
+Without ``--physics`` the joints are ideal (app.control.robot_protocol.IntegratorRobot): each tick they reach the
 controller's command, which keeps the velocity, acceleration and position bounds, so the joint trajectory is
 exactly what the controller commands and a stall is the trajectory's or the controller's, not the motors'
 (and 10,000 waypoints take seconds). A ``qp`` controller's collision rows come from PyBullet's closest points on
@@ -27,7 +27,7 @@ import logging
 import sys
 from pathlib import Path
 
-from app.cli import run_cli
+from app.runtime.command import run_cli
 from app.errors import AppError
 
 log = logging.getLogger("app.track")
@@ -51,7 +51,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from app.track_run import run_track
+    from app.episode.trajectory_run import run_track
 
     try:
         report = run_track(args)

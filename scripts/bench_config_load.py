@@ -13,7 +13,7 @@ import pstats
 import statistics
 import time
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 
 CONFIGS = ("configs/single_ik.yaml", "configs/bimanual_qp.yaml")

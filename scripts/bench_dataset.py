@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.dataset import UnitsGuess, load_dataset
 from app.record import main as record_main

@@ -25,7 +25,7 @@ import pybullet as pb
 
 from app import RobotModel
 from app.kinematics.rotations import quat_conjugate, quat_log, quat_multiply, xyzw_to_wxyz
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 
 log = logging.getLogger("bench_dual_arm_ik")
 ROOT = Path(__file__).resolve().parents[1]

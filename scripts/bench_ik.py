@@ -28,7 +28,7 @@ from app.ik.analytic import analytic_ik, certify
 from app.ik.prepared import PoseIK
 from app.ik.solver import IKOptions
 from app.kinematics.rotations import quat_conjugate, quat_log, quat_multiply, wxyz_to_xyzw
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 
 log = logging.getLogger("bench_ik")
 ROOT = Path(__file__).resolve().parents[1]

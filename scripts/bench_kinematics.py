@@ -18,7 +18,7 @@ import numpy as np
 import pybullet as pb
 
 from app import RobotModel
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 
 log = logging.getLogger("bench_kinematics")
 URDF = Path(__file__).resolve().parents[1] / "assets" / "urdf" / "widowx_ai.urdf"

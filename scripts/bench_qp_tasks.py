@@ -25,7 +25,7 @@ import numpy as np
 
 from app import RobotModel
 from app.control.qp_controller import QPController, QPControllerConfig
-from app.control.robot import IntegratorRobot
+from app.control.robot_protocol import IntegratorRobot
 from app.ik.tasks import FrameTask
 from app.kinematics.rotations import quat_to_matrix
 

@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.runner import run_targets, video_look
+from app.episode.loop import run_targets, video_look
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera
-from app.video_job import FrameState, SceneRenderer, headless
+from app.episode.video_job import FrameState, SceneRenderer, headless
 
 log = logging.getLogger("bench_render")
 

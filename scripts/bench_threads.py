@@ -1,4 +1,4 @@
-"""Where splitting a batched IK call over threads starts to pay (app.threads.MIN_CHUNK).
+"""Where splitting a batched IK call over threads starts to pay (app.kernels.dispatch.MIN_CHUNK).
 
 Usage: python scripts/bench_threads.py [--repeats 60]
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pybullet_data
 
-import app.threads as threads
+import app.kernels.dispatch as threads
 from app import RobotModel
 
 ROOT = Path(__file__).resolve().parents[1]

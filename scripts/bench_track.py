@@ -21,7 +21,7 @@ import numpy as np
 
 from app.dataset.trajectory import write_table
 from app.track import parse_args
-from app.track_run import run_track
+from app.episode.trajectory_run import run_track
 
 DOWN = (np.sqrt(0.5), 0.0, np.sqrt(0.5), 0.0)
 CONFIGS = {

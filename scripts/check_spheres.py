@@ -22,7 +22,7 @@ import pybullet as pb
 from app import RobotModel
 from app.collision import World, WorldBox, collision_model
 from app.collision.pairs import sample_configs
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

@@ -12,9 +12,10 @@ import logging
 import sys
 from pathlib import Path
 
-from app.golden import final_poses
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the golden runs are test support (tests/), not the product
+
+from tests.golden_runs import final_poses  # noqa: E402
 log = logging.getLogger("regen_golden")
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.runner import build_scene, execute, run_targets, simulate
+from app.episode.loop import build_scene, execute, run_targets, simulate
 from app.sim.collision import distance_rows, referee_pairs
 
 ROOT = Path(__file__).resolve().parents[1]

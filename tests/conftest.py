@@ -47,7 +47,7 @@ def pytest_configure(config) -> None:
     """The first suite on this source version (a fresh checkout, also after the README's first command compiled the
     main job's kernels): compile the kernels in two processes side by side before any test starts
     (tests/warm_kernels.py), instead of in every pytest-xdist worker and early command line at once. A marker in the
-    version's cache folder (app/kernel_cache.py) says it was done."""
+    version's cache folder (app/kernels/cache.py) says it was done."""
     import numba
 
     import app  # noqa: F401  (points numba at this source version's cache folder)

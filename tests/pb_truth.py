@@ -7,7 +7,7 @@ import pybullet as pb
 
 from app import RobotModel
 from app.kinematics.rotations import quat_to_matrix, xyzw_to_wxyz
-from app.sim.loader import LoadedBody
+from app.sim.urdf_loader import LoadedBody
 
 
 def set_config(client: int, body: LoadedBody, model: RobotModel, q: np.ndarray) -> None:

@@ -7,12 +7,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
-from app.runner import run_targets, video_look
+from app.episode.loop import run_targets, video_look
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera
-from app.video_job import headless
+from app.episode.video_job import headless
 from tests.conftest import ROOT
 
 

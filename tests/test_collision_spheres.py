@@ -12,7 +12,7 @@ from app.collision.robot_spheres import spheres_key
 from app.collision.sampling import mesh_samples
 from app.collision.shapes import collision_shapes
 from app.errors import InputError
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 from tests.conftest import WIDOWX_URDF
 from tests.sphere_truth import add_box, true_distances
 

@@ -10,7 +10,7 @@ import pytest
 from app import RobotModel
 from app.collision import collision_model
 from app.collision.pairs import sample_configs
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 from tests.conftest import require_reference
 from tests.sphere_truth import true_distances
 

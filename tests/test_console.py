@@ -44,7 +44,7 @@ def test_a_full_file_system_while_writing_an_output_is_one_app_error_and_leaves_
     import pytest
 
     from app.errors import AppError
-    from app.render.outputs import write_atomic
+    from app.runtime.outputs import write_atomic
 
     def full(tmp):
         with open(tmp, "wb") as f:
@@ -72,12 +72,12 @@ def test_the_first_import_with_a_cold_kernel_cache_says_it_will_compile(tmp_path
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
 def test_a_signal_while_the_package_still_imports_ends_in_one_line_without_traceback(tmp_path, sig, code, word):
     """Ctrl-C in a command's first second lands while ``app`` imports numba and the IK (before ``run_cli``): the
-    signal is sent when ``python -v`` reports that ``app.ik.model`` is being imported."""
+    signal is sent when ``python -v`` reports that ``app.ik.robot_model`` is being imported."""
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-v", "-m", "app.run", "configs/single_ik.yaml", "--no-video",
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stderr:
-        if "app/ik/model.py" in line:
+        if "app/ik/robot_model.py" in line:
             proc.send_signal(sig)
             break
     rest = proc.stderr.read()

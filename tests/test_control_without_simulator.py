@@ -1,10 +1,10 @@
-"""Every controller runs against the plain numpy robot (app.control.robot.IntegratorRobot), no PyBullet:
+"""Every controller runs against the plain numpy robot (app.control.robot_protocol.IntegratorRobot), no PyBullet:
 the controllers speak only the robot protocol."""
 
 import numpy as np
 
 from app.control.controllers import PoseIKController, PoseIKControllerConfig, QPController, QPControllerConfig
-from app.control.robot import IntegratorRobot
+from app.control.robot_protocol import IntegratorRobot
 from app.control.motions import CircleMotion, FingertipsMotion, StaticMotion, TargetGenerator
 from app.ik.tasks import FrameTask
 from app.kinematics.rotations import quat_to_matrix

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from app.dataset import LeRobotWriter, episode_frames, load_dataset
-from app.dataset.video import count_frames, frame_times
+from app.dataset.video_segments import count_frames, frame_times
 from tests.conftest import ROOT
 from tests.dataset_helpers import CAM, SPEC, append_dying_before_info, episode, grey
 

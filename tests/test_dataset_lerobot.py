@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from app.dataset import EpisodeFrames, LeRobotWriter, episode_frames, load_dataset
-from app.dataset.video import frame_times
+from app.dataset.video_segments import frame_times
 from tests.conftest import REFERENCE
 from tests.dataset_helpers import CAM, SPEC
 

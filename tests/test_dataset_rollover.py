@@ -10,7 +10,7 @@ import pytest
 
 from app.dataset import LeRobotWriter, episode_frames, load_dataset
 from app.dataset.rollover import FileLimits, next_file, table_rolls, video_rolls
-from app.dataset.video import count_frames
+from app.dataset.video_segments import count_frames
 from tests.dataset_helpers import CAM, SPEC, append_dying_before_info, episode, grey
 
 TINY = FileLimits(chunks_size=2, data_files_size_in_mb=1e-6, video_files_size_in_mb=1e-6)  # every episode a file

@@ -12,23 +12,23 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.control.config_checks import controller_checks
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.motion_types import MOTION_TYPES
 from app.control.motions import PoseMotion, Targets
-from app.control.robot import LIMIT_MARGIN
+from app.control.robot_protocol import LIMIT_MARGIN
 from app.control.telemetry import TelemetryLog
 from app.errors import ConfigError
 from app.ik.limits import JointLimits
-from app.ik.limits.rows import RowsLimitParams
+from app.ik.limits.given_rows import RowsLimitParams
 from app.ik.qp import QPSolver
 from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask
-from app.ik.tasks.rows import RowsParams
+from app.ik.tasks.given_rows import RowsParams
 from app.kinematics.base_frame import BaseFrame
-from app.runner import run_targets, simulate
+from app.episode.loop import run_targets, simulate
 from app.validation import Check, CheckContext, Where
 
 DOF = 0  # the joint the toy task pushes and the toy limit caps (the WidowX AI's base yaw)

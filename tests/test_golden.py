@@ -1,11 +1,11 @@
 """Regression: the final poses of short runs of every shipped config equal the committed goldens
-(tolerance app.golden.GOLDEN_TOLERANCE). Regenerate deliberately with scripts/regen_golden.py."""
+(tolerance tests.golden_runs.GOLDEN_TOLERANCE). Regenerate deliberately with scripts/regen_golden.py."""
 
 import json
 
 import pytest
 
-from app.golden import compare, final_poses
+from tests.golden_runs import compare, final_poses
 from tests.conftest import ROOT
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

@@ -86,7 +86,7 @@ def test_pick_place_gui_picks_again_on_e_and_shows_the_phase_and_gripper(tmp_pat
 import json
 from app.config.loader import load_run_config
 from app.control.status import latest_status
-from app.gui import run_gui
+from app.episode.gui import run_gui
 run = load_run_config('configs/pick_place.yaml', n_envs=2, duration=2.0)
 seen = {}
 def hook(s):

@@ -5,11 +5,11 @@ cube too wide for the hands, a weak taker, the cube taken away before the giver 
 import numpy as np
 import pytest
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.control.handover_poses import HandoverPoses, frame, level_closing
 from app.kinematics.rotations import axis_vector
-from app.runner import final_state, run_targets, simulate
+from app.episode.loop import final_state, run_targets, simulate
 from tests.conftest import ROOT
 
 CONFIG = ROOT / "configs" / "handover.yaml"
@@ -129,7 +129,7 @@ def test_a_wall_between_the_arms_is_a_collision_of_the_giver_for_the_ik_controll
 
 def test_the_video_films_from_a_named_fixed_camera_in_the_followed_environment():
     from app.errors import ConfigError
-    from app.video_job import video_view
+    from app.episode.video_job import video_view
 
     run = load_run_config(CONFIG, {"video.camera": "cam_high", "video.follow_env": 1}, n_envs=2)
     origins = np.array([[0.0, 0.0, 0.0], [1.6, 0.0, 0.0]])

@@ -13,7 +13,7 @@ import pytest
 
 from app.config.loader import load_run_config
 from app.errors import ConfigError
-from app.render.outputs import PARTIAL
+from app.runtime.outputs import PARTIAL
 from app.run import main
 from tests.conftest import ROOT, Watched, runs
 
@@ -63,11 +63,11 @@ def test_a_failed_run_leaves_the_previous_outputs_and_no_partial_file(tmp_path, 
     config = str(ROOT / "configs" / "single_ik.yaml")
     assert main([config, "--duration", "0.3", "--out", str(out)]) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    import app.runner
+    import app.episode.loop
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")  # after the video was encoded
-    monkeypatch.setattr(app.runner, "report_dict", broken)
+    monkeypatch.setattr(app.episode.loop, "report_dict", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         main([config, "--duration", "0.1", "--out", str(out)])
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

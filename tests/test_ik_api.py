@@ -196,7 +196,7 @@ def test_batch_of_three_targets_is_not_mistaken_for_a_matrix(widowx):
 
 
 def test_result_does_not_depend_on_thread_count(widowx, monkeypatch):
-    import app.threads as threads
+    import app.kernels.dispatch as threads
 
     pos, quat = _fk_targets(widowx, EE, 40, seed=20)
     results = []

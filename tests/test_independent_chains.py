@@ -8,7 +8,7 @@ from app import RobotModel
 from app.ik.chains import chain_model
 from app.ik.prepared import IKProblem, PoseIK
 from app.kinematics.rotations import quat_to_matrix
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 from tests.conftest import REFERENCE, random_configs
 from tests.pb_truth import link_frame, set_config
 

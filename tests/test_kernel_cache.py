@@ -1,4 +1,4 @@
-"""app.kernel_cache: numba's cache folder follows every source file of the package, so an edit to a
+"""app.kernels.cache: numba's cache folder follows every source file of the package, so an edit to a
 called kernel in another file cannot leave a stale compiled caller behind."""
 
 import os

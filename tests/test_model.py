@@ -5,7 +5,7 @@ import pytest
 
 from app import InputError, RobotModel, UnknownNameError
 from app.kinematics.rotations import quat_to_matrix, so3_log
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 from tests.conftest import KUKA_URDF, PANDA_URDF, WIDOWX_URDF, random_configs
 from tests.pb_truth import jacobian as pb_jacobian
 from tests.pb_truth import link_frame, set_config

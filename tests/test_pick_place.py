@@ -6,11 +6,11 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.control.phases import Phase
 from app.ik.limits.distance import CollisionPairs
-from app.runner import final_state, run_targets, simulate
+from app.episode.loop import final_state, run_targets, simulate
 from tests.conftest import ROOT
 
 CONFIG = ROOT / "configs" / "pick_place.yaml"

@@ -1,4 +1,4 @@
-"""Ray's lifetime (app.ray_session): what is left of the processes Ray started is ended after ray.shutdown,
+"""Ray's lifetime (app.runtime.ray_session): what is left of the processes Ray started is ended after ray.shutdown,
 descendants included, stopped before it is killed; a process that has ended is never signalled again; and the one
 Ray internal relied on (the autoscaler monitor's script, killed first to save ~0.8 s) is still where the pinned
 Ray versions put it."""
@@ -88,7 +88,7 @@ signal.signal(signal.SIGTERM, lambda *a: seen.append('handled'))
 ray_session.start_ray(1)
 family = ray_session.tree(ray_session._started)
 print('monitors', sum(ray_session._runs_script(p, ray_session.MONITOR_SCRIPT) for p in family))
-signal.signal(signal.SIGTERM, lambda *a: seen.append('handled'))  # as app.cli does after ray.init
+signal.signal(signal.SIGTERM, lambda *a: seen.append('handled'))  # as app.runtime.command does after ray.init
 t = threading.Thread(target=ray_session.shutdown_ray); t.start(); t.join()
 print('left', [p.pid for p in family if ray_session.running(p)])
 os.kill(os.getpid(), signal.SIGTERM)

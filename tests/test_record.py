@@ -9,7 +9,7 @@ import pytest
 from app.config.loader import load_run_config
 from app.dataset import convert, dataset_units, load_dataset, trossen_names
 from app.record import main
-from app.runner import run_targets
+from app.episode.loop import run_targets
 from tests.conftest import ROOT
 
 CONFIG = str(ROOT / "configs/single_ik.yaml")

@@ -12,13 +12,13 @@ import yaml
 from app import RobotModel
 from app.config.loader import load_run_config
 from app.dataset import episode_frames, load_dataset
-from app.dataset.video import read_frames
+from app.dataset.video_segments import read_frames
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.record import main
-from app.record_cameras import EpisodeCameras
+from app.recording.episode_cameras import EpisodeCameras
 from app.sim.cameras import intrinsics
-from app.sim.loader import load_urdf
-from app.video_job import FrameState
+from app.sim.urdf_loader import load_urdf
+from app.episode.video_job import FrameState
 from tests.conftest import ROOT, WIDOWX_URDF
 from tests.pb_truth import link_frame, set_config
 
@@ -131,7 +131,7 @@ def test_an_act_block_sends_back_file_names_not_frames_and_its_files_hold_the_ca
 
     import h5py
 
-    from app.record_blocks import Sink, joint_names, record_block
+    from app.recording.blocks import Sink, joint_names, record_block
 
     run = load_run_config(config, n_envs=2, duration=1.0)
     block = record_block((run, np.arange(2), Sink(tmp_path, "act-hdf5", "si", tuple(joint_names(run)))))

@@ -6,7 +6,7 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.dataset import DatasetSpec, EpisodeFrames, LeRobotWriter, convert, trossen_names
 from app.replay import main

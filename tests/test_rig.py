@@ -12,8 +12,8 @@ from app.config.loader import load_run_config
 from app.errors import ConfigError, URDFError
 from app.kinematics.compose import RobotPart, compose_urdf
 from app.kinematics.model import KinematicModel
-from app.runner import run_targets, simulate
-from app.build import build_scene
+from app.episode.loop import run_targets, simulate
+from app.episode.scene_build import build_scene
 from tests.conftest import ROOT
 
 REF = ROOT.parent / "shared" / "reference"
@@ -138,7 +138,7 @@ def test_bad_rigs_and_arm_tasks_are_config_errors_naming_the_key(sets, message):
 def test_a_single_arm_task_addresses_an_arm_of_a_rig_by_name():
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", {"task": {"type": "static", "arm": "right",
                                                                         "center": [0.0, -0.15, 0.2]}})
-    from app.run_report import task_links
+    from app.episode.run_report import task_links
 
     assert task_links(run) == ["right/ee_gripper_link"]
 
@@ -175,9 +175,9 @@ def test_two_arms_solve_as_the_kits_own_description_does_kinematically():
     """The project's widowx_ai.urdf pair (the kit's arm kinematics) and the kit's URDF, on ideal joints (no
     physics): one multi-link IK solve per tick over 2 s gives the same joints within 1e-9 rad."""
     from app.control.controllers import PoseIKController, PoseIKControllerConfig
-    from app.control.robot import IntegratorRobot
-    from app.ik.model import RobotModel
-    from app.observe import make_motion
+    from app.control.robot_protocol import IntegratorRobot
+    from app.ik.robot_model import RobotModel
+    from app.episode.feedback import make_motion
 
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=3)
     kit = RobotModel.from_urdf(str(KIT), [str(REF)])
@@ -200,7 +200,7 @@ def test_two_arms_solve_as_the_kits_own_description_does_kinematically():
 
 
 def test_bimanual_ik_reaches_with_both_arms_and_reports_each_arm_by_name(tmp_path):
-    from app.runner import execute
+    from app.episode.loop import execute
 
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=2, duration=3.0)
     result = execute(run, tmp_path, video=False, show_progress=False)
@@ -234,7 +234,7 @@ def test_the_arms_of_a_rig_are_whole_subtrees_and_only_cross_arm_pairs_are_watch
 
 
 def _pressing_report(tmp_path, collision_model: str = "spheres") -> dict:
-    from app.runner import execute
+    from app.episode.loop import execute
 
     run = load_run_config(ROOT / "configs/bimanual_qp.yaml", {"controller.collision_model": collision_model}, n_envs=2,
                           duration=5.0)
@@ -268,11 +268,11 @@ def test_each_arms_target_frame_is_labelled_with_its_arm_in_the_video_and_the_gu
     """The video overlay writes each target's arm name beside its frame (and nothing for a one-arm run); the
     GUI's text line gives each arm's position error by name."""
     from app.control.telemetry import TelemetryLog
-    from app.gui import position_text
+    from app.episode.gui import position_text
     from app.render.framing import CameraView
     from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
-    from app.run_report import target_labels
-    from app.video_job import legend
+    from app.episode.run_report import target_labels
+    from app.episode.video_job import legend
 
     bimanual = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=1)
     assert target_labels(bimanual) == ("left", "right")

@@ -190,7 +190,7 @@ def test_xacro_errors_name_the_package_the_file_and_the_extra(tmp_path, monkeypa
 
 def test_a_scene_file_can_name_a_xacro_description_with_its_args(tmp_path):
     from app.config.loader import load_run_config
-    from app.build import build_scene
+    from app.episode.scene_build import build_scene
 
     scene_file = tmp_path / "xacro_scene.yaml"
     scene_file.write_text(f"robot:\n  urdf: {XACRO}\n  package_dirs: [{SRC}]\n  ee_link: left_tool0\n"
@@ -255,7 +255,7 @@ def test_substitutions_in_comments_and_extension_blocks_are_left_alone(tmp_path)
 
 def test_official_wxai_xacro_builds_a_scene_moved_by_ik_and_pybullet_reads_it_line_by_line():
     """Trossen's wxai.urdf.xacro expands to one long line; the file handed to PyBullet has one element a line."""
-    from app.sim.loader import simulator_file
+    from app.sim.urdf_loader import simulator_file
     from tests.conftest import require_reference
 
     reference = require_reference()

@@ -6,7 +6,7 @@ from scipy.spatial.transform import Rotation
 
 from app.config.loader import load_run_config
 from app.control.script import ScriptPlayer, ScriptRow, ScriptMotion
-from app.runner import execute
+from app.episode.loop import execute
 from tests.conftest import ROOT
 
 

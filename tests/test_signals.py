@@ -1,4 +1,4 @@
-"""app.signals: a signal whose exception Python loses in an at-fork callback (ray.init forks, logging releases its
+"""app.runtime.signals: a signal whose exception Python loses in an at-fork callback (ray.init forks, logging releases its
 lock after each fork) is still handled once the guarded step ends, and without the traceback Python prints of a
 lost exception."""
 
@@ -10,7 +10,7 @@ from tests.conftest import ROOT
 
 LOST_IN_A_FORK = """
 import os, signal
-from app.signals import signals_never_lost
+from app.runtime.signals import signals_never_lost
 signal.signal(signal.SIGINT, signal.default_int_handler)
 armed = []
 os.register_at_fork(after_in_parent=lambda: armed and signal.raise_signal(signal.SIGINT))  # as a Ctrl-C then
@@ -43,7 +43,7 @@ def test_other_lost_exceptions_are_still_printed():
 
 CTRL_C_IN_GENERATED_CODE = """
 import sys
-from app.cli import run_cli
+from app.runtime.command import run_cli
 
 def body():
     exec("import signal; signal.raise_signal(signal.SIGINT)")  # a Ctrl-C while a namedtuple's methods are made

@@ -83,7 +83,7 @@ def test_collision_free_solve_keeps_clear_of_a_box_by_pybullets_measure(tmp_path
     closest points; a target inside the box is never marked clear."""
     import pybullet as pb
 
-    from app.sim.loader import load_urdf
+    from app.sim.urdf_loader import load_urdf
     q = np.array([[0.3, 1.0, 0.8, -0.4, 0.2, 0.1, 0.02, 0.02], [-0.5, 1.2, 0.9, -0.5, 0.0, 0.0, 0.02, 0.02]])
     pos, quat = widowx.forward_kinematics(q, ["ee_gripper_link"])
     box = (0.05, 0.05, 0.05, *pos[1, 0])  # around the second target's gripper

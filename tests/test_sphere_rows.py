@@ -11,7 +11,7 @@ from app.config.loader import load_run_config
 from app.errors import ConfigError, InputError
 from app.ik.limits.distance import DistanceRows
 from app.ik.limits.sphere_rows import NEXT_ROW_BAND, SphereRows, merge_rows
-from app.runner import build_scene, run_targets, simulate
+from app.episode.loop import build_scene, run_targets, simulate
 from app.sim.collision import CollisionPairs, distance_rows
 from tests.conftest import ROOT
 from tests.test_collision import two_envs  # noqa: F401 (the scene of those rows: a table, a post, two envs)

@@ -40,7 +40,7 @@ def test_ik_calls_with_broadcast_or_fresh_targets_reach_the_kernels_as_one_kind_
     from app.ik._analytic_kernel import branches_batch, solve_seeded_kernel
     from app.ik._lm import solve_batch_kernel
     from app.ik.analytic import analytic_ik
-    from app.kinematics._kernels import jacobian_kernel
+    from app.kinematics._fk_kernels import jacobian_kernel
 
     pos = np.array([[0.35, 0.0, 0.2], [0.3, 0.05, 0.25]])
     down = np.array([0.0, 1.0, 0.0, 0.0])

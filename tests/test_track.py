@@ -11,7 +11,7 @@ from app import RobotModel
 from app.dataset.trajectory import read_ee_trajectory, read_table, write_table
 from app.control.stall_causes import StallDiagnosis
 from app.kinematics.rotations import quat_multiply, quat_to_matrix
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 from app.track import main
 from tests.conftest import ROOT, WIDOWX_URDF
 from tests.pb_truth import link_frame, set_config

@@ -1,4 +1,4 @@
-"""app.control.track_loop converts a trajectory's targets before its loop and diagnoses after it: the commands,
+"""app.control.trajectory_loop converts a trajectory's targets before its loop and diagnoses after it: the commands,
 telemetry and stretches must be exactly those of ticking the controllers' own ``track``/``step`` with each tick's
 targets and diagnosing inline, also for a base that is turned and moved (where numpy's products of a whole
 trajectory and of one tick round differently)."""
@@ -9,10 +9,10 @@ import pytest
 from app.control.ik_controller import PoseIKController, PoseIKControllerConfig
 from app.control.motions import Targets
 from app.control.qp_controller import QPController, QPControllerConfig
-from app.control.robot import IntegratorRobot
+from app.control.robot_protocol import IntegratorRobot
 from app.control.stall_causes import StallDiagnosis
 from app.control.stall_stretches import StretchLog
-from app.control.track_loop import _diagnose, _to_base, track
+from app.control.trajectory_loop import _diagnose, _to_base, track
 from app.control.trajectory_targets import sample_ticks
 from app.ik.tasks import FrameTask
 from app.kinematics.base_frame import BaseFrame

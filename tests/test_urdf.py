@@ -9,7 +9,7 @@ import pytest
 from app import MeshNotFoundError, RobotModel, URDFError
 from app.kinematics.description import resolve_uri
 from app.kinematics.urdf import parse_urdf_string
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 from tests.conftest import OFFICIAL_URDF, require_reference
 
 TWO_LINK = """<robot name="t">

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from app import InputError
-from app.render.video import write_mp4
+from app.render.mp4 import write_mp4
 
 
 def _frames(n, h=64, w=96):

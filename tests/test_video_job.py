@@ -15,8 +15,8 @@ import pytest
 from app.config.loader import load_run_config
 from app.render.framing import CameraView
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
-from app.runner import execute
-from app.video_job import FrameState, VideoJob, legend
+from app.episode.loop import execute
+from app.episode.video_job import FrameState, VideoJob, legend
 from tests.conftest import ROOT, Watched, runs
 
 
@@ -42,8 +42,8 @@ def test_render_processes_give_the_serial_video_frame_for_frame(tmp_path):
 
 def _states(run, n):
     """The look and ``n`` moving states of ``run`` (its scene built once, then closed)."""
-    from app.build import build_scene
-    from app.runner import run_targets, video_look
+    from app.episode.scene_build import build_scene
+    from app.episode.loop import run_targets, video_look
 
     scene, robot = build_scene(run)
     targets = run_targets(run, robot.n_envs)
@@ -74,7 +74,7 @@ def test_frames_added_at_once_are_all_rendered_in_order_by_render_processes_and_
 
 
 def test_render_processes_that_cannot_build_their_scene_fail_the_job_and_leave_no_file(tmp_path, monkeypatch):
-    import app.video_job as video_job
+    import app.episode.video_job as video_job
 
     run = _run()
     spec, states = _states(run, video_job.CHUNK)
@@ -124,9 +124,9 @@ def test_a_target_frame_inside_an_obstacle_is_drawn_on_top():
 
 
 def test_follow_env_frames_one_environment_close_up():
-    from app.build import build_scene
+    from app.episode.scene_build import build_scene
     from app.control.motions import TargetGenerator
-    from app.video_job import video_view
+    from app.episode.video_job import video_view
 
     run = _run(follow_env=3)
     scene, robot = build_scene(run)
@@ -147,9 +147,9 @@ def test_follow_env_frames_one_environment_close_up():
 
 def test_rendered_frame_shows_the_recorded_objects_where_they_were_and_the_place_marks():
     """A recorded object pose moves the cube in the picture; a place mark draws a yellow ring there."""
-    from app.build import build_scene
-    from app.runner import run_targets, video_look
-    from app.video_job import SceneRenderer, headless
+    from app.episode.scene_build import build_scene
+    from app.episode.loop import run_targets, video_look
+    from app.episode.video_job import SceneRenderer, headless
 
     run = load_run_config(ROOT / "configs" / "pick_place.yaml", n_envs=1)
     scene, robot = build_scene(run)
@@ -216,7 +216,7 @@ def test_ctrl_c_while_the_video_thread_starts_ends_the_run_in_one_line(tmp_path)
 def test_python_m_app_run_starts_the_render_server_while_the_package_imports_and_never_without_a_video(tmp_path,
                                                                                                        video):
     """The server's own imports (~1.2 s of CPU) then run beside the command's instead of beside the simulation: by
-    the time ``app.ik.model`` (among the package's first heavy imports; python -v names each) loads, the server
+    the time ``app.ik.robot_model`` (among the package's first heavy imports; python -v names each) loads, the server
     runs; with --no-video none does."""
     out = tmp_path / "out"
     run = Watched([sys.executable, "-v", "-m", "app.run", "configs/single_ik.yaml", "--duration", "0.2",

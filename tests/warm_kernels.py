@@ -1,6 +1,6 @@
 """Compile the numba kernels the suite needs before its workers start, in two processes at once.
 
-A fresh checkout has no compiled kernels (app/kernel_cache.py): without this, each pytest-xdist worker and each
+A fresh checkout has no compiled kernels (app/kernels/cache.py): without this, each pytest-xdist worker and each
 command line a test starts in the first minute compiles the same kernels itself (~40-60 s of CPU each on this
 2-core machine). ``tests/conftest.py`` runs the two groups below side by side when the cache is cold; each
 group runs the app's own command lines for a few control ticks, so it compiles what a real run compiles.

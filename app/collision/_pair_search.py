@@ -1,6 +1,6 @@
 """The search for the closest pair of spheres (or sphere and box) between two bodies, and optionally the
 next-closest within a band: bounding-sphere pruning, groups of spheres visited nearest first, witnesses and
-normals for the gradient. Inlined into the kernels of :mod:`app.collision._kernels` (the QP's rows) or called
+normals for the gradient. Inlined into the kernels of :mod:`app.collision._distance_kernels` (the QP's rows) or called
 (clear, evidence: a shorter compile).
 """
 

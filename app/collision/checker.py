@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.collision._kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
+from app.collision._distance_kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
 from app.collision.robot_spheres import RobotSpheres
-from app.collision.tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
+from app.collision.collision_tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
 from app.collision.world import ObjectPoses, World, box_frame, held_spheres
 from app.errors import InputError
 from app.kinematics.model import KinematicModel
-from app.threads import MIN_CHUNK, chunked, entry_point
+from app.kernels.dispatch import MIN_CHUNK, chunked, entry_point
 
 
 class CollisionModel:
@@ -44,7 +44,7 @@ class CollisionModel:
         self.object_names = tuple(o.name for o in self.world.objects)
         M = len(self.object_names)
         self._no_objects = (np.zeros((1, M, 3, 3)), np.zeros((1, M, 3)), np.full((1, M), -1, dtype=np.int64))
-        self._entry = None  # distances_kernel's compiled entry, once known (app.threads.entry_point)
+        self._entry = None  # distances_kernel's compiled entry, once known (app.kernels.dispatch.entry_point)
 
     def _world_bodies(self, index: dict[str, int]) -> list[tuple[int, int]]:
         """World bodies appended; pairs: every moving robot body with each, and the held object's."""

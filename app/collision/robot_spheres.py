@@ -159,7 +159,7 @@ def _measured(link: str, spheres: np.ndarray, shapes: list, urdf_path: str) -> f
 
 def cache_dir() -> Path:
     """Folder of the cached sphere files (beside numba's cache)."""
-    from app.kernel_cache import cache_root
+    from app.kernels.cache import cache_root
     return cache_root() / "spheres"
 
 

@@ -3,7 +3,7 @@ config selects one, and only that config's keys are valid.
 
 ``QPController`` (app.control.qp_controller): constrained differential IK with joint limits and
 collision margins. ``PoseIKController`` (app.control.ik_controller): one batched pose-IK call per tick.
-Both talk to a :class:`~app.control.robot.ControlledRobot`.
+Both talk to a :class:`~app.control.robot_protocol.ControlledRobot`.
 """
 
 import typing

@@ -1,6 +1,6 @@
 """The pose-IK controller: one batched pose-IK call for every environment per tick (Genesis' batched IK
 example), the answer commanded to the motors or set directly. It talks to any
-:class:`~app.control.robot.ControlledRobot`; targets are in each environment's frame."""
+:class:`~app.control.robot_protocol.ControlledRobot`; targets are in each environment's frame."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.config_checks import controller_checks
-from app.control.robot import LIMIT_MARGIN, ControlledRobot
+from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik.api import prepared_solver
-from app.threads import EntryPoints, kernel_array
+from app.kernels.dispatch import EntryPoints, kernel_array
 from app.ik.limits import JointLimits
 from app.ik._lm import pose_error_norms_kernel
 from app.ik.limits.joint_box import velocity_limited_batch

@@ -55,7 +55,7 @@ class PoseMotion:
         return [(("robot", "ee_link"), robot.ee_link)]
 
     def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None):
-        """The run's target source (app.observe.make_motion): called with the time [s], it gives Targets; it
+        """The run's target source (app.episode.feedback.make_motion): called with the time [s], it gives Targets; it
         has ``n_targets`` and ``feedback`` (False: driven by time alone)."""
         return TargetGenerator(self, n_envs, base_pos, seed, envs=envs)
 

@@ -1,5 +1,5 @@
 """What a feedback motion (pick-and-place) sees of its environments at a control tick, gathered by the
-composition layer from the simulator (app.observe) or made by a test. Every pose is in the environment's
+composition layer from the simulator (app.episode.feedback) or made by a test. Every pose is in the environment's
 frame; arrays lead with the environment axis."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The QP controller: pose error -> desired twist (gain + feed-forward) -> QP with joint limits and
 collision margins -> qdot; q_cmd = q + h qdot commanded with velocity feed-forward. A QP that OSQP
 does not report solved commands a safe stop (hold the measured q, zero velocity) and is reported.
-It talks to any :class:`~app.control.robot.ControlledRobot`.
+It talks to any :class:`~app.control.robot_protocol.ControlledRobot`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.config_checks import controller_checks, link_checks
-from app.control.robot import LIMIT_MARGIN, ControlledRobot
+from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
@@ -28,7 +28,7 @@ from app.ik.qp import QPBatch, QPSolver
 from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask, PostureTask
 from app.kinematics.base_frame import BaseFrame
-from app.threads import kernel_array
+from app.kernels.dispatch import kernel_array
 from app.validation import Check, CheckContext, Where, as_rotation_matrices, as_vectors
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ class QPController:
     """Constrained differential IK for every environment of one robot.
 
     Args:
-        robot: Any :class:`~app.control.robot.ControlledRobot` (the PyBullet one, or a numpy integrator).
+        robot: Any :class:`~app.control.robot_protocol.ControlledRobot` (the PyBullet one, or a numpy integrator).
         task: The frame task to track, or several (one target each, every one tracked; targets set in the base
             frame each tick).
         config: Controller settings.

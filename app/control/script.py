@@ -50,7 +50,7 @@ class ScriptMotion:
         ]
 
     def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None) -> ScriptPlayer:
-        """The run's target source (app.observe.make_motion): the same script in every environment."""
+        """The run's target source (app.episode.feedback.make_motion): the same script in every environment."""
         return ScriptPlayer(self, n_envs if envs is None else len(envs), base_pos)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from app.threads import kernel_array
+from app.kernels.dispatch import kernel_array
 
 
 @njit(cache=True)

@@ -14,10 +14,10 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from app.dataset.names import trossen_names
+from app.dataset.joint_names import trossen_names
 from app.dataset.records import RecordedDataset, RecordedEpisode
 from app.errors import DatasetError
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 
 ACT_DEFAULT_FPS = 50.0  # ACT's own control period (DT = 0.02 s)
 # images by HDF5's standard deflate filter (any HDF5 reader, h5py included, inflates it): level 1 made rendered

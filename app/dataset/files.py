@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 
 # lerobot's parquet feature types ("datasets" library Features) for the columns we write
 _HF_SCALAR = {"float32": "float32", "int64": "int64"}

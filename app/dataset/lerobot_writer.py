@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import app.dataset.v30_schema as v30
-import app.dataset.video as video
+import app.dataset.video_segments as video
 from app.dataset.files import hf_features_metadata, pandas_index_metadata, write_json, write_parquet
 from app.dataset.records import DatasetSpec, EncodedVideo, EpisodeFrames
 from app.dataset.rollover import FileLimits, files_after, next_file, size_mb, table_rolls, video_rolls

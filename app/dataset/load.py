@@ -10,7 +10,7 @@ from app.dataset.act_hdf5 import ACT_DEFAULT_FPS, read_act
 from app.dataset.lerobot_reader import read_lerobot
 from app.dataset.records import RecordedDataset
 from app.dataset.units import UnitsGuess, detect_units
-from app.dataset.video import read_frames
+from app.dataset.video_segments import read_frames
 from app.errors import DatasetError
 
 

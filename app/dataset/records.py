@@ -32,7 +32,7 @@ class DatasetSpec(NamedTuple):
 
 
 class EncodedVideo(NamedTuple):
-    """One episode's frames of a camera already encoded (app.dataset.video.encode_segment, e.g. by a worker
+    """One episode's frames of a camera already encoded (app.dataset.video_segments.encode_segment, e.g. by a worker
     process): the segment file (consumed by the writer), its frame count and the frames' stats
     (app.dataset.stats.image_stats)."""
     path: str

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.dataset.names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, trossen_names
+from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, trossen_names
 from app.errors import DatasetError
 
 

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from app.errors import DatasetError
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 
 POSE_COLUMNS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 FORMATS = (".csv", ".npz", ".parquet")

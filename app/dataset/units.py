@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.dataset.names import gripper_columns
+from app.dataset.joint_names import gripper_columns
 from app.errors import DatasetError
 
 UNITS = ("si", "trossen")

@@ -11,7 +11,7 @@ import pyarrow as pa
 from app.dataset.records import DatasetSpec
 from app.dataset.rollover import FileLimits
 from app.dataset.stats import STAT_KEYS
-from app.dataset.video import CODEC, PIX_FMT
+from app.dataset.video_segments import CODEC, PIX_FMT
 
 VERSION = "v3.0"
 DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"

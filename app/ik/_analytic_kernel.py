@@ -10,8 +10,8 @@ import numpy as np
 from numba import njit
 
 from app.ik._lm import solve_one
-from app.kinematics._kernels import frames_one
-from app.threads import chunked
+from app.kinematics._fk_kernels import frames_one
+from app.kernels.dispatch import chunked
 
 
 @njit(cache=True)
@@ -278,7 +278,7 @@ def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free
 
 
 def solve_seeded(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, arm):
-    """:func:`solve_seeded_kernel` split over threads (app.threads)."""
+    """:func:`solve_seeded_kernel` split over threads (app.kernels.dispatch)."""
     def kernel(q_init, starts, tgt_pos, tgt_rot):
         return solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, arm)
 

@@ -3,7 +3,7 @@
 Everything a single iteration does (FK, masked residual, Jacobian, damped solve, trust
 region, limit handling, step acceptance, stall detection and restarts) runs here without
 returning to Python: one numpy-level iteration cost ~400 us on this machine against ~3 us
-compiled. The batch is split over threads (app.threads): problems are independent, so the
+compiled. The batch is split over threads (app.kernels.dispatch): problems are independent, so the
 result does not depend on the thread count, and a batch gives exactly the per-problem answers.
 """
 
@@ -14,8 +14,8 @@ from numba import njit
 
 from app.ik._linalg import solve_spd
 from app.ik._residual import residual_batch, residual_one, task_jacobian_one
-from app.kinematics._kernels import frames_one
-from app.threads import chunked
+from app.kinematics._fk_kernels import frames_one
+from app.kernels.dispatch import chunked
 
 
 @njit(cache=True)
@@ -207,7 +207,7 @@ solve_batch_kernel = njit(cache=True, nogil=True)(_solve_batch)
 
 
 def solve_batch(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, seeds, n_seeds):
-    """:func:`_solve_batch` split over threads (app.threads); the arguments are those of ``_solve_batch``."""
+    """:func:`_solve_batch` split over threads (app.kernels.dispatch); the arguments are those of ``_solve_batch``."""
     def kernel(q_init, starts, tgt_pos, tgt_rot, seeds, n_seeds):
         return solve_batch_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, seeds, n_seeds)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.kinematics._kernels import frames_one, jacobian_one, so3_log_one
+from app.kinematics._fk_kernels import frames_one, jacobian_one, so3_log_one
 
 ROT_NONE, ROT_AXIS, ROT_FULL = 0, 1, 2
 
@@ -24,7 +24,7 @@ def residual_one(R, p, tgt_pos, tgt_rot, task, err):
     Args:
         R, p: Link frames. Shapes (L, 3, 3), (L, 3).
         tgt_pos, tgt_rot: Targets. Shapes (T, 3), (T, 3, 3).
-        task: TaskTables (app.ik.tables).
+        task: TaskTables (app.ik.ik_tables).
         err: Output, unweighted: position [m] then rotation vector [rad]. Shape (T, 6).
     """
     links, local_points, rot_mode, rot_axis, pos_mask = task.links, task.local_points, task.rot_mode, task.rot_axis, \

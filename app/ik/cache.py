@@ -1,6 +1,6 @@
 """The model-owned cache of the IK layer: prepared solvers and the tables they are made of.
 
-``app.RobotModel`` (app.ik.model) owns the dictionary (``solver_cache``); a bare KinematicModel has
+``app.RobotModel`` (app.ik.robot_model) owns the dictionary (``solver_cache``); a bare KinematicModel has
 none, and everything is then built afresh. Bounded: the least recently used entries go first.
 """
 

@@ -21,7 +21,7 @@ from app.ik.chains import independent_groups
 from app.ik._analytic_kernel import solve_seeded_kernel
 from app.ik._lm import solve_batch_kernel
 from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel
-from app.threads import entry_point, kernel_array
+from app.kernels.dispatch import entry_point, kernel_array
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
 from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_rotation_matrices, as_vectors
@@ -110,7 +110,7 @@ class PoseIK:
         self._arm = closed_form(model, t) if seeded else None
         self._identity, self._mid = np.eye(3), model.mid_config()
         self._mid_row = self._mid.reshape(1, -1)
-        self._entry = None  # the compiled one-problem loop, called directly once known (app.threads.entry_point)
+        self._entry = None  # the compiled one-problem loop, called directly once known (app.kernels.dispatch.entry_point)
         self._no_seeds = (np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
         groups = independent_groups(model, problem, self._free)  # links on chains that share no free DOF
         self._groups = None if groups is None else [

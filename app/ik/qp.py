@@ -37,7 +37,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._qp_kernel import OSQP_INF, feasible_scale_one
-from app.threads import kernel_array
+from app.kernels.dispatch import kernel_array
 
 INF = OSQP_INF  # OSQP's infinity
 DAMPING = 1e-9  # mu of the cost: keeps P positive definite when the tasks leave directions free

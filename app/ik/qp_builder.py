@@ -4,12 +4,12 @@ Slots, in the order the compiled :func:`build_batch` takes them (how several pie
 and the errors for pieces that cannot: app.ik.qp_pieces):
 
     frame         app.ik.tasks.frame.FrameTask          task rows (6 per task, masked, weighted), any number
-    rows_task     app.ik.tasks.rows.RowsTask            task rows given precomputed
+    rows_task     app.ik.tasks.given_rows.RowsTask            task rows given precomputed
     posture       app.ik.tasks.posture.PostureTask      nullspace posture velocity
     joint_box     app.ik.limits.joint_box.JointLimits   velocity box from the joint limits (first n rows), any number
     velocity_box  app.ik.limits.velocity_box.VelocityBox  a given box, intersected with the joint boxes
     distance      app.ik.limits.distance.CollisionLimit  collision rows (closest first, up to K per env)
-    rows_limit    app.ik.limits.rows.RowsLimit          given rows, after the collision rows
+    rows_limit    app.ik.limits.given_rows.RowsLimit          given rows, after the collision rows
 
 A slot left empty contributes nothing. The controller tick, :func:`build_qp` and the tests all
 come here; the per-row kernels are the tasks' and limits' own.
@@ -27,15 +27,15 @@ from app.ik._qp_exact import exact_solution_one
 from app.ik._qp_kernel import OSQP_INF, assemble_one
 from app.ik.limits.distance import distance_row_one, no_distance_rows
 from app.ik.limits.joint_box import inactive_joint_box, joint_box_one
-from app.ik.limits.rows import no_limit_rows
+from app.ik.limits.given_rows import no_limit_rows
 from app.ik.limits.velocity_box import inactive_velocity_box
 from app.ik.qp import DAMPING, QPBatch
 from app.ik.qp_pieces import SLOTS, combined_slots
 from app.ik.tasks.frame import frame_rows_at, inactive_frame
 from app.ik.tasks.posture import PostureParams, posture_velocity_one
-from app.ik.tasks.rows import no_rows
-from app.kinematics._kernels import frames_one
-from app.threads import EntryPoints, kernel_array
+from app.ik.tasks.given_rows import no_rows
+from app.kinematics._fk_kernels import frames_one
+from app.kernels.dispatch import EntryPoints, kernel_array
 
 __all__ = ["SLOTS", "QPBuilder", "build_batch", "build_qp"]
 
@@ -128,7 +128,7 @@ class QPBuilder:
             fixed for warm OSQP workspaces; None: as many as the call needs.
         damping: mu of the cost.
         reuse: Built again and again with arguments of the same types (a controller's tick): the compiled
-            builder is then called directly after the first build (app.threads.entry_point), one entry per
+            builder is then called directly after the first build (app.kernels.dispatch.entry_point), one entry per
             number of frame tasks and joint boxes.
     """
 

@@ -21,10 +21,10 @@ import numpy as np
 
 from app.errors import IncompatibleError, InputError
 from app.ik.limits.distance import DistanceParams
-from app.ik.limits.rows import RowsLimitParams
+from app.ik.limits.given_rows import RowsLimitParams
 from app.ik.limits.velocity_box import VelocityBoxParams
 from app.ik.tasks.posture import PostureParams
-from app.ik.tasks.rows import RowsParams
+from app.ik.tasks.given_rows import RowsParams
 
 TASK_SLOTS = ("frame", "rows_task", "posture")
 LIMIT_SLOTS = ("joint_box", "velocity_box", "distance", "rows_limit")

@@ -22,10 +22,10 @@ from app.errors import InputError
 from app.ik._lm import error_norms, pose_error_norms_kernel, solve_batch
 from app.ik.cache import cached
 from app.ik._analytic_kernel import solve_seeded
-from app.ik.tables import ArmTables, LMOptions, TaskTables
+from app.ik.ik_tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
 from app.kinematics.model import KinematicModel
-from app.threads import kernel_array
+from app.kernels.dispatch import kernel_array
 from app.validation import check_types
 
 log = logging.getLogger(__name__)
@@ -168,7 +168,7 @@ def restart_points(model: KinematicModel, free: np.ndarray, options: IKOptions, 
     table = np.concatenate([np.broadcast_to(seeds, (lead,) + seeds.shape[-2:]),
                             np.broadcast_to(table, (lead,) + table.shape)], axis=1)
     table = np.ascontiguousarray(np.where(free, table, np.nan))
-    table.setflags(write=False)  # as the cached table: one compiled variant of the loop (app.threads.kernel_array)
+    table.setflags(write=False)  # as the cached table: one compiled variant of the loop (app.kernels.dispatch.kernel_array)
     return table
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._residual import ROT_AXIS, ROT_FULL, ROT_NONE
-from app.ik.tables import TaskTables
+from app.ik.ik_tables import TaskTables
 from app.kinematics.model import KinematicModel
 from app.validation import as_float_array, as_mask, as_rotation_matrices, as_vectors
 

@@ -1,5 +1,5 @@
 """KinematicModel: batched forward kinematics and geometric Jacobians in pure numpy (the user-facing
-``app.RobotModel`` adds the IK methods on top, in app.ik.model).
+``app.RobotModel`` adds the IK methods on top, in app.ik.robot_model).
 
 Every movable joint (revolute, continuous, prismatic) is one DOF, in depth-first link
 order. ``<mimic>`` tags are recorded in :attr:`KinematicModel.mimic` but not enforced: each
@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from app.errors import InputError, UnknownNameError
-from app.kinematics._kernels import jacobian_kernel, link_frames_kernel, point_jacobians_kernel
+from app.kinematics._fk_kernels import jacobian_kernel, link_frames_kernel, point_jacobians_kernel
 from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
-from app.kinematics.tables import FKTables, JacobianTables
+from app.kinematics.fk_tables import FKTables, JacobianTables
 from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
-from app.threads import entry_point, kernel_array
+from app.kernels.dispatch import entry_point, kernel_array
 from app.validation import as_float_array, as_point, check_finite
 
 LinkRef = str | int

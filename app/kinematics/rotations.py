@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.kinematics._kernels import matrix_to_quat_batch, quat_log_batch
+from app.kinematics._fk_kernels import matrix_to_quat_batch, quat_log_batch
 from app.validation import quat_to_matrix_batch
 
 _SMALL = 1e-6

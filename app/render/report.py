@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 
 
 def write_json_atomic(path: Path, data: dict) -> Path:

@@ -15,7 +15,7 @@ import pybullet as pb
 from app.collision import CollisionModel
 from app.errors import AppError, InputError, UnknownNameError
 from app.ik.limits.distance import CollisionPairs, DistanceRows
-from app.ik.model import RobotModel
+from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
@@ -24,9 +24,9 @@ from app.sim.collision import distance_rows
 from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
-from app.sim.loader import LoadedBody, load_body, simulator_file
+from app.sim.urdf_loader import LoadedBody, load_body, simulator_file
 from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
-from app.sim.names import Joint, Link
+from app.sim.handles import Joint, Link
 from app.validation import as_quaternions, as_vectors
 
 
@@ -275,7 +275,7 @@ class Robot:
 
     # ------------------------------------------------------------------ the controllers' protocol
     def command(self, q: np.ndarray, qdot: np.ndarray, position_gain: float | None = None) -> None:
-        """app.control.robot.ControlledRobot: motor targets q and feed-forward qdot (n_envs, n_dofs) of the arm
+        """app.control.robot_protocol.ControlledRobot: motor targets q and feed-forward qdot (n_envs, n_dofs) of the arm
         DOFs (a gripper's are its own)."""
         if not self.grippers:
             self.control_dofs_position(self.unbatch(q), velocity=self.unbatch(qdot), position_gain=position_gain)
@@ -285,7 +285,7 @@ class Robot:
                                    position_gain=position_gain)
 
     def set_state(self, q: np.ndarray) -> None:
-        """app.control.robot.ControlledRobot: teleport the arm DOFs to q (n_envs, n_dofs), at rest."""
+        """app.control.robot_protocol.ControlledRobot: teleport the arm DOFs to q (n_envs, n_dofs), at rest."""
         if not self.grippers:
             self.set_qpos(self.unbatch(q))
         else:
@@ -301,7 +301,7 @@ class Robot:
         return out
 
     def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
-        """app.control.robot.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""
+        """app.control.robot_protocol.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""
         return distance_rows(self, pairs, q, self.box_ids)
 
     @property
@@ -323,7 +323,7 @@ class Robot:
         return self._sphere_models[key]
 
     def sphere_state(self, collision: CollisionModel, q: np.ndarray) -> tuple:
-        """app.control.robot.ControlledRobot: for sphere rows of ``collision`` at the measured q (n_envs, n_dofs),
+        """app.control.robot_protocol.ControlledRobot: for sphere rows of ``collision`` at the measured q (n_envs, n_dofs),
         its objects' poses now (ObjectPoses, None without objects) and per environment the pairs left unwatched
         (released_pairs, fingers on released objects, the holding gripper on a held one)."""
         if not collision.object_names:

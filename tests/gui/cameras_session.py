@@ -13,7 +13,7 @@ import numpy as np
 import pybullet as pb
 
 from app.config.loader import load_run_config
-from app.gui import run_gui
+from app.episode.gui import run_gui
 from tests.gui.xwd import read_xwd
 
 out = Path(sys.argv[1])

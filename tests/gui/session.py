@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 from app.config.loader import load_run_config
-from app.gui import run_gui
+from app.episode.gui import run_gui
 from tests.gui.xwd import read_xwd
 
 out_dir, shot, view = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])

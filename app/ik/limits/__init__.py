@@ -4,7 +4,7 @@ kernel, and a thin class (compute_qp_inequalities) that fills the tuple. The com
 
 from app.ik.limits.distance import CollisionLimit, CollisionPairs, DistanceRows
 from app.ik.limits.joint_box import JointLimits
-from app.ik.limits.rows import RowsLimit
+from app.ik.limits.given_rows import RowsLimit
 from app.ik.limits.sphere_rows import SphereRows
 from app.ik.limits.velocity_box import VelocityBox
 

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from app.ik.qp import INF, Inequalities
-from app.threads import kernel_array
+from app.kernels.dispatch import kernel_array
 
 
 @dataclass(frozen=True)

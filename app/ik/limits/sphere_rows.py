@@ -22,7 +22,7 @@ from numba import njit
 from app.collision.checker import CollisionModel
 from app.collision.world import ObjectPoses
 from app.ik.limits.distance import DistanceRows
-from app.threads import entry_point
+from app.kernels.dispatch import entry_point
 
 NEXT_ROW_BAND = 0.02  # [m] a pair's next-closest sphere pair this much farther than its closest gives a row too
 
@@ -42,7 +42,7 @@ class SphereRows:
         self._index = {pair: k for k, pair in enumerate(collision.pair_names)}
         self._index.update({(b, a): k for (a, b), k in list(self._index.items())})
         self._every = np.ones((0, collision.n_pairs), dtype=np.bool_)  # every pair watched (reused)
-        self._select = None  # _select's compiled entry, once known (app.threads.entry_point)
+        self._select = None  # _select's compiled entry, once known (app.kernels.dispatch.entry_point)
 
     def __repr__(self) -> str:
         return f"SphereRows({self.collision.n_pairs} pairs, detection {self.detection_distance} m)"

@@ -8,7 +8,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik.qp import INF, Inequalities
-from app.threads import kernel_array
+from app.kernels.dispatch import kernel_array
 
 
 class VelocityBoxParams(NamedTuple):

@@ -4,6 +4,6 @@ builder (app.ik.qp_builder) assembles the QP from them."""
 
 from app.ik.tasks.frame import FrameTask
 from app.ik.tasks.posture import PostureTask, posture_velocity
-from app.ik.tasks.rows import RowsTask
+from app.ik.tasks.given_rows import RowsTask
 
 __all__ = ["FrameTask", "PostureTask", "RowsTask", "posture_velocity"]

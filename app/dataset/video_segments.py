@@ -17,7 +17,7 @@ import imageio_ffmpeg
 import numpy as np
 
 from app.errors import DatasetError
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 
 CODEC = "h264"
 PIX_FMT = "yuv420p"

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from app.ik.limits.distance import CollisionPairs, DistanceRows
-from app.ik.model import RobotModel
+from app.ik.robot_model import RobotModel
 
 LIMIT_MARGIN = 1e-4  # [rad] or [m]: controllers command this far inside the joint limits (motors' stopping error)
 

@@ -1,6 +1,6 @@
 """Compiled signed distances between bodies of spheres and boxes, and their gradients in joint space.
 
-One call takes a batch of configurations; each is independent (run over threads by app.threads.chunked).
+One call takes a batch of configurations; each is independent (run over threads by app.kernels.dispatch.chunked).
 Conventions: a pair's distance is the smallest over its sphere-sphere and sphere-box distances (negative:
 penetration); its gradient row is d(distance)/dq = n . (v_a - v_b), n the unit normal from b's witness to
 a's, v the linear velocity of each witness point per unit joint speed (rows 0-2 of the project's geometric
@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from app.collision._pair_search import NEXT_SIZE, _box_gap, _pair, _pair_called
-from app.kinematics._kernels import frames_one
+from app.kinematics._fk_kernels import frames_one
 
 
 @njit(cache=True, nogil=True)

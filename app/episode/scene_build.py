@@ -6,7 +6,7 @@ import numpy as np
 
 from app.config.robots import rig_grippers, rig_parts
 from app.config.schema import BoxSection, GripperSection, RunConfig
-from app.observe import object_spec, object_starts
+from app.episode.feedback import object_spec, object_starts
 from app.sim.gripper import GripperSpec
 from app.sim.robot import Robot
 from app.sim.scene import BoxSpec, Scene, grid_origins
@@ -24,7 +24,7 @@ def gripper_spec(section: GripperSection, ee_link: str) -> GripperSpec:
 def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = None) -> tuple[Scene, Robot]:
     """Scene with the run's robot, table, floor and obstacles, built for ``run.n_envs`` environments, or only for
     ``envs`` (indices; one worker's share) at the places they have in the whole grid. Objects start where
-    app.observe.object_starts draws them; a gripper takes its finger joints from the arm's controllers."""
+    app.episode.feedback.object_starts draws them; a gripper takes its finger joints from the arm's controllers."""
     cfg = run.scene_config
     scene = Scene(gui=gui, dt=1.0 / cfg.physics_hz, gravity=cfg.gravity, solver_iterations=cfg.solver_iterations,
                   cone_friction=cfg.cone_friction)

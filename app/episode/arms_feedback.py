@@ -14,7 +14,7 @@ from app.control.pick_place import draw_places
 from app.kinematics.arms import arm_link_groups
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
-from app.observe import object_spec, object_starts
+from app.episode.feedback import object_spec, object_starts
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 

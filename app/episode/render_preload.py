@@ -13,7 +13,7 @@ import importlib
 
 import numpy as np
 
-from app.threads import run_in_background
+from app.kernels.dispatch import run_in_background
 
 run_in_background()  # first: the server (its imports too) and the render processes it forks leave the simulation its core
 
@@ -34,5 +34,5 @@ def load_kernels() -> None:
     matrix_to_quat(quat_to_matrix(np.array([[1.0, 0.0, 0.0, 0.0]])))
 
 
-importlib.import_module("app.video_job")  # the renderer's modules
+importlib.import_module("app.episode.video_job")  # the renderer's modules
 load_kernels()

@@ -1,5 +1,5 @@
 """What ``python -m app.track`` runs: the config's robot (ideal joints, or the PyBullet scene with ``--physics``)
-and controller, the trajectory sampled at the control rate, the loop (app.control.track_loop), the outputs."""
+and controller, the trajectory sampled at the control rate, the loop (app.control.trajectory_loop), the outputs."""
 
 from __future__ import annotations
 
@@ -9,22 +9,22 @@ from pathlib import Path
 
 import numpy as np
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.config.robots import robot_description
 from app.config.schema import RunConfig
 from app.control.motions import PoseMotion
-from app.control.robot import IntegratorRobot
+from app.control.robot_protocol import IntegratorRobot
 from app.control.stall_causes import StallDiagnosis, StallLimits
-from app.control.track_loop import track
+from app.control.trajectory_loop import track
 from app.control.trajectory_targets import sample_ticks
 from app.dataset.trajectory import EETrajectory, read_ee_trajectory, write_table
 from app.errors import InputError
-from app.ik.model import RobotModel
+from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
-from app.render.outputs import OutputSet
+from app.runtime.outputs import OutputSet
 from app.render.report import write_json_atomic
 
 
@@ -80,7 +80,7 @@ def start_config(model: RobotModel, run: RunConfig, links: list[str], base: Base
 def _controller(run: RunConfig, robot, links: list[str], rot_mask, dt: float, scene_robot):
     """The config's controller for the trajectory's links; with a PyBullet ``scene_robot`` (or None) a QP watches
     the table and obstacles and, for several arms (``arm_pairs``), every cross-arm pair of collision links, as a
-    run's does (app.runner.make_controller)."""
+    run's does (app.episode.loop.make_controller)."""
     config = dataclasses.replace(run.controller, dt=dt)
     task = PoseMotion(pos_mask=POS_MASK, rot_mask=rot_mask)  # the file's poses, whatever the config's task
     s, boxes = run.scene_config, ()

@@ -2,7 +2,7 @@
 
 Light on purpose (no app imports): ``python -m app.run`` starts the server while the package itself is still
 being imported (:func:`start_early`, called from ``app/__init__.py``), so that the server's imports (~1.2 s of
-CPU, app.render_preload) run on the core that the command's own imports leave idle, instead of on the one the
+CPU, app.episode.render_preload) run on the core that the command's own imports leave idle, instead of on the one the
 renders need while the simulation runs.
 """
 
@@ -23,7 +23,7 @@ _early: list[psutil.Process] = []  # the processes start_early started, for stop
 
 
 def render_context():
-    """Render processes fork from a server that loaded their modules and kernels once (app.render_preload:
+    """Render processes fork from a server that loaded their modules and kernels once (app.episode.render_preload:
     each starts in 0.05 s of CPU instead of ~0.8 s); never fork this process itself (its threads, PyBullet
     client). The server is started here with SIGINT ignored, which it inherits: a terminal's Ctrl-C reaches
     the whole process group, and the server would print a traceback while it loads its modules (~1 s; it
@@ -31,7 +31,7 @@ def render_context():
     method = os.environ.get("APP_MP", "forkserver")
     ctx = mp.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload(["app.render_preload"])
+        ctx.set_forkserver_preload(["app.episode.render_preload"])
         if threading.current_thread() is threading.main_thread():
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
             try:

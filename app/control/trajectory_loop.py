@@ -1,7 +1,7 @@
 """Track an end-effector trajectory sampled at the control rate with a controller, tick by tick: the measured
 joints at every tick, and every stretch where an arm fell behind with its cause (app.control.stall_causes).
 
-The loop talks to a :class:`~app.control.robot.ControlledRobot` and a controller (``ik`` or ``qp``) only; what
+The loop talks to a :class:`~app.control.robot_protocol.ControlledRobot` and a controller (``ik`` or ``qp``) only; what
 advances the robot between ticks (an ideal integrator, or physics steps) is the caller's ``advance``.
 """
 

@@ -12,22 +12,22 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.motions import TargetGenerator  # or any motion of app.observe.make_motion
+from app.control.motions import TargetGenerator  # or any motion of app.episode.feedback.make_motion
 from app.control.telemetry import InvariantMonitor
 from app.kinematics.arms import cross_arm_pairs
 from app.control.status import latest_status
-from app.render.outputs import OutputSet
+from app.runtime.outputs import OutputSet
 from app.render.progress import Progress
 from app.render.report import plot_tracking, write_json_atomic
-from app.run_report import report_dict, task_links
-from app.build import build_scene
+from app.episode.run_report import report_dict, task_links
+from app.episode.scene_build import build_scene
 from app.control.handover import HandoverMotion
-from app.observe import Feedback, make_motion, object_starts
-from app.observe_arms import ArmsFeedback, make_handover
+from app.episode.feedback import Feedback, make_motion, object_starts
+from app.episode.arms_feedback import ArmsFeedback, make_handover
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.sim.sphere_world import SPHERE_SHAPES
-from app.video_job import FrameState, VideoJob, auto_workers, video_spec, video_view
+from app.episode.video_job import FrameState, VideoJob, auto_workers, video_spec, video_view
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +46,13 @@ class RunResult:
     outputs: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     summary: dict = field(default_factory=dict)
-    scale: dict = field(default_factory=dict)  # a sharded run's workers, blocks and pace (app.scale)
+    scale: dict = field(default_factory=dict)  # a sharded run's workers, blocks and pace (app.episode.sharding)
     episodes: list = field(default_factory=list)  # pick-and-place: one result per environment (PickLog.results)
     objects: dict = field(default_factory=dict)  # name -> start_pos, start_quat, final_pos, final_quat (n_envs, .)
 
 
 def run_targets(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None, robot: Robot | None = None):
-    """The run's motion (app.observe.make_motion) for ``n_envs`` environments (default: the run's), or for the
+    """The run's motion (app.episode.feedback.make_motion) for ``n_envs`` environments (default: the run's), or for the
     environments ``envs`` of them (their draws sliced from those of all); a pick-and-place needs the robot."""
     n_envs = run.n_envs or 1 if n_envs is None else n_envs
     if isinstance(run.task, HandoverMotion):
@@ -158,8 +158,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, targets: TargetGenerato
 
 
 def make_feedback(run: RunConfig, scene: Scene, robot: Robot, motion):
-    """What each control tick observes and commands of the grippers: one gripper (app.observe.Feedback), the arms
-    of a motion that works several (app.observe_arms.ArmsFeedback), or nothing without a gripper."""
+    """What each control tick observes and commands of the grippers: one gripper (app.episode.feedback.Feedback), the arms
+    of a motion that works several (app.episode.arms_feedback.ArmsFeedback), or nothing without a gripper."""
     if hasattr(motion, "arms"):
         return ArmsFeedback(scene, robot, motion, run.scene_config.robot.arms)
     return Feedback(scene, robot, motion, run.scene_config.robot.ee_link) if robot.gripper is not None else None

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.runner import final_state, run_targets, simulate
-from app.build import build_scene
+from app.episode.loop import final_state, run_targets, simulate
+from app.episode.scene_build import build_scene
 
 GOLDEN_DURATION = 0.5  # [s] simulated per config
 GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministic on one machine

@@ -26,16 +26,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.schema import RunConfig
 from app.errors import AppError, InputError
-from app.ray_session import ray_released, require_ray, start_ray
-from app.render.outputs import OutputSet
+from app.runtime.ray_session import ray_released, require_ray, start_ray
+from app.runtime.outputs import OutputSet
 from app.render.progress import Progress
-from app.runner import RunResult, abandon, final_state, finish, run_targets, simulate, video_job, video_look
-from app.signals import wait_in_steps
+from app.episode.loop import RunResult, abandon, final_state, finish, run_targets, simulate, video_job, video_look
+from app.runtime.signals import wait_in_steps
 from app.sim.scene import grid_origins
-from app.video_job import FrameState
+from app.episode.video_job import FrameState
 
 log = logging.getLogger(__name__)
 STOP = threading.Event()  # set when a run in this process is interrupted: a block running here ends at its next tick
@@ -229,7 +229,7 @@ def _actors(ray, workers: int) -> int:
 
 
 def _get_next(ray, pool):
-    """The next result any actor finishes, waited for in steps (app.signals.wait_in_steps: Ray's wait blocks in
+    """The next result any actor finishes, waited for in steps (app.runtime.signals.wait_in_steps: Ray's wait blocks in
     C, where a signal is not handled); a worker's AppError raised as itself (one line for users)."""
     try:
         return wait_in_steps(lambda step_s: pool.get_next_unordered(timeout=step_s))
@@ -254,7 +254,7 @@ def _shard_of(args: tuple) -> Shard:
 
 def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | None = None,
                     video: bool = True) -> RunResult:
-    """:func:`app.runner.execute` with the environments in blocks run by ``workers`` Ray actors and this process."""
+    """:func:`app.episode.loop.execute` with the environments in blocks run by ``workers`` Ray actors and this process."""
     t_start = time.perf_counter()
     n_envs = run.n_envs or 1
     shares(n_envs, workers)  # checks the count

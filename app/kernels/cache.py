@@ -17,7 +17,7 @@ import logging
 import os
 from pathlib import Path
 
-from app.leftovers import remove_stale
+from app.runtime.leftovers import remove_stale
 
 log = logging.getLogger(__name__)
 PACKAGE = Path(__file__).resolve().parent

@@ -13,7 +13,7 @@ import imageio.v2 as imageio
 import numpy as np
 
 from app.errors import InputError
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 from app.render.progress import Progress
 
 

@@ -1,4 +1,4 @@
-"""How signals reach the main thread, where Python runs their handlers (app.cli's: one line, exit 130/143).
+"""How signals reach the main thread, where Python runs their handlers (app.runtime.command's: one line, exit 130/143).
 
 Python's own waits (Thread.join, Event.wait, concurrent.futures.wait, queue.get) are interrupted by a signal
 at once, with or without a timeout: they need nothing. What is here covers the rest: a wait that blocks in a

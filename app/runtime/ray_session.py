@@ -27,7 +27,7 @@ from contextlib import contextmanager
 import psutil
 
 from app.errors import AppError
-from app.signals import signal_dispositions_kept, signals_never_lost
+from app.runtime.signals import signal_dispositions_kept, signals_never_lost
 
 RAY_MISSING = 'more than one worker needs Ray, an optional extra: pip install -e ".[scale]"'
 _ours: str | None = None  # the Ray session start_ray started or joined (not one the caller had)

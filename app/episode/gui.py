@@ -28,11 +28,11 @@ from app.control.status import STATUS_STYLE, EnvStatus, latest_status
 from app.control.motions import TargetGenerator, Targets
 from app.errors import AppError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, rpy_to_matrix
-from app.render.outputs import OutputSet
-from app.run_report import target_labels
-from app.runner import _write_plot, _write_report, abandon, final_state, report_dict, run_targets, simulate, \
+from app.runtime.outputs import OutputSet
+from app.episode.run_report import target_labels
+from app.episode.loop import _write_plot, _write_report, abandon, final_state, report_dict, run_targets, simulate, \
     task_links
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.sim.camera_views import CameraViews
 from app.sim.cameras import stream_of
 from app.sim.camera import save_window_view
@@ -256,7 +256,7 @@ class GuiSession:
 
 def position_text(tel, e: int, names: tuple[str, ...]) -> str:
     """Environment e's latest position error: '1.20 mm', or per arm 'left 1.20 mm, right 0.80 mm' where the task
-    moves named arms (``names``, one per target; app.run_report.target_labels)."""
+    moves named arms (``names``, one per target; app.episode.run_report.target_labels)."""
     if not names or not tel.pos_err_links:
         return f"{tel.pos_err[-1][e] * 1e3:.2f} mm"
     return ", ".join(f"{name} {err * 1e3:.2f} mm" for name, err in zip(names, tel.pos_err_links[-1][e]))

@@ -18,14 +18,14 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.schema import RunConfig
 from app.dataset import CameraSpec
 from app.dataset.files import write_parquet
 from app.kinematics.rotations import matrix_to_quat
-from app.render.outputs import write_atomic
+from app.runtime.outputs import write_atomic
 from app.sim.cameras import SceneCameras, intrinsics, stream_of
-from app.video_job import FrameState
+from app.episode.video_job import FrameState
 
 KEY_PREFIX = "observation.images."
 

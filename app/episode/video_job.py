@@ -23,22 +23,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.build import build_scene
+from app.episode.scene_build import build_scene
 from app.config.schema import RunConfig
 from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus
 from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
-from app.render.video import write_mp4
-from app.render_server import render_context
-from app.run_report import target_labels
-from app.signals import signals_held
+from app.render.mp4 import write_mp4
+from app.runtime.render_server import render_context
+from app.episode.run_report import target_labels
+from app.runtime.signals import signals_held
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera, Layer
 from app.sim.cameras import CameraStream, SceneCameras, stream_of
 from app.sim.sphere_markers import SphereMarkers
-from app.threads import available_cpus, run_in_background
+from app.kernels.dispatch import available_cpus, run_in_background
 
 log = logging.getLogger(__name__)
 CHUNK = 4  # frames per render task
@@ -152,7 +152,7 @@ _renderer: SceneRenderer | None = None  # one per render process
 def _worker_init(run: RunConfig) -> None:
     global _renderer
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the pool
-    run_in_background()  # already, where the fork server (app.render_preload) started it
+    run_in_background()  # already, where the fork server (app.episode.render_preload) started it
     _renderer = SceneRenderer(run)
 
 

@@ -107,7 +107,7 @@ def task_description(run: RunConfig) -> dict:
 
 def report_dict(run: RunConfig, result, model) -> dict:
     """Per environment: final joints, link poses, targets, errors, flags, margins; a summary, the task's masks
-    and tolerances, the invariants kept, and timings. ``result``: the run's app.runner.RunResult."""
+    and tolerances, the invariants kept, and timings. ``result``: the run's app.episode.loop.RunResult."""
     tel = result.telemetry
     margin = np.minimum(result.q_final - model.q_lower, model.q_upper - result.q_final).min(axis=1)
     envs = []

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.errors import AppError
-from app.leftovers import remove_stale
+from app.runtime.leftovers import remove_stale
 
 PARTIAL = ".app-partial."
 

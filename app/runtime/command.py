@@ -35,14 +35,14 @@ def _stopped_while_importing(signum, frame) -> None:
 
 
 def _stop_helpers() -> None:
-    """No helper process outlives the command: Ray's (app.ray_session) and the render server started early
-    (app.render_server.start_early)."""
+    """No helper process outlives the command: Ray's (app.runtime.ray_session) and the render server started early
+    (app.runtime.render_server.start_early)."""
     if "ray" in sys.modules:
-        from app.ray_session import shutdown_ray
+        from app.runtime.ray_session import shutdown_ray
 
         shutdown_ray()
-    if "app.render_server" in sys.modules:
-        from app.render_server import stop_early
+    if "app.runtime.render_server" in sys.modules:
+        from app.runtime.render_server import stop_early
 
         stop_early()
 
