@@ -15,7 +15,8 @@ if _sys.argv[:1] == ["-m"]:  # a command line (python -m app.X) still importing:
     _catch()
     _start_render_server(_sys.orig_argv)  # app.run's video: its render processes' server loads meanwhile
 
-from app.kernels.cache import compile_pending as _compile_pending, configure as _configure_kernel_cache
+from app.kernels.cache import compile_pending as _compile_pending
+from app.kernels.cache import configure as _configure_kernel_cache
 
 _configure_kernel_cache()  # before any kernel module is imported: numba's cache keyed on the source
 if _compile_pending() and not _os.environ.get("APP_COMPILE_NOTICE"):  # once per process tree (workers inherit it)
@@ -23,8 +24,8 @@ if _compile_pending() and not _os.environ.get("APP_COMPILE_NOTICE"):  # once per
     _logging.getLogger("app").warning("compiling the numba kernels for this version of the code: the first calls "
                                       "take ~30 s once, then they are cached")
 
-from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError,
-                        UnknownNameError, URDFError)  # noqa: E402
+from app.errors import (AppError, ConfigError, InputError, MeshNotFoundError, NotApplicableError, UnknownNameError,
+                        URDFError)  # noqa: E402
 from app.ik.robot_model import RobotModel  # noqa: E402
 
 __all__ = [

@@ -29,8 +29,6 @@ import shutil
 import sys
 from pathlib import Path
 
-
-from app.runtime.command import run_cli
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
 from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert
@@ -38,6 +36,7 @@ from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
 from app.recording.episode_cameras import CameraMeta, dataset_cameras
+from app.runtime.command import command_main
 
 log = logging.getLogger("app.record")
 SEGMENTS = ".app-partial.segments"  # the blocks' camera segments and ACT episode files until they are taken
@@ -139,25 +138,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _main(args: argparse.Namespace) -> int:
+    if args.episodes < 1:
+        raise AppError(f"--episodes must be >= 1, got {args.episodes}")
+    _check_workers(args.workers, args.episodes)
+    limits = file_limits(args)
+    run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
+    out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
+    act = args.format == "act-hdf5"
+    segments = out / SEGMENTS if act or run.scene_config.cameras else None
+    sink = Sink(segments, args.format, "trossen" if args.trossen_units else "si", tuple(joint_names(run)))
     try:
-        if args.episodes < 1:
-            raise AppError(f"--episodes must be >= 1, got {args.episodes}")
-        _check_workers(args.workers, args.episodes)
-        limits = file_limits(args)
-        run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
-        out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
-        act = args.format == "act-hdf5"
-        segments = out / SEGMENTS if act or run.scene_config.cameras else None
-        sink = Sink(segments, args.format, "trossen" if args.trossen_units else "si", tuple(joint_names(run)))
-        try:
-            blocks = record_blocks(run, args.workers, args.ray_address, sink)
-            written = _write(args, run, joint_names(run), blocks, limits)
-        finally:
-            if segments is not None:
-                shutil.rmtree(segments, ignore_errors=True)
-    except AppError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        blocks = record_blocks(run, args.workers, args.ray_address, sink)
+        written = _write(args, run, joint_names(run), blocks, limits)
+    finally:
+        if segments is not None:
+            shutil.rmtree(segments, ignore_errors=True)
     n_failed = sum(not ok for b in blocks for ok, _ in b.outcomes)
     log.info("%d episodes written to %s (%d failed%s)", written, args.out, n_failed,
              ", kept" if args.keep_failed else ", left out" if n_failed else "")
@@ -165,9 +160,7 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    return run_cli(lambda: _main(args))
+    return command_main(parse_args, _main, argv)
 
 
 if __name__ == "__main__":

@@ -20,14 +20,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.episode.scene_build import build_scene
-from app.runtime.command import run_cli
 from app.config.loader import load_run_config
 from app.dataset import UnitsGuess, convert, dataset_units, load_dataset
 from app.dataset.records import RecordedDataset
 from app.dataset.robot_map import DofMap, map_to_robot
-from app.errors import AppError, DatasetError
+from app.episode.scene_build import build_scene
+from app.errors import DatasetError
 from app.render.report import save_figure_atomic, write_json_atomic
+from app.runtime.command import command_main
 from app.sim.robot import Robot
 
 log = logging.getLogger("app.replay")
@@ -174,39 +174,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _main(args: argparse.Namespace) -> int:
+    dataset = load_dataset(args.dataset, act_fps=args.act_fps)
+    if not 0 <= args.episode < len(dataset.episodes):
+        raise DatasetError(f"--episode {args.episode}: the dataset has episodes 0..{len(dataset.episodes) - 1}")
+    guess = dataset_units(dataset) if args.units == "auto" else UnitsGuess(args.units, "given by --units")
+    log.info("units: %s (%s)", guess.units, guess.reason)
+    run = load_run_config(args.config, n_envs=1)
+    scene, robot = build_scene(run)
     try:
-        dataset = load_dataset(args.dataset, act_fps=args.act_fps)
-        if not 0 <= args.episode < len(dataset.episodes):
-            raise DatasetError(f"--episode {args.episode}: the dataset has episodes 0..{len(dataset.episodes) - 1}")
-        guess = dataset_units(dataset) if args.units == "auto" else UnitsGuess(args.units, "given by --units")
-        log.info("units: %s (%s)", guess.units, guess.reason)
-        run = load_run_config(args.config, n_envs=1)
-        scene, robot = build_scene(run)
-        try:
-            result = replay_episode(robot, scene, dataset, args.episode, guess, args.source,
-                                    run.scene_config.robot.ee_link, run.scene_config.physics_hz)
-        finally:
-            scene.close()
-        out = Path(args.out)
-        summary = _summary(result)
-        names = list(dataset.action_names if args.source == "action" else dataset.state_names)
-        write_json_atomic(out / "replay.json", {"dataset": str(args.dataset), "format": dataset.format,
-                                                "episode": args.episode, "source": args.source, "fps": dataset.fps,
-                                                "units": guess._asdict(), "summary": summary,
-                                                "per_frame": result._asdict()})
-        _plot(out / "replay.png", result, [names[c] for c in map_to_robot(names, list(robot.model.dof_names)).columns])
-    except AppError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        result = replay_episode(robot, scene, dataset, args.episode, guess, args.source,
+                                run.scene_config.robot.ee_link, run.scene_config.physics_hz)
+    finally:
+        scene.close()
+    out = Path(args.out)
+    summary = _summary(result)
+    names = list(dataset.action_names if args.source == "action" else dataset.state_names)
+    write_json_atomic(out / "replay.json", {"dataset": str(args.dataset), "format": dataset.format,
+                                            "episode": args.episode, "source": args.source, "fps": dataset.fps,
+                                            "units": guess._asdict(), "summary": summary,
+                                            "per_frame": result._asdict()})
+    _plot(out / "replay.png", result, [names[c] for c in map_to_robot(names, list(robot.model.dof_names)).columns])
     for key, value in summary.items():
         log.info("%s: %s", key, value)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    return run_cli(lambda: _main(args))
+    return command_main(parse_args, _main, argv)
 
 
 if __name__ == "__main__":

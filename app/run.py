@@ -14,12 +14,12 @@ import logging
 import sys
 from pathlib import Path
 
-from app.config.loader import load_run_config
 import numpy as np
 
-from app.runtime.command import run_cli
+from app.config.loader import load_run_config
 from app.errors import AppError
 from app.kernels.dispatch import n_threads
+from app.runtime.command import command_main
 
 log = logging.getLogger("app.run")
 
@@ -51,52 +51,46 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(message)s")
-    return run_cli(lambda: _main(args))
+    return command_main(parse_args, _main, argv)
 
 
 def _main(args: argparse.Namespace) -> int:
-    try:
-        n_threads()  # APP_THREADS checked before any work
-        run = load_run_config(args.config, duration=args.duration, seed=args.seed, n_envs=args.n_envs,
-                              workers=args.workers)
-        if args.out is not None and not args.out.strip():
-            raise AppError(f"--out: must name a folder, got {args.out!r} (leave --out out for videos/<config name>)")
-        out_dir = Path(args.out) if args.out is not None else Path(run.out_dir) / run.name
-        if args.gui and run.workers > 1:
-            raise AppError("--gui runs in this process: use it without --workers (or workers: 1)")
-        if args.gui:
-            from app.episode.gui import run_gui
+    n_threads()  # APP_THREADS checked before any work
+    run = load_run_config(args.config, duration=args.duration, seed=args.seed, n_envs=args.n_envs,
+                          workers=args.workers)
+    if args.out is not None and not args.out.strip():
+        raise AppError(f"--out: must name a folder, got {args.out!r} (leave --out out for videos/<config name>)")
+    out_dir = Path(args.out) if args.out is not None else Path(run.out_dir) / run.name
+    if args.gui and run.workers > 1:
+        raise AppError("--gui runs in this process: use it without --workers (or workers: 1)")
+    if args.gui:
+        from app.episode.gui import run_gui
 
-            summary = run_gui(run, out_dir).result.summary
+        summary = run_gui(run, out_dir).result.summary
+    else:
+        if run.workers > 1:
+            from app.episode.sharding import execute_sharded
+
+            result = execute_sharded(run, out_dir, run.workers, args.ray_address, video=not args.no_video)
         else:
-            if run.workers > 1:
-                from app.episode.sharding import execute_sharded
+            if not args.no_video and run.video.enabled and run.video.workers != 0:
+                from app.runtime.render_server import render_context
 
-                result = execute_sharded(run, out_dir, run.workers, args.ray_address, video=not args.no_video)
-            else:
-                if not args.no_video and run.video.enabled and run.video.workers != 0:
-                    from app.runtime.render_server import render_context
+                render_context()  # started already by `python -m app.run` (app/__init__.py), else now
+            from app.episode.execute import execute
 
-                    render_context()  # started already by `python -m app.run` (app/__init__.py), else now
-                from app.episode.loop import execute
-
-                result = execute(run, out_dir, video=not args.no_video)
-            for kind, path in result.outputs.items():
-                log.info("%s: %s", kind, path)
-            log.info("timings [s]: %s", ", ".join(f"{k} {v:.2f}" for k, v in result.timings.items()))
-            if result.scale:
-                s = result.scale
-                log.info("%d workers; %d blocks of %s environments, %d run here%s", s["workers"], len(s["blocks"]),
-                         "/".join(map(str, s["blocks"])), s["blocks_here"],
-                         f"; all working for {s['all_working_s']:.2f} s, in which "
-                         f"{s['all_working_env_episodes']:.1f} environments' episodes were simulated"
-                         if s["all_working_s"] else "; the run ended before every worker had a block")
-            summary = result.summary
-    except AppError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+            result = execute(run, out_dir, video=not args.no_video)
+        for kind, path in result.outputs.items():
+            log.info("%s: %s", kind, path)
+        log.info("timings [s]: %s", ", ".join(f"{k} {v:.2f}" for k, v in result.timings.items()))
+        if result.scale:
+            s = result.scale
+            log.info("%d workers; %d blocks of %s environments, %d run here%s", s["workers"], len(s["blocks"]),
+                     "/".join(map(str, s["blocks"])), s["blocks_here"],
+                     f"; all working for {s['all_working_s']:.2f} s, in which "
+                     f"{s['all_working_env_episodes']:.1f} environments' episodes were simulated"
+                     if s["all_working_s"] else "; the run ended before every worker had a block")
+        summary = result.summary
     for line in summary_lines(summary):
         log.info("%s", line)
     goal = summary.get("placed", summary["reached"])  # a pick-and-place is judged by what it placed

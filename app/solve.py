@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.errors import AppError, InputError
+from app.errors import InputError
 from app.runtime.outputs import write_atomic
 
 log = logging.getLogger("app.solve")
@@ -102,7 +102,7 @@ def solve_all(urdf: str, link: str, targets: dict, workers: int, chunk: int, opt
                 results.append(solve_part((urdf, link, part, options)))
                 progress.update(sum(len(r["q"]) for r in results))
         else:
-            from app.episode.sharding import run_everywhere
+            from app.runtime.work_pool import run_everywhere
 
             results, _ = run_everywhere([(urdf, link, p, options) for p in parts], solve_part, workers, address,
                                         lambda i: progress.add(len(parts[i]["pos"])))
@@ -125,6 +125,8 @@ def solve_part(args: tuple) -> dict[str, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from app.runtime.command import command_main
+
     parser = argparse.ArgumentParser(prog="python -m app.solve",
                                      description=__doc__.split("\n\n")[1].replace("``", ""),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -141,35 +143,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--box", nargs=6, type=float, action="append", default=[], metavar=("HX", "HY", "HZ", "X", "Y", "Z"),
                         help="with --min-distance: a box to keep clear of, half extents and centre [m] in the base "
                              "frame (repeatable)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    from app.runtime.command import run_cli
-
-    return run_cli(lambda: _solve(args), "no output was written or replaced")
+    return command_main(parser.parse_args, _solve, argv, "no output was written or replaced")
 
 
 def _solve(args: argparse.Namespace) -> int:
-    try:
-        if args.workers < 1 or args.chunk < 1:
-            raise InputError(f"--workers and --chunk must be >= 1, got {args.workers} and {args.chunk}")
-        out = Path(args.out)
-        if out.suffix != ".npz":
-            raise InputError(f"--out must name a .npz file, got {args.out!r}")
-        from app import RobotModel
+    if args.workers < 1 or args.chunk < 1:
+        raise InputError(f"--workers and --chunk must be >= 1, got {args.workers} and {args.chunk}")
+    out = Path(args.out)
+    if out.suffix != ".npz":
+        raise InputError(f"--out must name a .npz file, got {args.out!r}")
+    from app import RobotModel
 
-        args.urdf = str(Path(args.urdf).resolve())  # the same file for workers on other machines' working dirs
-        model = RobotModel.from_urdf(args.urdf)
-        model.link_index(args.link)  # an unknown link is an error listing the valid names
-        targets = read_targets(Path(args.targets), model.n_dofs)
-        result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, _options(args), args.ray_address,
-                           model)
-        from app.runtime.ray_session import ray_released
+    args.urdf = str(Path(args.urdf).resolve())  # the same file for workers on other machines' working dirs
+    model = RobotModel.from_urdf(args.urdf)
+    model.link_index(args.link)  # an unknown link is an error listing the valid names
+    targets = read_targets(Path(args.targets), model.n_dofs)
+    result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, _options(args), args.ray_address,
+                       model)
+    from app.runtime.ray_session import ray_released
 
-        with ray_released():
-            write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
-    except AppError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    with ray_released():
+        write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
 
     ok = result["converged"]
     log.info("%s: %d of %d targets converged; worst %.3g m, %.3g rad", out, int(ok.sum()), len(ok),

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from app.errors import AppError, ConfigError
+from app.errors import ConfigError
 
 log = logging.getLogger("app.sweep")
 
@@ -76,7 +76,7 @@ def episode_name(seed: int, setting: dict, vary: bool) -> str:
 def run_episode(config: str, seed: int, setting: dict, out_dir: str, video: bool) -> dict:
     """One episode, its report written into ``out_dir``; returns its summary (or its error)."""
     from app.config.loader import load_run_config
-    from app.episode.loop import execute
+    from app.episode.execute import execute
 
     try:
         run = load_run_config(config, sets=setting, seed=seed)
@@ -109,7 +109,7 @@ def run_all(jobs: list[tuple], workers: int, address: str | None, video: bool) -
                 results[i] = run_episode(*jobs[i], video)
                 progress.update(len(jobs) - len(todo) + n)
         else:
-            from app.episode.sharding import run_everywhere
+            from app.runtime.work_pool import run_everywhere
 
             found, _ = run_everywhere([(*jobs[i], video) for i in todo], episode_of, workers, address,
                                       lambda i: progress.add(1))
@@ -181,6 +181,8 @@ def plot_summary(path: Path, summary: dict, title: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from app.runtime.command import command_main
+
     parser = argparse.ArgumentParser(prog="python -m app.sweep", description=__doc__.split("\n\n")[1].replace("``", ""))
     parser.add_argument("config", help="run config, e.g. configs/single_ik.yaml")
     parser.add_argument("--seeds", default="0:10", help="START:END (end excluded), N, or N,M,... (default 0:10)")
@@ -190,11 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
     parser.add_argument("--out", required=True, help="output folder: one subfolder per episode, summary.json/.png")
     parser.add_argument("--video", action="store_true", help="also render each episode's video (slow)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    from app.runtime.command import run_cli
-
-    return run_cli(lambda: _sweep(args), "finished episodes are kept (a re-run skips them), nothing partial")
+    return command_main(parser.parse_args, _sweep, argv, "finished episodes are kept (a re-run skips them), nothing partial")
 
 
 def _check_workers(workers: int, episodes: int, address: str | None) -> None:
@@ -208,38 +206,34 @@ def _check_workers(workers: int, episodes: int, address: str | None) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    try:
-        from app.config.loader import load_run_config
+    from app.config.loader import load_run_config
 
-        seeds, settings = list(dict.fromkeys(parse_seeds(args.seeds))), parse_sets(args.set)  # each seed once
-        if len(seeds) * len(settings) > MAX_EPISODES:
-            raise ConfigError(f"{len(seeds)} seeds x {len(settings)} settings = {len(seeds) * len(settings)} "
-                              f"episodes, more than one sweep runs (MAX_EPISODES = {MAX_EPISODES} in app/sweep.py)")
-        _check_workers(args.workers, len(seeds) * len(settings), args.ray_address)
-        if Path(args.out).exists() and not Path(args.out).is_dir():
-            raise ConfigError(f"--out {args.out}: exists and is not a folder; name a new or existing folder")
-        for setting in settings:
-            load_run_config(args.config, sets=setting)  # every setting checked before any episode runs
-        out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
-        vary = len(settings) > 1 or bool(settings[0])
-        jobs = [(str(Path(args.config).resolve()), seed, st, str(out / episode_name(seed, st, vary)))
-                for st in settings for seed in seeds]
-        folders = [j[3] for j in jobs]
-        if len(set(folders)) < len(folders):
-            clash = next(f for f in folders if folders.count(f) > 1)
-            raise ConfigError(f"two settings give the same episode folder {Path(clash).name!r}: make the --set "
-                              "values differ in letters, digits or . = _ -")
-        results = run_all(jobs, args.workers, args.ray_address, args.video)
-        from app.render.report import write_json_atomic
-        from app.runtime.ray_session import ray_released
+    seeds, settings = list(dict.fromkeys(parse_seeds(args.seeds))), parse_sets(args.set)  # each seed once
+    if len(seeds) * len(settings) > MAX_EPISODES:
+        raise ConfigError(f"{len(seeds)} seeds x {len(settings)} settings = {len(seeds) * len(settings)} "
+                          f"episodes, more than one sweep runs (MAX_EPISODES = {MAX_EPISODES} in app/sweep.py)")
+    _check_workers(args.workers, len(seeds) * len(settings), args.ray_address)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ConfigError(f"--out {args.out}: exists and is not a folder; name a new or existing folder")
+    for setting in settings:
+        load_run_config(args.config, sets=setting)  # every setting checked before any episode runs
+    out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
+    vary = len(settings) > 1 or bool(settings[0])
+    jobs = [(str(Path(args.config).resolve()), seed, st, str(out / episode_name(seed, st, vary)))
+            for st in settings for seed in seeds]
+    folders = [j[3] for j in jobs]
+    if len(set(folders)) < len(folders):
+        clash = next(f for f in folders if folders.count(f) > 1)
+        raise ConfigError(f"two settings give the same episode folder {Path(clash).name!r}: make the --set "
+                          "values differ in letters, digits or . = _ -")
+    results = run_all(jobs, args.workers, args.ray_address, args.video)
+    from app.render.report import write_json_atomic
+    from app.runtime.ray_session import ray_released
 
-        with ray_released():
-            summary = summarize(jobs, results, settings)
-            write_json_atomic(out / "summary.json", summary)
-            plot_summary(out / "summary.png", summary, Path(args.config).stem)
-    except AppError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    with ray_released():
+        summary = summarize(jobs, results, settings)
+        write_json_atomic(out / "summary.json", summary)
+        plot_summary(out / "summary.png", summary, Path(args.config).stem)
 
     a = summary["all"]
     log.info("%s: %d episodes, %d failed; success rate %s; worst final position error %s", out / "summary.json",

@@ -25,10 +25,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
-from app.runtime.command import run_cli
-from app.errors import AppError
+from app.runtime.command import command_main
 
 log = logging.getLogger("app.track")
 
@@ -53,11 +51,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def _main(args: argparse.Namespace) -> int:
     from app.episode.trajectory_run import run_track
 
-    try:
-        report = run_track(args)
-    except AppError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    report = run_track(args)
     stretches = report["stretches"]
     for s in report["stretch_lines"]:
         log.warning("%s", s)
@@ -69,9 +63,7 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    return run_cli(lambda: _main(args))
+    return command_main(parse_args, _main, argv)
 
 
 if __name__ == "__main__":

@@ -67,11 +67,11 @@ class CheckContext(NamedTuple):
     model: Any = None
 
 
-def raise_first(checks: list[Check]) -> None:
-    """ConfigError "where: message" of the first failed check."""
+def raise_first(checks: list[Check], error: type[Exception] = ConfigError) -> None:
+    """``error`` "where: message" of the first failed check."""
     for where, ok, message in checks:
         if not ok:
-            raise ConfigError(f"{where}: {message}")
+            raise error(f"{where}: {message}")
 
 
 def finite(x: object) -> bool:
@@ -148,6 +148,20 @@ def check_types(obj: object, error: type[Exception] = InputError) -> None:
     """Every field of dataclass ``obj`` holds a value of its annotated type (numbers finite)."""
     for name, hint in _field_hints(type(obj)):
         convert(hint, getattr(obj, name), name, error)
+
+
+def check_spec(spec, label: str, model=None, **extra):
+    """A spec dataclass (app.specs) handed to the API, checked as a scene file's section is: every field converted
+    to its annotated type (arrays as lists; numbers finite), then the spec's own ``checks(at, model, **extra)``.
+    Returns the spec with its values so converted; InputError "label: key: message" otherwise."""
+    at = Where(lambda path: f"{label}: {key_path(path)}")
+    values = {}
+    for name, hint in _field_hints(type(spec)):
+        value = getattr(spec, name)
+        values[name] = convert(hint, value.tolist() if isinstance(value, np.ndarray) else value, at(name), InputError)
+    spec = dataclasses.replace(spec, **values)
+    raise_first(spec.checks(at, model, **extra), InputError)
+    return spec
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,8 +13,8 @@ import pstats
 import statistics
 import time
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
+from app.episode.scene_build import build_scene
 
 CONFIGS = ("configs/single_ik.yaml", "configs/bimanual_qp.yaml")
 COUNTED = ("read_description", "compose_urdf", "parse_urdf_string")

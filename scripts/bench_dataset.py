@@ -18,9 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.dataset import UnitsGuess, load_dataset
+from app.episode.scene_build import build_scene
 from app.record import main as record_main
 from app.replay import replay_episode
 

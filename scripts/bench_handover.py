@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from app.config.loader import load_run_config
-from app.episode.loop import execute
+from app.episode.execute import execute
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("bench_handover")

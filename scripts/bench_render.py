@@ -15,10 +15,12 @@ import time
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.episode.loop import run_targets, video_look
+from app.episode.execute import video_look
+from app.episode.frame_state import FrameState
+from app.episode.motion_factory import run_motion
+from app.episode.video_job import SceneRenderer, headless
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera
-from app.episode.video_job import FrameState, SceneRenderer, headless
 
 log = logging.getLogger("bench_render")
 
@@ -32,7 +34,7 @@ def main() -> None:
     run = headless(load_run_config(args.config))
     renderer = SceneRenderer(run)
     scene, robot = renderer.scene, renderer.robot
-    targets = run_targets(run, robot.n_envs, robot=robot)
+    targets = run_motion(run, robot.n_envs, robot=robot)
     spec = video_look(run, robot, targets, scene.env_origins)
     v = spec.view
     camera = Camera(scene.client, v.view, v.projection, v.width, v.height)

@@ -61,7 +61,7 @@ def qp_run(workers: int, out: Path, duration: float, n_envs: int, tree: Path = R
 def per_tick_bytes(n_envs: int = 64) -> dict[str, float]:
     """Bytes per environment and control tick: a lock-step design's state up, command down, telemetry row."""
     from app.control.status import EnvStatus
-    from app.episode.video_job import FrameState
+    from app.episode.frame_state import FrameState
 
     q = np.zeros((n_envs, 8))
     up = len(pickle.dumps((q, q)))  # joint positions and velocities

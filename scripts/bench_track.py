@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from app.dataset.trajectory import write_table
-from app.track import parse_args
 from app.episode.trajectory_run import run_track
+from app.track import parse_args
 
 DOWN = (np.sqrt(0.5), 0.0, np.sqrt(0.5), 0.0)
 CONFIGS = {

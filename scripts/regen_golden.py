@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the golden runs are test support (tests/), not the product
 
 from tests.golden_runs import final_poses  # noqa: E402
+
 log = logging.getLogger("regen_golden")
 
 

@@ -20,7 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.episode.loop import build_scene, execute, run_targets, simulate
+from app.episode.execute import execute
+from app.episode.loop import simulate
+from app.episode.motion_factory import run_motion
+from app.episode.scene_build import build_scene
 from app.sim.collision import distance_rows, referee_pairs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +55,7 @@ def refereed(run) -> dict:
             rows = distance_rows(robot, worst[1], q, scene.box_ids)
             if len(rows):
                 worst[0] = min(worst[0], float(rows.distance.min()))
-        simulate(run, scene, robot, run_targets(run, robot.n_envs, robot=robot), on_tick=referee)
+        simulate(run, scene, robot, run_motion(run, robot.n_envs, robot=robot), on_tick=referee)
     finally:
         scene.close()
     return {"min_obstacle_distance_m": worst[0], "obstacle_promise_m": run.controller.d_safe - 1e-4}

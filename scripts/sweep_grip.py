@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.episode.loop import execute
+from app.episode.execute import execute
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("sweep_grip")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 import pytest
 
 import app.dataset.lerobot_writer as lerobot_writer

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.episode.loop import final_state, run_targets, simulate
+from app.episode.loop import final_state, simulate
+from app.episode.motion_factory import run_motion
 from app.episode.scene_build import build_scene
 
 GOLDEN_DURATION = 0.5  # [s] simulated per config
@@ -33,7 +34,7 @@ def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
         load_run_config(config, n_envs=min(whole, run.n_envs or 1))
     scene, robot = build_scene(run)
     try:
-        targets = run_targets(run, robot.n_envs, robot=robot)
+        targets = run_motion(run, robot.n_envs, robot=robot)
         controller, _ = simulate(run, scene, robot, targets, show_progress=False)
         result = final_state(run, robot, controller, targets, scene.t, scene=scene)
     finally:

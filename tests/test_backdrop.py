@@ -7,12 +7,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
-from app.episode.loop import run_targets, video_look
+from app.episode.execute import video_look
+from app.episode.motion_factory import run_motion
+from app.episode.scene_build import build_scene
+from app.episode.video_job import headless
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera
-from app.episode.video_job import headless
 from tests.conftest import ROOT
 
 
@@ -21,7 +22,7 @@ def _scene(config: str, n_envs: int):
     run = headless(dataclasses.replace(run, n_envs=n_envs, video=dataclasses.replace(run.video, width=200,
                                                                                      height=150)))
     scene, robot = build_scene(run)
-    view = video_look(run, robot, run_targets(run, robot.n_envs, robot=robot), scene.env_origins).view
+    view = video_look(run, robot, run_motion(run, robot.n_envs, robot=robot), scene.env_origins).view
     return scene, robot, Camera(scene.client, view.view, view.projection, view.width, view.height), view
 
 

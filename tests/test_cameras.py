@@ -6,8 +6,8 @@ import pybullet as pb
 import pytest
 import yaml
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
+from app.episode.scene_build import build_scene
 from app.errors import ConfigError
 from app.kinematics.rotations import quat_to_matrix, xyzw_to_wxyz
 from app.sim.cameras import CameraStream, SceneCameras, intrinsics
@@ -98,8 +98,8 @@ def test_bad_cameras_are_config_errors_naming_the_key(tmp_path, camera, key):
 def test_a_videos_view_of_an_optical_frame_is_the_named_cameras_view_matrix(R):
     """app.episode.video_job.optical_view (the mp4's camera on a link) maps the world as app.sim.cameras.view_matrix
     (the datasets' camera) does, for a camera looking straight down and for a rolled one."""
-    from app.sim.cameras import view_matrix
     from app.episode.video_job import optical_view
+    from app.sim.cameras import view_matrix
 
     p = np.array([0.2, -0.1, 0.5])
     np.testing.assert_allclose(optical_view(p, R, 58.0, 64, 48).view, view_matrix(p, R), atol=1e-12)
@@ -109,8 +109,9 @@ def test_the_video_films_from_a_wrist_camera_following_its_link():
     """video.camera naming a link camera: the mp4's frames are that camera's pictures (the datasets' renderer at the
     same pose), and they change as the arm moves."""
     require_reference()
-    from app.episode.loop import video_look
-    from app.episode.video_job import FrameState, SceneRenderer, headless, named_stream
+    from app.episode.execute import video_look
+    from app.episode.frame_state import FrameState
+    from app.episode.video_job import SceneRenderer, headless, named_stream
 
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", {"video.camera": "cam_left_wrist", "video.width": 320,
                                                               "video.height": 240}, n_envs=1,

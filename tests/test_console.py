@@ -5,8 +5,8 @@ runs and tests/test_ray_session.py, which start Ray locally)."""
 import re
 import signal
 import subprocess
-from pathlib import Path
 import sys
+from pathlib import Path
 
 import pytest
 

@@ -4,8 +4,8 @@ the controllers speak only the robot protocol."""
 import numpy as np
 
 from app.control.controllers import PoseIKController, PoseIKControllerConfig, QPController, QPControllerConfig
-from app.control.robot_protocol import IntegratorRobot
 from app.control.motions import CircleMotion, FingertipsMotion, StaticMotion, TargetGenerator
+from app.control.robot_protocol import IntegratorRobot
 from app.ik.tasks import FrameTask
 from app.kinematics.rotations import quat_to_matrix
 

@@ -6,8 +6,8 @@ import numpy as np
 
 from app.control.controllers import QPController, QPControllerConfig
 from app.ik.limits import DistanceRows
-from app.kinematics.rotations import quat_to_matrix
 from app.ik.tasks import FrameTask
+from app.kinematics.rotations import quat_to_matrix
 from app.sim.collision import CollisionPairs, min_distance
 from app.sim.scene import BoxSpec, Scene
 from tests.conftest import WIDOWX_URDF

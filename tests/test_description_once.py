@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.config.robots import robot_model
+from app.episode.scene_build import build_scene
 from app.kinematics import compose, description, urdf
 
 COUNTED = {"parse_urdf_string": urdf, "read_description": description, "compose_urdf": compose}

@@ -12,7 +12,6 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.control.config_checks import controller_checks
 from app.control.controllers import CONTROLLER_TYPES
@@ -20,6 +19,9 @@ from app.control.motion_types import MOTION_TYPES
 from app.control.motions import PoseMotion, Targets
 from app.control.robot_protocol import LIMIT_MARGIN
 from app.control.telemetry import TelemetryLog
+from app.episode.loop import simulate
+from app.episode.motion_factory import run_motion
+from app.episode.scene_build import build_scene
 from app.errors import ConfigError
 from app.ik.limits import JointLimits
 from app.ik.limits.given_rows import RowsLimitParams
@@ -28,7 +30,6 @@ from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask
 from app.ik.tasks.given_rows import RowsParams
 from app.kinematics.base_frame import BaseFrame
-from app.episode.loop import run_targets, simulate
 from app.validation import Check, CheckContext, Where
 
 DOF = 0  # the joint the toy task pushes and the toy limit caps (the WidowX AI's base yaw)
@@ -208,7 +209,7 @@ def test_a_new_qp_task_and_limit_run_in_a_new_controller_following_a_new_motion(
     run = load_run_config(_run_file(tmp_path))
     scene, robot = build_scene(run)
     try:
-        controller, _ = simulate(run, scene, robot, run_targets(run, robot=robot), show_progress=False)
+        controller, _ = simulate(run, scene, robot, run_motion(run, robot=robot), show_progress=False)
         q_end = robot.read_states()[0]
     finally:
         scene.close()

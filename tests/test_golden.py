@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tests.golden_runs import compare, final_poses
 from tests.conftest import ROOT
+from tests.golden_runs import compare, final_poses
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 

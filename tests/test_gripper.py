@@ -13,7 +13,7 @@ from app.control.phases import Phase
 from app.errors import InputError
 from app.sim.gripper import GripperSpec
 from app.sim.objects import ObjectSpec
-from tests.conftest import REFERENCE, ROOT, WIDOWX_URDF, require_reference
+from tests.conftest import ROOT, WIDOWX_URDF, require_reference
 from tests.test_pick_place import run_pick
 
 

@@ -5,11 +5,12 @@ cube too wide for the hands, a weak taker, the cube taken away before the giver 
 import numpy as np
 import pytest
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.control.handover_poses import HandoverPoses, frame, level_closing
+from app.episode.loop import final_state, simulate
+from app.episode.motion_factory import run_motion
+from app.episode.scene_build import build_scene
 from app.kinematics.rotations import axis_vector
-from app.episode.loop import final_state, run_targets, simulate
 from tests.conftest import ROOT
 
 CONFIG = ROOT / "configs" / "handover.yaml"
@@ -23,7 +24,7 @@ def run_handover(sets: dict, on_tick=None):
     run = load_run_config(CONFIG, sets={**ONE, **sets})
     scene, robot = build_scene(run)
     try:
-        motion = run_targets(run, robot.n_envs, robot=robot)
+        motion = run_motion(run, robot.n_envs, robot=robot)
         hook = None if on_tick is None else (lambda k, controller, q: on_tick(k, motion, scene))
         controller, _ = simulate(run, scene, robot, motion, on_tick=hook, show_progress=False)
         return final_state(run, robot, controller, motion, scene.t, scene=scene), motion
@@ -128,8 +129,8 @@ def test_a_wall_between_the_arms_is_a_collision_of_the_giver_for_the_ik_controll
 
 
 def test_the_video_films_from_a_named_fixed_camera_in_the_followed_environment():
-    from app.errors import ConfigError
     from app.episode.video_job import video_view
+    from app.errors import ConfigError
 
     run = load_run_config(CONFIG, {"video.camera": "cam_high", "video.follow_env": 1}, n_envs=2)
     origins = np.array([[0.0, 0.0, 0.0], [1.6, 0.0, 0.0]])

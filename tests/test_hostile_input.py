@@ -3,18 +3,18 @@ errors; SIGINT/SIGTERM stop cleanly; every number checked; resources bounded bef
 
 import os
 import signal
-from pathlib import Path
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
 from app.errors import ConfigError
-from app.runtime.outputs import PARTIAL
 from app.run import main
+from app.runtime.outputs import PARTIAL
 from tests.conftest import ROOT, Watched, runs
 
 SCENE = f"scene: {ROOT / 'scenes' / 'table.yaml'}\n"

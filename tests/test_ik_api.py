@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app import InputError, UnknownNameError
-from app.kinematics.rotations import quat_multiply, quat_exp, quat_to_matrix, quat_conjugate, quat_log
+from app.kinematics.rotations import quat_conjugate, quat_exp, quat_log, quat_multiply, quat_to_matrix
 from tests.conftest import random_configs
 
 EE = "ee_gripper_link"

@@ -74,7 +74,18 @@ def test_cli_refuses_a_massless_object_with_one_line_and_writes_nothing(tmp_path
     assert not out.exists() or not any(out.iterdir())
 
 
-def test_config_shapes_are_the_shapes_the_simulator_builds():
-    from app.config.schema import OBJECT_SHAPES
-    from app.sim.objects import SHAPES
-    assert OBJECT_SHAPES == SHAPES
+def test_a_scene_files_boxes_objects_and_gripper_are_the_specs_the_scene_takes_whole():
+    """One scene spec: the loaded sections are app.specs' own dataclasses, and Scene builds them as they are."""
+    from app.episode.scene_build import build_scene
+    from app.specs import BoxSpec, GripperSpec, ObjectSpec
+    run = load_run_config(ROOT / "configs" / "pick_place.yaml", n_envs=1)
+    scene_cfg = run.scene_config
+    assert type(scene_cfg.table) is BoxSpec and type(scene_cfg.objects[0]) is ObjectSpec
+    assert type(scene_cfg.robot.gripper) is GripperSpec
+    scene, robot = build_scene(run)
+    try:
+        assert {b.name: b for b in scene.boxes}["table"] == scene_cfg.table
+        assert scene.objects["cube"].spec == scene_cfg.objects[0]
+        assert robot.gripper.spec.joints == scene_cfg.robot.gripper.joints
+    finally:
+        scene.close()

@@ -6,11 +6,12 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.control.phases import Phase
+from app.episode.loop import final_state, simulate
+from app.episode.motion_factory import run_motion
+from app.episode.scene_build import build_scene
 from app.ik.limits.distance import CollisionPairs
-from app.episode.loop import final_state, run_targets, simulate
 from tests.conftest import ROOT
 
 CONFIG = ROOT / "configs" / "pick_place.yaml"
@@ -23,7 +24,7 @@ def run_pick(sets: dict, on_tick=None):
     run = load_run_config(CONFIG, sets={**ONE_CUBE, **sets})
     scene, robot = build_scene(run)
     try:
-        motion = run_targets(run, robot.n_envs, robot=robot)
+        motion = run_motion(run, robot.n_envs, robot=robot)
         hook = None if on_tick is None else (lambda k, controller, q: on_tick(k, motion, scene))
         controller, _ = simulate(run, scene, robot, motion, on_tick=hook, show_progress=False)
         result = final_state(run, robot, controller, motion, scene.t, scene=scene)

@@ -8,8 +8,8 @@ import pytest
 
 from app.config.loader import load_run_config
 from app.dataset import convert, dataset_units, load_dataset, trossen_names
+from app.episode.motion_factory import run_motion
 from app.record import main
-from app.episode.loop import run_targets
 from tests.conftest import ROOT
 
 CONFIG = str(ROOT / "configs/single_ik.yaml")
@@ -29,7 +29,7 @@ def test_recorded_episodes_are_the_measured_joints_and_end_on_the_target(recorde
     run = load_run_config(CONFIG, n_envs=2)
     assert (ds.fps, ds.robot_type, ds.state_names) == (30.0, "trossen_ai_solo", tuple(trossen_names(1)))
     assert [len(e.state) for e in ds.episodes] == [120, 120] and {e.task for e in ds.episodes} == {"circle"}
-    targets = run_targets(run)(119 / 30 + 1 / run.scene_config.physics_hz)
+    targets = run_motion(run)(119 / 30 + 1 / run.scene_config.physics_hz)
     for e in ds.episodes:
         np.testing.assert_allclose(e.action[:-1], e.state[1:], atol=1e-6)
         q = np.concatenate([e.state[-1], e.state[-1, 6:]])

@@ -13,12 +13,12 @@ from app import RobotModel
 from app.config.loader import load_run_config
 from app.dataset import episode_frames, load_dataset
 from app.dataset.video_segments import read_frames
+from app.episode.frame_state import FrameState
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.record import main
 from app.recording.episode_cameras import EpisodeCameras
 from app.sim.cameras import intrinsics
 from app.sim.urdf_loader import load_urdf
-from app.episode.video_job import FrameState
 from tests.conftest import ROOT, WIDOWX_URDF
 from tests.pb_truth import link_frame, set_config
 

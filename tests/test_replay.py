@@ -6,9 +6,9 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.dataset import DatasetSpec, EpisodeFrames, LeRobotWriter, convert, trossen_names
+from app.episode.scene_build import build_scene
 from app.replay import main
 from tests.conftest import ROOT
 from tests.test_dataset_formats import _write_v21

@@ -3,17 +3,17 @@
 run on the rig of two arms moves the joints exactly as the kit's one-file description does."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
+from app.episode.loop import simulate
+from app.episode.motion_factory import run_motion
+from app.episode.scene_build import build_scene
 from app.errors import ConfigError, URDFError
 from app.kinematics.compose import RobotPart, compose_urdf
 from app.kinematics.model import KinematicModel
-from app.episode.loop import run_targets, simulate
-from app.episode.scene_build import build_scene
 from tests.conftest import ROOT
 
 REF = ROOT.parent / "shared" / "reference"
@@ -45,6 +45,7 @@ def test_two_official_arms_composed_at_the_kits_mounts_have_the_kits_forward_kin
 
 def test_a_rig_in_pybullet_has_the_models_forward_kinematics_and_keeps_mimic_and_materials_apart():
     import pybullet as pb
+
     from app import Scene
 
     scene = Scene()
@@ -72,6 +73,7 @@ def test_the_arms_of_a_rig_touch_each_other_physically_and_their_own_links_do_no
     link_1 into its link_6 in several): with collide_arms PyBullet reports contacts, every one between a link of
     the left arm and one of the right; without it (one body, no self-collision) none at all."""
     import pybullet as pb
+
     from app import Scene
 
     scene = Scene()
@@ -150,7 +152,7 @@ def _joint_trajectory(scene_sets: dict, mode: str, n_envs: int = 3, duration: fl
     scene, robot = build_scene(run)
     qs = []
     try:
-        simulate(run, scene, robot, run_targets(run, robot.n_envs, robot=robot),
+        simulate(run, scene, robot, run_motion(run, robot.n_envs, robot=robot),
                  on_tick=lambda k, ctrl, q: qs.append(np.array(q)), show_progress=False)
     finally:
         scene.close()
@@ -176,8 +178,8 @@ def test_two_arms_solve_as_the_kits_own_description_does_kinematically():
     physics): one multi-link IK solve per tick over 2 s gives the same joints within 1e-9 rad."""
     from app.control.controllers import PoseIKController, PoseIKControllerConfig
     from app.control.robot_protocol import IntegratorRobot
+    from app.episode.motion_factory import make_motion
     from app.ik.robot_model import RobotModel
-    from app.episode.feedback import make_motion
 
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=3)
     kit = RobotModel.from_urdf(str(KIT), [str(REF)])
@@ -200,7 +202,7 @@ def test_two_arms_solve_as_the_kits_own_description_does_kinematically():
 
 
 def test_bimanual_ik_reaches_with_both_arms_and_reports_each_arm_by_name(tmp_path):
-    from app.episode.loop import execute
+    from app.episode.execute import execute
 
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=2, duration=3.0)
     result = execute(run, tmp_path, video=False, show_progress=False)
@@ -234,7 +236,7 @@ def test_the_arms_of_a_rig_are_whole_subtrees_and_only_cross_arm_pairs_are_watch
 
 
 def _pressing_report(tmp_path, collision_model: str = "spheres") -> dict:
-    from app.episode.loop import execute
+    from app.episode.execute import execute
 
     run = load_run_config(ROOT / "configs/bimanual_qp.yaml", {"controller.collision_model": collision_model}, n_envs=2,
                           duration=5.0)
@@ -269,10 +271,10 @@ def test_each_arms_target_frame_is_labelled_with_its_arm_in_the_video_and_the_gu
     GUI's text line gives each arm's position error by name."""
     from app.control.telemetry import TelemetryLog
     from app.episode.gui import position_text
-    from app.render.framing import CameraView
-    from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
     from app.episode.run_report import target_labels
     from app.episode.video_job import legend
+    from app.render.framing import CameraView
+    from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 
     bimanual = load_run_config(ROOT / "configs/bimanual_ik.yaml", n_envs=1)
     assert target_labels(bimanual) == ("left", "right")

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
+from app.episode.sharding import Shard, blocks, merge, run_shard, shares, steady_phase
 from app.errors import AppError
 from app.runtime.ray_session import require_ray
-from app.episode.sharding import Shard, blocks, merge, run_shard, shares, steady_phase
 from tests.conftest import ROOT, Watched, runs
 
 
@@ -82,7 +82,7 @@ def test_missing_ray_is_an_error_naming_the_extra(monkeypatch):
 def test_a_bad_app_scale_local_is_an_error_naming_the_allowed_values(monkeypatch, tmp_path, capsys):
     pytest.importorskip("ray")
     from app.errors import InputError
-    from app.episode.sharding import run_everywhere
+    from app.runtime.work_pool import run_everywhere
 
     monkeypatch.setenv("APP_SCALE_LOCAL", "no")
     with pytest.raises(InputError, match=r"APP_SCALE_LOCAL must be 1 .* or 0 .*got 'no'"):
@@ -120,7 +120,7 @@ def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp
 
 @pytest.mark.slow
 def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_error(monkeypatch, shared_ray):
-    from app.episode.sharding import run_everywhere
+    from app.runtime.work_pool import run_everywhere
 
     monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every item in an actor
     values, timings = run_everywhere([2, 0, 3, 1], np.ones, 2)
@@ -133,7 +133,7 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
 @pytest.mark.slow
 def test_a_ray_the_caller_started_stays_up(monkeypatch, shared_ray):
     from app.runtime.ray_session import ray_released
-    from app.episode.sharding import run_everywhere
+    from app.runtime.work_pool import run_everywhere
 
     monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every item on an actor
     session = shared_ray.get_runtime_context().gcs_address
@@ -146,14 +146,14 @@ def test_a_ray_the_caller_started_stays_up(monkeypatch, shared_ray):
 @pytest.mark.slow
 def test_results_outlive_a_ray_started_and_stopped_here():
     """In a process of its own (this one's shared Ray stays up): the arrays stay usable after the shutdown (a crash
-    seen once, not reproduced on purpose since, is guarded against in app.episode.sharding._owned), and none of the Ray
+    seen once, not reproduced on purpose since, is guarded against in app.runtime.work_pool._owned), and none of the Ray
     processes it started is left."""
     pytest.importorskip("ray")
     code = """
 import os, sys
 import ray
 from app.runtime.ray_session import ray_released
-from app.episode.sharding import run_everywhere
+from app.runtime.work_pool import run_everywhere
 import numpy as np
 os.environ["APP_SCALE_LOCAL"] = "0"  # every array from an actor
 sizes = [200_000 + k for k in range(6)]  # 1.6 MB arrays: Ray hands them over from its object store

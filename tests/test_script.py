@@ -5,8 +5,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from app.config.loader import load_run_config
-from app.control.script import ScriptPlayer, ScriptRow, ScriptMotion
-from app.episode.loop import execute
+from app.control.script import ScriptMotion, ScriptPlayer, ScriptRow
+from app.episode.execute import execute
 from tests.conftest import ROOT
 
 

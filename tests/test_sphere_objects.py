@@ -7,8 +7,8 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
+from app.episode.scene_build import build_scene
 from app.kinematics.rotations import quat_exp
 from tests.conftest import ROOT
 

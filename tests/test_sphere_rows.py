@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
+from app.episode.loop import simulate
+from app.episode.motion_factory import run_motion
+from app.episode.scene_build import build_scene
 from app.errors import ConfigError, InputError
 from app.ik.limits.distance import DistanceRows
 from app.ik.limits.sphere_rows import NEXT_ROW_BAND, SphereRows, merge_rows
-from app.episode.loop import build_scene, run_targets, simulate
 from app.sim.collision import CollisionPairs, distance_rows
 from tests.conftest import ROOT
 from tests.test_collision import two_envs  # noqa: F401 (the scene of those rows: a table, a post, two envs)
@@ -163,7 +165,7 @@ def _refereed_run(config: str, seconds: float, pairs_of) -> tuple[float, float, 
                 worst["pybullet"] = min(worst["pybullet"], truth.distance.min())
             worst["spheres"] = min(worst["spheres"], controller.telemetry.min_distance[-1].min())
 
-        controller, _ = simulate(run, scene, robot, run_targets(run, 1, robot=robot), on_tick=referee,
+        controller, _ = simulate(run, scene, robot, run_motion(run, 1, robot=robot), on_tick=referee,
                                  show_progress=False)
         assert controller.spheres is not None and controller.collisions is None  # no PyBullet rows
     finally:

@@ -8,8 +8,8 @@ import pybullet as pb
 import pytest
 
 from app import RobotModel
-from app.dataset.trajectory import read_ee_trajectory, read_table, write_table
 from app.control.stall_causes import StallDiagnosis
+from app.dataset.trajectory import read_ee_trajectory, read_table, write_table
 from app.kinematics.rotations import quat_multiply, quat_to_matrix
 from app.sim.urdf_loader import load_urdf
 from app.track import main

@@ -13,10 +13,11 @@ import psutil
 import pytest
 
 from app.config.loader import load_run_config
+from app.episode.execute import execute
+from app.episode.frame_state import FrameState
+from app.episode.video_job import VideoJob, legend
 from app.render.framing import CameraView
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
-from app.episode.loop import execute
-from app.episode.video_job import FrameState, VideoJob, legend
 from tests.conftest import ROOT, Watched, runs
 
 
@@ -42,11 +43,12 @@ def test_render_processes_give_the_serial_video_frame_for_frame(tmp_path):
 
 def _states(run, n):
     """The look and ``n`` moving states of ``run`` (its scene built once, then closed)."""
+    from app.episode.execute import video_look
+    from app.episode.motion_factory import run_motion
     from app.episode.scene_build import build_scene
-    from app.episode.loop import run_targets, video_look
 
     scene, robot = build_scene(run)
-    targets = run_targets(run, robot.n_envs)
+    targets = run_motion(run, robot.n_envs)
     spec = video_look(run, robot, targets, scene.env_origins)
     q0 = np.asarray(robot.unbatch(robot.initial_qpos), dtype=float).reshape(robot.n_envs, -1)
     scene.close()
@@ -124,8 +126,8 @@ def test_a_target_frame_inside_an_obstacle_is_drawn_on_top():
 
 
 def test_follow_env_frames_one_environment_close_up():
-    from app.episode.scene_build import build_scene
     from app.control.motions import TargetGenerator
+    from app.episode.scene_build import build_scene
     from app.episode.video_job import video_view
 
     run = _run(follow_env=3)
@@ -147,13 +149,14 @@ def test_follow_env_frames_one_environment_close_up():
 
 def test_rendered_frame_shows_the_recorded_objects_where_they_were_and_the_place_marks():
     """A recorded object pose moves the cube in the picture; a place mark draws a yellow ring there."""
+    from app.episode.execute import video_look
+    from app.episode.motion_factory import run_motion
     from app.episode.scene_build import build_scene
-    from app.episode.loop import run_targets, video_look
     from app.episode.video_job import SceneRenderer, headless
 
     run = load_run_config(ROOT / "configs" / "pick_place.yaml", n_envs=1)
     scene, robot = build_scene(run)
-    spec = video_look(run, robot, run_targets(run, robot=robot), scene.env_origins)
+    spec = video_look(run, robot, run_motion(run, robot=robot), scene.env_origins)
     q = robot.read_states()[0]
     scene.close()
     renderer = SceneRenderer(headless(run))

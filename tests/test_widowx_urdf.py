@@ -8,7 +8,7 @@ import pybullet as pb
 import pytest
 
 from app import RobotModel
-from app.kinematics.rotations import quat_multiply, quat_conjugate, quat_log
+from app.kinematics.rotations import quat_conjugate, quat_log, quat_multiply
 from app.kinematics.urdf import parse_urdf
 from app.sim.urdf_loader import load_urdf
 from tests.conftest import OFFICIAL_URDF, WIDOWX_URDF, random_configs, require_reference

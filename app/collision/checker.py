@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.collision._distance_kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
-from app.collision.robot_spheres import RobotSpheres
 from app.collision.collision_tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
+from app.collision.robot_spheres import RobotSpheres
 from app.collision.world import ObjectPoses, World, box_frame, held_spheres
 from app.errors import InputError
-from app.kinematics.model import KinematicModel
 from app.kernels.dispatch import MIN_CHUNK, chunked, entry_point
+from app.kinematics.model import KinematicModel
 
 
 class CollisionModel:

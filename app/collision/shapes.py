@@ -19,7 +19,6 @@ from app.errors import URDFError
 from app.kinematics.description import resolve_uri
 from app.kinematics.rotations import rpy_to_matrix
 
-
 MESH_MARGIN = 0.001  # [m] Bullet's margin on the convex hulls PyBullet's URDF importer makes of meshes and
 # cylinders (measured: a URDF cylinder reports 1.0 mm less than its geometric distance to a box)
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from app.config.schema import GripperSection, RobotSection, SceneConfig
+from app.config.schema import RobotSection, SceneConfig
 from app.control.config_checks import link_checks
 from app.errors import AppError, ConfigError
 from app.kinematics.compose import SEPARATOR, RobotPart, check_part_names, compose_urdf
 from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import RobotDescription, parse_urdf_string, read_robot
+from app.specs import GripperSpec
 from app.validation import Where, raise_first
 
 
@@ -98,7 +99,7 @@ def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> Scene
     return dataclasses.replace(scene, robots=tuple(parts), robot=rig)
 
 
-def rig_grippers(scene: SceneConfig) -> dict[str, GripperSection]:
+def rig_grippers(scene: SceneConfig) -> dict[str, GripperSpec]:
     """Arm name -> its gripper section, joints named as in the robot's model: the robots of a rig that have one
     (their joints NAME/...), or the ``grippers`` of a description with several arms (each naming its ``arm``)."""
     if not scene.robots:

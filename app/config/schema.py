@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.config.cameras import CameraSection, CameraStreamSection  # noqa: F401 - the schema's names, in one place
-from app.config.scene_sections import (OBJECT_SHAPES, BoxSection, GripperSection, ObjectSection,  # noqa: F401
-                                       RobotSection, SceneConfig)
+from app.config.cameras import CameraSection  # noqa: F401 - the schema's names, in one place
+from app.config.scene_sections import RobotSection, SceneConfig  # noqa: F401
 from app.control.controllers import CONTROLLER_TYPES, ControllerConfig, PoseIKControllerConfig
 from app.control.motion_types import MOTION_TYPES
 from app.control.motions import CircleMotion, PoseMotion
@@ -134,5 +133,5 @@ class RunConfig:
              + self.task.checks(at.sub("task"), ctx))
 
 
-__all__ = ["OBJECT_SHAPES", "BoxSection", "CameraSection", "CameraStreamSection", "ControllerConfig", "GripperSection",
-           "ObjectSection", "ReportSection", "RobotSection", "RunConfig", "SceneConfig", "VideoSection"]
+__all__ = ["CameraSection", "ControllerConfig", "ReportSection", "RobotSection", "RunConfig", "SceneConfig",
+           "VideoSection"]

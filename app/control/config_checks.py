@@ -1,6 +1,7 @@
 """Value checks that several control configs share (each config's ``checks`` lists the rest beside its fields):
-the control rate and stall judgement of every controller, and the place target, heights, speeds, tolerances and
-times of the manipulation motions. Rows are ``(where, ok, message)`` (app.validation.Check)."""
+the control rate and stall judgement of every controller, and links named by a config. Rows are
+``(where, ok, message)`` (app.validation.Check); the manipulation motions' shared checks are
+app.control.object_motion's."""
 
 from __future__ import annotations
 
@@ -18,19 +19,6 @@ def controller_checks(c, at: Where, ctx: CheckContext) -> list[Check]:
             (at("stall_window"), 1 <= c.stall_window <= MAX_STALL_WINDOW,
              f"must be 1..{MAX_STALL_WINDOW} ticks (a window of error history per environment), got {c.stall_window}"),
             (at("stall_tol"), c.stall_tol > 0, f"must be > 0 m, got {c.stall_tol}")]
-
-
-POSITIVE = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol", "phase_timeout",
-            "close_time", "slip_tol", "success_tol")  # what pick_place and handover time and judge by
-
-
-def place_and_timing_checks(t, at: Where) -> list[Check]:
-    """The place target's range and the heights, speeds, tolerances and times a pick_place or handover shares."""
-    return [
-        (at("place_range"), t.place_range is None or all(lo <= hi for lo, hi in zip(*t.place_range)),
-         f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {t.place_range}"),
-        (at("min_separation"), t.min_separation >= 0, f"must be >= 0 m, got {t.min_separation}"),
-    ] + [(at(name), getattr(t, name) > 0, f"must be > 0, got {getattr(t, name)}") for name in POSITIVE]
 
 
 def link_checks(model, named: list[tuple[str, str]]) -> list[Check]:

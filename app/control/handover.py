@@ -19,16 +19,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.config_checks import place_and_timing_checks
-from app.control.observation import Observation
-from app.control.motions import Targets, arm_link
-from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
 from app.control.handover_poses import HandoverPoses, level_closing
 from app.control.holding import check_hold, in_hand, reached
+from app.control.motion_protocol import MotionBase, Targets
+from app.control.motions import arm_link
+from app.control.object_motion import ObjectMotion
+from app.control.observation import Observation
+from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
 from app.control.segments import Segments
 from app.kinematics.rotations import matrix_to_quat
 from app.validation import Check, CheckContext, Where
-
 
 Step = HandoverPhase
 STEPS = HANDOVER_PHASES
@@ -36,34 +36,21 @@ GIVER, TAKER = 0, 1
 
 
 @dataclass(frozen=True)
-class HandoverMotion:
+class HandoverMotion(ObjectMotion):
     """Hand ``object`` from arm ``giver`` to arm ``taker`` at ``meet`` (x, y, z [m]) and put it down at ``place_pos``
     (x, y) or a point drawn per environment from ``place_range``. Depths, heights [m], speeds [m/s],
     accelerations [m/s^2], angular speeds [rad/s], times [s]; tolerances as pick_place's."""
 
     type: ClassVar[str] = "handover"
-    pos_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
-    rot_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
-    object: str = "cube"
     giver: str = "left"
     taker: str = "right"
     meet: tuple[float, float, float] = (0.0, 0.0, 0.25)
     place_pos: tuple[float, float] = (0.0, -0.25)
-    place_range: tuple[tuple[float, float], tuple[float, float]] | None = None
     min_separation: float = 0.0
     give_depth: float = 0.02
     take_depth: float = 0.02
     approach_height: float = 0.06
     lift_height: float = 0.08
-    speed: float = 0.25
-    accel: float = 1.0
-    angular_speed: float = 2.0
-    pos_tol: float = 0.005
-    rot_tol: float = 0.05
-    phase_timeout: float = 3.0
-    close_time: float = 0.15
-    slip_tol: float = 0.01
-    success_tol: float = 0.01
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first), and what the scene must hold: two
@@ -85,14 +72,14 @@ class HandoverMotion:
              f"both arms need a gripper (robots[].gripper); arms with one: {grippers}"),
             (at("give_depth"), depth_ok, "give_depth and take_depth must be in (0, the object's height) m, got "
                                          f"{self.give_depth}, {self.take_depth}"),
-        ] + place_and_timing_checks(self, at)
+        ] + super().checks(at, ctx)
 
     def moved_links(self, robot) -> list[tuple[tuple, str]]:
         """The giver's and the taker's end effectors (see PoseMotion.moved_links)."""
         return [(("task", key), arm_link(getattr(self, key), robot, f"task.{key}")) for key in ("giver", "taker")]
 
 
-class HandoverSequencer:
+class HandoverSequencer(MotionBase):
     """The handover of every environment (see the module docstring).
 
     Args:
@@ -155,6 +142,10 @@ class HandoverSequencer:
         """(n_envs,) int: the arm (GIVER 0, TAKER 1) carrying the object clear of the table and of the other hand
         (the giver to the meeting point, the taker to the place), -1 otherwise."""
         return np.where(self.step == Step.TO_MEET, GIVER, np.where(self.step == Step.CARRY, TAKER, -1))
+
+    @property
+    def object_name(self) -> str:
+        return self.task.object
 
     def codes(self) -> np.ndarray:
         """Per environment the overlay's word index (app.control.phases.episode_words)."""

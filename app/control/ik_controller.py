@@ -11,16 +11,17 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.config_checks import controller_checks
-from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
+from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.telemetry import StallDetector, TelemetryLog
-from app.ik.api import prepared_solver
-from app.kernels.dispatch import EntryPoints, kernel_array
-from app.ik.limits import JointLimits
 from app.ik._lm import pose_error_norms_kernel
+from app.ik.api import prepared_solver
+from app.ik.limits import JointLimits
+from app.ik.limits.distance import GraspState
 from app.ik.limits.joint_box import velocity_limited_batch
 from app.ik.solver import IKOptions
 from app.ik.targets import PoseTargets
+from app.kernels.dispatch import EntryPoints, kernel_array
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_to_matrix
 from app.validation import Check, CheckContext, Where, check_finite
@@ -53,6 +54,14 @@ class PoseIKControllerConfig:
     stall_window: int = 120
     stall_tol: float = 1e-3
     accel_max: float | None = 40.0
+    d_safe: ClassVar[None] = None  # the pose IK keeps no collision margin
+    keeps_arms_apart: ClassVar[bool] = False
+    rows_from_spheres: ClassVar[bool] = False
+    velocity_scale: ClassVar[float] = 1.0  # the URDF's velocity limits, whole
+
+    def tolerances(self) -> dict[str, float]:
+        """The IK's own tolerances (pos_tol [m], rot_tol [rad])."""
+        return {"pos_tol": self.pos_tol, "rot_tol": self.rot_tol}
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first): every controller's rate and stall
@@ -108,8 +117,10 @@ class PoseIKController:
         del obstacles
         return cls(robot, links, task.pos_mask, task.rot_mask, dataclasses.replace(config, dt=dt), seed)
 
-    def track(self, t: float, targets: Targets) -> None:
-        """One tick towards ``targets`` (environment frames)."""
+    def track(self, t: float, targets: Targets, grasp: GraspState | None = None) -> None:
+        """One tick towards ``targets`` (environment frames); ``grasp`` is not this controller's concern (it keeps
+        no collision rows)."""
+        del grasp
         robot, n = self.robot, len(self.links)
         pos, quat = self.base.targets_to_base(self.aim(targets.pos, targets.vel).reshape(-1, 3),
                                               targets.quat.reshape(-1, 4))

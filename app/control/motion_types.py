@@ -8,9 +8,9 @@ with observations) in app.control.pick_place.
 from __future__ import annotations
 
 from app.control.handover import HandoverMotion
+from app.control.motions import MOTION_TYPES as TIMED_MOTION_TYPES
 from app.control.pick_place import PickPlaceMotion
 from app.control.script import ScriptMotion
-from app.control.motions import MOTION_TYPES as TIMED_MOTION_TYPES
 
 MOTION_TYPES = {**TIMED_MOTION_TYPES, ScriptMotion.type: ScriptMotion, PickPlaceMotion.type: PickPlaceMotion,
                 HandoverMotion.type: HandoverMotion}

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.motion_protocol import MotionBase, Targets  # noqa: F401 - Targets: what every motion gives
 from app.errors import ConfigError
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
 from app.validation import Check, CheckContext, Where
@@ -149,16 +150,7 @@ MOTION_TYPES = {cls.type: cls for cls in (CircleMotion, StaticMotion, Fingertips
 MotionSpec = PoseMotion  # every task type derives from it
 
 
-@dataclass(frozen=True)
-class Targets:
-    """Targets at one instant. pos (n_envs, k, 3) [m], quat (n_envs, k, 4), vel (n_envs, k, 3) [m/s]."""
-
-    pos: np.ndarray
-    quat: np.ndarray
-    vel: np.ndarray
-
-
-class TargetGenerator:
+class TargetGenerator(MotionBase):
     """Targets of a task for ``n_envs`` environments, each in its own frame.
 
     Args:
@@ -232,7 +224,7 @@ class TargetGenerator:
         return np.broadcast_to(pos, (n, 3)), np.broadcast_to(seg / length * self.task.speed, (n, 3))
 
 
-class ArmsTargets:
+class ArmsTargets(MotionBase):
     """Targets of an :class:`ArmsMotion`: each arm's motion generated as alone (its angular speeds drawn from the
     seed and the arm's place in the list), stacked along the target axis in the order of ``motions``."""
 

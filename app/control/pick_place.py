@@ -17,20 +17,19 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.config_checks import place_and_timing_checks
 from app.control.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
 from app.control.holding import check_hold, in_hand, reached
+from app.control.motion_protocol import MotionBase, Targets
+from app.control.object_motion import ObjectMotion
 from app.control.observation import Observation
 from app.control.phases import PHASES, Phase, PickLog
 from app.control.segments import Segments
-from app.control.motions import Targets
 from app.kinematics.rotations import axis_vector, matrix_to_quat
 from app.validation import Check, CheckContext, Where
 
 
-
 @dataclass(frozen=True)
-class PickPlaceMotion:
+class PickPlaceMotion(ObjectMotion):
     """Pick ``object`` up and put it down at ``place_pos`` (x, y in the environment's frame [m]), or at a point
     drawn per environment from ``place_range`` ((x_lo, y_lo), (x_hi, y_hi)) at least ``min_separation`` [m]
     from where the object starts. Heights [m], speeds [m/s], accelerations [m/s^2], times [s].
@@ -41,23 +40,6 @@ class PickPlaceMotion:
     ``collision`` where every reachable candidate does, before the arm moves)."""
 
     type: ClassVar[str] = "pick_place"
-    pos_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
-    rot_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
-    object: str = "cube"
-    place_pos: tuple[float, float] = (0.35, 0.15)
-    place_range: tuple[tuple[float, float], tuple[float, float]] | None = None
-    min_separation: float = 0.08
-    approach_height: float = 0.05
-    lift_height: float = 0.05
-    speed: float = 0.25
-    accel: float = 1.0
-    angular_speed: float = 2.0
-    pos_tol: float = 0.005
-    rot_tol: float = 0.05
-    phase_timeout: float = 3.0
-    close_time: float = 0.15
-    slip_tol: float = 0.01
-    success_tol: float = 0.01
     grasp_depths: tuple[float, ...] = (0.7, 0.5)
     grasp_tilts: tuple[float, ...] = (0.0, 0.3, -0.3)
     grasp_yaws: int = 8
@@ -82,7 +64,7 @@ class PickPlaceMotion:
             (at("grasp_yaws"), 1 <= self.grasp_yaws <= 64, f"must be 1..64 closing directions, got {self.grasp_yaws}"),
             (at("grasp_min_distance"), 0 <= self.grasp_min_distance <= 0.1,
              f"must be in [0, 0.1] m (the clearance a grasp's arm poses keep), got {self.grasp_min_distance}"),
-        ] + place_and_timing_checks(self, at)
+        ] + super().checks(at, ctx)
 
 
 def draw_places(task: PickPlaceMotion, start_xy: np.ndarray, seed: int) -> np.ndarray:
@@ -102,7 +84,7 @@ def draw_places(task: PickPlaceMotion, start_xy: np.ndarray, seed: int) -> np.nd
     return out
 
 
-class PickPlaceSequencer:
+class PickPlaceSequencer(MotionBase):
     """The phase machine of every environment (see the module docstring).
 
     Args:
@@ -116,6 +98,7 @@ class PickPlaceSequencer:
 
     n_targets = 1
     feedback = True
+    can_restart = True
 
     def __init__(self, task: PickPlaceMotion, model, ee_link: str, base, geometry: GraspGeometry,
                  place_xy: np.ndarray, rest_z: np.ndarray, max_opening: float, axes: tuple[str, str],
@@ -162,6 +145,19 @@ class PickPlaceSequencer:
         """(n_envs,) bool: the object is carried clear of the table (carry); a collision model may then move it with
         the gripper (lift and place start and end on the table, where the held object's margin cannot hold)."""
         return self.log.phase == Phase.CARRY
+
+    @property
+    def holder(self) -> np.ndarray:
+        """(n_envs,) int: 0 where the one gripper carries the object clear of the table (``holding``), else -1."""
+        return np.where(self.holding, 0, -1)
+
+    @property
+    def object_name(self) -> str:
+        return self.task.object
+
+    def codes(self) -> np.ndarray:
+        """Per environment its phase-or-failure code (app.control.phases.PickLog.codes)."""
+        return self.log.codes()
 
     # ------------------------------------------------------------------ one tick
     def observe(self, t: float, obs: Observation) -> None:

@@ -14,21 +14,22 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.collision.checker import CollisionModel
 from app.control.config_checks import controller_checks, link_checks
-from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.motions import PoseMotion, Targets
+from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
 from app.ik._lm import link_error_norms
 from app.ik._qp_kernel import active_rows
-from app.collision.checker import CollisionModel
 from app.ik.limits import CollisionLimit, CollisionPairs, DistanceRows, JointLimits, SphereRows
+from app.ik.limits.distance import GraspState
 from app.ik.limits.sphere_rows import merge_rows
 from app.ik.qp import QPBatch, QPSolver
 from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask, PostureTask
-from app.kinematics.base_frame import BaseFrame
 from app.kernels.dispatch import kernel_array
+from app.kinematics.base_frame import BaseFrame
 from app.validation import Check, CheckContext, Where, as_rotation_matrices, as_vectors
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,21 @@ class QPControllerConfig:
     posture_gain: float = 1.0
     stall_window: int = 120
     stall_tol: float = 1e-3
+    mode: ClassVar[str] = "control"  # the QP always drives the motors
+
+    @property
+    def keeps_arms_apart(self) -> bool:
+        """Whether a robot's several arms are kept d_safe apart (arm_pairs)."""
+        return self.arm_pairs
+
+    @property
+    def rows_from_spheres(self) -> bool:
+        """Whether the collision rows come from the link spheres (collision_model: spheres)."""
+        return self.collision_model == "spheres"
+
+    def tolerances(self) -> dict[str, float]:
+        """The tolerances the controller itself judges a target reached by: none (the run's are used)."""
+        return {}
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first): every controller's rate and stall
@@ -136,7 +152,7 @@ class QPController:
         self.collisions, self.spheres = collisions, spheres
         self.base = BaseFrame(*robot.base_frames())
         n = robot.model.n_dofs
-        held = np.setdiff1d(np.arange(n), getattr(robot, "arm_dofs", np.arange(n)))  # a gripper's DOFs stay put
+        held = np.setdiff1d(np.arange(n), robot.arm_dofs)  # a gripper's DOFs stay put
         self.joint_limits = JointLimits(robot.model, config.velocity_scale, config.accel_max, LIMIT_MARGIN, held)
         # the rows aim slightly outside d_safe: the motors' tracking error and the rows' linearisation
         # let the arm close a fraction of a millimetre more than the QP allows (measured 0.32 mm over 60 s)
@@ -177,7 +193,7 @@ class QPController:
         return f"QPController({tasks}, {self.joint_limits!r}, {self.collision_limit!r})"
 
     def step(self, t: float, target_pos: np.ndarray, target_quat: np.ndarray | None,
-             target_twist: np.ndarray | None = None) -> np.ndarray:
+             target_twist: np.ndarray | None = None, grasp: GraspState | None = None) -> np.ndarray:
         """One tick for every environment. Targets in each environment's frame: (n_envs, 3), (n_envs, 4),
         twist (n_envs, 6) for one task; with T tasks (n_envs, T, 3), (n_envs, T, 4), (n_envs, T, 6).
 
@@ -192,15 +208,16 @@ class QPController:
                    zip(split(target_pos), split(target_quat), split(target_twist))]
         n_envs = self.robot.n_envs
         return self.step_base(t, targets[0] if T == 1 else targets,
-                              np.asarray(target_pos, dtype=float).reshape(n_envs, -1, 3)[:, 0])
+                              np.asarray(target_pos, dtype=float).reshape(n_envs, -1, 3)[:, 0], grasp)
 
-    def step_base(self, t: float, targets: tuple | Sequence[tuple], pos_env: np.ndarray) -> np.ndarray:
+    def step_base(self, t: float, targets: tuple | Sequence[tuple], pos_env: np.ndarray,
+                  grasp: GraspState | None = None) -> np.ndarray:
         """:meth:`step` for targets already checked and in the base frame (as :meth:`build` takes them: a
         trajectory's ticks can be converted all at once); pos_env (n_envs, 3): the first task's target in the
         environment frame (the stall detector's). Returns the commanded joint velocities (n_envs, n_dofs)."""
         robot, cfg = self.robot, self.config
         q, v = robot.read_states()
-        rows = self.distance_rows(q)
+        rows = self.distance_rows(q, grasp)
         qps, err = self.build(q, v, targets, rows)
         err = err.reshape(len(q), -1, 6)
         qdot, ok = self.solve(t, qps)
@@ -259,15 +276,16 @@ class QPController:
         qps = self.builder.build_slots(kernel_array(q), kernel_array(v), slots)
         return qps, qps.task_error[:, 0] if len(self.tasks) == 1 else qps.task_error
 
-    def track(self, t: float, targets: Targets) -> None:
-        """One tick towards ``targets``, one per frame task (twist feed-forward from their velocities)."""
+    def track(self, t: float, targets: Targets, grasp: GraspState | None = None) -> None:
+        """One tick towards ``targets``, one per frame task (twist feed-forward from their velocities); ``grasp``:
+        the contacts the motion means this tick (their collision rows dropped)."""
         T = len(self.tasks)
         if targets.pos.shape[1] != T:
             raise InputError(f"the motion gives {targets.pos.shape[1]} targets; this controller tracks {T} links")
         twist = np.concatenate([targets.vel, np.zeros_like(targets.vel)], axis=2)
         orientation = any(any(task.rot_mask) for task in self.tasks)
         pick = (lambda a: a[:, 0]) if T == 1 else (lambda a: a)  # noqa: E731
-        self.step(t, pick(targets.pos), pick(targets.quat) if orientation else None, pick(twist))
+        self.step(t, pick(targets.pos), pick(targets.quat) if orientation else None, pick(twist), grasp)
 
     def solve(self, t: float, qps: QPBatch) -> tuple[np.ndarray, np.ndarray]:
         """The certified answers of the build, and OSQP per environment where there is none (started from the
@@ -290,9 +308,9 @@ class QPController:
         self._certified = qps.exact
         return qdot, ok
 
-    def distance_rows(self, q: np.ndarray) -> DistanceRows:
+    def distance_rows(self, q: np.ndarray, grasp: GraspState | None = None) -> DistanceRows:
         """The close pairs of every environment at q (n_envs, n_dofs), as rows (none if unwatched): the
-        spheres' and the robot's, merged."""
+        spheres' and the robot's, merged; ``grasp``: the contacts the motion means (their rows dropped)."""
         if self.spheres is None and self.collisions is None:
             return self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
         rows = self._no_rows if q.shape[1] == self._no_rows.J_a.shape[2] else DistanceRows.empty(q.shape[1])
@@ -300,10 +318,10 @@ class QPController:
             # a simulator robot gives its objects' poses now and the pairs left unwatched per environment (a
             # handover's fingers, the fingers on the object they grasp)
             state = getattr(self.robot, "sphere_state", None)
-            objects, skipped = (None, None) if state is None else state(self.spheres.collision, q)
+            objects, skipped = (None, None) if state is None else state(self.spheres.collision, q, grasp)
             rows = self.spheres.rows(q, skipped, objects)
         if self.collisions is not None:
-            rows = merge_rows(rows, self.robot.distance_rows(q, self.collisions), self.config.max_rows)
+            rows = merge_rows(rows, self.robot.distance_rows(q, self.collisions, grasp), self.config.max_rows)
         return rows
 
     @staticmethod

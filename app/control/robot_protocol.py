@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from app.ik.limits.distance import CollisionPairs, DistanceRows
+from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
 from app.ik.robot_model import RobotModel
 
 LIMIT_MARGIN = 1e-4  # [rad] or [m]: controllers command this far inside the joint limits (motors' stopping error)
@@ -23,6 +23,7 @@ class ControlledRobot(Protocol):
 
     model: RobotModel
     n_envs: int
+    arm_dofs: np.ndarray  # the DOFs a controller commands (a gripper's fingers are not among them)
 
     def read_states(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint positions and velocities. Shapes (n_envs, n_dofs)."""
@@ -36,8 +37,9 @@ class ControlledRobot(Protocol):
     def set_state(self, q: np.ndarray) -> None:
         """Teleport the joints to q (n_envs, n_dofs), at rest."""
 
-    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
-        """The watched pairs' distance rows at q (n_envs, n_dofs), grouped by environment."""
+    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs, grasp: GraspState | None = None) -> DistanceRows:
+        """The watched pairs' distance rows at q (n_envs, n_dofs), grouped by environment; ``grasp``: the contacts
+        the motion means this tick (their rows dropped; None: none)."""
 
 
 class IntegratorRobot:
@@ -52,6 +54,7 @@ class IntegratorRobot:
     def __init__(self, model: RobotModel, n_envs: int = 1, q0: np.ndarray | None = None,
                  base_R: np.ndarray | None = None, base_p: np.ndarray | None = None):
         self.model, self.n_envs = model, int(n_envs)
+        self.arm_dofs = np.arange(model.n_dofs)  # no gripper: every DOF
         start = model.mid_config() if q0 is None else np.asarray(q0, dtype=float)
         self.q = np.array(np.broadcast_to(start, (self.n_envs, model.n_dofs)), dtype=float)
         self.v = np.zeros_like(self.q)
@@ -78,8 +81,8 @@ class IntegratorRobot:
         self.v = np.zeros_like(self.q)
         self._target = (self.q.copy(), self.v.copy())
 
-    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
-        del q, pairs
+    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs, grasp: GraspState | None = None) -> DistanceRows:
+        del q, pairs, grasp
         return DistanceRows.empty(self.model.n_dofs)
 
     def step(self) -> None:

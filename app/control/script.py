@@ -11,8 +11,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.motions import Targets
-from app.kinematics.rotations import quat_normalize, quat_to_matrix, matrix_to_quat, so3_exp, so3_log
+from app.control.motion_protocol import MotionBase, Targets
+from app.kinematics.rotations import matrix_to_quat, quat_normalize, quat_to_matrix, so3_exp, so3_log
 from app.validation import Check, CheckContext, Where
 
 
@@ -54,11 +54,10 @@ class ScriptMotion:
         return ScriptPlayer(self, n_envs if envs is None else len(envs), base_pos)
 
 
-class ScriptPlayer:
+class ScriptPlayer(MotionBase):
     """Targets of a ScriptMotion for ``n_envs`` environments (the same script in each). base_pos (3,) [m]."""
 
     n_targets = 1
-    feedback = False
 
     def __init__(self, task: ScriptMotion, n_envs: int, base_pos: np.ndarray):
         rows = task.waypoints

@@ -3,10 +3,10 @@ in the Trossen AI kits' joint names and either unit convention. No PyBullet here
 (recording, replay) hands plain arrays in and takes them out."""
 
 from app.dataset.act_hdf5 import read_act, write_act_episode
+from app.dataset.joint_names import ROBOT_TYPES, trossen_names
 from app.dataset.lerobot_reader import read_lerobot
 from app.dataset.lerobot_writer import LeRobotWriter
 from app.dataset.load import dataset_units, episode_frames, load_dataset
-from app.dataset.joint_names import ROBOT_TYPES, trossen_names
 from app.dataset.records import (CameraSpec, DatasetSpec, EncodedVideo, EpisodeFrames, RecordedDataset,
                                  RecordedEpisode, VideoSpan)
 from app.dataset.rollover import FileLimits

@@ -1,68 +1,33 @@
-"""Between the simulator and a motion of several arms with grippers (the hand-over): the motion for a run, what
-each arm observes every control tick, and what goes back (each gripper's command, the object rows the fingers
-may touch, the finger pairs of the two grippers left unwatched while they work side by side)."""
+"""Between the simulator and a motion of several arms with grippers (the hand-over): what each arm observes every
+control tick, and what goes back: each gripper's command, and the contacts the motion means (GraspState: the
+object rows the fingers may touch, the finger pairs of the two grippers left unwatched while they work side by
+side, the arm carrying the object) for the collision rows."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from app.config.robots import rig_grippers
-from app.config.schema import RunConfig
-from app.control.handover import GIVER, TAKER, HandoverMotion, HandoverSequencer
+from app.control.handover import GIVER, TAKER
+from app.control.motion_protocol import ArmsFeedbackMotion
 from app.control.observation import Observation
-from app.control.pick_place import draw_places
+from app.ik.limits.distance import GraspState
 from app.kinematics.arms import arm_link_groups
-from app.kinematics.base_frame import BaseFrame
-from app.kinematics.rotations import matrix_to_quat
-from app.episode.feedback import object_spec, object_starts
 from app.sim.robot import Robot
 from app.sim.scene import Scene
-
-
-def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
-    """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
-    task: HandoverMotion = run.task
-    pos, _ = object_starts(run, n_envs)[task.object]
-    places = draw_places(task, pos[:, :2], run.seed)
-    if envs is not None:
-        pos, places = pos[np.asarray(envs, dtype=int)], places[np.asarray(envs, dtype=int)]
-    obj = next(o for o in run.scene_config.objects if o.name == task.object)
-    grippers = rig_grippers(run.scene_config)
-    axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
-    openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
-    links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
-    return HandoverSequencer(task, object_spec(obj).half_extents(), places, pos[:, 2], np.array(openings), axes,
-                             _reach(robot, links))
-
-
-def _reach(robot: Robot, links: list[str]):
-    """``reach(arm, pos (k, 3), rot (k, 3, 3)) -> (k,)``: for environment-frame poses, the smallest distance of the
-    arm's joints (those that move its end effector) from their limits in the pose IK's answer; -inf: not reached."""
-    base, m = BaseFrame(*robot.base_frames()), robot.model
-    chains = [np.flatnonzero(np.linalg.norm(m.get_jacobian(m.mid_config(), link), axis=0) > 0) for link in links]
-
-    def reach(arm: int, pos: np.ndarray, rot: np.ndarray) -> np.ndarray:
-        p, q = base.targets_to_base(pos, matrix_to_quat(rot))
-        info = m.inverse_kinematics(links[arm], p, q, return_info=True, max_restarts=20)
-        dofs = chains[arm]
-        margin = np.minimum(info.q[..., dofs] - m.q_lower[dofs], m.q_upper[dofs] - info.q[..., dofs]).min(axis=-1)
-        return np.where(np.atleast_1d(info.converged), np.atleast_1d(margin), -np.inf)
-
-    return reach
 
 
 class ArmsFeedback:
     """Each control tick of a run whose motion works several arms with grippers: observe every arm, advance the
     motion, command each gripper, release the object's and the grippers' rows where the motion says so."""
 
-    def __init__(self, scene: Scene, robot: Robot, motion, arm_links: dict[str, str]):
+    def __init__(self, scene: Scene, robot: Robot, motion: ArmsFeedbackMotion, arm_links: dict[str, str]):
         self.scene, self.robot, self.motion = scene, robot, motion
         self.arms = list(motion.arms)
         self.ee = {a: robot.model.link_index(arm_links[a]) for a in self.arms}
         groups = arm_link_groups(robot.model, [arm_links[a] for a in self.arms])
         pb_of = {name: i for name, i in robot.bodies[0].link_index.items()}
         self.links = {a: frozenset(pb_of[n] for n in g) for a, g in zip(self.arms, groups)}
-        self.obj = scene.objects[motion.task.object]
+        self.obj = scene.objects[motion.object_name]
         n = robot.n_envs
         self.others = [{ids[e] for key, ids in scene.box_ids.items() if key != self.obj.name} for e in range(n)]
         names = {i: n for n, i in pb_of.items()}
@@ -91,18 +56,19 @@ class ArmsFeedback:
             out[a] = Observation(q, ee_pos, ee_rot, obj_pos, obj_quat, speed, state.closing, state.contact, collided)
         return out
 
-    def tick(self, t: float, q: np.ndarray, dt: float) -> None:
-        """At t [s], from the measured joints q (n_envs, n_dofs): observe, advance, command, release."""
+    def tick(self, t: float, q: np.ndarray, dt: float) -> GraspState:
+        """At t [s], from the measured joints q (n_envs, n_dofs): observe, advance, command; returns the contacts
+        the motion means now."""
         r, motion = self.robot, self.motion
         seen = self.observe(q)
         motion.observe(t, seen)
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)
-        r.released = [frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released]
-        r.released_pairs = [self.finger_pairs if x else frozenset() for x in motion.exchanging]
-        r.holding = [{self.obj.name: self.arms[h]} if h >= 0 else {} for h in motion.holder]
         taker = self.arms[TAKER]
         self.opening.append(r.grippers[taker].max_opening * (1.0 - seen[taker].closing))
+        return GraspState(tuple(frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released),
+                          tuple(self.finger_pairs if x else frozenset() for x in motion.exchanging),
+                          tuple({self.obj.name: self.arms[h]} if h >= 0 else {} for h in motion.holder))
 
     def telemetry(self) -> dict[str, np.ndarray]:
         return {}

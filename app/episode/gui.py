@@ -23,19 +23,19 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.phases import Phase, code_label
-from app.control.status import STATUS_STYLE, EnvStatus, latest_status
 from app.control.motions import TargetGenerator, Targets
+from app.control.phases import code_label
+from app.control.status import STATUS_STYLE, EnvStatus, latest_status
+from app.episode.execute import abandon, write_plot, write_report
+from app.episode.loop import Episode, final_state, make_episode, simulate
+from app.episode.motion_factory import run_motion
+from app.episode.run_report import report_dict, target_labels, task_links
+from app.episode.scene_build import build_scene
 from app.errors import AppError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, rpy_to_matrix
 from app.runtime.outputs import OutputSet
-from app.episode.run_report import target_labels
-from app.episode.loop import _write_plot, _write_report, abandon, final_state, report_dict, run_targets, simulate, \
-    task_links
-from app.episode.scene_build import build_scene
-from app.sim.camera_views import CameraViews
-from app.sim.cameras import stream_of
 from app.sim.camera import save_window_view
+from app.sim.camera_views import CameraViews
 from app.sim.scene import display_available
 from app.sim.sphere_markers import SphereMarkers
 from app.sim.window import StatusLights, Window
@@ -52,6 +52,7 @@ HELP = [text for _, text in KEYS if text]
 DRAW_EVERY = 8  # physics steps between redraws of frames and lights, and reads of keys and sliders (30 Hz at 240 Hz)
 TEXT_EVERY = 3 * DRAW_EVERY  # the text (10 Hz, as fast as one reads it): each changed line waits for a frame
 PLACE_SLIDERS = ("place dx [m]", "place dy [m]")  # a pick-and-place: where the selected environment puts it
+HOLDING_WORDS = ("lift", "carry", "place", "to_meet", "take")  # phases in which a gripper holds the object up
 SLIDERS = ("target dx [m]", "target dy [m]", "target dz [m]", "target droll [rad]", "target dpitch [rad]",
            "target dyaw [rad]")
 
@@ -69,7 +70,7 @@ class GuiSession:
         self.window = Window(scene.client)
         n = robot.n_envs
         self._env_slider = self.window.add_slider("environment", 0, max(n - 1, 1e-9), 0) if n > 1 else None
-        names = PLACE_SLIDERS if getattr(targets, "feedback", False) else SLIDERS
+        names = PLACE_SLIDERS if targets.feedback else SLIDERS
         self._first = [self.window.add_slider(name, -0.2 if "[m]" in name else -1.6,
                                               0.2 if "[m]" in name else 1.6) for name in names][0]
         self._n_sliders = len(names)
@@ -85,11 +86,12 @@ class GuiSession:
         self.lights = StatusLights(scene.client, scene.env_origins + base + [0.0, -0.14, 0.03], radius=0.022)
         self.spheres = SphereMarkers(robot) if run.video.show_spheres else None  # the collision spheres, drawn
         self.q_last = robot.read_states()[0]
-        self._place0 = targets.place[:, :2].copy() if getattr(targets, "feedback", False) else None
+        self._place0 = targets.place[:, :2].copy() if targets.feedback else None
         self.k, self.controller = 0, None
+        self.episode: Episode | None = None  # the run's controller, feedback and invariants (run_gui makes it)
         self._wall0 = time.perf_counter()
         self.window.look_at(scene.env_origins[0] + np.asarray(run.scene_config.camera.target))
-        self.views = CameraViews(scene, robot, [stream_of(c) for c in run.scene_config.cameras])
+        self.views = CameraViews(scene, robot, list(run.scene_config.cameras))
 
     # ------------------------------------------------------------------ keys
     def handle_key(self, key: int) -> None:
@@ -107,7 +109,7 @@ class GuiSession:
             self.select((self.selected + (1 if key == ord("]") else -1)) % n)
         elif key == ord("f"):
             self.follow = not self.follow
-        elif key == ord("e") and getattr(self.targets, "feedback", False):
+        elif key == ord("e") and self.targets.can_restart:
             self.targets.restart([self.selected])
             log.info("environment %d: picking again", self.selected)
         elif key == ord("m") and not self.views.streams:
@@ -151,7 +153,7 @@ class GuiSession:
         if self.window.open:  # else the offsets of the last tick (the window was closed)
             moved = self._slider_values() - self._slider_base
             self.offsets[self.selected] = self._held + moved
-        if getattr(self.targets, "feedback", False):  # a pick: the sliders move the place target
+        if self.targets.feedback:  # a pick or hand-over: the sliders move the place target
             motion = self.targets
             motion.place[:, :2] = self._place0 + self.offsets[:, :2]
             return motion(t)
@@ -247,10 +249,11 @@ class GuiSession:
             return ""
         closing = gripper.state(self.q_last).closing[e]
         width = f"gripper {1e3 * gripper.max_opening * (1 - closing):.0f} mm"
-        if not getattr(motion, "feedback", False):
+        codes = motion.codes()
+        if codes is None:
             return f" | {width}"
-        code = int(motion.log.codes()[e])
-        holding = ", holding" if Phase.LIFT <= motion.log.phase[e] <= Phase.PLACE else ""
+        code = int(codes[e])
+        holding = ", holding" if code_label(code) in HOLDING_WORDS else ""
         return f" | {code_label(code)} | {width}{holding}"
 
 
@@ -272,7 +275,7 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
     outputs = OutputSet(out_dir) if out_dir is not None else None
     scene, robot = build_scene(replace(run, video=replace(run.video, enabled=False)), gui=True)
     try:
-        targets = run_targets(run, robot.n_envs, robot=robot)
+        targets = run_motion(run, robot.n_envs, robot=robot)
         window = Window(scene.client)
         with scene.rendering_paused():
             session = _closed_guard(window, None, lambda: GuiSession(run, scene, robot, targets))
@@ -280,20 +283,22 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
         if session_hook is not None:
             session_hook(session)
         steps = max_steps if max_steps is not None else 10 ** 12  # until the user quits
-        controller = _closed_guard(window, session, lambda: simulate(
+        session.episode = make_episode(run, scene, robot, targets)
+        episode = _closed_guard(window, session, lambda: simulate(
             run, scene, robot, targets, on_tick=session.on_tick, target_hook=session.hook, n_steps=steps,
-            show_progress=False)[0])
+            show_progress=False, episode=session.episode)[0])
         if screenshot is not None and session.window.open:
             save_window_view(scene.client, Path(screenshot))
-        final_targets = targets if getattr(targets, "feedback", False) else (lambda t: session.hook(t, None))
-        result = final_state(run, robot, controller, final_targets, scene.t, q=session.q_last, scene=scene)
+        final_targets = None if targets.feedback else (lambda t: session.hook(t, None))  # where the sliders left them
+        result = final_state(run, robot, episode, targets, scene.t, q=session.q_last, scene=scene,
+                             targets=final_targets)
     finally:
         scene.close()
     if outputs is None:  # a script's session: the summary only
         result.summary = report_dict(run, result, robot.model)["summary"]
     else:
         try:
-            names = {**_write_plot(run, result, outputs), **_write_report(run, result, robot.model, outputs)}
+            names = {**write_plot(run, result, outputs), **write_report(run, result, robot.model, outputs)}
             final = outputs.commit()
         except BaseException:
             abandon(outputs, None)
@@ -315,4 +320,4 @@ def _closed_guard(window: Window, session: GuiSession | None, work):
         if session is None or session.controller is None:
             raise AppError("the GUI window was closed before the run began: no output was written") from None
         session.quit = True
-        return session.controller
+        return session.episode

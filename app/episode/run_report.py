@@ -47,11 +47,11 @@ def arm_report(run: RunConfig, result, e: int) -> dict:
 def invariant_summary(run: RunConfig, result) -> dict:
     """The worst value over every environment and physics step of each promise the simulated arms keep."""
     inv, tel = result.invariants, result.telemetry
-    d_safe = getattr(run.controller, "d_safe", None)
+    d_safe = run.controller.d_safe
     return {"joint_limit_excess_max_rad": float(inv["limit_excess"].max()),
             "joint_limit_promise_rad": 1e-6,
             "velocity_over_bound_max": float(inv["velocity_ratio"].max()),
-            "velocity_promise": None if getattr(run.controller, "mode", "control") == "kinematic" else 1.02,
+            "velocity_promise": None if run.controller.mode == "kinematic" else 1.02,
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"])) if len(tel["t"]) else None,
             "obstacle_promise_m": None if d_safe is None else d_safe - 1e-4}
 
@@ -81,7 +81,7 @@ def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = 
         values = [e[key] for e in envs if e[key] is not None]
         return pick(values) if values else None
 
-    d_safe = getattr(run.controller, "d_safe", None)
+    d_safe = run.controller.d_safe
     return {"reached": sum(e["reached_final"] for e in envs), "n_envs": len(envs),
             "missed_envs": [e["env"] for e in envs if not e["reached_final"]],
             "pos_err_final_max_m": worst("pos_err_final_m"), "rot_err_final_max_rad": worst("rot_err_final_rad"),
@@ -102,7 +102,7 @@ def task_description(run: RunConfig) -> dict:
             "rot_mask": list(task.rot_mask),
             "errors": "masked: position over the pos_mask axes [m]; rotation of the rot_mask axes [rad] (one True: "
                       "the angle between that link axis and the target's; all three: the full rotation)",
-            "controller_tolerance": {k: getattr(c, k) for k in ("pos_tol", "rot_tol") if hasattr(c, k)}}
+            "controller_tolerance": c.tolerances()}
 
 
 def report_dict(run: RunConfig, result, model) -> dict:

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from app.config.robots import rig_grippers, rig_parts
-from app.config.schema import BoxSection, GripperSection, RunConfig
-from app.episode.feedback import object_spec, object_starts
-from app.sim.gripper import GripperSpec
+from app.config.schema import RunConfig
+from app.episode.motion_factory import object_starts
 from app.sim.robot import Robot
-from app.sim.scene import BoxSpec, Scene, grid_origins
-
-
-def _box(section: BoxSection) -> BoxSpec:
-    return BoxSpec(section.name, section.size, section.pos, rgba=section.rgba)
-
-
-def gripper_spec(section: GripperSection, ee_link: str) -> GripperSpec:
-    return GripperSpec(section.joints, section.open, section.closed, section.force, section.friction,
-                       section.approach_axis, section.closing_axis, section.mimic, ee_link)
+from app.sim.scene import Scene, grid_origins
+from app.specs import GripperSpec
 
 
 def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = None) -> tuple[Scene, Robot]:
@@ -37,11 +30,11 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
                                     cfg.robot.xacro_args, description=cfg.description)
         if len(cfg.robot.arms or {}) > 1:
             robot.collide_arms(list(cfg.robot.arms.values()))
-        for section in (cfg.floor, cfg.table, *cfg.obstacles):
-            if section is not None:
-                scene.add_box(_box(section))
-        for section in cfg.objects:
-            scene.add_object(object_spec(section))
+        for box in (cfg.floor, cfg.table, *cfg.obstacles):
+            if box is not None:
+                scene.add_box(box)
+        for obj in cfg.objects:
+            scene.add_object(obj)
         if envs is None:
             scene.build(n_envs=run.n_envs, env_spacing=run.env_spacing, max_envs=run.max_envs)
         else:
@@ -49,9 +42,9 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
             scene.build(n_envs=len(origins), env_spacing=run.env_spacing, env_origins=origins, max_envs=run.max_envs)
         _place_objects(run, scene, envs)
         if cfg.robot.gripper is not None:
-            robot.attach_gripper(gripper_spec(cfg.robot.gripper, cfg.robot.ee_link))
-        for arm, section in rig_grippers(cfg).items():
-            robot.attach_gripper(gripper_spec(section, cfg.robot.arms[arm]), arm)
+            robot.attach_gripper(_on_link(cfg.robot.gripper, cfg.robot.ee_link))
+        for arm, spec in rig_grippers(cfg).items():
+            robot.attach_gripper(_on_link(spec, cfg.robot.arms[arm]), arm)
         if cfg.robot.init_qpos is not None:
             q0 = np.broadcast_to(np.array(cfg.robot.init_qpos), (robot.n_envs, robot.n_dofs))
             robot.set_qpos(robot.unbatch(q0))
@@ -60,6 +53,11 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
         scene.close()
         raise
     return scene, robot
+
+
+def _on_link(spec: GripperSpec, ee_link: str) -> GripperSpec:
+    """The gripper with its end-effector link: the one it names, else the robot's (or its arm's)."""
+    return spec if spec.ee_link is not None else dataclasses.replace(spec, ee_link=ee_link)
 
 
 def _place_objects(run: RunConfig, scene: Scene, envs: np.ndarray | None) -> None:

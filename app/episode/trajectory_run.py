@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 
-from app.episode.scene_build import build_scene
 from app.config.loader import load_run_config
 from app.config.robots import robot_description
 from app.config.schema import RunConfig
@@ -19,14 +18,14 @@ from app.control.stall_causes import StallDiagnosis, StallLimits
 from app.control.trajectory_loop import track
 from app.control.trajectory_targets import sample_ticks
 from app.dataset.trajectory import EETrajectory, read_ee_trajectory, write_table
+from app.episode.scene_build import build_scene
 from app.errors import InputError
 from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
-from app.runtime.outputs import OutputSet
 from app.render.report import write_json_atomic
-
+from app.runtime.outputs import OutputSet
 
 MAX_RATE = 10_000.0  # [Hz]
 MAX_TICKS = 10_000_000  # a trajectory's ticks at the control rate (each holds the joints: 8 B per DOF)
@@ -41,9 +40,9 @@ class QueryRobot(IntegratorRobot):
         self.scene_robot = scene_robot
         self._at_rest, self._env = np.zeros((1, model.n_dofs)), np.arange(1)  # made once: every tick poses env 0
 
-    def distance_rows(self, q, pairs):
+    def distance_rows(self, q, pairs, grasp=None):
         self.scene_robot.teleport(q, self._at_rest, self._env)  # the ideal joints are within their limits
-        return self.scene_robot.distance_rows(q, pairs)
+        return self.scene_robot.distance_rows(q, pairs, grasp)
 
 
 def ik_model(run: RunConfig) -> RobotModel:
@@ -90,19 +89,19 @@ def _controller(run: RunConfig, robot, links: list[str], rot_mask, dt: float, sc
             pairs = tuple(p for p in cross_arm_pairs(robot.model, list(s.robot.arms.values()))
                           if p[0] in scene_robot.collision_links and p[1] in scene_robot.collision_links)
             config = dataclasses.replace(config, self_pairs=config.self_pairs + pairs)
-    if scene_robot is not None and getattr(config, "collision_model", "pybullet") == "spheres":
+    if scene_robot is not None and config.rows_from_spheres:
         return config.controller_cls.from_config(robot, config, task, links, dt, (), run.seed,
                                                  collision=scene_robot.sphere_model(boxes, config.self_pairs))
     return config.controller_cls.from_config(robot, config, task, links, dt, boxes, run.seed)
 
 
 def _watches_arm_pairs(run: RunConfig) -> bool:
-    return bool(getattr(run.controller, "arm_pairs", False)) and len(run.scene_config.robot.arms or {}) >= 2
+    return run.controller.keeps_arms_apart and len(run.scene_config.robot.arms or {}) >= 2
 
 
 def _bounds(run: RunConfig, model: RobotModel, robot) -> np.ndarray:
-    v = model.v_max * getattr(run.controller, "velocity_scale", 1.0)
-    held = np.setdiff1d(np.arange(model.n_dofs), getattr(robot, "arm_dofs", np.arange(model.n_dofs)))
+    v = model.v_max * run.controller.velocity_scale
+    held = np.setdiff1d(np.arange(model.n_dofs), robot.arm_dofs)
     v = np.where(np.isfinite(v), v, 1e9)
     v[held] = 0.0
     return v

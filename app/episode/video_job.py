@@ -23,42 +23,29 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.episode.scene_build import build_scene
 from app.config.schema import RunConfig
 from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus
+from app.episode.frame_state import FrameState
+from app.episode.run_report import target_labels
+from app.episode.scene_build import build_scene
+from app.kernels.dispatch import available_cpus, run_in_background
 from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
-from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.render.mp4 import write_mp4
+from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
 from app.runtime.render_server import render_context
-from app.episode.run_report import target_labels
 from app.runtime.signals import signals_held
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera, Layer
-from app.sim.cameras import CameraStream, SceneCameras, stream_of
+from app.sim.cameras import SceneCameras
 from app.sim.sphere_markers import SphereMarkers
-from app.kernels.dispatch import available_cpus, run_in_background
+from app.specs import CameraStream
 
 log = logging.getLogger(__name__)
 CHUNK = 4  # frames per render task
 MAX_AUTO_WORKERS = 4
 CAPTION_RESERVE = 0.1  # top fraction of the picture kept for the caption and legend
-
-
-class FrameState(NamedTuple):
-    """What one video frame shows, recorded during the run. t [s]; q (n_envs, n_dofs); targets in each
-    environment's frame: pos (n_envs, T, 3) [m], quat (n_envs, T, 4) wxyz; status (n_envs,) EnvStatus codes."""
-
-    t: float
-    q: np.ndarray
-    targets_pos: np.ndarray
-    targets_quat: np.ndarray
-    status: np.ndarray
-    objects: np.ndarray | None = None  # (n_envs, n_objects, 7): position [m], quat wxyz, environment frames
-    episode: np.ndarray | None = None  # (n_envs,) a pick-and-place's phase or failure (app.control.phases)
-    marks: np.ndarray | None = None  # (n_envs, M, 3) [m] points marked on the picture (a pick's place target)
-    gripper: np.ndarray | None = None  # (n_envs,) [m] the fingers' opening, where the robot has a gripper
 
 
 class VideoSpec(NamedTuple):
@@ -291,7 +278,7 @@ def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchor
 def named_stream(run: RunConfig) -> CameraStream | None:
     """The link camera ``video.camera`` names, as a CameraStream; None for the scene camera or a fixed one."""
     named = [c for c in run.scene_config.cameras if c.name == run.video.camera and c.link is not None]
-    return stream_of(named[0]) if named else None
+    return named[0] if named else None
 
 
 def fit_points(run: RunConfig, robot, targets, envs: np.ndarray, env_origins: np.ndarray) -> np.ndarray:

@@ -10,8 +10,8 @@ import numpy as np
 from numba import njit
 
 from app.ik._lm import solve_one
-from app.kinematics._fk_kernels import frames_one
 from app.kernels.dispatch import chunked
+from app.kinematics._fk_kernels import frames_one
 
 
 @njit(cache=True)

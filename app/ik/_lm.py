@@ -14,8 +14,8 @@ from numba import njit
 
 from app.ik._linalg import solve_spd
 from app.ik._residual import residual_batch, residual_one, task_jacobian_one
-from app.kinematics._fk_kernels import frames_one
 from app.kernels.dispatch import chunked
+from app.kinematics._fk_kernels import frames_one
 
 
 @njit(cache=True)

@@ -26,8 +26,8 @@ from app.ik._analytic_kernel import branches_batch, tool_frame, two_link_batch
 from app.ik._residual import ROT_FULL
 from app.ik.cache import cached
 from app.ik.ik_tables import ArmTables
-from app.kinematics.model import KinematicModel, LinkRef
 from app.kernels.dispatch import chunked, kernel_array
+from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_float_array, as_rotation_matrices, as_vectors, check_finite
 
 CERT_TOL = 1e-9  # [m] and [rad]: how far the URDF's numbers may deviate from the ideal structure

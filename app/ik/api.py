@@ -25,7 +25,6 @@ from app.ik.targets import as_frame
 from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_mask, as_point
 
-
 _ALL = (True, True, True)  # the default masks (one object, recognised at once)
 
 

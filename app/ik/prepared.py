@@ -16,13 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InputError
-from app.ik.analytic import closed_form
-from app.ik.chains import independent_groups
 from app.ik._analytic_kernel import solve_seeded_kernel
 from app.ik._lm import solve_batch_kernel
+from app.ik.analytic import closed_form
+from app.ik.chains import independent_groups
 from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel
-from app.kernels.dispatch import entry_point, kernel_array
 from app.ik.targets import PoseTargets, as_rows, batch_shape_of
+from app.kernels.dispatch import entry_point, kernel_array
 from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_rotation_matrices, as_vectors
 

@@ -26,16 +26,16 @@ from app.errors import InputError
 from app.ik._qp_exact import exact_solution_one
 from app.ik._qp_kernel import OSQP_INF, assemble_one
 from app.ik.limits.distance import distance_row_one, no_distance_rows
-from app.ik.limits.joint_box import inactive_joint_box, joint_box_one
 from app.ik.limits.given_rows import no_limit_rows
+from app.ik.limits.joint_box import inactive_joint_box, joint_box_one
 from app.ik.limits.velocity_box import inactive_velocity_box
 from app.ik.qp import DAMPING, QPBatch
 from app.ik.qp_pieces import SLOTS, combined_slots
 from app.ik.tasks.frame import frame_rows_at, inactive_frame
-from app.ik.tasks.posture import PostureParams, posture_velocity_one
 from app.ik.tasks.given_rows import no_rows
-from app.kinematics._fk_kernels import frames_one
+from app.ik.tasks.posture import PostureParams, posture_velocity_one
 from app.kernels.dispatch import EntryPoints, kernel_array
+from app.kinematics._fk_kernels import frames_one
 
 __all__ = ["SLOTS", "QPBuilder", "build_batch", "build_qp"]
 

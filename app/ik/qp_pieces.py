@@ -23,8 +23,8 @@ from app.errors import IncompatibleError, InputError
 from app.ik.limits.distance import DistanceParams
 from app.ik.limits.given_rows import RowsLimitParams
 from app.ik.limits.velocity_box import VelocityBoxParams
-from app.ik.tasks.posture import PostureParams
 from app.ik.tasks.given_rows import RowsParams
+from app.ik.tasks.posture import PostureParams
 
 TASK_SLOTS = ("frame", "rows_task", "posture")
 LIMIT_SLOTS = ("joint_box", "velocity_box", "distance", "rows_limit")

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.errors import InputError
+from app.ik._analytic_kernel import solve_seeded
 from app.ik._lm import error_norms, pose_error_norms_kernel, solve_batch
 from app.ik.cache import cached
-from app.ik._analytic_kernel import solve_seeded
 from app.ik.ik_tables import ArmTables, LMOptions, TaskTables
 from app.ik.targets import PoseTargets
-from app.kinematics.model import KinematicModel
 from app.kernels.dispatch import kernel_array
+from app.kinematics.model import KinematicModel
 from app.validation import check_types
 
 log = logging.getLogger(__name__)

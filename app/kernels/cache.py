@@ -12,9 +12,9 @@ source file of the package that uses numba makes any edit to a kernel compile af
 from __future__ import annotations
 
 import hashlib
-import re
 import logging
 import os
+import re
 from pathlib import Path
 
 from app.runtime.leftovers import remove_stale

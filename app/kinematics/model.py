@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from app.errors import InputError, UnknownNameError
-from app.kinematics._fk_kernels import jacobian_kernel, link_frames_kernel, point_jacobians_kernel
-from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
-from app.kinematics.fk_tables import FKTables, JacobianTables
-from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
 from app.kernels.dispatch import entry_point, kernel_array
+from app.kinematics._fk_kernels import jacobian_kernel, link_frames_kernel, point_jacobians_kernel
+from app.kinematics.fk_tables import FKTables, JacobianTables
+from app.kinematics.rotations import matrix_to_quat, rpy_to_matrix
+from app.kinematics.urdf import URDFSpec, parse_urdf, parse_urdf_string
 from app.validation import as_float_array, as_point, check_finite
 
 LinkRef = str | int

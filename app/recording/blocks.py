@@ -2,7 +2,7 @@
 (app.episode.sharding.run_shard, the environments where they stand in the whole run, draws sliced from all), cut into
 episodes, its cameras rendered (app.recording.episode_cameras) and, for LeRobot, each camera's frames encoded into an episode
 segment right there; for ACT HDF5 each episode is written whole there (images compressed). ``python -m app.record
---workers W`` runs the blocks on Ray workers as app.sweep runs its episodes (app.episode.sharding.run_everywhere) and gets
+--workers W`` runs the blocks on Ray workers as app.sweep runs its episodes (app.runtime.work_pool.run_everywhere) and gets
 back small records (file names, stats, poses), never raw frames; with one worker the one block runs in this process
 and Ray is never imported."""
 
@@ -20,8 +20,8 @@ from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video_segments import encode_segment
-from app.recording.episode_cameras import EpisodeCameras
 from app.episode.sharding import run_shard
+from app.recording.episode_cameras import EpisodeCameras
 
 
 class Block(NamedTuple):
@@ -109,11 +109,12 @@ def _encoded(folder: Path, frames: np.ndarray, fps: int) -> EncodedVideo:
 
 def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink) -> list[Block]:
     """Every environment of ``run`` in blocks, in environment order: one block here (workers 1) or blocks over
-    ``workers`` Ray workers (app.episode.sharding.blocks, app.episode.sharding.run_everywhere)."""
+    ``workers`` Ray workers (app.episode.sharding.blocks, app.runtime.work_pool.run_everywhere)."""
     n = run.n_envs or 1
     if workers <= 1:
         return [record_block((run, np.arange(n), sink))]
-    from app.episode.sharding import blocks, run_everywhere
+    from app.episode.sharding import blocks
+    from app.runtime.work_pool import run_everywhere
 
     items = [(run, envs, sink) for envs in blocks(n, workers)]
     found, _ = run_everywhere(items, record_block, workers, address)

@@ -18,21 +18,21 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from app.episode.scene_build import build_scene
 from app.config.schema import RunConfig
 from app.dataset import CameraSpec
 from app.dataset.files import write_parquet
+from app.episode.frame_state import FrameState
+from app.episode.scene_build import build_scene
 from app.kinematics.rotations import matrix_to_quat
 from app.runtime.outputs import write_atomic
-from app.sim.cameras import SceneCameras, intrinsics, stream_of
-from app.episode.video_job import FrameState
+from app.sim.cameras import SceneCameras, intrinsics
 
 KEY_PREFIX = "observation.images."
 
 
 def camera_streams(run: RunConfig) -> list:
     """The scene's named cameras (``cameras:``)."""
-    return [stream_of(c) for c in run.scene_config.cameras]
+    return list(run.scene_config.cameras)
 
 
 def dataset_cameras(run: RunConfig) -> tuple[CameraSpec, ...]:

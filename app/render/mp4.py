@@ -13,8 +13,8 @@ import imageio.v2 as imageio
 import numpy as np
 
 from app.errors import InputError
-from app.runtime.outputs import write_atomic
 from app.render.progress import Progress
+from app.runtime.outputs import write_atomic
 
 
 def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: int | None = None,

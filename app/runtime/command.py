@@ -1,10 +1,16 @@
-"""What the command lines (app.run, app.sweep, app.solve) share: signals end them in one line and no Ray process or
+"""What the command lines (app.run, app.record, app.replay, app.track, app.sweep, app.solve) share: one ``main``
+(arguments, logging, a user error as one line and exit 2), signals end them in one line and no Ray process or
 early render server outlives them."""
 
 from __future__ import annotations
 
+import argparse
+import logging
 import signal
 import sys
+from collections.abc import Callable
+
+from app.errors import AppError
 
 
 class Terminated(BaseException):
@@ -53,6 +59,25 @@ def catch_signals_while_importing() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(signum) in (signal.default_int_handler, signal.SIG_DFL):
             signal.signal(signum, _stopped_while_importing)
+
+
+def command_main(parse: Callable[[list[str] | None], argparse.Namespace], body: Callable[[argparse.Namespace], int],
+                 argv: list[str] | None = None, stopped: str = "no output was written or replaced") -> int:
+    """What every command line's ``main`` does: parse ``argv`` (argparse's own errors exit 2), log at INFO (DEBUG
+    where the command has a true ``--verbose``), then ``body(args)`` under :func:`run_cli`; an AppError raised by
+    the body ends the command with ``error: ...`` as its last line on stderr and exit code 2."""
+    args = parse(argv)
+    verbose = vars(args).get("verbose", False)
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(levelname)s %(message)s")
+
+    def guarded() -> int:
+        try:
+            return body(args)
+        except AppError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
+    return run_cli(guarded, stopped)
 
 
 def run_cli(body, stopped: str = "no output was written or replaced") -> int:

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.sim.cameras import CameraStream, SceneCameras, projection_matrix, view_matrix
+from app.sim.cameras import SceneCameras, projection_matrix, view_matrix
 from app.sim.window import Window
+from app.specs import CameraStream
 
 PREVIEW_HEIGHT = 240  # [px] of the preview picture (its width from the camera's aspect)
 

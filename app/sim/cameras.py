@@ -11,37 +11,14 @@ u = fx x / z + cx, v = fy y / z + cy.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
 from app.sim.camera import Camera
+from app.specs import CameraStream
 
 GL_FROM_OPTICAL = np.diag([1.0, -1.0, -1.0])
-
-
-class CameraStream(NamedTuple):
-    """One named camera (see app.config.schema.CameraStreamSection for the fields' meaning)."""
-
-    name: str
-    width: int
-    height: int
-    fps: float
-    fov: float
-    near: float = 0.01
-    far: float = 10.0
-    link: str | None = None
-    eye: tuple = (0.0, -0.6, 0.6)
-    target: tuple = (0.3, 0.0, 0.05)
-    up: tuple = (0.0, 0.0, 1.0)
-    offset_pos: tuple = (0.0, 0.0, 0.0)
-    offset_quat: tuple = (1.0, 0.0, 0.0, 0.0)
-
-
-def stream_of(section) -> CameraStream:
-    """A config's camera (any dataclass with CameraStream's fields, app.config.schema.CameraStreamSection)."""
-    return CameraStream(**{k: getattr(section, k) for k in CameraStream._fields})
 
 
 def intrinsics(cam: CameraStream) -> np.ndarray:

@@ -15,15 +15,17 @@ import numpy as np
 import pybullet as pb
 
 from app.collision import CollisionModel
-from app.ik.limits.distance import CollisionPairs, DistanceRows
+from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
 
 
-def distance_rows(robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]]) -> DistanceRows:
+def distance_rows(robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]],
+                  grasp: GraspState) -> DistanceRows:
     """Rows of every environment at joint positions q (n_envs, n_dofs), grouped by environment
-    (``DistanceRows.env``), each environment's closest first and at most ``pairs.max_rows``."""
+    (``DistanceRows.env``), each environment's closest first and at most ``pairs.max_rows``; the pairs the
+    motion's ``grasp`` means to touch are left out."""
     found = []  # rows (see _closest_points)
     for env in range(robot.n_envs):
-        env_found = _closest_points(robot, pairs, env, box_ids)
+        env_found = _closest_points(robot, pairs, env, box_ids, grasp)
         env_found.sort(key=lambda row: row[0])
         found += env_found[:pairs.max_rows]
     if not found:
@@ -58,7 +60,7 @@ class PairLabels(Sequence):
         return f"{self._names[self._links[k]]}|{self._others[k]}"
 
 
-def _closest_points(robot, pairs: CollisionPairs, env: int, box_ids: dict[str, list[int]]) -> list:
+def _closest_points(robot, pairs: CollisionPairs, env: int, box_ids: dict[str, list[int]], grasp: GraspState) -> list:
     """PyBullet's closest points of one environment's watched pairs as rows (distance, env, link_a,
     link_b or -1 for a static body, normal (3), point on a (3), point on b (3), name of b).
 
@@ -67,9 +69,8 @@ def _closest_points(robot, pairs: CollisionPairs, env: int, box_ids: dict[str, l
     """
     client, body = robot.client, robot.bodies[env]
     to_model, movable = robot.pb_to_model_link, robot.movable_pb_links
-    released = robot.released[env] if robot.released else frozenset()
+    released, skipped_pairs = grasp.released[env], grasp.released_pairs[env]
     fingers = frozenset().union(*(g.pb_links for g in robot.grippers.values()))
-    skipped_pairs = robot.released_pairs[env] if robot.released_pairs else frozenset()
     found = []
     for name in pairs.obstacles:
         skip = fingers if name in released else frozenset()  # a held object: the fingers are meant to touch it

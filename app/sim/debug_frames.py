@@ -14,7 +14,7 @@ import numpy as np
 from app.errors import AppError, InputError
 from app.kinematics.rotations import matrix_to_quat, quat_normalize
 from app.sim.markers import FrameMarker
-from app.validation import as_quaternions, as_vectors, check_finite, as_float_array
+from app.validation import as_float_array, as_quaternions, as_vectors, check_finite
 
 
 def pose_of(T_or_pos: object, quat: object) -> tuple[np.ndarray, np.ndarray]:

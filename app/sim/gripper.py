@@ -9,38 +9,18 @@ finger presses on it with that force.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import pybullet as pb
 
-from app.errors import InputError
-from app.manipulation_defaults import GRIPPER
 from app.kinematics.rotations import axis_vector
+from app.specs import GripperSpec
+from app.validation import check_spec
 
 RAY_DEPTHS = (0.005, 0.01, 0.02)  # [m] behind the end-effector point, where the open gap is measured
 APPROACH_GAIN = 20.0  # [1/s]: finger velocity = gain * (target - q), capped at the URDF bound
 LIMIT_MARGIN = 1e-4  # [m or rad]: the fingers aim this far inside their limits (as the arm's controllers)
-
-
-@dataclass(frozen=True)
-class GripperSpec:
-    """Finger joints (names), their open/closed values (one per joint [m or rad]; None: upper/lower limit),
-    the motor force cap [N] (or [N m]), the finger links' lateral friction, the end-effector axes that
-    approach the object and along which the fingers close ("x", "-z", ...), and ``mimic``: two fingers tied
-    by a JOINT_GEAR constraint (as a URDF ``<mimic>`` would), so that they move as one and hold the object
-    centred (without it, two force-capped motors let the object drift towards one finger)."""
-
-    joints: tuple[str, ...]
-    open: tuple[float, ...] | None = None
-    closed: tuple[float, ...] | None = None
-    force: float = GRIPPER.force
-    friction: float = GRIPPER.friction
-    approach_axis: str = GRIPPER.approach_axis
-    closing_axis: str = GRIPPER.closing_axis
-    mimic: bool = GRIPPER.mimic
-    ee_link: str | None = None  # where the open fingers' gap is measured (rays along closing_axis)
 
 
 class GripperState(NamedTuple):
@@ -56,20 +36,13 @@ class Gripper:
 
     def __init__(self, robot, spec: GripperSpec):
         m = robot.model
-        self.robot, self.spec = robot, spec
+        self.robot, self.spec = robot, check_spec(spec, "gripper", m)
+        spec = self.spec
         self.dofs = np.array([m.dof_index(j) for j in spec.joints])
-        self.open = _values(spec.open, m.q_upper[self.dofs], "open", spec.joints)
-        self.closed = _values(spec.closed, m.q_lower[self.dofs], "closed", spec.joints)
+        self.open = _values(spec.open, m.q_upper[self.dofs], len(spec.joints))
+        self.closed = _values(spec.closed, m.q_lower[self.dofs], len(spec.joints))
         lo, hi = m.q_lower[self.dofs], m.q_upper[self.dofs]
-        for name, v in (("open", self.open), ("closed", self.closed)):
-            if np.any(v < lo - 1e-9) or np.any(v > hi + 1e-9) or not np.all(np.isfinite(v)):
-                raise InputError(f"gripper.{name} {v.tolist()} must lie within the joints' limits "
-                                 f"{lo.tolist()}..{hi.tolist()} ({list(spec.joints)})")
         self._lo, self._hi = lo + LIMIT_MARGIN, hi - LIMIT_MARGIN
-        effort = m.effort_max[self.dofs]
-        if not 0 < spec.force <= effort.min():
-            raise InputError(f"gripper.force must be in (0, {effort.min():g}] (the URDF effort of "
-                             f"{list(spec.joints)}), got {spec.force}")
         self.v_max = m.v_max[self.dofs]
         self.sides = [m.links_moved_by(k) for k in self.dofs]  # model link indices of each finger
         if len(self.sides) == 1:  # one moving finger against a fixed jaw: the link it is mounted on
@@ -159,12 +132,9 @@ class Gripper:
         return GripperState(closing, contact)
 
 
-def _values(given: tuple[float, ...] | None, default: np.ndarray, name: str, joints: tuple[str, ...]) -> np.ndarray:
+def _values(given: tuple[float, ...] | None, default: np.ndarray, n_joints: int) -> np.ndarray:
+    """One value per joint: the given ones (one given: for all), else ``default``."""
     if given is None:
         return np.array(default, dtype=float)
     arr = np.asarray(given, dtype=float).reshape(-1)
-    if arr.size == 1:
-        arr = np.full(len(joints), arr[0])
-    if arr.size != len(joints):
-        raise InputError(f"gripper.{name} needs one value per joint {list(joints)}, got {list(given)}")
-    return arr
+    return np.full(n_joints, arr[0]) if arr.size == 1 else arr

@@ -7,64 +7,14 @@ velocity (``set_pose`` is for placing them before the run, or by a user between 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 import pybullet as pb
 
 from app.errors import InputError
-from app.manipulation_defaults import OBJECT
 from app.kinematics.rotations import wxyz_to_xyzw, xyzw_to_wxyz
 from app.sim.env_frames import EnvRows, as_indices
+from app.specs import SHAPES, ObjectSpec  # noqa: F401 - SHAPES: what _shapes builds
 from app.validation import as_quaternions
-
-SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")
-
-
-@dataclass(frozen=True)
-class ObjectSpec:
-    """A dynamic body. Sizes [m], mass [kg]; pos (3,) and quat (4,) wxyz in each environment's frame.
-
-    ``shape`` is one of SHAPES: "box" uses ``size`` (full extents), "cylinder" ``radius`` and ``height`` (axis
-    along the body's z), "sphere" ``radius``; "urdf" and "mesh" use ``file`` and ``scale`` (a mesh's collision
-    shape is its convex hull, as PyBullet makes it for a dynamic body).
-    """
-
-    name: str
-    shape: str = OBJECT.shape
-    size: tuple[float, float, float] = OBJECT.size
-    radius: float = OBJECT.radius
-    height: float = OBJECT.height
-    file: str | None = None
-    scale: float = OBJECT.scale
-    mass: float = OBJECT.mass
-    friction: float = OBJECT.friction
-    spinning_friction: float = OBJECT.spinning_friction
-    rolling_friction: float = OBJECT.rolling_friction
-    rgba: tuple[float, float, float, float] = OBJECT.rgba
-    pos: tuple[float, float, float] = OBJECT.pos
-    quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
-
-    def __post_init__(self):
-        if self.shape not in SHAPES:
-            raise InputError(f"object {self.name!r}: shape {self.shape!r} is not one of {list(SHAPES)}")
-        sizes = {"box": self.size, "cylinder": (self.radius, self.height), "sphere": (self.radius,)}
-        values = list(sizes.get(self.shape, (self.scale,))) + [self.mass]
-        if not all(np.isfinite(v) and v > 0 for v in values):
-            raise InputError(f"object {self.name!r}: sizes, scale and mass must be finite and > 0, got {values}")
-        if self.shape in ("urdf", "mesh") and (self.file is None or not Path(self.file).is_file()):
-            raise InputError(f"object {self.name!r}: shape {self.shape!r} needs an existing file, got {self.file!r}")
-
-    def half_extents(self) -> np.ndarray:
-        """Half sizes (3,) [m] along the body's axes (boxes, cylinders, spheres); files: a 5 cm guess."""
-        if self.shape == "box":
-            return np.asarray(self.size, dtype=float) / 2
-        if self.shape == "cylinder":
-            return np.array([self.radius, self.radius, self.height / 2])
-        if self.shape == "sphere":
-            return np.full(3, self.radius)
-        return np.full(3, 0.025 * self.scale)
 
 
 class SceneObject:
@@ -81,7 +31,7 @@ class SceneObject:
 
     def _create(self, origin: np.ndarray) -> int:
         s, c = self.spec, self.client
-        pos, quat = (origin + np.asarray(s.pos)).tolist(), wxyz_to_xyzw(np.asarray(s.quat, dtype=float)).tolist()
+        pos, quat = (origin + np.asarray(s.pos)).tolist(), wxyz_to_xyzw(np.asarray(s.start_quat(), dtype=float)).tolist()
         if s.shape == "urdf":
             body = pb.loadURDF(s.file, pos, quat, globalScaling=s.scale, physicsClientId=c)
         else:
@@ -123,7 +73,7 @@ class SceneObject:
         """Place the addressed environments' copies at pos ([n_envs,] 3), quat ([n_envs,] 4) wxyz, at rest."""
         envs = self.envs(envs_idx)
         p = envs.rows(pos, "pos", 3)
-        q = np.broadcast_to(self.spec.quat, (len(envs.idx), 4)) if quat is None else \
+        q = np.broadcast_to(self.spec.start_quat(), (len(envs.idx), 4)) if quat is None else \
             as_quaternions(envs.rows(quat, "quat", 4), "quat")
         for row, e in enumerate(envs.idx):
             body = self.body_ids[e]

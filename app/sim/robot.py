@@ -14,19 +14,19 @@ import pybullet as pb
 
 from app.collision import CollisionModel
 from app.errors import AppError, InputError, UnknownNameError
-from app.ik.limits.distance import CollisionPairs, DistanceRows
+from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
 from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import RobotDescription, read_robot
 from app.sim.collision import distance_rows
-from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
-from app.sim.urdf_loader import LoadedBody, load_body, simulator_file
-from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
 from app.sim.handles import Joint, Link
+from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
+from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
+from app.sim.urdf_loader import LoadedBody, load_body, simulator_file
 from app.validation import as_quaternions, as_vectors
 
 
@@ -56,9 +56,6 @@ class Robot:
         self.batched = False
         self.grippers: dict[str, Gripper] = {}  # arm name ('' for a robot's one gripper) -> its fingers
         self.arm_dofs = np.arange(self.model.n_dofs)  # what the controllers command: all but the grippers' DOFs
-        self.released: list[frozenset[str]] = []  # per environment: bodies whose rows with the fingers are dropped
-        self.released_pairs: list[frozenset[tuple[str, str]]] = []  # per environment: self pairs left unwatched
-        self.holding: list[dict[str, str]] = []  # per environment: object name -> arm whose gripper holds it
         self.objects: dict = {}  # the scene's objects (name -> app.sim.objects.SceneObject), set by build
         self._scene_objects: dict[int, SceneObjects] = {}
         self.closed = False  # set by scene.close()
@@ -101,9 +98,6 @@ class Robot:
             if pb.getCollisionShapeData(self.bodies[0].body_id, pb_idx, physicsClientId=self.client))
         self.set_qpos(self.model.mid_config())
         self.initial_qpos = self.read_states()[0]  # what reset() returns to; build_scene sets the config's
-        self.released = [frozenset()] * len(self.bodies)
-        self.released_pairs = [frozenset()] * len(self.bodies)
-        self.holding = [{} for _ in self.bodies]
 
     @property
     def gripper(self) -> Gripper | None:
@@ -300,9 +294,10 @@ class Robot:
                 out.setdefault(pt[2], set()).add(pt[3])
         return out
 
-    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs) -> DistanceRows:
-        """app.control.robot_protocol.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows."""
-        return distance_rows(self, pairs, q, self.box_ids)
+    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs, grasp: GraspState | None = None) -> DistanceRows:
+        """app.control.robot_protocol.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows, less
+        those the motion's ``grasp`` means to touch."""
+        return distance_rows(self, pairs, q, self.box_ids, grasp or GraspState.nothing(self.n_envs))
 
     @property
     def description_text(self) -> str:
@@ -322,15 +317,16 @@ class Robot:
             self._sphere_models[key] = sphere_model(self, boxes, self_pairs, objects)
         return self._sphere_models[key]
 
-    def sphere_state(self, collision: CollisionModel, q: np.ndarray) -> tuple:
-        """app.control.robot_protocol.ControlledRobot: for sphere rows of ``collision`` at the measured q (n_envs, n_dofs),
-        its objects' poses now (ObjectPoses, None without objects) and per environment the pairs left unwatched
-        (released_pairs, fingers on released objects, the holding gripper on a held one)."""
+    def sphere_state(self, collision: CollisionModel, q: np.ndarray, grasp: GraspState | None = None) -> tuple:
+        """For sphere rows of ``collision`` at the measured q (n_envs, n_dofs): its objects' poses now (ObjectPoses,
+        None without objects) and per environment the pairs left unwatched, from the motion's ``grasp``
+        (its released pairs, the fingers on released objects, the holding gripper on a held one)."""
+        grasp = grasp or GraspState.nothing(self.n_envs)
         if not collision.object_names:
-            return None, self.released_pairs
+            return None, list(grasp.released_pairs)
         if id(collision) not in self._scene_objects:
             self._scene_objects[id(collision)] = SceneObjects(self, collision)
-        return self._scene_objects[id(collision)](q)
+        return self._scene_objects[id(collision)](q, grasp)
 
     # ------------------------------------------------------------------ frames
     def base_frames(self) -> tuple[np.ndarray, np.ndarray]:

@@ -13,46 +13,24 @@ import contextlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pybullet as pb
 
 from app.errors import AppError, InputError
 from app.kinematics.compose import RobotPart, compose_urdf
-from app.kinematics.urdf import RobotDescription, parse_urdf_string
 from app.kinematics.rotations import wxyz_to_xyzw
+from app.kinematics.urdf import RobotDescription, parse_urdf_string
 from app.sim.debug_frames import DebugFrame, pose_of
 from app.sim.env_frames import as_indices
-from app.sim.objects import ObjectSpec, SceneObject
+from app.sim.objects import SceneObject
 from app.sim.robot import Robot
+from app.specs import BoxSpec, ObjectSpec  # noqa: F401 - BoxSpec: app.BoxSpec, the scene's box type
+from app.validation import check_spec
 
 log = logging.getLogger(__name__)
 
 MAX_ENVS = 1024  # Scene.build's default bound on n_envs (its max_envs= keyword raises it)
-
-
-@dataclass(frozen=True)
-class BoxSpec:
-    """A static box: size (3,) [m], centre pos (3,) and quat (wxyz) relative to each env origin."""
-
-    name: str
-    size: tuple[float, float, float]
-    pos: tuple[float, float, float]
-    quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
-    rgba: tuple[float, float, float, float] = (0.6, 0.6, 0.6, 1.0)
-    collision: bool = True
-
-    def __post_init__(self):
-        for field, width, positive in (("size", 3, True), ("pos", 3, False), ("quat", 4, False), ("rgba", 4, False)):
-            arr = np.asarray(getattr(self, field), dtype=object)
-            ok = arr.shape == (width,) and all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-                                               and np.isfinite(v) for v in arr)
-            if not ok or (positive and not all(v > 0 for v in arr)):
-                raise InputError(f"box '{self.name}': {field} must be {width} finite numbers"
-                                 f"{' > 0 [m]' if positive else ''}, got {getattr(self, field)!r:.80}")
-        if not np.linalg.norm(np.asarray(self.quat, dtype=float)) > 1e-9:
-            raise InputError(f"box '{self.name}': quat must be a non-zero quaternion (w, x, y, z), got {self.quat}")
 
 
 def display_available() -> bool:
@@ -133,6 +111,7 @@ class Scene:
         self._check_not_built()
         if not isinstance(box, BoxSpec):
             raise InputError(f"add_box takes a BoxSpec, got {type(box).__name__}")
+        box = check_spec(box, f"box {box.name!r}")
         if any(b.name == box.name for b in self.boxes):
             raise InputError(f"a box named '{box.name}' was already added: each box needs its own name")
         self.boxes.append(box)
@@ -141,6 +120,9 @@ class Scene:
         """Declare a dynamic body (one copy per environment, created by :meth:`build`); names are unique among
         objects and boxes."""
         self._check_not_built()
+        if not isinstance(spec, ObjectSpec):
+            raise InputError(f"add_object takes an ObjectSpec, got {type(spec).__name__}")
+        spec = check_spec(spec, f"object {spec.name!r}")
         if spec.name in self.objects or any(b.name == spec.name for b in self.boxes):
             raise InputError(f"an object or box is already called {spec.name!r}: names must be unique")
         self.objects[spec.name] = obj = SceneObject(self.client, spec)

@@ -10,6 +10,7 @@ import numpy as np
 
 from app.collision import CollisionModel, ObjectPoses, World, WorldBox, holding_links, object_spheres, robot_spheres
 from app.errors import InputError, UnknownNameError
+from app.ik.limits.distance import GraspState
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 
 
@@ -58,10 +59,11 @@ def sphere_model(robot, names: Sequence[str] | None = None,
 class SceneObjects:
     """Each tick, the poses of a sphere model's objects as the simulator has them, and the pairs left unwatched.
 
-    An object that ``robot.holding[env]`` names (object name -> the arm of the gripper holding it, '' for a robot's
-    one gripper) is given in the frame of the link that carries that gripper's fingers, so its rows move with the
-    link (checked against the world and the other links, not against the fingers, that link, its parent or what
-    hangs below it); a released object (``robot.released[env]``) is not checked against any gripper's fingers.
+    An object that the motion's ``grasp.holding[env]`` names (object name -> the arm of the gripper holding it, ''
+    for a robot's one gripper) is given in the frame of the link that carries that gripper's fingers, so its rows
+    move with the link (checked against the world and the other links, not against the fingers, that link, its
+    parent or what hangs below it); a released object (``grasp.released[env]``) is not checked against any
+    gripper's fingers.
     """
 
     def __init__(self, robot, collision: CollisionModel):
@@ -79,9 +81,9 @@ class SceneObjects:
             for n in self.names:
                 self.held_pairs[arm, n] = frozenset((a, n) for a in near & bodies)
 
-    def __call__(self, q: np.ndarray) -> tuple[ObjectPoses, list[frozenset]]:
+    def __call__(self, q: np.ndarray, grasp: GraspState) -> tuple[ObjectPoses, list[frozenset]]:
         """At the measured joints q (n_envs, n_dofs): ObjectPoses (n_envs rows, base frame or the carrying link's)
-        and per environment the (a, b) pairs left unwatched (robot.released_pairs too)."""
+        and per environment the (a, b) pairs left unwatched (the grasp's released pairs too)."""
         r = self.robot
         n, M = r.n_envs, len(self.objects)
         R_o, p_o, link = np.empty((n, M, 3, 3)), np.empty((n, M, 3)), np.full((n, M), -1, dtype=np.int64)
@@ -89,8 +91,8 @@ class SceneObjects:
         for m, obj in enumerate(self.objects):
             pos, quat = obj.poses()
             R_o[:, m], p_o[:, m] = R_b.T @ quat_to_matrix(quat), (pos - p_b) @ R_b
-        skipped = [set(pairs) for pairs in (r.released_pairs or [frozenset()] * n)]
-        held = [(e, m, arm) for e, holding in enumerate(r.holding or ()) for m, name in enumerate(self.names)
+        skipped = [set(pairs) for pairs in grasp.released_pairs]
+        held = [(e, m, arm) for e, holding in enumerate(grasp.holding) for m, name in enumerate(self.names)
                 if (arm := holding.get(name)) is not None]
         if held:
             R_l, p_l = r.model.link_frames(q)
@@ -98,7 +100,7 @@ class SceneObjects:
             l = link[e, m] = self.carrier[arm]
             R_o[e, m], p_o[e, m] = R_l[e, l].T @ R_o[e, m], R_l[e, l].T @ (p_o[e, m] - p_l[e, l])
             skipped[e] |= self.held_pairs[arm, self.names[m]]
-        for e, released in enumerate(r.released or ()):
+        for e, released in enumerate(grasp.released):
             for name in released:
                 skipped[e] |= self.finger_pairs.get(name, frozenset())
         return ObjectPoses(R_o, p_o, link), [frozenset(s) for s in skipped]

@@ -20,11 +20,11 @@ from pathlib import Path
 import pybullet as pb
 
 from app.errors import URDFError
-from app.runtime.leftovers import remove_stale
 from app.kinematics.description import geometry_urdf, read_description
 from app.kinematics.model import KinematicModel
 from app.kinematics.rotations import wxyz_to_xyzw
 from app.kinematics.urdf import parse_urdf_string
+from app.runtime.leftovers import remove_stale
 
 
 @dataclass(frozen=True)

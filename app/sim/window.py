@@ -9,7 +9,6 @@ import numpy as np
 import pybullet as pb
 
 
-
 class Window:
     """The window of a GUI scene's client."""
 

@@ -8,7 +8,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-
 from app.config.loader import load_run_config
 from app.episode.gui import run_gui
 from tests.gui.xwd import read_xwd

@@ -55,6 +55,22 @@ class DistanceRows:
         return cls(np.asarray(distance, dtype=float), normal, J_a, np.zeros((K, 3, n)), labels, env)
 
 
+class GraspState(NamedTuple):
+    """What a motion decided this tick about the contacts its grippers are meant to make, per environment (one
+    entry each): ``released`` the objects whose rows with the fingers are dropped (the fingers are meant to touch
+    them), ``released_pairs`` (link_a, link_b) self pairs left unwatched (two grippers' fingers while they hand an
+    object over), ``holding`` object name -> the arm whose gripper carries it ('' for a robot's one gripper)."""
+
+    released: tuple[frozenset[str], ...]
+    released_pairs: tuple[frozenset[tuple[str, str]], ...]
+    holding: tuple[dict[str, str], ...]
+
+    @classmethod
+    def nothing(cls, n_envs: int) -> GraspState:
+        """No contact meant in any of ``n_envs`` environments: every pair watched."""
+        return cls((frozenset(),) * n_envs, (frozenset(),) * n_envs, ({},) * n_envs)
+
+
 @dataclass(frozen=True)
 class CollisionPairs:
     """Which pairs to watch for one robot.

@@ -16,8 +16,8 @@ from app.errors import InputError
 from app.ik._residual import ROT_NONE, residual_batch, residual_one, task_jacobian_one
 from app.ik.ik_tables import TaskTables
 from app.ik.targets import PoseTargets
-from app.kinematics.model import KinematicModel, LinkRef
 from app.kinematics.fk_tables import FKTables, JacobianTables
+from app.kinematics.model import KinematicModel, LinkRef
 from app.validation import as_rotation_matrices, as_vectors
 
 

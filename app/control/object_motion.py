@@ -1,0 +1,48 @@
+"""What the pick-and-place and hand-over motions share: the object handled, where it goes, the heights, speeds,
+tolerances and times they move and judge by, with their checks. Heights [m], speeds [m/s], accelerations
+[m/s^2], angular speeds [rad/s], times [s]."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from app.validation import Check, CheckContext, Where
+
+POSITIVE = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol", "phase_timeout",
+            "close_time", "slip_tol", "success_tol")  # what the motions time and judge by
+
+
+@dataclass(frozen=True)
+class ObjectMotion:
+    """Move ``object`` and put it down at ``place_pos`` (x, y in the environment's frame [m]), or at a point drawn
+    per environment from ``place_range`` ((x_lo, y_lo), (x_hi, y_hi)) at least ``min_separation`` [m] from where
+    the object starts; a segment's goal counts as reached within ``pos_tol`` [m] / ``rot_tol`` [rad], a phase
+    fails after ``phase_timeout``, the fingers close for ``close_time``, a hold slips past ``slip_tol`` and a
+    placement succeeds within ``success_tol`` [m] of its target."""
+
+    pos_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
+    rot_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
+    object: str = "cube"
+    place_pos: tuple[float, float] = (0.35, 0.15)
+    place_range: tuple[tuple[float, float], tuple[float, float]] | None = None
+    min_separation: float = 0.08
+    approach_height: float = 0.05
+    lift_height: float = 0.05
+    speed: float = 0.25
+    accel: float = 1.0
+    angular_speed: float = 2.0
+    pos_tol: float = 0.005
+    rot_tol: float = 0.05
+    phase_timeout: float = 3.0
+    close_time: float = 0.15
+    slip_tol: float = 0.01
+    success_tol: float = 0.01
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        """The place target's range and every height, speed, tolerance and time (> 0)."""
+        return [
+            (at("place_range"), self.place_range is None or all(lo <= hi for lo, hi in zip(*self.place_range)),
+             f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {self.place_range}"),
+            (at("min_separation"), self.min_separation >= 0, f"must be >= 0 m, got {self.min_separation}"),
+        ] + [(at(name), getattr(self, name) > 0, f"must be > 0, got {getattr(self, name)}") for name in POSITIVE]

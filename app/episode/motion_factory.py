@@ -1,0 +1,103 @@
+"""The run's motion for its environments (time-only, script, pick-and-place or hand-over), with the objects' start
+poses drawn from the seed: what a feedback motion needs of the scene (the object's geometry, the gripper's axes
+and opening, the arms' reach) given to it when it is made."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.config.robots import rig_grippers
+from app.config.schema import RunConfig
+from app.control.grasps import GraspGeometry
+from app.control.handover import HandoverMotion, HandoverSequencer
+from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer, draw_places
+from app.kinematics.base_frame import BaseFrame
+from app.kinematics.rotations import matrix_to_quat
+from app.sim.robot import Robot
+
+
+def run_motion(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None, robot: Robot | None = None):
+    """The run's motion for ``n_envs`` environments (default: the run's), or for the environments ``envs`` of them
+    (their draws sliced from those of all); a pick-and-place or hand-over needs the scene's robot."""
+    n_envs = run.n_envs or 1 if n_envs is None else n_envs
+    if isinstance(run.task, HandoverMotion):
+        return make_handover(run, robot, n_envs, envs)
+    return make_motion(run, robot, n_envs, envs)
+
+
+def _yaw_quat(yaw: np.ndarray) -> np.ndarray:
+    """(w, x, y, z) of rotations about the vertical by yaw (...,) [rad] -> (..., 4)."""
+    z = np.zeros_like(yaw)
+    return np.stack([np.cos(yaw / 2), z, z, np.sin(yaw / 2)], axis=-1)
+
+
+def object_starts(run: RunConfig, n_envs: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every object's start pose in each of ``n_envs`` environments: name -> (pos (n_envs, 3) [m], quat
+    (n_envs, 4) wxyz), drawn from ``pos_range``/``yaw_range`` by the generator seeded (seed, 1, k) for the
+    k-th object (fixed where no range is given), so a worker's share slices the same draws."""
+    out = {}
+    for k, obj in enumerate(run.scene_config.objects):
+        rng = np.random.default_rng([run.seed, 1, k])
+        pos = np.tile(np.asarray(obj.pos, dtype=float), (n_envs, 1))
+        if obj.pos_range is not None:
+            lo, hi = np.asarray(obj.pos_range, dtype=float)
+            pos = rng.uniform(lo, hi, (n_envs, 3))
+        yaw = np.full(n_envs, obj.yaw) if obj.yaw_range is None else rng.uniform(*obj.yaw_range, n_envs)
+        out[obj.name] = (pos, _yaw_quat(yaw))
+    return out
+
+
+def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarray | None = None):
+    """The run's motion for ``n_envs`` environments, or for the environments ``envs`` of them (draws sliced)."""
+    task, base_pos = run.task, np.array(run.scene_config.robot.base_pos)
+    if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
+        return task.targets(n_envs, base_pos, run.seed, envs)
+    pos, _ = object_starts(run, n_envs)[task.object]
+    places = draw_places(task, pos[:, :2], run.seed)
+    if envs is not None:
+        pos, places = pos[np.asarray(envs, dtype=int)], places[np.asarray(envs, dtype=int)]
+    obj = next(o for o in run.scene_config.objects if o.name == task.object)
+    geometry = GraspGeometry(obj.half_extents(), obj.shape in ("cylinder", "sphere"))
+    g = robot.gripper
+    axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
+    collision = None
+    if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
+        boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
+        collision = robot.sphere_model(boxes)
+    return PickPlaceSequencer(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
+                           geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs, collision,
+                           task.grasp_min_distance)
+
+
+def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
+    """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
+    task: HandoverMotion = run.task
+    pos, _ = object_starts(run, n_envs)[task.object]
+    places = draw_places(task, pos[:, :2], run.seed)
+    if envs is not None:
+        pos, places = pos[np.asarray(envs, dtype=int)], places[np.asarray(envs, dtype=int)]
+    obj = next(o for o in run.scene_config.objects if o.name == task.object)
+    grippers = rig_grippers(run.scene_config)
+    axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
+    openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
+    links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
+    return HandoverSequencer(task, obj.half_extents(), places, pos[:, 2], np.array(openings), axes,
+                             _reach(robot, links))
+
+
+def _reach(robot: Robot, links: list[str]):
+    """``reach(arm, pos (k, 3), rot (k, 3, 3)) -> (k,)``: for environment-frame poses, the smallest distance of the
+    arm's joints (those that move its end effector) from their limits in the pose IK's answer; -inf: not reached."""
+    base, m = BaseFrame(*robot.base_frames()), robot.model
+    chains = [np.flatnonzero(np.linalg.norm(m.get_jacobian(m.mid_config(), link), axis=0) > 0) for link in links]
+
+    def reach(arm: int, pos: np.ndarray, rot: np.ndarray) -> np.ndarray:
+        p, q = base.targets_to_base(pos, matrix_to_quat(rot))
+        info = m.inverse_kinematics(links[arm], p, q, return_info=True, max_restarts=20)
+        dofs = chains[arm]
+        margin = np.minimum(info.q[..., dofs] - m.q_lower[dofs], m.q_upper[dofs] - info.q[..., dofs]).min(axis=-1)
+        return np.where(np.atleast_1d(info.converged), np.atleast_1d(margin), -np.inf)
+
+    return reach
+
+

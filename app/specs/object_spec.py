@@ -1,0 +1,94 @@
+"""A dynamic rigid body, one copy per environment. Defaults: a 5 cm, 50 g cube on the table in front of the
+WidowX AI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from app.specs.box_spec import BoxSpec
+from app.validation import Check, Where
+
+SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")
+
+
+@dataclass(frozen=True)
+class ObjectSpec:
+    """A dynamic body, its start in each environment's frame.
+
+    Attributes:
+        shape: One of SHAPES: "box" (``size``: full extents), "cylinder" (``radius``, ``height``, axis along the
+            body's z), "sphere" (``radius``), "urdf" or "mesh" (``file``, scaled by ``scale``; a mesh's collision
+            shape is its convex hull, as PyBullet makes it for a dynamic body).
+        mass: [kg]; friction, spinning_friction, rolling_friction: contact coefficients; rgba in [0, 1].
+        pos: Centre (3,) [m]; yaw: about the vertical [rad]. ``pos_range`` ((lo), (hi)) / ``yaw_range`` (lo, hi):
+            a run draws each environment's own start from its seed instead (app.episode.motion_factory); the
+            scene itself places every copy at ``pos`` and ``yaw``.
+    """
+
+    name: str = "cube"
+    shape: str = "box"
+    size: tuple[float, float, float] = (0.05, 0.05, 0.05)
+    radius: float = 0.025
+    height: float = 0.05
+    file: str | None = None
+    scale: float = 1.0
+    mass: float = 0.05
+    friction: float = 1.0
+    spinning_friction: float = 0.002
+    rolling_friction: float = 0.0
+    rgba: tuple[float, float, float, float] = (0.85, 0.2, 0.15, 1.0)
+    pos: tuple[float, float, float] = (0.35, 0.0, 0.025)
+    yaw: float = 0.0
+    pos_range: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
+    yaw_range: tuple[float, float] | None = None
+
+    def checks(self, at: Where, model=None) -> list[Check]:
+        """Shape, mass, sizes, friction, colour, file and ranges (``model`` unused)."""
+        return [
+            (at("shape"), self.shape in SHAPES, f"{self.shape!r} is not one of {list(SHAPES)}"),
+            (at("mass"), self.mass > 0, f"must be > 0 kg, got {self.mass}"),
+            (at("size"), all(x > 0 for x in self.size), f"every side must be > 0 m, got {self.size}"),
+            (at("radius"), self.radius > 0, f"must be > 0 m, got {self.radius}"),
+            (at("height"), self.height > 0, f"must be > 0 m, got {self.height}"),
+            (at("scale"), self.scale > 0, f"must be > 0, got {self.scale}"),
+            (at("friction"), min(self.friction, self.spinning_friction, self.rolling_friction) >= 0,
+             "friction, spinning_friction and rolling_friction must be >= 0"),
+            (at("rgba"), all(0 <= x <= 1 for x in self.rgba), f"values must be in [0, 1], got {self.rgba}"),
+            (at("file"), self.shape not in ("urdf", "mesh") or (self.file is not None and Path(self.file).is_file()),
+             f"shape {self.shape!r} needs an existing file, got {self.file!r}"),
+            (at("pos_range"), self.pos_range is None or all(lo <= hi for lo, hi in zip(*self.pos_range)),
+             f"needs [[x_lo, y_lo, z_lo], [x_hi, y_hi, z_hi]] with lo <= hi, got {self.pos_range}"),
+            (at("yaw_range"), self.yaw_range is None or self.yaw_range[0] <= self.yaw_range[1],
+             f"needs [lo, hi] with lo <= hi [rad], got {self.yaw_range}"),
+        ]
+
+    def half_height(self) -> float:
+        """Half the object's vertical extent [m] (a sphere's radius)."""
+        return {"box": self.size[2] / 2, "cylinder": self.height / 2}.get(self.shape, self.radius)
+
+    def half_extents(self) -> np.ndarray:
+        """Half sizes (3,) [m] along the body's axes (boxes, cylinders, spheres); files: a 5 cm guess."""
+        if self.shape == "box":
+            return np.asarray(self.size, dtype=float) / 2
+        if self.shape == "cylinder":
+            return np.array([self.radius, self.radius, self.height / 2])
+        if self.shape == "sphere":
+            return np.full(3, self.radius)
+        return np.full(3, 0.025 * self.scale)
+
+    def start_quat(self) -> tuple[float, float, float, float]:
+        """The start orientation (w, x, y, z): ``yaw`` about the vertical."""
+        return (float(np.cos(self.yaw / 2)), 0.0, 0.0, float(np.sin(self.yaw / 2)))
+
+
+def starts_above(obj: ObjectSpec, table: BoxSpec, where: str) -> Check:
+    """A primitive object whose start may overlap the table top (its footprint over the table) is an error."""
+    low = obj.pos if obj.pos_range is None else obj.pos_range[0]
+    bottom = low[2] - obj.half_height()
+    over = all(abs(low[a] - table.pos[a]) <= table.size[a] / 2 for a in (0, 1))
+    return (where, obj.shape not in ("box", "cylinder", "sphere") or not over or bottom >= table.top() - 1e-3,
+            f"object {obj.name!r} would start inside the table: its bottom at z = {bottom:.4f} m, the table top "
+            f"at z = {table.top():.4f} m; raise its z to at least {table.top() + obj.half_height():.4f} m")
