@@ -29,7 +29,7 @@ def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
     runs its whole duration in its first few environments and adds the objects' final poses and the
     success flags."""
     run = load_run_config(config)
-    whole = WHOLE_EPISODES.get(run.task.type)
+    whole = WHOLE_EPISODES.get(run.motion.type)
     run = load_run_config(config, duration=duration) if whole is None else \
         load_run_config(config, n_envs=min(whole, run.n_envs or 1))
     scene, robot = build_scene(run)

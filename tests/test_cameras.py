@@ -1,6 +1,8 @@
 """Named cameras (app.sim.cameras): a point lands on the pixel the recorded intrinsics and extrinsics predict in
 PyBullet's own rendering, and a camera on a link sits where PyBullet puts that link."""
 
+import dataclasses
+
 import numpy as np
 import pybullet as pb
 import pytest
@@ -37,7 +39,8 @@ def test_markers_land_on_the_pixels_the_intrinsics_and_extrinsics_predict(size):
         for name, (pos, rgba) in MARKERS.items():
             scene.add_box(BoxSpec(name, (0.012, 0.012, 0.012), pos, rgba=rgba, collision=False))
         scene.build()
-        cam = CameraStream("cam_high", size[0], size[1], 30.0, 50.0, eye=(0.25, -0.7, 0.55), target=(0.25, 0.0, 0.05))
+        cam = CameraStream("cam_high", width=size[0], height=size[1], fps=30.0, fov=50.0, eye=(0.25, -0.7, 0.55),
+                           target=(0.25, 0.0, 0.05))
         cams = SceneCameras(scene, robot, [cam])
         poses = cams.poses(np.zeros(8))
         image = cams.render(poses)["cam_high"]
@@ -60,7 +63,7 @@ def test_a_camera_on_a_link_sits_where_pybullet_puts_the_link_and_moves_with_the
     scene, robot = build_scene(run)
     try:
         link = "follower_left_camera_color_optical_frame"
-        cams = SceneCameras(scene, robot, [CameraStream("cam_left_wrist", 320, 240, 30.0, 58.0, link=link)])
+        cams = SceneCameras(scene, robot, [CameraStream("cam_left_wrist", link=link, width=320, height=240, fps=30.0, fov=58.0)])
         body = robot.bodies[0]
         pictures = []
         for dq in (0.0, 0.4):
@@ -120,7 +123,7 @@ def test_the_video_films_from_a_wrist_camera_following_its_link():
     renderer = SceneRenderer(headless(run))
     try:
         stream = named_stream(run)
-        cams = SceneCameras(scene, robot, [stream._replace(width=320, height=240)])
+        cams = SceneCameras(scene, robot, [dataclasses.replace(stream, width=320, height=240)])
         q0 = robot.read_states()[0][0].copy()
         spec = video_look(run, robot, None, np.zeros((1, 3)))  # what app.run films with
         assert spec.link_camera == stream and np.allclose(spec.view.eye, cams.poses(q0)[stream.name][0])

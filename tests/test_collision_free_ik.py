@@ -52,7 +52,7 @@ def test_targets_only_reachable_through_a_collision_are_never_flagged_clear(setu
     assert not res.collision_free.any()
     d, _ = cm.distances(res.q, with_gradient=False)
     assert all(c[2] == pytest.approx(row.min()) for c, row in zip(res.closest, d))
-    assert all(c[2] < MIN_D for c, r in zip(res.closest, res.reached) if r)  # the answer shown collides
+    assert all(c[2] < MIN_D for c, r in zip(res.closest, res.converged) if r)  # the answer shown collides
 
 
 def test_model_inverse_kinematics_takes_avoid_collisions(setup):

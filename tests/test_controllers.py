@@ -126,7 +126,7 @@ def test_qp_failure_commands_safe_stop_and_is_reported(monkeypatch, caplog):
     # a row 1 m deep in penetration: leaving the margin at gamma = 0.05 per tick asks joint 0 for ~12 rad/s,
     # beyond its velocity bound, so no answer is certified and OSQP finds the QP infeasible
     deep = DistanceRows.from_gradients(np.array([-1.0]), np.eye(robot.n_dofs)[:1], ["deep"], np.zeros(1, dtype=int))
-    monkeypatch.setattr(ctrl, "distance_rows", lambda q: deep)
+    monkeypatch.setattr(ctrl, "distance_rows", lambda q, grasp=None: deep)
     q_before = robot.get_qpos()
     sent = {}
     monkeypatch.setattr(robot, "control_dofs_position", lambda q, velocity=None, **kw: sent.update(q=q, qdot=velocity))

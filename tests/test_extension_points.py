@@ -14,7 +14,9 @@ import pytest
 
 from app.config.loader import load_run_config
 from app.control.config_checks import controller_checks
+from app.control.controller_base import ControllerConfigBase
 from app.control.controllers import CONTROLLER_TYPES
+from app.control.motion_protocol import MotionBase
 from app.control.motion_types import MOTION_TYPES
 from app.control.motions import PoseMotion, Targets
 from app.control.robot_protocol import LIMIT_MARGIN
@@ -63,7 +65,7 @@ class JointSpeedCap:
 
 
 @dataclass(frozen=True)
-class CappedQPConfig:
+class CappedQPConfig(ControllerConfigBase):
     """Toy controller's settings: the frame gain [1/s], the pushed joint's speed and cap [rad/s]."""
 
     controller_cls: ClassVar[type]
@@ -93,10 +95,10 @@ class CappedQPController:
         self.telemetry, self.commands = TelemetryLog(), []
 
     @classmethod
-    def from_config(cls, robot, config, task, links, dt, obstacles=(), seed=0):
+    def from_config(cls, robot, config, motion, links, dt, obstacles=(), seed=0):
         return cls(robot, links[0], dataclasses.replace(config, dt=dt))
 
-    def track(self, t: float, targets: Targets) -> None:
+    def track(self, t: float, targets: Targets, grasp=None) -> None:
         q, v = self.robot.read_states()
         self.frame.set_target_frames(self.base.targets_to_base(targets.pos[:, 0], None)[0], None)
         qps = self.builder.build(q, v, self.tasks, self.limits, self.config.dt)
@@ -129,8 +131,8 @@ class LineMotion(PoseMotion):
         return _LineTargets(self, n_envs if envs is None else len(envs), np.asarray(base_pos, dtype=float))
 
 
-class _LineTargets:
-    n_targets, feedback = 1, False
+class _LineTargets(MotionBase):
+    n_targets = 1
 
     def __init__(self, task: LineMotion, n: int, base_pos: np.ndarray):
         self.task, self.n, self.base_pos = task, n, base_pos
@@ -174,8 +176,8 @@ def test_a_new_controller_and_motion_are_read_and_checked_by_the_loader(register
     path = _run_file(tmp_path, cap, velocity)
     if message is None:
         run = load_run_config(path)
-        assert isinstance(run.controller, CappedQPConfig) and isinstance(run.task, LineMotion)
-        assert run.task.velocity == (0.0, 0.1, 0.0) and run.controller.control_hz == 120
+        assert isinstance(run.controller, CappedQPConfig) and isinstance(run.motion, LineMotion)
+        assert run.motion.velocity == (0.0, 0.1, 0.0) and run.controller.control_hz == 120
         return
     with pytest.raises(ConfigError, match=message):
         load_run_config(path)
@@ -209,7 +211,8 @@ def test_a_new_qp_task_and_limit_run_in_a_new_controller_following_a_new_motion(
     run = load_run_config(_run_file(tmp_path))
     scene, robot = build_scene(run)
     try:
-        controller, _ = simulate(run, scene, robot, run_motion(run, robot=robot), show_progress=False)
+        episode, _ = simulate(run, scene, robot, run_motion(run, robot=robot), show_progress=False)
+        controller = episode.controller
         q_end = robot.read_states()[0]
     finally:
         scene.close()

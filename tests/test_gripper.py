@@ -96,7 +96,7 @@ def test_gripper_force_above_the_urdf_effort_is_refused():
     scene = Scene()
     robot = scene.add_robot(str(WIDOWX_URDF))
     scene.build()
-    with pytest.raises(InputError, match=r"gripper.force must be in \(0, 400\]"):
+    with pytest.raises(InputError, match=r"gripper: force: must be in \(0, 400\] N"):
         robot.attach_gripper(GripperSpec(("left_carriage_joint", "right_carriage_joint"), force=401.0))
     scene.close()
 

@@ -10,6 +10,7 @@ from app.control.handover_poses import HandoverPoses, frame, level_closing
 from app.episode.loop import final_state, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.scene_build import build_scene
+from app.ik.limits.distance import GraspState
 from app.kinematics.rotations import axis_vector
 from tests.conftest import ROOT
 
@@ -53,7 +54,10 @@ def test_with_sphere_rows_the_cube_moves_with_each_holding_hand_and_is_handed_ov
             return
         robot = scene.robots[0]
         model = robot.sphere_model(None, (), ("cube",))
-        objects, skipped = robot.sphere_state(model, robot.read_states()[0])
+        n = len(motion.holder)  # the contacts the motion means now, as the loop hands them to the controller
+        meant = GraspState(tuple(frozenset(["cube"]) if r else frozenset() for r in motion.released), (frozenset(),) * n,
+                           tuple({"cube": motion.arms[h]} if h >= 0 else {} for h in motion.holder))
+        objects, skipped = robot.sphere_state(model, robot.read_states()[0], meant)
         if objects.link[0, 0] >= 0:
             carriers.add(robot.model.link_names[objects.link[0, 0]])
             assert any(a.endswith("gripper_left") and b == "cube" for a, b in skipped[0])

@@ -63,11 +63,11 @@ def test_a_failed_run_leaves_the_previous_outputs_and_no_partial_file(tmp_path, 
     config = str(ROOT / "configs" / "single_ik.yaml")
     assert main([config, "--duration", "0.3", "--out", str(out)]) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    import app.episode.loop
+    import app.episode.execute
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")  # after the video was encoded
-    monkeypatch.setattr(app.episode.loop, "report_dict", broken)
+    monkeypatch.setattr(app.episode.execute, "report_dict", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         main([config, "--duration", "0.1", "--out", str(out)])
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
@@ -172,7 +172,7 @@ def test_huge_or_tiny_quaternion_entries_are_normalised_without_overflow(widowx)
 def test_stale_urdf_copies_of_a_killed_process_are_removed(tmp_path, monkeypatch):
     import tempfile
 
-    from app.sim import loader
+    from app.sim import urdf_loader as loader
     from app.sim.scene import Scene
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))

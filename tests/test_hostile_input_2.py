@@ -108,16 +108,20 @@ def test_envs_idx_on_an_unbatched_scene_is_refused():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(size=(0.1, -0.1, 0.1)), r"box 'b': size must be 3 finite numbers > 0 \[m\], got \(0.1, -0.1, 0.1\)"),
-    (dict(size=(0.1, 0.0, 0.1)), r"size must be 3 finite numbers > 0"),
-    (dict(pos=(float("nan"), 0.0, 0.0)), r"box 'b': pos must be 3 finite numbers, got \(nan"),
-    (dict(pos=(0.0, 0.0)), r"pos must be 3 finite numbers"),
-    (dict(quat=(0.0, 0.0, 0.0, 0.0)), r"quat must be a non-zero quaternion"),
+    (dict(size=(0.1, -0.1, 0.1)), r"box 'b': size: every side must be > 0 m, got \(0.1, -0.1, 0.1\)"),
+    (dict(size=(0.1, 0.0, 0.1)), r"size: every side must be > 0 m"),
+    (dict(pos=(float("nan"), 0.0, 0.0)), r"box 'b': pos\[0\]: must be a finite number, got nan"),
+    (dict(pos=(0.0, 0.0)), r"box 'b': pos: expected a list of 3 values, got 2"),
+    (dict(pos="0 0 0"), r"box 'b': pos: expected a list"),
+    (dict(quat=(0.0, 0.0, 0.0, 0.0)), r"quat: must be a nonzero \(w, x, y, z\) quaternion"),
 ])
 def test_a_box_with_a_bad_size_position_or_orientation_is_refused(kwargs, message):
+    """The scene checks a BoxSpec as a scene file's box is checked, before anything is created."""
     args = dict(name="b", size=(0.1, 0.1, 0.1), pos=(0.3, 0.0, 0.05)) | kwargs
-    with pytest.raises(InputError, match=message):
-        BoxSpec(**args)
+    with Scene() as scene:
+        with pytest.raises(InputError, match=message):
+            scene.add_box(BoxSpec(**args))
+        assert scene.boxes == []
 
 
 def test_two_boxes_with_one_name_are_refused():

@@ -6,7 +6,7 @@ import time
 
 import numba
 
-from app import kernel_cache
+from app.kernels import cache as kernel_cache
 
 
 def _package(tmp_path):

@@ -11,7 +11,7 @@ from app.control.phases import Phase
 from app.episode.loop import final_state, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.scene_build import build_scene
-from app.ik.limits.distance import CollisionPairs
+from app.ik.limits.distance import CollisionPairs, GraspState
 from tests.conftest import ROOT
 
 CONFIG = ROOT / "configs" / "pick_place.yaml"
@@ -135,10 +135,11 @@ def test_qp_pick_keeps_its_margin_from_the_table_while_the_held_cube_rows_are_dr
         robot = scene.robots[0]
         q = robot.read_states()[0]
         pairs = CollisionPairs(("table", "cube"), (), 0.15, 10)
-        labels = list(robot.distance_rows(q, pairs).labels)
+        meant = GraspState(tuple(frozenset(["cube"]) if r else frozenset() for r in motion.released), (frozenset(),),
+                           ({},))  # the contacts the motion means now, as the loop hands them to the controller
+        labels = list(robot.distance_rows(q, pairs, meant).labels)
         finger_cube = [l for l in labels if l.endswith("|cube") and l.split("|")[0] in ("gripper_left", "gripper_right")]
-        if motion.log.phase[0] == Phase.DESCEND and seen["rows_before"] is None:
-            robot.released = [frozenset()]
+        if motion.log.phase[0] == Phase.DESCEND and seen["rows_before"] is None:  # with no contact meant
             seen["rows_before"] = [l for l in list(robot.distance_rows(q, pairs).labels)
                                    if l.endswith("|cube") and l.split("|")[0] in ("gripper_left", "gripper_right")]
         if motion.log.phase[0] == Phase.CARRY:

@@ -9,7 +9,7 @@ import sys
 import psutil
 import pytest
 
-from app import ray_session
+from app.runtime import ray_session
 
 # a parent that starts a child which outlives it, like an agent whose raylet was killed
 TREE = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); " \
@@ -82,7 +82,7 @@ def test_ray_children_are_those_running_rays_programs_not_a_fork_server_naming_i
 RAY_LIFE = """
 import os, signal, threading
 import psutil
-from app import ray_session
+from app.runtime import ray_session
 seen = []
 signal.signal(signal.SIGTERM, lambda *a: seen.append('handled'))
 ray_session.start_ray(1)

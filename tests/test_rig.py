@@ -189,7 +189,7 @@ def test_two_arms_solve_as_the_kits_own_description_does_kinematically():
     for model, links in ((pair, ["left/ee_gripper_link", "right/ee_gripper_link"]),
                          (kit, ["follower_left_ee_gripper_link", "follower_right_ee_gripper_link"])):
         robot = IntegratorRobot(model, n_envs=3, q0=np.array(run.scene_config.robot.init_qpos))
-        ctrl = PoseIKController(robot, links, run.task.pos_mask, run.task.rot_mask,
+        ctrl = PoseIKController(robot, links, run.motion.pos_mask, run.motion.rot_mask,
                                 PoseIKControllerConfig(dt=1 / 120, mode="kinematic"))
         motion, qs = make_motion(run, None, 3), []
         for k in range(240):

@@ -55,7 +55,7 @@ def test_a_target_inside_a_box_is_reported_not_collision_free(scene_robot):
     pos, quat = _pose(robot, Q_IN)
     res = robot.inverse_kinematics(EE, pos, quat, avoid_collisions=True, min_distance=0.0, return_info=True,
                                    envs_idx=[1])
-    assert not res.collision_free.any() and res.reached.all()
+    assert not res.collision_free.any() and res.converged.all()
     assert "block" in res.closest[0][:2] and res.closest[0][2] < 0
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from app.config.loader import load_run_config
 from app.episode.scene_build import build_scene
+from app.ik.limits.distance import GraspState
 from app.kinematics.rotations import quat_exp
 from tests.conftest import ROOT
 
@@ -67,11 +68,8 @@ def test_a_held_cube_moves_with_the_carrying_link_and_skips_the_fingers(pick_sce
     tips = (p[0, robot.model.link_index("left_fingertip")] + p[0, robot.model.link_index("right_fingertip")]) / 2
     cube_pos = robot.base.R @ tips + robot.base.p  # between the fingertips, in the environment frame
     scene.objects["cube"].set_pose(cube_pos, (1.0, 0.0, 0.0, 0.0))
-    robot.holding = [{"cube": ""}]
-    try:
-        objects, skipped = robot.sphere_state(model, q[None])
-    finally:
-        robot.holding = [{}]
+    held = GraspState((frozenset(),), (frozenset(),), ({"cube": ""},))  # the motion says: the one gripper holds it
+    objects, skipped = robot.sphere_state(model, q[None], held)
     assert objects.link[0, 0] == carrier
     assert {("gripper_left", "cube"), ("gripper_right", "cube"), ("link_6", "cube")} <= skipped[0]
     k = model.pair_names.index(("table", "cube"))

@@ -165,8 +165,9 @@ def _refereed_run(config: str, seconds: float, pairs_of) -> tuple[float, float, 
                 worst["pybullet"] = min(worst["pybullet"], truth.distance.min())
             worst["spheres"] = min(worst["spheres"], controller.telemetry.min_distance[-1].min())
 
-        controller, _ = simulate(run, scene, robot, run_motion(run, 1, robot=robot), on_tick=referee,
-                                 show_progress=False)
+        episode, _ = simulate(run, scene, robot, run_motion(run, 1, robot=robot), on_tick=referee,
+                              show_progress=False)
+        controller = episode.controller
         assert controller.spheres is not None and controller.collisions is None  # no PyBullet rows
     finally:
         scene.close()

@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from app import threads
+from app.kernels import dispatch as threads
 
 
 def _kernel(x, scale):

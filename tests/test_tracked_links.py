@@ -46,7 +46,7 @@ def _accepted_runs():
     for path, ctype, mtype in itertools.product(CONFIGS, CONTROLLER_TYPES, MOTION_TYPES):
         base = load_run_config(path)
         sets = {"controller": {"type": ctype}}
-        if base.task.type != mtype:
+        if base.motion.type != mtype:
             sets["task"] = {"type": mtype}
         try:
             run = load_run_config(path, sets)
@@ -72,14 +72,14 @@ def test_every_controller_and_motion_the_loader_accepts_tracks_every_target_link
         model, links = models[run.scene], task_links(run)
         assert links, (ctype, mtype, "the loader accepted a task that moves no link")
         robot = IntegratorRobot(model)
-        ctrl = run.controller.controller_cls.from_config(robot, run.controller, run.task, links, DT)
+        ctrl = run.controller.controller_cls.from_config(robot, run.controller, run.motion, links, DT)
         q_goal = model.clip(model.mid_config() + np.linspace(-0.15, 0.15, model.n_dofs))
         pos, quat = model.forward_kinematics(q_goal[None], links)
         targets = Targets(pos, quat, np.zeros_like(pos))
-        before = _link_errors(model, robot.q, links, targets, run.task.pos_mask)
+        before = _link_errors(model, robot.q, links, targets, run.motion.pos_mask)
         for k in range(150):
             ctrl.track(k * DT, targets)
             robot.step()
-        after = _link_errors(model, robot.q, links, targets, run.task.pos_mask)
+        after = _link_errors(model, robot.q, links, targets, run.motion.pos_mask)
         assert before.min() > 1e-2, (ctype, mtype, before)
         assert after.max() < 1e-3, (ctype, mtype, links, after)

@@ -133,7 +133,7 @@ def test_follow_env_frames_one_environment_close_up():
     run = _run(follow_env=3)
     scene, robot = build_scene(run)
     try:
-        tg = TargetGenerator(run.task, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
+        tg = TargetGenerator(run.motion, robot.n_envs, np.array(run.scene_config.robot.base_pos), run.seed)
         close = video_view(run, robot, tg, scene.env_origins)
         wide = video_view(dataclasses.replace(run, video=dataclasses.replace(run.video, follow_env=None)), robot, tg,
                           scene.env_origins)

@@ -71,12 +71,13 @@ def build(cls: type, data: object, where: str):
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of keys, got {data!r}")
     hints = type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls) if not f.metadata.get("internal")}
+    fields = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls) if not f.metadata.get("internal")}
     kwargs = {}
-    for key, value in data.items():
+    for key, value in data.items():  # a field's YAML key is its name, or the key its metadata gives
         if key not in fields:
             raise unknown_key(key, list(fields), where)
-        kwargs[key] = _field(fields[key], hints[key], value, _join(where, key))
+        name = fields[key].name
+        kwargs[name] = _field(fields[key], hints[name], value, _join(where, key))
     return cls(**kwargs)
 
 
@@ -191,7 +192,7 @@ def validate(run: RunConfig, path: Path) -> RunConfig:
     ctx = CheckContext(run, run.scene_config, Where(lambda keys: _scene_key(run, path.name, keys)))
     raise_first(run.checks(at, ctx))
     scene = load_description(run.scene_config, ctx.scene_at)
-    model = checked_model(scene, run.task, ctx.scene_at, at)
+    model = checked_model(scene, run.motion, ctx.scene_at, at)
     if scene.robots:
         scene = rig_start(scene, model, f"{run.scene}:")
     check_start(scene, model, ctx.scene_at)

@@ -102,7 +102,8 @@ class RunConfig:
     workers: int = 1  # processes (Ray actors) the environments are split over; 1: this process, no Ray
     controller: ControllerConfig = field(default_factory=PoseIKControllerConfig,
                                          metadata={"types": CONTROLLER_TYPES, "default_type": "ik"})
-    task: PoseMotion = field(default_factory=CircleMotion, metadata={"types": MOTION_TYPES, "default_type": "circle"})
+    motion: PoseMotion = field(default_factory=CircleMotion,  # the YAML key is task: (users' word for it)
+                               metadata={"types": MOTION_TYPES, "default_type": "circle", "key": "task"})
     video: VideoSection = field(default_factory=VideoSection)
     report: ReportSection = field(default_factory=ReportSection)
     out_dir: str = "videos"
@@ -130,7 +131,7 @@ class RunConfig:
             (at("seed"), 0 <= self.seed < 2 ** 32, f"must be in 0..2**32-1, got {self.seed}"),
         ] + (self.video.checks(at.sub("video"), ctx) + self.report.checks(at.sub("report"), ctx)
              + ctx.scene.checks(ctx.scene_at, ctx) + self.controller.checks(at.sub("controller"), ctx)
-             + self.task.checks(at.sub("task"), ctx))
+             + self.motion.checks(at.sub("task"), ctx))
 
 
 __all__ = ["CameraSection", "ControllerConfig", "ReportSection", "RobotSection", "RunConfig", "SceneConfig",

@@ -11,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.config_checks import controller_checks
+from app.control.controller_base import ControllerConfigBase
 from app.control.motions import PoseMotion, Targets
 from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.telemetry import StallDetector, TelemetryLog
@@ -30,7 +31,7 @@ MODES = ("control", "kinematic")
 
 
 @dataclass(frozen=True)
-class PoseIKControllerConfig:
+class PoseIKControllerConfig(ControllerConfigBase):
     """Settings of the pose-IK controller (the IK's own defaults where they are the solver's).
 
     Attributes:
@@ -54,10 +55,6 @@ class PoseIKControllerConfig:
     stall_window: int = 120
     stall_tol: float = 1e-3
     accel_max: float | None = 40.0
-    d_safe: ClassVar[None] = None  # the pose IK keeps no collision margin
-    keeps_arms_apart: ClassVar[bool] = False
-    rows_from_spheres: ClassVar[bool] = False
-    velocity_scale: ClassVar[float] = 1.0  # the URDF's velocity limits, whole
 
     def tolerances(self) -> dict[str, float]:
         """The IK's own tolerances (pos_tol [m], rot_tol [rad])."""
@@ -111,11 +108,11 @@ class PoseIKController:
         self._compiled = EntryPoints()  # the tick's kernels, called directly
 
     @classmethod
-    def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, task: PoseMotion, links: list[str],
+    def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, motion: PoseMotion, links: list[str],
                     dt: float, obstacles: tuple[str, ...] = (), seed: int = 0) -> PoseIKController:
         """The controller a run config asks for (obstacles are not this controller's concern)."""
         del obstacles
-        return cls(robot, links, task.pos_mask, task.rot_mask, dataclasses.replace(config, dt=dt), seed)
+        return cls(robot, links, motion.pos_mask, motion.rot_mask, dataclasses.replace(config, dt=dt), seed)
 
     def track(self, t: float, targets: Targets, grasp: GraspState | None = None) -> None:
         """One tick towards ``targets`` (environment frames); ``grasp`` is not this controller's concern (it keeps

@@ -16,6 +16,7 @@ import numpy as np
 
 from app.collision.checker import CollisionModel
 from app.control.config_checks import controller_checks, link_checks
+from app.control.controller_base import ControllerConfigBase
 from app.control.motions import PoseMotion, Targets
 from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
 from app.control.telemetry import StallDetector, TelemetryLog
@@ -38,7 +39,7 @@ MAX_ROWS = 1000  # collision rows per environment in the QP a config may ask for
 
 
 @dataclass(frozen=True)
-class QPControllerConfig:
+class QPControllerConfig(ControllerConfigBase):
     """Settings of the QP controller.
 
     Attributes:
@@ -89,8 +90,6 @@ class QPControllerConfig:
     posture_gain: float = 1.0
     stall_window: int = 120
     stall_tol: float = 1e-3
-    mode: ClassVar[str] = "control"  # the QP always drives the motors
-
     @property
     def keeps_arms_apart(self) -> bool:
         """Whether a robot's several arms are kept d_safe apart (arm_pairs)."""
@@ -100,10 +99,6 @@ class QPControllerConfig:
     def rows_from_spheres(self) -> bool:
         """Whether the collision rows come from the link spheres (collision_model: spheres)."""
         return self.collision_model == "spheres"
-
-    def tolerances(self) -> dict[str, float]:
-        """The tolerances the controller itself judges a target reached by: none (the run's are used)."""
-        return {}
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first): every controller's rate and stall
@@ -172,7 +167,7 @@ class QPController:
         self._certified = np.zeros(robot.n_envs, dtype=bool)  # the last tick's answer came without OSQP
 
     @classmethod
-    def from_config(cls, robot: ControlledRobot, config: QPControllerConfig, task: PoseMotion, links: list[str],
+    def from_config(cls, robot: ControlledRobot, config: QPControllerConfig, motion: PoseMotion, links: list[str],
                     dt: float, obstacles: tuple[str, ...] = (), seed: int = 0, *,
                     collision: CollisionModel | None = None) -> QPController:
         """The controller a run config asks for: every link of ``links`` tracked (one frame task each, the motion's
@@ -180,7 +175,7 @@ class QPController:
         ``collision`` (the sphere model of the static boxes and the self pairs) those pairs come from the spheres
         and the robot measures only ``obstacles``."""
         del seed  # deterministic
-        frames = [FrameTask(robot.model, link, config.gain, task.pos_mask, task.rot_mask) for link in links]
+        frames = [FrameTask(robot.model, link, config.gain, motion.pos_mask, motion.rot_mask) for link in links]
         self_pairs = () if collision is not None else config.self_pairs
         pairs = CollisionPairs(tuple(obstacles), self_pairs, config.detection_distance,
                                config.max_rows) if obstacles or self_pairs else None

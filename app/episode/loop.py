@@ -75,9 +75,9 @@ def make_controller(run: RunConfig, robot: Robot, dt: float):
         fitted = tuple(o.name for o in run.scene_config.objects if o.shape in SPHERE_SHAPES)
         collision = robot.sphere_model(boxes, config.self_pairs, fitted)
         files = tuple(name for name in objects if name not in fitted)  # mesh and URDF objects: PyBullet's points
-        return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, files, run.seed,
+        return config.controller_cls.from_config(robot, config, run.motion, task_links(run), dt, files, run.seed,
                                                  collision=collision)
-    return config.controller_cls.from_config(robot, config, run.task, task_links(run), dt, boxes + objects,
+    return config.controller_cls.from_config(robot, config, run.motion, task_links(run), dt, boxes + objects,
                                              run.seed)
 
 

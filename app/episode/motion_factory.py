@@ -20,7 +20,7 @@ def run_motion(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | Non
     """The run's motion for ``n_envs`` environments (default: the run's), or for the environments ``envs`` of them
     (their draws sliced from those of all); a pick-and-place or hand-over needs the scene's robot."""
     n_envs = run.n_envs or 1 if n_envs is None else n_envs
-    if isinstance(run.task, HandoverMotion):
+    if isinstance(run.motion, HandoverMotion):
         return make_handover(run, robot, n_envs, envs)
     return make_motion(run, robot, n_envs, envs)
 
@@ -49,7 +49,7 @@ def object_starts(run: RunConfig, n_envs: int) -> dict[str, tuple[np.ndarray, np
 
 def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarray | None = None):
     """The run's motion for ``n_envs`` environments, or for the environments ``envs`` of them (draws sliced)."""
-    task, base_pos = run.task, np.array(run.scene_config.robot.base_pos)
+    task, base_pos = run.motion, np.array(run.scene_config.robot.base_pos)
     if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
         return task.targets(n_envs, base_pos, run.seed, envs)
     pos, _ = object_starts(run, n_envs)[task.object]
@@ -71,7 +71,7 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
 
 def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
     """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
-    task: HandoverMotion = run.task
+    task: HandoverMotion = run.motion
     pos, _ = object_starts(run, n_envs)[task.object]
     places = draw_places(task, pos[:, :2], run.seed)
     if envs is not None:

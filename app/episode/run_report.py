@@ -15,7 +15,7 @@ from app.render.report import finite_or_none
 
 def task_links(run: RunConfig) -> list[str]:
     """The links the task moves, in target order: its own (fingertips), its arms', or the scene's end effector."""
-    return [link for _, link in motion_links(run.task, run.scene_config.robot)]
+    return [link for _, link in motion_links(run.motion, run.scene_config.robot)]
 
 
 def target_labels(run: RunConfig) -> tuple[str, ...]:
@@ -30,7 +30,7 @@ def arm_report(run: RunConfig, result, e: int) -> dict:
     pos_mask axes of the base frame), for a robot with named arms whose end effectors the task moves."""
     arms, links = run.scene_config.robot.arms or {}, task_links(run)
     R = quat_to_matrix(quat_normalize(np.asarray(run.scene_config.robot.base_quat, dtype=float)))
-    mask = np.asarray(run.task.pos_mask, dtype=float)
+    mask = np.asarray(run.motion.pos_mask, dtype=float)
     out = {}
     for arm, link in arms.items():
         if link in links:
@@ -97,7 +97,7 @@ def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = 
 def task_description(run: RunConfig) -> dict:
     """The task's masks and the tolerances used: the errors in the report are those of the masked task (the
     position along the masked axes of the base frame, the rotation the rot_mask constrains), as the IK sees it."""
-    task, c = run.task, run.controller
+    task, c = run.motion, run.controller
     return {"type": task.type, "links": task_links(run), "pos_mask": list(task.pos_mask),
             "rot_mask": list(task.rot_mask),
             "errors": "masked: position over the pos_mask axes [m]; rotation of the rot_mask axes [rad] (one True: "
@@ -135,7 +135,7 @@ def report_dict(run: RunConfig, result, model) -> dict:
             **({"arms": arm_report(run, result, e)} if run.scene_config.robot.arms else {}),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
-    return {"config": run.name, "controller": controller, "task": run.task.type,
+    return {"config": run.name, "controller": controller, "task": run.motion.type,
             "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
             "summary": run_summary(run, envs, result.episodes), "task_masks": task_description(run),
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},

@@ -17,7 +17,6 @@ import signal
 import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -28,7 +27,7 @@ from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus
 from app.episode.frame_state import FrameState
 from app.episode.run_report import target_labels
-from app.episode.scene_build import build_scene
+from app.episode.replica import PosedReplica, headless  # noqa: F401 - headless: the run as render processes get it
 from app.kernels.dispatch import available_cpus, run_in_background
 from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
@@ -66,27 +65,24 @@ def legend() -> tuple:
 
 
 class SceneRenderer:
-    """A headless copy of the run's scene (``run`` as :func:`headless` gives it) that renders FrameStates."""
+    """The run's scene posed from FrameStates (app.episode.replica) and rendered with the video's overlay."""
 
     def __init__(self, run: RunConfig):
-        self.scene, self.robot = build_scene(run, gui=False)
+        self.replica = PosedReplica(run)
+        self.scene, self.robot = self.replica.scene, self.replica.robot
         self._camera: tuple | None = None
         self._link_cameras: SceneCameras | None = None
         self.spheres = SphereMarkers(self.robot) if run.video.show_spheres else None
 
     def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
         """The picture of ``state`` with its overlay. Shape (height, width, 3) uint8."""
-        q = np.asarray(state.q, dtype=float).reshape(self.robot.n_envs, -1)
+        q = self.replica.pose(state.q, state.objects)
         v = spec.view if spec.link_camera is None else self._link_view(spec, q[spec.camera_env])
         if self._camera is None or self._camera[0] is not v:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height),
                             self._backdrop(v, fixed=spec.link_camera is None))
-        self.robot.teleport(q, np.zeros_like(q), np.arange(self.robot.n_envs))
         if self.spheres is not None:
             self.spheres.update(q)
-        if state.objects is not None:
-            for k, obj in enumerate(self.scene.objects.values()):
-                obj.set_pose(obj.envs(None).out(state.objects[:, k, :3]), obj.envs(None).out(state.objects[:, k, 3:]))
         image = self._camera[1].frame(self._camera[2])
         notes = frame_notes(state)
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
@@ -126,11 +122,6 @@ def frame_notes(state: FrameState) -> tuple[str, ...] | None:
     phase = [""] * n if state.episode is None else [code_label(int(c)) for c in state.episode]
     grip = [""] * n if state.gripper is None else [f"{1e3 * g:.0f}mm" for g in state.gripper]
     return tuple(f"{p} {g}".strip() for p, g in zip(phase, grip))
-
-
-def headless(run: RunConfig) -> RunConfig:
-    """The run as a renderer builds it: no GUI, no video of its own."""
-    return replace(run, video=replace(run.video, enabled=False))
 
 
 _renderer: SceneRenderer | None = None  # one per render process

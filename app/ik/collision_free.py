@@ -22,13 +22,13 @@ log = logging.getLogger(__name__)
 
 
 class CollisionFreeResult(NamedTuple):
-    """q (B, n_dofs); collision_free (B,): reaches the target with every pair >= min_distance; reached (B,):
-    some candidate reached the target; closest (B,): where not collision-free, (name a, name b, distance [m])
-    of the closest pair at q; None where collision-free (every pair is >= min_distance)."""
+    """q (B, n_dofs); collision_free (B,): reaches the target with every pair >= min_distance; converged (B,):
+    some candidate reached the target (IKResult's word); closest (B,): where not collision-free, (name a, name b,
+    distance [m]) of the closest pair at q; None where collision-free (every pair is >= min_distance)."""
 
     q: np.ndarray
     collision_free: np.ndarray
-    reached: np.ndarray
+    converged: np.ndarray
     closest: list
 
 
@@ -131,7 +131,7 @@ def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float =
     """``model.inverse_kinematics(..., avoid_collisions=True, min_distance=..., collision=...)``: one target
     (3,)/(4,) or n targets (n, 3)/(n, 4). ``collision``: a CollisionModel or a World (the model's own file
     gives the robot's spheres); None: self-collisions only. Returns q ([n,] n_dofs), or with return_info a
-    CollisionFreeResult (q, collision_free, reached, closest) of the same leading shape."""
+    CollisionFreeResult (q, collision_free, converged, closest) of the same leading shape."""
     from app.collision.build import collision_model
     from app.collision.world import World
 
@@ -145,5 +145,5 @@ def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float =
                     min_distance, int((~res.collision_free).sum()), len(res.q),
                     res.closest[int(np.argmin(res.collision_free))])
     if one:
-        res = CollisionFreeResult(res.q[0], res.collision_free[0], res.reached[0], res.closest[0])
+        res = CollisionFreeResult(res.q[0], res.collision_free[0], res.converged[0], res.closest[0])
     return res if return_info else res.q

@@ -76,7 +76,7 @@ def record_block(item: tuple) -> Block:
         for i in range(len(envs)):
             state = values_from_dofs(q[i], dof_map, len(names))
             images, pose = cameras.render(shard.frames, i, run.video.fps) if cameras else ({}, {})
-            episode = EpisodeFrames(run.task.type, state, np.vstack([state[1:], state[-1:]]), images)
+            episode = EpisodeFrames(run.motion.type, state, np.vstack([state[1:], state[-1:]]), images)
             file = None
             if sink.folder is not None and sink.format == "act-hdf5":
                 file = str(act_file(Path(sink.folder) / f"env-{int(envs[i]):06d}.hdf5", episode, run.video.fps, sink))

@@ -11,7 +11,6 @@ every frame of every episode (``episode_index``, ``frame_index``, ``<camera>.pos
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from app.config.schema import RunConfig
 from app.dataset import CameraSpec
 from app.dataset.files import write_parquet
 from app.episode.frame_state import FrameState
-from app.episode.scene_build import build_scene
+from app.episode.replica import PosedReplica
 from app.kinematics.rotations import matrix_to_quat
 from app.runtime.outputs import write_atomic
 from app.sim.cameras import SceneCameras, intrinsics
@@ -58,9 +57,9 @@ class EpisodeCameras:
     """Renders episodes' camera streams from their recorded FrameStates (one environment of the run)."""
 
     def __init__(self, run: RunConfig):
-        self.run = dataclasses.replace(run, n_envs=1, video=dataclasses.replace(run.video, enabled=False))
         self.streams = camera_streams(run)
-        self.scene, self.robot = build_scene(self.run)
+        self.replica = PosedReplica(run, n_envs=1)
+        self.scene, self.robot = self.replica.scene, self.replica.robot
         self.cameras = SceneCameras(self.scene, self.robot, self.streams)
         self.link_cameras = [c.name for c in self.streams if c.link is not None]
 
@@ -72,12 +71,7 @@ class EpisodeCameras:
         poses = {name: np.empty((n, 7)) for name in self.link_cameras}
         shown = {c.name: -1 for c in self.streams}
         for k, state in enumerate(frames):
-            q = np.asarray(state.q[env], dtype=float)
-            self.robot.teleport(q[None], np.zeros((1, len(q))), np.arange(1))
-            if state.objects is not None:
-                for j, obj in enumerate(self.scene.objects.values()):
-                    obj.set_pose(obj.envs(None).out(state.objects[env:env + 1, j, :3]),
-                                 obj.envs(None).out(state.objects[env:env + 1, j, 3:]))
+            q = self.replica.pose(state.q[env:env + 1], None if state.objects is None else state.objects[env:env + 1])[0]
             at = self.cameras.poses(q)
             for name in self.link_cameras:
                 poses[name][k] = np.concatenate([at[name][0], matrix_to_quat(at[name][1])])

@@ -5,6 +5,7 @@ shows that camera's exact picture (its roll, field of view and aspect), refreshe
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -51,6 +52,6 @@ class CameraViews:
         eye = p + np.asarray(origin, dtype=float)
         window.look_along(eye, R[:, 2])
         width = 2 * round(PREVIEW_HEIGHT * stream.width / stream.height / 2)
-        small = stream._replace(width=width, height=PREVIEW_HEIGHT)
+        small = dataclasses.replace(stream, width=width, height=PREVIEW_HEIGHT)
         self.last_picture = window.preview(view_matrix(eye, R), projection_matrix(small), width, PREVIEW_HEIGHT)
         return self.last_picture

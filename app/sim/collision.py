@@ -19,10 +19,11 @@ from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
 
 
 def distance_rows(robot, pairs: CollisionPairs, q: np.ndarray, box_ids: dict[str, list[int]],
-                  grasp: GraspState) -> DistanceRows:
+                  grasp: GraspState | None = None) -> DistanceRows:
     """Rows of every environment at joint positions q (n_envs, n_dofs), grouped by environment
     (``DistanceRows.env``), each environment's closest first and at most ``pairs.max_rows``; the pairs the
     motion's ``grasp`` means to touch are left out."""
+    grasp = GraspState.nothing(robot.n_envs) if grasp is None else grasp
     found = []  # rows (see _closest_points)
     for env in range(robot.n_envs):
         env_found = _closest_points(robot, pairs, env, box_ids, grasp)

@@ -297,7 +297,7 @@ class Robot:
     def distance_rows(self, q: np.ndarray, pairs: CollisionPairs, grasp: GraspState | None = None) -> DistanceRows:
         """app.control.robot_protocol.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows, less
         those the motion's ``grasp`` means to touch."""
-        return distance_rows(self, pairs, q, self.box_ids, grasp or GraspState.nothing(self.n_envs))
+        return distance_rows(self, pairs, q, self.box_ids, grasp)
 
     @property
     def description_text(self) -> str:

@@ -127,5 +127,5 @@ def inverse_kinematics_avoiding(robot, link: str, pos, quat, init_qpos, envs_idx
     res = robot.model.inverse_kinematics(link, p_b, q_b, avoid_collisions=True, collision=collision,
                                          init_qpos=np.asarray(init, dtype=float).reshape(-1, robot.n_dofs),
                                          return_info=True, **kwargs)
-    return type(res)(envs.out(res.q), envs.out(res.collision_free), envs.out(res.reached),
+    return type(res)(envs.out(res.q), envs.out(res.collision_free), envs.out(res.converged),
                      res.closest if robot.batched else res.closest[0])

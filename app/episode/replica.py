@@ -1,0 +1,42 @@
+"""A headless copy of a run's scene posed from recorded states: the one replica that the video's render processes
+and a recording's cameras draw (no physics is stepped in it; nothing of it reaches the run's own scene)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from app.config.schema import RunConfig
+from app.episode.scene_build import build_scene
+
+
+def headless(run: RunConfig) -> RunConfig:
+    """The run as a replica builds it: no GUI, no video of its own."""
+    return replace(run, video=replace(run.video, enabled=False))
+
+
+class PosedReplica:
+    """The scene of ``run`` (``n_envs`` environments: default the run's) built headless, to be posed and drawn.
+
+    Attributes:
+        scene, robot: The replica's Scene and its robot (app.sim).
+    """
+
+    def __init__(self, run: RunConfig, n_envs: int | None = None):
+        run = headless(run) if n_envs is None else replace(headless(run), n_envs=n_envs)
+        self.scene, self.robot = build_scene(run, gui=False)
+        self._envs = np.arange(self.robot.n_envs)
+
+    def pose(self, q: np.ndarray, objects: np.ndarray | None) -> np.ndarray:
+        """Every environment at joints q (n_envs, n_dofs) at rest, each object at its pose ``objects`` (n_envs,
+        n_objects, 7: position [m], quat wxyz, environment frames; None: where they are). Returns q as float."""
+        q = np.asarray(q, dtype=float).reshape(self.robot.n_envs, -1)
+        self.robot.teleport(q, np.zeros_like(q), self._envs)
+        if objects is not None:
+            for k, obj in enumerate(self.scene.objects.values()):
+                obj.set_pose(obj.envs(None).out(objects[:, k, :3]), obj.envs(None).out(objects[:, k, 3:]))
+        return q
+
+    def close(self) -> None:
+        self.scene.close()
