@@ -223,9 +223,7 @@ class HandoverSequencer(MotionBase):
         self._enter(envs, Step.DESCEND, t)
 
     def _close_giver(self, envs, t, g, k) -> None:
-        self.closing[GIVER, envs] = 1.0
-        self._contact_time[GIVER, envs] = 0.0
-        self._enter(envs, Step.CLOSE, t)
+        self._close(GIVER, envs, t, Step.CLOSE)
 
     def _to_meet(self, envs, t, g, k) -> None:
         self.segs[GIVER].start(envs, t, *self.poses.meet_pose(envs, self._held[GIVER, envs]))
@@ -236,9 +234,13 @@ class HandoverSequencer(MotionBase):
         self._enter(envs, Step.TAKE, t)
 
     def _close_taker(self, envs, t, g, k) -> None:
-        self.closing[TAKER, envs] = 1.0
-        self._contact_time[TAKER, envs] = 0.0
-        self._enter(envs, Step.TAKE_CLOSE, t)
+        self._close(TAKER, envs, t, Step.TAKE_CLOSE)
+
+    def _close(self, arm: int, envs: np.ndarray, t: float, step: Step) -> None:
+        """The arm's fingers start closing on the object (its contact time from zero): the step ``step``."""
+        self.closing[arm, envs] = 1.0
+        self._contact_time[arm, envs] = 0.0
+        self._enter(envs, step, t)
 
     def _carry(self, envs, t, g, k) -> None:
         above = self.place[envs] + [0.0, 0.0, self.task.lift_height]

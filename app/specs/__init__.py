@@ -10,5 +10,7 @@ from app.specs.box_spec import BoxSpec
 from app.specs.camera_stream import CameraStream
 from app.specs.gripper_spec import AXIS_NAMES, GripperSpec
 from app.specs.object_spec import SHAPES, ObjectSpec, starts_above
+from app.specs.scene_spec import RobotPlacement, SceneSpec
 
-__all__ = ["AXIS_NAMES", "SHAPES", "BoxSpec", "CameraStream", "GripperSpec", "ObjectSpec", "starts_above"]
+__all__ = ["AXIS_NAMES", "SHAPES", "BoxSpec", "CameraStream", "GripperSpec", "ObjectSpec", "RobotPlacement", "SceneSpec",
+           "starts_above"]

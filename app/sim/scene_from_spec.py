@@ -1,0 +1,49 @@
+"""A Scene and its robot built from a SceneSpec (app.specs) in one pass: physics, robot or rig, boxes, objects,
+the environments, the objects' start poses, the grippers, the start joints."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.sim.robot import Robot
+from app.sim.scene import Scene
+from app.specs.scene_spec import SceneSpec
+
+
+def build_from_spec(spec: SceneSpec, gui: bool = False) -> tuple[Scene, Robot]:
+    """The scene of ``spec``, built (closed again if any step fails). ``gui``: PyBullet's window."""
+    scene = Scene(gui=gui, dt=spec.dt, gravity=spec.gravity, solver_iterations=spec.solver_iterations,
+                  cone_friction=spec.cone_friction)
+    try:
+        robot = _add_robot(scene, spec)
+        for box in spec.boxes:
+            scene.add_box(box)
+        for obj in spec.objects:
+            scene.add_object(obj)
+        scene.build(n_envs=spec.n_envs, env_spacing=spec.env_spacing, env_origins=spec.env_origins,
+                    max_envs=spec.max_envs)
+        for name, (pos, quat) in spec.object_starts.items():
+            obj = scene.objects[name]
+            obj.set_pose(obj.envs(None).out(pos), obj.envs(None).out(quat))
+        for arm, gripper in spec.grippers:
+            robot.attach_gripper(gripper, arm)
+        if spec.robot.init_qpos is not None:
+            q0 = np.broadcast_to(np.array(spec.robot.init_qpos), (robot.n_envs, robot.n_dofs))
+            robot.set_qpos(robot.unbatch(q0))
+            robot.initial_qpos = robot.read_states()[0]
+    except BaseException:
+        scene.close()
+        raise
+    return scene, robot
+
+
+def _add_robot(scene: Scene, spec: SceneSpec) -> Robot:
+    r = spec.robot
+    if r.parts:  # the description already composed and parsed, used as it is
+        robot = scene.add_robots(r.parts, r.base_pos, r.base_quat, description=r.description)
+    else:
+        robot = scene.add_robot(r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args,
+                                description=r.description)
+    if len(r.arm_links) > 1:
+        robot.collide_arms(list(r.arm_links))
+    return robot
