@@ -21,11 +21,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app import RobotModel  # noqa: E402
-from app.collision import World, WorldBox, collision_model  # noqa: E402
-from app.planning import PlanOptions, plan  # noqa: E402
-from app.planning.sampling import arm_groups, random_valid  # noqa: E402
-from app.planning.space import PlanningSpace  # noqa: E402
+from app import RobotModel
+from app.collision import World, WorldBox, collision_model
+from app.planning import PlanOptions, plan
+from app.planning.sampling import arm_groups, random_valid
+from app.planning.space import PlanningSpace
 
 log = logging.getLogger("bench_plan")
 REF = ROOT.parent / "shared" / "reference"
@@ -56,7 +56,7 @@ def random_world(rng: np.random.Generator, robot: str, bases) -> World:
 
 def problems(robot: str, model, count: int, seed: int, check_timeout: float):
     """(world, cm, start, goal) with a solution (found by a 10 s search first), and how many were dropped."""
-    urdf, pkgs, ees, home, bases = ROBOTS[robot]
+    _, pkgs, ees, home, bases = ROBOTS[robot]
     rng = np.random.default_rng(seed)
     out, dropped = [], 0
     while len(out) < count:

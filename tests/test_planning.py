@@ -5,11 +5,11 @@ import pytest
 
 pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 
-from app.collision import World, WorldBox  # noqa: E402
-from app.errors import InputError, UnknownNameError  # noqa: E402
-from app.planning import PlanOptions, PoseGoal, plan  # noqa: E402
-from app.planning.planner import model_collision  # noqa: E402
-from app.planning.space import PlanningSpace  # noqa: E402
+from app.collision import World, WorldBox
+from app.errors import InputError, UnknownNameError
+from app.planning import PlanOptions, PoseGoal, plan
+from app.planning.planner import model_collision
+from app.planning.space import PlanningSpace
 
 TABLE = WorldBox("table", (0.4, 0.4, 0.02), (0.25, 0.0, -0.0205))
 SHELF = WorldBox("shelf", (0.15, 0.015, 0.15), (0.35, 0.0, 0.15))  # a wall between the two sides of the arm
@@ -49,7 +49,7 @@ def test_path_goes_around_shelf_that_straight_line_hits(setup, shelf_plan):
 
 def test_every_waypoint_and_dense_substep_is_clear_by_the_model(setup, shelf_plan):
     """Every waypoint and every configuration at 1 mrad steps along the path clears every pair by the spheres."""
-    model, cm, start, _ = setup
+    _, cm, start, _ = setup
     path = shelf_plan.path
     assert cm.clear(path, 0.0).all()
     dense = np.concatenate([a + np.linspace(0, 1, int(np.ceil(np.abs(b - a).max() / 1e-3)) + 1)[:, None] * (b - a)

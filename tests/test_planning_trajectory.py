@@ -6,12 +6,18 @@ import pytest
 pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 pytest.importorskip("ruckig", reason="timing needs the 'plan' extra (pip install 'ruckig==0.19.4')")
 
-from app.collision import World, WorldBox  # noqa: E402
-from app.errors import InputError  # noqa: E402
-from app.planning import plan, time_parameterize  # noqa: E402
-from app.planning.export import (driver_velocity_limits, read_trajectory, time_for_driver, to_driver,  # noqa: E402
-                                 write_csv, write_npz)
-from app.planning.planner import model_collision  # noqa: E402
+from app.collision import World, WorldBox
+from app.errors import InputError
+from app.planning import plan, time_parameterize
+from app.planning.export import (
+    driver_velocity_limits,
+    read_trajectory,
+    time_for_driver,
+    to_driver,
+    write_csv,
+    write_npz,
+)
+from app.planning.planner import model_collision
 
 WORLD = World(boxes=(WorldBox("table", (0.4, 0.4, 0.02), (0.25, 0.0, -0.0205)),
                      WorldBox("shelf", (0.15, 0.015, 0.15), (0.35, 0.0, 0.15))))

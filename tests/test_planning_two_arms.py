@@ -5,11 +5,11 @@ import pytest
 
 pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 
-from app import RobotModel  # noqa: E402
-from app.collision import World, WorldBox, collision_model  # noqa: E402
-from app.planning import PlanOptions, PoseGoal, plan  # noqa: E402
-from app.planning.space import PlanningSpace  # noqa: E402
-from tests.conftest import require_reference  # noqa: E402
+from app import RobotModel
+from app.collision import World, WorldBox, collision_model
+from app.planning import PlanOptions, PoseGoal, plan
+from app.planning.space import PlanningSpace
+from tests.conftest import require_reference
 
 LEFT, RIGHT = "follower_left_ee_gripper_link", "follower_right_ee_gripper_link"
 START = np.array([0.0, 1.2, 1.0, -0.3, 0.0, 0.0, 0.02, 0.02] * 2)

@@ -9,5 +9,16 @@ from app.planning.planner import REASONS, PlanOptions, PlanResult, plan
 from app.planning.space import PlanningSpace
 from app.planning.timing import TimedTrajectory, time_parameterize
 
-__all__ = ["GoalSet", "PLANNERS", "PlanOptions", "PlanResult", "PlannerUnavailableError", "PlanningSpace",
-           "PoseGoal", "REASONS", "TimedTrajectory", "plan", "time_parameterize"]
+__all__ = [
+           "PLANNERS",
+           "REASONS",
+           "GoalSet",
+           "PlanOptions",
+           "PlanResult",
+           "PlannerUnavailableError",
+           "PlanningSpace",
+           "PoseGoal",
+           "TimedTrajectory",
+           "plan",
+           "time_parameterize",
+]

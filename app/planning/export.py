@@ -43,7 +43,7 @@ def driver_velocity_limits(model, safety: float = SAFETY) -> np.ndarray:
     the URDF's for the others (grippers). Shape (n_dofs,)."""
     if not (np.isfinite(safety) and 0 < safety <= 1):
         raise InputError(f"safety must be in (0, 1], got {safety}")
-    names, dof_map = robot_layout(list(model.dof_names))
+    _, dof_map = robot_layout(list(model.dof_names))
     limits = np.asarray(model.v_max, dtype=float).copy()
     for column, dof in zip(dof_map.columns, dof_map.dofs):
         slot = int(column) % JOINTS_PER_ARM

@@ -72,7 +72,7 @@ def _space_information(ob, space: PlanningSpace):
     class EdgeValidator(ob.MotionValidator):
         """Edges checked by our model in one call each (OMPL's own interpolation is not used)."""
 
-        def checkMotion(self, s1, s2, *rest):  # noqa: N802 - OMPL's name
+        def checkMotion(self, s1, s2, *rest):
             return space.motion_valid(read(s1), read(s2))
 
     si.setStateValidityChecker(state_valid)
@@ -90,13 +90,16 @@ def _state(si, q: np.ndarray):
 
 
 def search(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, planner: str = "RRTConnect",
-           timeout: float = 5.0, seed: int | None = None, goal_threshold: float = 1e-6) -> SearchResult:
+           timeout: float = 5.0, seed: int | None = None, goal_threshold: float = 1e-6,
+           step: float | None = None) -> SearchResult:
     """A path from ``start`` (n_active,) to any row of ``goals`` (G, n_active), both assumed valid.
 
     Args:
         planner: a key of PLANNERS; an optimizing one runs until ``timeout`` and returns its best path.
         timeout: [s] wall-clock budget of the search.
         seed: OMPL's random seed (set once per process: OMPL allows only that); None: leave OMPL's.
+        step: [rad] the planner's range (longest edge it adds, Euclidean), where it has one; None: OMPL's
+            default (a fifth of the space's extent).
     Returns:
         SearchResult; path None when no exact solution was found within the timeout.
     """
@@ -115,6 +118,8 @@ def search(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, planner: 
     algo = getattr(og, PLANNERS[check_planner(planner)])(si)
     if planner in OPTIMIZING:
         pdef.setOptimizationObjective(ob.PathLengthOptimizationObjective(si))
+    if step is not None and hasattr(algo, "setRange"):
+        algo.setRange(float(step))
     algo.setProblemDefinition(pdef)
     algo.setup()
     t0 = time.perf_counter()

@@ -33,7 +33,8 @@ class PlanOptions:
     """planner: OMPL planner (ompl_backend.PLANNERS); timeout [s] per search; resolution [rad]: per-DOF step
     between checked configurations while searching and shortcutting; check_resolution [rad]: the same for the
     final dense re-check; min_distance [m]: clearance by the spheres; smooth_path: shortcut; shortcut_attempts;
-    max_retry: searches after a failed one; max_goals: IK goals kept; seed: shortcutting's and IK's seed."""
+    max_retry: searches after a failed one; max_goals: IK goals kept; seed: shortcutting's and IK's seed;
+    ignore_collision: bounds only (Genesis's option); step [rad]: the planner's range (None: OMPL's default)."""
 
     planner: str = "RRTConnect"
     timeout: float = 5.0
@@ -46,6 +47,7 @@ class PlanOptions:
     max_goals: int = 16
     seed: int = 0
     ignore_collision: bool = False
+    step: float | None = None
 
     def __post_init__(self):
         check_planner(self.planner)
@@ -150,7 +152,7 @@ def _search_loop(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, opt
                  t0: float) -> PlanResult:
     raw = None
     for attempt in range(1 + int(opts.max_retry)):
-        found = search(space, start, goals, opts.planner, opts.timeout, opts.seed)
+        found = search(space, start, goals, opts.planner, opts.timeout, opts.seed, step=opts.step)
         if found.path is None:
             continue
         raw = found.path

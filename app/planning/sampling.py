@@ -24,11 +24,13 @@ def arm_groups(space: PlanningSpace, ee_links: Sequence[str]) -> list[np.ndarray
 
 
 def random_valid(space: PlanningSpace, rng: np.random.Generator, base: np.ndarray | None = None,
-                 groups: Sequence[np.ndarray] | None = None, tries: int = 100) -> np.ndarray | None:
+                 groups: Sequence[np.ndarray] | None = None, tries: int = 100,
+                 box: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
     """A valid active configuration (n_active,), or None after ``tries`` batches. With ``groups``, each group's DOFs
     are drawn in turn with the others at ``base`` (n_active; default the space's held configuration) and then
-    checked together."""
+    checked together. ``box``: (lower, upper) (n_active,) to draw from, inside the bounds (default the bounds)."""
     base = space.active(space.q_hold) if base is None else np.asarray(base, dtype=float)
+    lo, hi = (space.lower, space.upper) if box is None else (np.maximum(box[0], space.lower), np.minimum(box[1], space.upper))
     groups = [np.arange(space.n_active)] if groups is None else list(groups)
     if not groups or any(len(g) == 0 for g in groups):
         raise InputError("every arm group needs at least one planned DOF")
@@ -36,7 +38,7 @@ def random_valid(space: PlanningSpace, rng: np.random.Generator, base: np.ndarra
         q = base.copy()
         for g in groups:
             cand = np.repeat(base[None], BATCH, axis=0)
-            cand[:, g] = rng.uniform(space.lower[g], space.upper[g], (BATCH, len(g)))
+            cand[:, g] = rng.uniform(lo[g], hi[g], (BATCH, len(g)))
             ok = np.flatnonzero(space.valid(cand))
             if len(ok) == 0:
                 break

@@ -8,6 +8,7 @@ DOF (the infinity norm), all of them in one call of ``CollisionModel.clear``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -101,9 +102,9 @@ class PlanningSpace:
 
     def path_valid(self, path: np.ndarray, resolution: float | None = None) -> np.ndarray:
         """Per edge of ``path`` (N, n_active): valid at ``resolution``, all edges in one call. Shape (N - 1,)."""
-        edges = [self.edge_configs(a, b, resolution) for a, b in zip(path[:-1], path[1:])]
+        edges = [self.edge_configs(a, b, resolution) for a, b in itertools.pairwise(path)]
         if not edges:
             return np.zeros(0, dtype=bool)
         ok = self.valid(np.concatenate(edges))
         bounds = np.cumsum([0] + [len(e) for e in edges])
-        return np.array([ok[s:e].all() for s, e in zip(bounds[:-1], bounds[1:])])
+        return np.array([ok[s:e].all() for s, e in itertools.pairwise(bounds)])

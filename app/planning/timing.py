@@ -9,6 +9,7 @@ Limits: ``v_max`` (n,) [rad/s] (the URDF's, or lower), ``a_max`` [rad/s^2] and `
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -76,7 +77,7 @@ def time_parameterize(path: np.ndarray, v_max: object, a_max: object = DEFAULT_A
     v, acc, jerk = _limits(v_max, n, "v_max"), _limits(a_max, n, "a_max"), _limits(j_max, n, "j_max")
     keep = np.concatenate([[True], np.abs(np.diff(path, axis=0)).max(axis=1) > 1e-12])
     path = path[keep]
-    trajs = [_edge(ruckig, a, b, v, acc, jerk) for a, b in zip(path[:-1], path[1:])]
+    trajs = [_edge(ruckig, a, b, v, acc, jerk) for a, b in itertools.pairwise(path)]
     ends = np.cumsum([0.0] + [tr.duration for tr in trajs])
     steps = int(np.ceil(ends[-1] * rate - 1e-9))
     t = np.arange(steps + 1) / rate  # the last sample at or just after the end: at rest there

@@ -4,6 +4,7 @@ geometry (it only borrows the list of pairs worth checking)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -65,7 +66,7 @@ class PyBulletReferee:
         """Every configuration along the straight edges of ``path`` (N, n_dofs), consecutive ones at most
         ``step`` [rad] apart in every DOF; the first closer than ``margin`` [m], or None."""
         k = 0
-        for qa, qb in zip(path[:-1], path[1:]):
+        for qa, qb in itertools.pairwise(path):
             n = max(1, int(np.ceil(np.abs(qb - qa).max() / step)))
             for t in np.linspace(0.0, 1.0, n + 1)[(1 if k else 0):]:
                 q = qa + t * (qb - qa)
