@@ -38,6 +38,13 @@ ROBOTS = {
 }
 
 
+# --region work: starts and goals drawn with each arm in front of its base and the wrist pitch (joint 4) within
+# +-0.3 rad: the Stationary AI's sphere model keeps link_4 and link_6 apart only there (its spheres for that pair are
+# 10-14 mm inside PyBullet's distance at joint 4 = 0 and overlap from |joint 4| ~ 0.4 on, where PyBullet still has
+# 5 mm up to |joint 4| = 1.0), so the free space outside that band is slivers
+WORK = (np.array([-1.5, 0.2, 0.2, -1.57, -0.3, -3.14]), np.array([1.5, 2.0, 2.0, 1.57, 0.3, 3.14]))
+
+
 def random_world(rng: np.random.Generator, robot: str, bases) -> World:
     """A table (the WidowX's; the Stationary AI has its own tabletop) and 3-8 boxes or shelves (tall thin walls)
     on it, 0.15-0.45 m from an arm's base."""
@@ -54,7 +61,7 @@ def random_world(rng: np.random.Generator, robot: str, bases) -> World:
     return World(boxes=tuple(boxes))
 
 
-def problems(robot: str, model, count: int, seed: int, check_timeout: float):
+def problems(robot: str, model, count: int, seed: int, check_timeout: float, region: str = "full"):
     """(world, cm, start, goal) with a solution (found by a 10 s search first), and how many were dropped."""
     _, pkgs, ees, home, bases = ROBOTS[robot]
     rng = np.random.default_rng(seed)
@@ -64,8 +71,9 @@ def problems(robot: str, model, count: int, seed: int, check_timeout: float):
         cm = collision_model(model, world, package_dirs=pkgs)
         space = PlanningSpace(model, cm, np.array(home))
         groups = arm_groups(space, ees) if len(ees) > 1 else None
-        start = random_valid(space, rng, groups=groups, tries=20)
-        goal = random_valid(space, rng, groups=groups, tries=20)
+        box = None if region == "full" else (np.tile(WORK[0], len(ees)), np.tile(WORK[1], len(ees)))
+        start = random_valid(space, rng, groups=groups, tries=20, box=box)
+        goal = random_valid(space, rng, groups=groups, tries=20, box=box)
         if start is None or goal is None:
             dropped += 1
             continue
@@ -119,14 +127,16 @@ def main(argv=None) -> int:
     ap.add_argument("--check-timeout", type=float, default=10.0, help="[s] search that proves a problem solvable")
     ap.add_argument("--referee", type=int, default=1000, help="paths re-checked by PyBullet (the first N solved)")
     ap.add_argument("--step", type=float, default=1e-3, help="[rad] per-DOF step of the PyBullet re-check")
+    ap.add_argument("--region", choices=("full", "work"), default="full",
+                    help="starts and goals over the joint windows, or in the work region (WORK above)")
     ap.add_argument("--peer", action="store_true", help="pybullet-planning's RRT-Connect on the same problems")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     urdf, pkgs, *_ = ROBOTS[args.robot]
     model = RobotModel.from_urdf(str(urdf), package_dirs=pkgs)
     t0 = time.perf_counter()
-    probs, dropped = problems(args.robot, model, args.problems, args.seed, args.check_timeout)
-    print(f"{args.robot}: {len(probs)} problems ({dropped} dropped: no valid start/goal or no path in "
+    probs, dropped = problems(args.robot, model, args.problems, args.seed, args.check_timeout, args.region)
+    print(f"{args.robot} ({args.region} region): {len(probs)} problems ({dropped} dropped: no valid start/goal or no path in "
           f"{args.check_timeout:g} s) in {time.perf_counter() - t0:.0f} s; load {os.getloadavg()[0]:.2f}")
     results = run_ours(model, probs, args.timeout, args.seed)
     sec = np.array([r.seconds for r in results])
