@@ -68,3 +68,19 @@ def test_two_arm_pose_goals_reach_both_poses_with_a_box_on_the_table(rig):
     p, _ = model.forward_kinematics(res.path[-1], [LEFT, RIGHT])
     np.testing.assert_allclose(p, pos, atol=1e-4)
     assert cm.clear(res.path, 0.0).all()
+
+
+def test_two_arm_export_uses_left_and_right_names_within_limits(rig, tmp_path):
+    """The timed two-arm path exports as left_joint_0..6, right_joint_0..6 within the published limits x safety."""
+    from app.planning.export import driver_velocity_limits, read_trajectory, time_for_driver, to_driver, write_npz
+
+    model, cm = rig
+    goal = START.copy()
+    goal[[0, 8]] = (0.3, -0.3)
+    res = plan(model, goal, START, collision=cm)
+    assert res.success, res.detail
+    traj = time_for_driver(model, res.path, rate=100.0)
+    assert (np.abs(traj.qd) <= driver_velocity_limits(model) + 1e-9).all()
+    back = read_trajectory(write_npz(to_driver(model, traj), tmp_path / "two.npz"))
+    assert back.names == tuple(f"{s}_joint_{i}" for s in ("left", "right") for i in range(7)) and back.rate == 100.0
+    np.testing.assert_allclose(back.position[-1, [0, 7]], (0.3, -0.3), atol=1e-9)
