@@ -38,11 +38,11 @@ ROBOTS = {
 }
 
 
-# --region work: starts and goals drawn with each arm in front of its base and the wrist pitch (joint 4) within
-# +-0.3 rad: the Stationary AI's sphere model keeps link_4 and link_6 apart only there (its spheres for that pair are
-# 10-14 mm inside PyBullet's distance at joint 4 = 0 and overlap from |joint 4| ~ 0.4 on, where PyBullet still has
-# 5 mm up to |joint 4| = 1.0), so the free space outside that band is slivers
-WORK = (np.array([-1.5, 0.2, 0.2, -1.57, -0.3, -3.14]), np.array([1.5, 2.0, 2.0, 1.57, 0.3, 3.14]))
+# --region work: starts and goals drawn with each arm in front of its base and the wrist (joints 4, 5) within
+# +-0.3 rad: the Stationary AI's sphere model keeps link_4 and link_6 apart only near joints 4 = 5 = 0 (its spheres
+# for that pair are 10-14 mm inside PyBullet's distance at joint 4 = 0 and overlap from |joint 4| ~ 0.4 on, and at
+# |joint 5| ~ 1.5, where PyBullet still has 5 mm up to |joint 4| = 1.0), so its free space elsewhere is slivers
+WORK = (np.array([-1.5, 0.2, 0.2, -1.57, -0.3, -0.3]), np.array([1.5, 2.0, 2.0, 1.57, 0.3, 0.3]))
 
 
 def random_world(rng: np.random.Generator, robot: str, bases) -> World:
