@@ -1,0 +1,169 @@
+"""plan(): start and goal (joints or poses) -> a collision-free joint path, or a typed failure with its reason.
+
+Steps: check the start; turn the goal into valid goal configurations; search with OMPL (edges at
+``resolution``); shortcut; re-check the final path densely (``check_resolution``). A path failing the dense
+check is not returned: the search runs again at half the resolution (``max_retry`` times).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from app.collision.build import collision_model
+from app.collision.checker import CollisionModel
+from app.collision.world import World
+from app.errors import InputError
+from app.planning.goals import GoalSet, is_pose_goal, joint_goals, pose_goals
+from app.planning.ompl_backend import check_planner, search
+from app.planning.shortcut import path_length, shortcut
+from app.planning.space import PlanningSpace
+
+log = logging.getLogger(__name__)
+
+REASONS = ("success", "start_in_collision", "goal_in_collision", "no_ik_goal", "timeout", "path_in_collision")
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """planner: OMPL planner (ompl_backend.PLANNERS); timeout [s] per search; resolution [rad]: per-DOF step
+    between checked configurations while searching and shortcutting; check_resolution [rad]: the same for the
+    final dense re-check; min_distance [m]: clearance by the spheres; smooth_path: shortcut; shortcut_attempts;
+    max_retry: searches after a failed one; max_goals: IK goals kept; seed: shortcutting's and IK's seed;
+    ignore_collision: bounds only (Genesis's option); step [rad]: the planner's range (None: OMPL's default)."""
+
+    planner: str = "RRTConnect"
+    timeout: float = 5.0
+    resolution: float = 0.05
+    check_resolution: float = 0.005
+    min_distance: float = 0.0
+    smooth_path: bool = True
+    shortcut_attempts: int = 60
+    max_retry: int = 1
+    max_goals: int = 16
+    seed: int = 0
+    ignore_collision: bool = False
+    step: float | None = None
+
+    def __post_init__(self):
+        check_planner(self.planner)
+        for name in ("timeout", "resolution", "check_resolution"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
+                raise InputError(f"{name} must be a finite number > 0, got {value!r}")
+        if not (np.isfinite(self.min_distance) and self.min_distance >= 0):
+            raise InputError(f"min_distance must be a finite number >= 0 [m], got {self.min_distance!r}")
+        if int(self.max_retry) < 0 or int(self.max_goals) < 1:
+            raise InputError(f"max_retry must be >= 0 and max_goals >= 1, got {self.max_retry}, {self.max_goals}")
+
+
+class PlanResult(NamedTuple):
+    """success; reason (one of REASONS); path (N, n_dofs) the final waypoints (empty on failure); raw_path
+    (M, n_dofs) the search's before shortcutting; goals (G, n_dofs) the goal configurations offered; seconds:
+    wall time of the whole call [s]; length, raw_length: joint-space lengths [rad]; detail: a sentence."""
+
+    success: bool
+    reason: str
+    path: np.ndarray
+    raw_path: np.ndarray
+    goals: np.ndarray
+    seconds: float
+    length: float
+    raw_length: float
+    detail: str = ""
+
+
+def model_collision(model, world: World | None, collision: CollisionModel | None) -> CollisionModel:
+    """``collision`` if given, else the model's sphere model against ``world``, kept on the model per world."""
+    if collision is not None:
+        if not isinstance(collision, CollisionModel):
+            raise InputError(f"collision must be an app.collision.CollisionModel, got {type(collision).__name__}")
+        return collision
+    world = World() if world is None else world
+    if not isinstance(world, World):
+        raise InputError(f"world must be an app.collision.World, got {type(world).__name__}")
+    cache = getattr(model, "solver_cache", None)
+    try:
+        key = ("planning collision", hash(world))
+    except TypeError:  # a world with arrays inside (moving objects): not cached
+        return collision_model(model, world)
+    if cache is None:
+        return collision_model(model, world)
+    if key not in cache:
+        cache[key] = collision_model(model, world)
+    return cache[key]
+
+
+def _failure(space: PlanningSpace, reason: str, t0: float, detail: str, goals: np.ndarray | None = None,
+             raw: np.ndarray | None = None) -> PlanResult:
+    n = space.model.n_dofs
+    log.info("planning failed: %s (%s)", reason, detail)
+    empty = np.zeros((0, n))
+    return PlanResult(False, reason, empty, empty if raw is None else space.full(raw),
+                      empty if goals is None else space.full(goals), time.perf_counter() - t0, 0.0,
+                      0.0 if raw is None else path_length(raw), detail)
+
+
+def _goal_set(space: PlanningSpace, goal, q_start: np.ndarray, opts: PlanOptions) -> GoalSet:
+    if is_pose_goal(goal):
+        return pose_goals(space, goal, q_start, opts.max_goals, seed=opts.seed)
+    return joint_goals(space, goal)
+
+
+def plan(model, goal, q_start=None, *, world: World | None = None, collision: CollisionModel | None = None,
+         dofs_idx_local=None, options: PlanOptions | None = None) -> PlanResult:
+    """A collision-free path for ``model`` from ``q_start`` to ``goal``.
+
+    Args:
+        goal: joint values (n_active,) / (n_dofs,), several (G, ...) (any may be reached), or a PoseGoal, or
+            one PoseGoal per arm.
+        q_start: (n_dofs,) [rad, m]; None: the mid configuration. The DOFs not planned keep their values.
+        world / collision: what to avoid (a World, or a ready CollisionModel of this model).
+        dofs_idx_local: the planned DOFs (None: every revolute DOF; grippers' fingers held).
+    Returns:
+        PlanResult; failures are results with a ``reason``, never exceptions.
+    Raises:
+        InputError (wrong shapes, NaN, values outside the joint windows, bad options), UnknownNameError
+        (unknown planner or link).
+    """
+    t0 = time.perf_counter()
+    opts = options or PlanOptions()
+    q0 = model.mid_config() if q_start is None else model.check_window(model.check_q(q_start, "qpos_start"),
+                                                                       "qpos_start")
+    if q0.shape != (model.n_dofs,):
+        raise InputError(f"qpos_start must have shape ({model.n_dofs},), got {q0.shape}")
+    cm = model_collision(model, world, collision)
+    space = PlanningSpace(model, cm, q0, dofs_idx_local, opts.resolution, opts.min_distance, opts.ignore_collision)
+    start = space.active(q0)
+    if not space.valid(start[None])[0]:
+        d, _ = cm.distances(q0[None], with_gradient=False)
+        return _failure(space, "start_in_collision", t0, f"closest pair {cm.closest(d)[0]}")
+    goals = _goal_set(space, goal, q0, opts)
+    if goals.reason is not None:
+        return _failure(space, goals.reason, t0, goals.detail)
+    return _search_loop(space, start, goals.q, opts, t0)
+
+
+def _search_loop(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, opts: PlanOptions,
+                 t0: float) -> PlanResult:
+    raw = None
+    for attempt in range(1 + int(opts.max_retry)):
+        found = search(space, start, goals, opts.planner, opts.timeout, opts.seed, step=opts.step)
+        if found.path is None:
+            continue
+        raw = found.path
+        final = shortcut(space, raw, opts.shortcut_attempts, opts.seed + attempt) if opts.smooth_path else raw
+        for candidate in (final, raw):
+            if space.path_valid(candidate, opts.check_resolution).all():
+                return PlanResult(True, "success", space.full(candidate), space.full(raw), space.full(goals),
+                                  time.perf_counter() - t0, path_length(candidate), path_length(raw))
+        log.info("path failed its dense re-check; searching again at half the resolution")
+        space.resolution /= 2
+    if raw is None:
+        return _failure(space, "timeout", t0, f"{opts.planner} found no path in {opts.timeout} s "
+                        f"({1 + int(opts.max_retry)} searches)", goals)
+    return _failure(space, "path_in_collision", t0, "every path found failed the dense re-check", goals, raw)

@@ -1,0 +1,136 @@
+"""Timing (Ruckig), export for Trossen's driver, and Genesis's plan_path shapes on the WidowX AI."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
+pytest.importorskip("ruckig", reason="timing needs the 'plan' extra (pip install 'ruckig==0.19.4')")
+
+from app.collision import World, WorldBox
+from app.errors import InputError
+from app.planning import plan, time_parameterize
+from app.planning.export import (
+    driver_velocity_limits,
+    read_trajectory,
+    time_for_driver,
+    to_driver,
+    write_csv,
+    write_npz,
+)
+from app.planning.planner import model_collision
+
+WORLD = World(boxes=(WorldBox("table", (0.4, 0.4, 0.02), (0.25, 0.0, -0.0205)),
+                     WorldBox("shelf", (0.15, 0.015, 0.15), (0.35, 0.0, 0.15))))
+A_MAX = 4.0
+
+
+@pytest.fixture(scope="module")
+def planned(widowx):
+    cm = model_collision(widowx, WORLD, None)
+    start = np.array([1.2, 1.2, 0.6, 0.0, 0.0, 0.0, 0.02, 0.02])
+    goal = start.copy()
+    goal[0] = -1.2
+    res = plan(widowx, goal, start, collision=cm)
+    assert res.success
+    return widowx, cm, res, time_for_driver(widowx, res.path, a_max=A_MAX, rate=250.0)
+
+
+def test_timed_trajectory_respects_velocity_and_acceleration_limits(planned):
+    model, _, _, traj = planned
+    limits = driver_velocity_limits(model)
+    assert (np.abs(traj.qd) <= limits + 1e-9).all()
+    assert (np.abs(traj.qdd) <= A_MAX + 1e-9).all()
+    assert np.abs(traj.qd).max() > 0.5 * limits.min()  # it does move at speed
+
+
+def test_timed_trajectory_is_continuous_and_consistent_by_finite_differences(planned):
+    """Fixed rate; q, qd, qdd continuous; qd and qdd match the finite differences of q and qd."""
+    _, _, res, traj = planned
+    dt = 1.0 / traj.rate
+    np.testing.assert_allclose(np.diff(traj.t), dt, atol=1e-12)
+    np.testing.assert_allclose(np.diff(traj.q, axis=0) / dt, 0.5 * (traj.qd[1:] + traj.qd[:-1]), atol=2e-3)
+    np.testing.assert_allclose(np.diff(traj.qd, axis=0) / dt, 0.5 * (traj.qdd[1:] + traj.qdd[:-1]), atol=0.2)
+    assert np.abs(np.diff(traj.qdd, axis=0)).max() <= 80.0 * dt + 1e-9  # jerk-limited: no jump in acceleration
+    np.testing.assert_allclose(traj.q[0], res.path[0])
+    np.testing.assert_allclose(traj.q[-1], res.path[-1], atol=1e-9)
+    assert np.abs(traj.qd[[0, -1]]).max() == 0.0
+
+
+def test_timed_trajectory_stays_on_the_checked_path(planned):
+    """Every sample lies on a straight edge of the planned path, so it is as clear as the path."""
+    _, cm, res, traj = planned
+    a, b = res.path[:-1], res.path[1:]
+    d = b - a
+    t = np.clip(np.einsum("kne,ne->kn", traj.q[:, None] - a[None], d) / np.maximum((d * d).sum(1), 1e-300), 0, 1)
+    gap = np.linalg.norm(traj.q[:, None] - (a[None] + t[..., None] * d[None]), axis=2).min(axis=1)
+    assert gap.max() < 1e-6
+    assert cm.clear(traj.q, 0.0).all()
+
+
+def test_export_round_trips_names_units_and_rate(planned, tmp_path):
+    """CSV and NPZ give back Trossen's names, the rate, units and the values the driver streams."""
+    model, _, _, traj = planned
+    out = to_driver(model, traj)
+    assert out.names == tuple(f"main_joint_{i}" for i in range(7))
+    assert out.units == ("rad",) * 6 + ("m",)
+    for path in (write_csv(out, tmp_path / "traj.csv"), write_npz(out, tmp_path / "traj.npz")):
+        back = read_trajectory(path)
+        assert back.names == out.names and back.units == out.units and back.rate == 250.0
+        for kind in ("t", "position", "velocity", "acceleration"):
+            np.testing.assert_allclose(getattr(back, kind), getattr(out, kind), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out.position[:, 6], 0.02)  # the gripper held at its opening
+    assert "set_all_positions" in (tmp_path / "traj.csv").read_text().splitlines()[0]
+
+
+def test_driver_limits_are_published_limits_times_safety_at_most(widowx):
+    limits = driver_velocity_limits(widowx, safety=0.5)
+    assert (limits[:3] <= 6.28 * 0.5 + 1e-12).all() and (limits[3:6] <= 9.42 * 0.5 + 1e-12).all()
+    assert (limits <= widowx.v_max).all()
+
+
+def test_export_refuses_a_trajectory_faster_than_the_driver_limits(planned):
+    model, _, res, _ = planned
+    fast = time_parameterize(res.path, 10.0, a_max=100.0, j_max=5000.0, rate=100.0)  # above 6.28 x 0.5
+    with pytest.raises(InputError, match="above its limit"):
+        to_driver(model, fast, safety=0.5)
+
+
+def test_time_parameterize_rejects_bad_input():
+    with pytest.raises(InputError, match="path"):
+        time_parameterize(np.full((3, 2), np.nan), 1.0)
+    with pytest.raises(InputError, match="v_max"):
+        time_parameterize(np.zeros((3, 2)), [1.0, -1.0])
+    with pytest.raises(InputError, match="rate"):
+        time_parameterize(np.zeros((3, 2)), 1.0, rate=0.0)
+
+
+def test_plan_path_has_genesis_shapes_and_valid_mask(planned):
+    model, cm, res, _ = planned
+    start, goal = res.path[0], res.path[-1]
+    path, ok = model.plan_path(goal, start, collision=cm, return_valid_mask=True)
+    assert path.shape == (300, model.n_dofs) and ok is True
+    np.testing.assert_allclose(path[[0, -1]], [start, goal], atol=1e-9)
+    assert cm.clear(path, 0.0).all()
+    paths, oks = model.plan_path(np.array([goal, start]), start, collision=cm, num_waypoints=40,
+                                 return_valid_mask=True)
+    assert paths.shape == (40, 2, model.n_dofs) and oks.tolist() == [True, True]
+
+
+def test_plan_path_failure_holds_the_start_and_says_invalid(planned):
+    """A failed plan returns the start repeated (not zeros) and a False valid mask."""
+    model, cm, res, _ = planned
+    start = res.path[0]
+    blocked = start.copy()
+    blocked[0] = 0.0
+    path, ok = model.plan_path(blocked, start, collision=cm, num_waypoints=10, return_valid_mask=True)
+    assert ok is False and path.shape == (10, model.n_dofs)
+    np.testing.assert_allclose(path, np.broadcast_to(start, path.shape))
+    assert model.plan_path(blocked, start, collision=cm, return_result=True).reason == "goal_in_collision"
+
+
+def test_plan_path_rejects_bad_input(planned):
+    model, cm, res, _ = planned
+    with pytest.raises(InputError, match="qpos_goal"):
+        model.plan_path(np.zeros(3), collision=cm)
+    with pytest.raises(InputError, match="num_waypoints"):
+        model.plan_path(res.path[-1], res.path[0], collision=cm, num_waypoints=1)
