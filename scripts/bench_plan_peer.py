@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pybullet as pb
 
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 
 
 def _disabled(body, cm) -> set:

@@ -23,7 +23,7 @@ ALLOWED = {  # layer -> the layers it may import (besides itself)
     "kinematics": {"vocabulary", "kernels"},
     "collision": {"vocabulary", "kernels", "runtime", "kinematics"},
     "ik": {"vocabulary", "kernels", "kinematics", "collision"},
-    "planning": {"vocabulary", "kernels", "kinematics", "collision", "ik"},
+    "planning": {"vocabulary", "kernels", "kinematics", "collision", "ik", "dataset"},  # dataset: the Trossen names of an export
     "control": {"vocabulary", "kernels", "kinematics", "collision", "ik"},
     "sim": {"vocabulary", "runtime", "kernels", "kinematics", "collision", "ik", "specs"},
     "render": {"vocabulary", "runtime"},

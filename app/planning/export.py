@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.dataset.names import GRIPPER_SLOT, JOINTS_PER_ARM
+from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.errors import InputError
 from app.planning.timing import DEFAULT_ACCELERATION, DEFAULT_JERK, TimedTrajectory, time_parameterize

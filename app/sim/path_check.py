@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 import pybullet as pb
 
-from app.sim.loader import load_urdf
+from app.sim.urdf_loader import load_urdf
 
 
 class PathCollision(NamedTuple):
