@@ -115,7 +115,14 @@ def summary_lines(s: dict) -> list[str]:
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
             f"{s['solver_failed_final']} (failed on {s.get('solver_failed_ticks', 0)} environment-ticks, "
             f"{100 * s['solver_failed_ticks_fraction']:.3g} % of them); {obstacle}; "
-            f"smallest joint-limit margin {s['joint_limit_margin_min_rad']:.4f} rad"]
+            + _limit_margin(s["joint_limit_margin_min_rad"])]
+
+
+def _limit_margin(margin: float) -> str:
+    """The smallest joint-limit margin [rad], or, below zero, the excess it is (never '-0.0000 rad')."""
+    if margin < 0:
+        return f"a joint went {-margin:.2e} rad (or m) past its limit"
+    return f"smallest joint-limit margin {margin:.4f} rad"
 
 
 if __name__ == "__main__":

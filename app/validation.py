@@ -88,7 +88,7 @@ def unknown_key(key: object, valid: list[str], where: str) -> ConfigError:
     """ConfigError for a key not among ``valid`` (with the closest valid one)."""
     close = difflib.get_close_matches(str(key), valid, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else ""
-    return ConfigError(f"{where}: unknown key '{key}'{hint} valid keys: {sorted(valid)}")
+    return ConfigError(f"{where.rstrip(':')}: unknown key '{key}'{hint}; valid keys: {sorted(valid)}")
 
 
 @functools.lru_cache(maxsize=None)

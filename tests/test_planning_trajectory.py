@@ -17,6 +17,7 @@ from app.planning.export import (
     write_csv,
     write_npz,
 )
+from app.planning.genesis_api import plan_path
 from app.planning.planner import model_collision
 
 WORLD = World(boxes=(WorldBox("table", (0.4, 0.4, 0.02), (0.25, 0.0, -0.0205)),
@@ -107,11 +108,11 @@ def test_time_parameterize_rejects_bad_input():
 def test_plan_path_has_genesis_shapes_and_valid_mask(planned):
     model, cm, res, _ = planned
     start, goal = res.path[0], res.path[-1]
-    path, ok = model.plan_path(goal, start, collision=cm, return_valid_mask=True)
+    path, ok = plan_path(model, goal, start, collision=cm, return_valid_mask=True)
     assert path.shape == (300, model.n_dofs) and ok is True
     np.testing.assert_allclose(path[[0, -1]], [start, goal], atol=1e-9)
     assert cm.clear(path, 0.0).all()
-    paths, oks = model.plan_path(np.array([goal, start]), start, collision=cm, num_waypoints=40,
+    paths, oks = plan_path(model, np.array([goal, start]), start, collision=cm, num_waypoints=40,
                                  return_valid_mask=True)
     assert paths.shape == (40, 2, model.n_dofs) and oks.tolist() == [True, True]
 
@@ -122,15 +123,15 @@ def test_plan_path_failure_holds_the_start_and_says_invalid(planned):
     start = res.path[0]
     blocked = start.copy()
     blocked[0] = 0.0
-    path, ok = model.plan_path(blocked, start, collision=cm, num_waypoints=10, return_valid_mask=True)
+    path, ok = plan_path(model, blocked, start, collision=cm, num_waypoints=10, return_valid_mask=True)
     assert ok is False and path.shape == (10, model.n_dofs)
     np.testing.assert_allclose(path, np.broadcast_to(start, path.shape))
-    assert model.plan_path(blocked, start, collision=cm, return_result=True).reason == "goal_in_collision"
+    assert plan_path(model, blocked, start, collision=cm, return_result=True).reason == "goal_in_collision"
 
 
 def test_plan_path_rejects_bad_input(planned):
     model, cm, res, _ = planned
     with pytest.raises(InputError, match="qpos_goal"):
-        model.plan_path(np.zeros(3), collision=cm)
+        plan_path(model, np.zeros(3), collision=cm)
     with pytest.raises(InputError, match="num_waypoints"):
-        model.plan_path(res.path[-1], res.path[0], collision=cm, num_waypoints=1)
+        plan_path(model, res.path[-1], res.path[0], collision=cm, num_waypoints=1)

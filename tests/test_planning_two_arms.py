@@ -42,7 +42,7 @@ def test_two_arms_plan_twelve_dofs_clear_of_each_other(rig):
     line = space.full(space.edge_configs(space.active(start), space.active(goal), 0.01))
     d, _ = cm.distances(line, with_gradient=False)
     assert cm.clear(np.array([start, goal]), 0.0).all() and (d[:, _arm_arm(cm)] < 0).any()
-    res = plan(model, goal, start, collision=cm, options=PlanOptions(timeout=10.0)  # a budget: it returns once solved)
+    res = plan(model, goal, start, collision=cm, options=PlanOptions(timeout=10.0))  # a budget: it returns once solved
     assert res.success, res.detail
     dense = np.concatenate([space.full(space.edge_configs(space.active(a), space.active(b), 1e-3))
                             for a, b in zip(res.path[:-1], res.path[1:])])

@@ -5,8 +5,10 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.conftest import ROOT
 
@@ -36,3 +38,17 @@ def test_readme_scale_out_examples_run_as_written(tmp_path, shared_ray):
     assert (tmp_path / "sweeps" / "s1" / "summary.json").is_file()
     out = np.load(tmp_path / "q.npz")
     assert out["q"].shape == (2000, 8) and out["converged"].mean() > 0.99
+
+
+def test_every_output_the_readmes_commands_write_is_ignored_by_git():
+    """What a user makes by following the README (``--out X`` of its commands) never shows up in ``git status``."""
+    import shutil
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing to ignore")
+    outs = sorted(set(re.findall(r"--out ([\w./-]+)", (ROOT / "README.md").read_text())) - {"DIR"})
+    assert len(outs) >= 5, outs  # the check sees the README's commands
+    probe = [o.rstrip("/") + ("/x" if "." not in Path(o).name else "") for o in outs]
+    res = subprocess.run(["git", "check-ignore", "--no-index", *probe], cwd=ROOT, capture_output=True, text=True)
+    ignored = set(res.stdout.split())
+    assert set(probe) <= ignored, f"not ignored by .gitignore: {sorted(set(probe) - ignored)}"

@@ -110,6 +110,12 @@ def test_summary_lines_say_how_the_run_went():
     for part in ("reached 14/16 (missed: 3, 9)", "12.30 mm", "0.57 deg", "stalled at the end 1 (ever 2)",
                  "failed on 7 environment-ticks, 1.5 % of them", "closest obstacle 10.50 mm (d_safe 10.00 mm)", "0.0200 rad"):
         assert part in text, (part, text)
+    past = "\n".join(summary_lines({**dict(zip(("reached", "n_envs"), (16, 16))), "missed_envs": [],
+                                     "pos_err_final_max_m": 0.0, "rot_err_final_max_rad": 0.0, "stalled_final": 0,
+                                     "stalled_ever": 0, "solver_failed_final": 0, "solver_failed_ticks_fraction": 0.0,
+                                     "min_obstacle_distance_m": None, "d_safe_m": None,
+                                     "joint_limit_margin_min_rad": -2.48e-5}))
+    assert "2.48e-05 rad (or m) past its limit" in past and "-0.0000" not in past  # an excess says it is one
 
 
 def test_the_summary_counts_the_qp_failures_the_warnings_report(tmp_path, monkeypatch, caplog):

@@ -1,6 +1,8 @@
 """The waypoint script task: targets between rows (linear position, shortest rotation), the gripper's value
 per row, and the shipped script moving a cube by friction alone."""
 
+import json
+
 import numpy as np
 from scipy.spatial.transform import Rotation
 
@@ -31,3 +33,7 @@ def test_shipped_script_carries_the_cube_to_its_last_rows(tmp_path):
     final = result.objects["cube"]["final_pos"][0]
     assert np.linalg.norm(final[:2] - [0.3, 0.1]) < 0.01 and abs(final[2] - 0.025) < 2e-3
     assert result.summary["reached"] == 1
+    start = result.objects["cube"]["start_pos"][0]
+    carried = np.linalg.norm(final[:2] - start[:2])  # the fingers held it all that way: the report says for how long
+    held = json.loads((tmp_path / "report.json").read_text())["environments"][0]["gripper"]["held_s"]
+    assert carried > 0.1 and held > carried / 0.5, (carried, held)  # no faster than 0.5 m/s while held

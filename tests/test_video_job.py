@@ -245,3 +245,23 @@ def test_a_command_that_fails_early_leaves_no_render_server_holding_its_output(t
     err = run.proc.stderr.read()
     assert code == 2 and "duration" in err.strip().splitlines()[-1], err[-2000:]
     assert servers == [] and run.left_running(10) == []  # multiprocessing's resource tracker ends on its own
+
+
+def test_the_caption_counts_the_episodes_done_from_the_frames_phases_not_from_its_notes():
+    """A pick's notes carry the gripper's opening ('done 90mm'): the caption counts the phase codes themselves;
+    a motion without phases (a script) counts the environments that reached their targets."""
+    from app.control.phases import WORDS
+    from app.episode.video_job import episodes_done, frame_notes
+    from app.render.overlay import FrameOverlay, caption_text
+
+    n = 4
+    codes = np.array([WORDS.index("done")] * 3 + [WORDS.index("carry")], dtype=np.int16)
+    state = FrameState(1.0, np.zeros((n, 8)), np.zeros((n, 1, 3)), np.tile([1.0, 0, 0, 0], (n, 1, 1)),
+                       np.array([0, 0, 1, 1]), episode=codes, gripper=np.full(n, 0.09))
+    assert frame_notes(state)[0] == "done 90mm" and episodes_done(state) == 3
+    overlay = FrameOverlay("pick", 1.0, np.zeros((n, 1, 3)), np.tile(np.eye(3), (n, 1, 1, 1)), state.status,
+                           np.zeros((n, 3)), 0, frame_notes(state), None, episodes_done(state))
+    assert "done 3/4" in caption_text(overlay)
+    script = state._replace(episode=None)
+    assert episodes_done(script) is None
+    assert "reached 2/4" in caption_text(overlay._replace(notes=frame_notes(script), finished=None))

@@ -56,12 +56,24 @@ class Feedback:
         else:
             closing = motion.closing_at(t)
             closing = np.zeros(r.n_envs) if closing is None else closing
-            measured, holding = r.gripper.state(q).closing, np.zeros(r.n_envs, dtype=bool)
+            measured, holding = r.gripper.state(q).closing, self._holds_an_object(q)
             grasp = GraspState.nothing(r.n_envs)
         self.opening.append(r.gripper.max_opening * (1.0 - measured))  # linear in the fingers' travel
         self.holding.append(holding)
         r.gripper.command(closing, q, dt)
         return grasp
+
+    def _holds_an_object(self, q: np.ndarray) -> np.ndarray:
+        """(n_envs,) bool: every finger touches one of the scene's objects (a motion that names no object, such as
+        a script, still holds what its fingers close on)."""
+        r, held = self.robot, np.zeros(self.robot.n_envs, dtype=bool)
+        if not self.scene.objects:
+            return held
+        contacts = [r.contact_links(e) for e in range(r.n_envs)]
+        for obj in self.scene.objects.values():
+            on_object = [c.get(obj.body_ids[e], set()) for e, c in enumerate(contacts)]
+            held |= r.gripper.state(q, on_object).contact.all(axis=1)
+        return held
 
     def _grasp(self, released: np.ndarray, holder: np.ndarray) -> GraspState:
         """The object's rows with the fingers dropped where ``released``; carried by the robot's one gripper where

@@ -87,7 +87,8 @@ class SceneRenderer:
         notes = frame_notes(state)
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
-                               notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :])
+                               notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :],
+                               episodes_done(state))
         return draw_overlay(image, v, overlay, spec.style)
 
     def _backdrop(self, v: CameraView, fixed: bool) -> Layer | None:
@@ -112,6 +113,12 @@ def optical_view(p: np.ndarray, R: np.ndarray, fov: float, width: int, height: i
     """The CameraView of an optical frame (x right, y down, z forward) at p (3,) with rotation R (3, 3), world
     frame: looking along z, the picture's up along -y (any roll, straight down included)."""
     return CameraView(p, p + R[:, 2], float(fov), int(width), int(height), tuple(-R[:, 1]))
+
+
+def episodes_done(state: FrameState) -> int | None:
+    """How many environments' phased episodes are done at this frame (their code is ``done``); None without
+    phases (a motion driven by time)."""
+    return None if state.episode is None else sum(code_label(int(c)) == "done" for c in state.episode)
 
 
 def frame_notes(state: FrameState) -> tuple[str, ...] | None:

@@ -37,10 +37,3 @@ class RobotModel(KinematicModel):
                                      quats: Sequence | None = None, *args, **kwargs):
         """Pose IK for several links at once; see :func:`app.ik.api.inverse_kinematics_multilink`."""
         return inverse_kinematics_multilink(self, links, poss, quats, *args, **kwargs)
-
-    def plan_path(self, qpos_goal, qpos_start=None, *args, **kwargs):
-        """A collision-free joint path, Genesis's arguments in Genesis's order (scene-free: ``world=`` or
-        ``collision=`` say what to avoid); see :func:`app.planning.genesis_api.plan_path`. Needs OMPL
-        (``pip install 'app[plan]'``)."""
-        from app.planning.genesis_api import plan_path
-        return plan_path(self, qpos_goal, qpos_start, *args, **kwargs)

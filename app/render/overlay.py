@@ -52,6 +52,7 @@ class FrameOverlay(NamedTuple):
     reached_code: int = 0
     notes: tuple[str, ...] | None = None  # a word per environment beside its number (a pick's phase or result)
     marks: np.ndarray | None = None  # (n_envs, M, 3) world points drawn as rings (a pick's place target)
+    finished: int | None = None  # environments whose phased episode is done (a pick's); None: not a phased motion
 
 
 @functools.lru_cache(maxsize=8)
@@ -130,11 +131,7 @@ def _draw_status(draw: ImageDraw.ImageDraw, view: CameraView, frame: FrameOverla
 def _draw_caption(draw: ImageDraw.ImageDraw, frame: FrameOverlay, style: OverlayStyle) -> None:
     """Top left: name, time, reached n/N; below it the legend of the codes present in this frame."""
     font = _font(style.font_px)
-    n = len(frame.status)
-    done = int(np.sum(frame.status == frame.reached_code))
-    text = f"{frame.title}   t = {frame.t:5.2f} s   reached {done}/{n}"
-    if frame.notes is not None:
-        text = f"{frame.title}   t = {frame.t:5.2f} s   done {sum(note == 'done' for note in frame.notes)}/{n}"
+    text = caption_text(frame)
     pad = style.font_px // 3
     draw.rectangle(_box(draw, (pad, pad), text, font, pad), fill=(0, 0, 0))
     draw.text((2 * pad, 2 * pad), text, fill=(255, 255, 255), font=font)
@@ -146,6 +143,15 @@ def _draw_caption(draw: ImageDraw.ImageDraw, frame: FrameOverlay, style: Overlay
         draw.ellipse([x, y + 2, x + 2 * r, y + 2 + 2 * r], fill=rgb, outline=OUTLINE_RGB)
         draw.text((x + 2 * r + 4, y), label, fill=(255, 255, 255), font=small, stroke_width=2, stroke_fill=OUTLINE_RGB)
         x += 2 * r + 12 + int(draw.textlength(label, font=small))
+
+
+def caption_text(frame: FrameOverlay) -> str:
+    """The caption's first line: name, time, and how many environments are done (a phased motion's episodes,
+    ``frame.finished``) or have reached their target (the status codes), out of all."""
+    n = len(frame.status)
+    if frame.finished is not None:
+        return f"{frame.title}   t = {frame.t:5.2f} s   done {frame.finished}/{n}"
+    return f"{frame.title}   t = {frame.t:5.2f} s   reached {int(np.sum(frame.status == frame.reached_code))}/{n}"
 
 
 def _box(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, font, pad: int) -> tuple[int, int, int, int]:
