@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
+from app.episode.gui_keys import HELP
 from app.errors import AppError
 from app.kernels.dispatch import n_threads
 from app.runtime.command import command_main
@@ -32,8 +33,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("config", help="run config, e.g. configs/batched_ik.yaml (it names its scene file)")
     parser.add_argument("--gui", action="store_true",
                         help="open PyBullet's window in real time (needs a display): sliders move the selected "
-                             "environment's target; keys: space pause/resume, n one step, r reset, [ ] environment, "
-                             "f follow, h help, q quit; it stays open after the duration; quitting writes the report")
+                             "environment's target; keys: " + "; ".join(HELP) + "; it stays open after the duration")
     parser.add_argument("--check", action="store_true",
                         help="exit with code 3 when any environment missed its target at the end (for CI)")
     parser.add_argument("--no-video", action="store_true", help="skip rendering and the mp4 (much faster)")

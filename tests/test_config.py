@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+import yaml
 
 from app import ConfigError
 from app.config.loader import load_run_config
@@ -103,3 +104,17 @@ def test_controller_settings_come_from_the_yaml_with_the_library_defaults_elsewh
     assert isinstance(ik.controller, PoseIKControllerConfig) and ik.controller.max_restarts == 50
     with pytest.raises(ConfigError, match="dt"):
         load_run_config(_write(tmp_path, SCENE + "controller:\n  type: ik\n  dt: 0.1\n"))  # set by the run
+
+
+@pytest.mark.parametrize("override, where", [
+    ({"objects": [{"name": "cube", "size": [0.05, 0.05]}]}, "scene_overrides.objects[0].size: expected a list of 3"),
+    ({"objects": [{"name": "cube", "colour": [1, 0, 0, 1]}]}, "scene_overrides.objects[0]: unknown key 'colour'"),
+    ({"table": {"size": [0.8, "wide", 0.04]}}, "scene_overrides.table.size[1]: expected a number"),
+])
+def test_a_bad_value_set_by_scene_overrides_is_blamed_on_the_run_file(tmp_path, override, where):
+    run = tmp_path / "mine.yaml"
+    run.write_text(yaml.safe_dump({"scene": str(ROOT / "scenes" / "pick_place.yaml"), "scene_overrides": override,
+                                   "task": {"type": "pick_place"}}))
+    with pytest.raises(ConfigError) as err:
+        load_run_config(run)
+    assert str(err.value).startswith(f"mine.yaml: {where}"), str(err.value)

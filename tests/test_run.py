@@ -51,6 +51,10 @@ def test_help_explains_every_option():
     out = _cli("--help").stdout
     for option in ("--gui", "--no-video", "--out", "--duration", "--seed"):
         assert option in out
+    from app.episode.gui_keys import KEYS
+    flat = " ".join(out.split())  # argparse wraps the text
+    for key, text in KEYS:  # every GUI key the window knows, e and m too
+        assert text is None or text.split(":")[0] in flat, (key, flat)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import itertools
+import re
 import typing
 from pathlib import Path
 
@@ -147,7 +148,10 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     run = dataclasses.replace(run, **{k: v for k, v in overrides.items() if v is not None}, name=path.stem)
     scene_path = resolve_path(run.scene, path.parent)
     scene_data = deep_merge(read_yaml(scene_path), run.scene_overrides or {})
-    scene = build(SceneConfig, scene_data, f"{scene_path.name}:")
+    try:
+        scene = build(SceneConfig, scene_data, f"{scene_path.name}:")
+    except ConfigError as exc:  # a value the run's scene_overrides set is the run file's
+        raise _overridden(exc, run, path.name, scene_path.name) from None
     scene = resolve_robots(scene, scene_data, f"{scene_path.name}:", lambda p: resolve_path(p, scene_path.parent))
     objects = tuple(dataclasses.replace(o, file=str(resolve_path(o.file, scene_path.parent))) if o.file else o
                     for o in scene.objects)
@@ -200,6 +204,18 @@ def validate(run: RunConfig, path: Path) -> RunConfig:
     ctx = CheckContext(run, scene, ctx.scene_at, model)
     raise_first(run.checks(at, ctx))
     return run
+
+
+def _overridden(exc: ConfigError, run: RunConfig, run_file: str, scene_file: str) -> ConfigError:
+    """``exc`` ("scene_file: key.path: message" of a scene value) named where the value came from: the run file's
+    scene_overrides where they set it, else unchanged."""
+    text, prefix = str(exc), f"{scene_file}: "
+    where, _, message = text[len(prefix):].partition(": ")
+    if not text.startswith(prefix) or not message:
+        return exc
+    keys = tuple(int(i) if i else k for k, i in re.findall(r"([A-Za-z_]\w*)|\[(\d+)\]", where))
+    located = _scene_key(run, run_file, keys)
+    return ConfigError(f"{located}: {message}") if "scene_overrides" in located else exc
 
 
 def _scene_key(run: RunConfig, f: str, keys: tuple) -> str:

@@ -27,6 +27,7 @@ from app.control.motions import TargetGenerator, Targets
 from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus, latest_status
 from app.episode.execute import abandon, write_plot, write_report
+from app.episode.gui_keys import HELP, KEYS  # noqa: F401 - the keys, also in python -m app.run --help
 from app.episode.loop import Episode, final_state, make_episode, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.run_report import report_dict, target_labels, task_links
@@ -41,14 +42,6 @@ from app.sim.sphere_markers import SphereMarkers
 from app.sim.window import StatusLights, Window
 
 log = logging.getLogger(__name__)
-KEYS = (  # key, what it does (printed at start, shown in the window with h)
-    (" ", "space: pause / resume"), ("n", "n: one step while paused"), ("r", "r: reset the arms"),
-    ("[", "[ / ]: previous / next environment"), ("]", None), ("f", "f: camera follows the selected environment"),
-    ("e", "e: pick again in the selected environment (pick-and-place)"),
-    ("m", "m: view from the scene's next named camera (cameras:; preview pane), then the free view"),
-    ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
-)
-HELP = [text for _, text in KEYS if text]
 DRAW_EVERY = 8  # physics steps between redraws of frames and lights, and reads of keys and sliders (30 Hz at 240 Hz)
 TEXT_EVERY = 3 * DRAW_EVERY  # the text (10 Hz, as fast as one reads it): each changed line waits for a frame
 PLACE_SLIDERS = ("place dx [m]", "place dy [m]")  # a pick-and-place: where the selected environment puts it
