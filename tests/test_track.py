@@ -87,6 +87,17 @@ def test_a_trajectory_leaving_the_workspace_is_one_unreachable_stretch_covering_
     assert stretch["causes"]["unreachable"]["ik_pos_err_m"] > 1e-3
 
 
+def test_an_unreachable_stretch_is_one_warning_line_not_one_per_tick(tmp_path, caplog):
+    """The controller's per-tick IK misses go to its telemetry; the console says each stretch once, with its span."""
+    t = np.arange(0.0, 1.6, 1.0 / WAYPOINT_HZ)
+    pos = HOME + np.stack([0.35 * np.sin(np.pi * t / t[-1]) ** 2, 0 * t, 0 * t], axis=1)
+    with caplog.at_level("WARNING"):
+        report, _ = _run(tmp_path, _write(tmp_path / "leave.npz", t, pos))
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert report["stretches"] and not any("did not converge" in w for w in warnings), warnings[:3]
+    assert len(warnings) == len(report["stretches"]), warnings
+
+
 def test_rolling_the_wrist_past_its_limit_is_a_joint_limit_stretch_naming_the_wrist_joint(tmp_path, qp_config):
     """The gripper turns 200 degrees about its approach axis (the pose at 200 degrees is reachable the other way
     round): the QP's wrist roll (joint_5, limit pi) stops at its bound and the stretch says joint_limit, from when
