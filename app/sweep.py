@@ -3,8 +3,9 @@
 
 One episode per seed and setting (``--set controller.gain=2.0``; the same key given twice, or more, sweeps
 over its values), each a whole run whose report goes to ``DIR/<episode>/``; episodes run on N Ray workers
-and this process, whoever is free first (this process alone for N = 1). ``DIR/summary.json`` and ``summary.png``: success rate (every
-environment reached its target), error percentiles, stall and solver-failure counts, the worst seeds,
+and this process, whoever is free first (this process alone for N = 1). ``DIR/summary.json`` and
+``summary.png``: success rate (every environment placed its object in a pick or hand-over, else reached its
+target; the placements' failure reasons counted), error percentiles, stall and solver-failure counts, the worst seeds,
 per setting; an episode that fails is listed there with its error, not fatal. Re-running skips the
 episodes whose report is already in DIR.
 """
@@ -135,9 +136,16 @@ def summarize(jobs: list[tuple], results: list[dict], settings: list[dict]) -> d
         pct = lambda a: {f"p{q}": float(np.percentile(a, q)) for q in (50, 90, 99)} | {"max": float(a.max())} \
             if a.size else {}  # noqa: E731
         worst = sorted(ok, key=lambda r: -r["result"]["summary"]["pos_err_final_max_m"])[:5]
+        reasons = {}
+        for x in s:
+            for reason, envs in (x.get("failed") or {}).items():
+                reasons[reason] = reasons.get(reason, 0) + len(envs)
         return {"episodes": len(rows), "failed_episodes": len(rows) - len(ok),
-                "success_rate": float(np.mean([x["reached"] == x["n_envs"] for x in s])) if s else None,
+                "success_rate": float(np.mean([goal_met(x) == x["n_envs"] for x in s])) if s else None,
+                "success": "every environment placed its object (a pick or hand-over), else reached its target",
                 "envs_reached_fraction": float(sum(x["reached"] for x in s) / max(1, sum(x["n_envs"] for x in s))),
+                **({"envs_placed_fraction": float(sum(x["placed"] for x in s) / max(1, sum(x["n_envs"] for x in s))),
+                    "failure_reasons": reasons} if any("placed" in x for x in s) else {}),
                 "pos_err_final_m": pct(pos), "rot_err_final_rad": pct(rot),
                 "stalled_envs": int(sum(x["stalled_final"] for x in s)),
                 "solver_failed_envs": int(sum(x["solver_failed_final"] for x in s)),
@@ -149,9 +157,21 @@ def summarize(jobs: list[tuple], results: list[dict], settings: list[dict]) -> d
             "per_setting": [{"setting": st, **block([r for r in rows if r["setting"] == st])} for st in settings],
             "failed": [{"episode": r["episode"], "error": r["result"]["error"]} for r in rows if not r["result"]["ok"]],
             "episodes": [{"episode": r["episode"], "seed": r["seed"], "setting": r["setting"], "ok": r["result"]["ok"],
-                          **({"reached": r["result"]["summary"]["reached"], "n_envs": r["result"]["summary"]["n_envs"],
-                              "pos_err_final_max_m": r["result"]["summary"]["pos_err_final_max_m"]}
-                             if r["result"]["ok"] else {})} for r in rows]}
+                          **(_episode_row(r["result"]["summary"]) if r["result"]["ok"] else {})} for r in rows]}
+
+
+def goal_met(summary: dict) -> int:
+    """Environments that met the run's goal: placed its object (a pick or hand-over, as ``--check`` judges), else
+    reached its target."""
+    return summary.get("placed", summary["reached"])
+
+
+def _episode_row(s: dict) -> dict:
+    """An episode's line in summary.json: reached (and placed, with the failures' reasons, where it picks)."""
+    row = {"reached": s["reached"], "n_envs": s["n_envs"], "pos_err_final_max_m": s["pos_err_final_max_m"]}
+    if "placed" in s:
+        row |= {"placed": s["placed"], "failed": s.get("failed") or {}}
+    return row
 
 
 def plot_summary(path: Path, summary: dict, title: str) -> None:
@@ -173,7 +193,7 @@ def plot_summary(path: Path, summary: dict, title: str) -> None:
     rates = [100 * (s["success_rate"] or 0.0) for s in summary["per_setting"]]
     ax2.bar(range(len(rates)), rates, color="tab:green")
     ax2.set_xticks(range(len(rates)), labels, rotation=20, ha="right", fontsize=8)
-    ax2.set_ylabel("episodes with every env reached [%]")
+    ax2.set_ylabel("episodes with every env's goal met [%]")
     ax2.set_ylim(0, 105)
     fig.suptitle(f"{title}: {summary['all']['episodes']} episodes, {summary['all']['failed_episodes']} failed")
     fig.tight_layout()

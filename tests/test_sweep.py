@@ -54,3 +54,18 @@ def test_settings_that_give_one_folder_are_refused(tmp_path, capsys):
     args = [CONFIG, "--seeds", "0", "--set", "task.quat=[0, 1, 0, 0]", "--set", "task.quat=[0 ,1, 0, 0]"]
     assert main(args + ["--out", str(tmp_path / "s")]) == 2
     assert "same episode folder" in capsys.readouterr().err
+
+
+def test_a_sweep_of_a_pick_rates_its_placements_not_the_arms_reach():
+    """An episode whose arms reached their last targets but placed nothing is a failure, with its reasons."""
+    from app.sweep import summarize
+
+    def summary(placed, failed):
+        return {"ok": True, "summary": {"reached": 4, "n_envs": 4, "placed": placed, "failed": failed,
+                                        "pos_err_final_max_m": 1e-4, "rot_err_final_max_rad": 1e-3,
+                                        "stalled_final": 0, "solver_failed_final": 0}}
+    jobs = [("pick.yaml", seed, "", f"out/seed_{seed}", False) for seed in (0, 1)]
+    s = summarize(jobs, [summary(4, {}), summary(0, {"ungraspable": [0, 1, 2, 3]})], [""])
+    assert s["all"]["success_rate"] == 0.5 and s["all"]["envs_placed_fraction"] == 0.5
+    assert s["all"]["failure_reasons"] == {"ungraspable": 4}
+    assert s["episodes"][1]["placed"] == 0 and s["episodes"][1]["failed"] == {"ungraspable": [0, 1, 2, 3]}
