@@ -237,6 +237,9 @@ def _sweep(args: argparse.Namespace) -> int:
         raise ConfigError(f"--out {args.out}: exists and is not a folder; name a new or existing folder")
     for setting in settings:
         load_run_config(args.config, sets=setting)  # every setting checked before any episode runs
+    from app.runtime.outputs import OutputSet
+
+    OutputSet(args.out)  # a folder that cannot be made or written is refused before any episode runs
     out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
     vary = len(settings) > 1 or bool(settings[0])
     jobs = [(str(Path(args.config).resolve()), seed, st, str(out / episode_name(seed, st, vary)))

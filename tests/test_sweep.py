@@ -69,3 +69,15 @@ def test_a_sweep_of_a_pick_rates_its_placements_not_the_arms_reach():
     assert s["all"]["success_rate"] == 0.5 and s["all"]["envs_placed_fraction"] == 0.5
     assert s["all"]["failure_reasons"] == {"ungraspable": 4}
     assert s["episodes"][1]["placed"] == 0 and s["episodes"][1]["failed"] == {"ungraspable": [0, 1, 2, 3]}
+
+
+def test_an_out_folder_that_cannot_be_made_is_refused_before_any_episode(tmp_path, capsys, monkeypatch):
+    import app.sweep
+
+    ran = []
+    monkeypatch.setattr(app.sweep, "run_episode", lambda *a: ran.append(a))
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    code = main([str(ROOT / "configs" / "single_ik.yaml"), "--seeds", "0:2", "--out", str(blocker / "sweep")])
+    assert code == 2 and ran == []
+    assert "a_file/sweep" in capsys.readouterr().err.strip().splitlines()[-1]
