@@ -178,7 +178,6 @@ def _main(args: argparse.Namespace) -> int:
     if not 0 <= args.episode < len(dataset.episodes):
         raise DatasetError(f"--episode {args.episode}: the dataset has episodes 0..{len(dataset.episodes) - 1}")
     guess = dataset_units(dataset) if args.units == "auto" else UnitsGuess(args.units, "given by --units")
-    log.info("units: %s (%s)", guess.units, guess.reason)
     run = load_run_config(args.config, n_envs=1)
     scene, robot = build_scene(run)
     try:
@@ -186,6 +185,7 @@ def _main(args: argparse.Namespace) -> int:
                                 run.scene_config.robot.ee_link, run.scene_config.physics_hz)
     finally:
         scene.close()
+    log.info("units: %s (%s)", guess.units, guess.reason)  # once the episode replayed: nothing said before a refusal
     out = Path(args.out)
     summary = _summary(result)
     names = list(dataset.action_names if args.source == "action" else dataset.state_names)

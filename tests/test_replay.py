@@ -75,13 +75,16 @@ def test_a_v21_episode_in_trossen_units_replays_with_its_units_detected(tmp_path
     assert np.linalg.norm(np.array(report["per_frame"]["ee_pos"]) - ee, axis=1).max() < 1e-3
 
 
-def test_a_two_arm_dataset_on_one_arm_is_a_one_line_error(tmp_path, capsys):
-    """14 values (left/right) against the WidowX AI: exit 2, the last stderr line says what was expected."""
+def test_a_two_arm_dataset_on_one_arm_is_a_one_line_error(tmp_path, capsys, caplog):
+    """14 values (left/right) against the WidowX AI: exit 2, the last stderr line says what was expected, and
+    nothing about the dataset's units is said before the refusal."""
     values = np.zeros((5, 14))
     _write_v21(tmp_path / "two", [values], FPS, trossen_names(2))
-    code, _ = _replay(tmp_path, tmp_path / "two")
+    with caplog.at_level("INFO", logger="app.replay"):
+        code, _ = _replay(tmp_path, tmp_path / "two")
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert code == 2 and last.startswith("error:") and "'left' arm needs exactly one robot DOF" in last
+    assert not any("units:" in r.getMessage() for r in caplog.records)
 
 
 def test_a_recorded_pick_and_place_episode_replays_within_1mm(tmp_path):
