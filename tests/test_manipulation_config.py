@@ -53,6 +53,10 @@ def _objects(text: str) -> str:
      r"task.waypoints: times must increase strictly"),
     (TABLE + "task:\n  type: script\n  waypoints:\n    - {t: 0, pos: [0.3, 0, 0.1], gripper: 1}\n",
      r"rows close the gripper but the scene's robot has none"),
+    (TABLE + "task:\n  type: script\n  waypoints:\n    - {t: 0, pos: [0.3, 0, 0.1]}\n    - {t: 1, pos: [0.3, 0, 0.1], gripper: 5}\n",
+     r"task.waypoints\[1\].gripper: must be in \[0, 1\] \(0 open, 1 closed\), got 5"),
+    (TABLE + "task:\n  type: script\n  waypoints:\n    - {t: 0, pos: [0.3, 0, 0.1], quat: [0, 0, 0, 0]}\n",
+     r"task.waypoints\[0\].quat: must be a nonzero"),
     (TABLE + "task:\n  type: script\n  waypoints:\n    - {t: 0, pos: [0.3, 0, 0.1], grip: 1}\n",
      r"task.waypoints\[0\]: unknown key 'grip'; did you mean 'gripper'\?"),
 ])

@@ -43,11 +43,12 @@ class ScriptMotion:
         return [
             (k, len(rows) >= 1 and times[0] == 0.0, "needs rows {t, pos, quat, gripper}, the first at t: 0"),
             (k, all(b > a for a, b in zip(times, times[1:])), f"times must increase strictly, got {times}"),
-            (k, all(any(r.quat) for r in rows), "every quat must be a nonzero (w, x, y, z) quaternion"),
-            (k, all(0 <= r.gripper <= 1 for r in rows), "gripper must be in [0, 1] (0 open, 1 closed)"),
+        ] + [row for i, r in enumerate(rows) for row in (  # each row's own values, named by their row
+            (at("waypoints", i, "quat"), any(r.quat), f"must be a nonzero (w, x, y, z) quaternion, got {r.quat}"),
+            (at("waypoints", i, "gripper"), 0 <= r.gripper <= 1,
+             f"must be in [0, 1] (0 open, 1 closed), got {r.gripper}"))] + [
             (k, ctx.scene.robot.gripper is not None or all(r.gripper == 0 for r in rows),
-             "rows close the gripper but the scene's robot has none: add robot.gripper"),
-        ]
+             "rows close the gripper but the scene's robot has none: add robot.gripper")]
 
     def targets(self, n_envs: int, base_pos: np.ndarray, seed: int, envs: np.ndarray | None = None) -> ScriptPlayer:
         """The run's target source (app.episode.feedback.make_motion): the same script in every environment."""
