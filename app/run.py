@@ -110,7 +110,9 @@ def summary_lines(s: dict) -> list[str]:
         f"placed {s['placed']}/{s['n_envs']}" + ("; failed: " + ", ".join(f"{reason} {envs}" for reason, envs in
                                                                        s["failed"].items()) if s["failed"] else "")
         + f"; largest slip of a held object {mm(s['slip_max_m'])}"]
-    return pick + [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
+    stopped = [f"stopped early: {s['simulated_s']:.2f} s simulated of the run's {s['duration_s']:g} s; what follows is "
+               "the state then"] if s.get("stopped_early") else []
+    return stopped + pick + [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
             f"{mm(s['pos_err_final_max_m'])}, {np.degrees(s['rot_err_final_max_rad'] or 0.0):.2f} deg",
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
             f"{s['solver_failed_final']} (failed on {s.get('solver_failed_ticks', 0)} environment-ticks, "

@@ -44,6 +44,8 @@ def test_scripted_session_pauses_steps_switches_environment_quits_and_writes_the
     assert seen[14]["selected"] == 1 and seen[14]["k"] == seen[10]["k"]  # ] selected env 1; still paused
     assert not seen[25]["paused"] and not seen[25]["help"]  # space resumed, h hid the help
     assert log["quit"] and log["outputs"] == ["report.json", "tracking_error.png"]
+    assert log["k"] + 1 < log["steps_in_run"]  # quit before the run's duration: the report says so, and how far
+    assert log["stopped_early"] and 0 < log["simulated_s"] < log["steps_in_run"] / 240 and "control" in log["timings"]
     image = imageio.imread(shot)
     panel = image[60:400, 780:1000]  # PyBullet's parameter panel: light grey with slider tracks
     assert (np.abs(panel.astype(int) - 240).max(axis=-1) < 20).mean() > 0.5, "no parameter panel on the screen"

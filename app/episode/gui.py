@@ -277,14 +277,15 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
             session_hook(session)
         steps = max_steps if max_steps is not None else 10 ** 12  # until the user quits
         session.episode = make_episode(run, scene, robot, targets)
-        episode = _closed_guard(window, session, lambda: simulate(
+        episode, timings = _closed_guard(window, session, lambda: simulate(
             run, scene, robot, targets, on_tick=session.on_tick, target_hook=session.hook, n_steps=steps,
-            show_progress=False, episode=session.episode)[0])
+            show_progress=False, episode=session.episode))
         if screenshot is not None and session.window.open:
             save_window_view(scene.client, Path(screenshot))
         final_targets = None if targets.feedback else (lambda t: session.hook(t, None))  # where the sliders left them
         result = final_state(run, robot, episode, targets, scene.t, q=session.q_last, scene=scene,
                              targets=final_targets)
+        result.timings = timings  # where the GUI's time went (a window closed mid-run: none measured)
     finally:
         scene.close()
     if outputs is None:  # a script's session: the summary only
@@ -313,4 +314,4 @@ def _closed_guard(window: Window, session: GuiSession | None, work):
         if session is None or session.controller is None:
             raise AppError("the GUI window was closed before the run began: no output was written") from None
         session.quit = True
-        return session.episode
+        return session.episode, {}

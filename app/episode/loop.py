@@ -42,6 +42,7 @@ class RunResult:
     scale: dict = field(default_factory=dict)  # a sharded run's workers, blocks and pace (app.episode.sharding)
     episodes: list = field(default_factory=list)  # pick-and-place: one result per environment (PickLog.results)
     objects: dict = field(default_factory=dict)  # name -> start_pos, start_quat, final_pos, final_quat (n_envs, .)
+    simulated_s: float | None = None  # simulated time at the end [s] (less than the run's duration: stopped early)
 
 
 @dataclass
@@ -169,6 +170,7 @@ def final_state(run: RunConfig, robot: Robot, episode: Episode, motion: Motion, 
     from app.episode.motion_factory import object_starts
 
     result = _final_robot(run, robot, episode, motion if targets is None else targets, t, q)
+    result.simulated_s = float(t)
     if scene is not None and scene.objects:
         idx = slice(None) if envs is None else np.asarray(envs, dtype=int)
         starts = object_starts(run, run.n_envs or 1)

@@ -135,9 +135,13 @@ def report_dict(run: RunConfig, result, model) -> dict:
             **({"arms": arm_report(run, result, e)} if run.scene_config.robot.arms else {}),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
+    summary = run_summary(run, envs, result.episodes)
+    if result.simulated_s is not None and result.simulated_s < run.duration - 0.5 / run.scene_config.physics_hz:
+        summary |= {"stopped_early": True, "simulated_s": round(result.simulated_s, 4), "duration_s": run.duration}
     return {"config": run.name, "controller": controller, "task": run.motion.type,
             "n_envs": len(envs), "duration_s": run.duration, "seed": run.seed,
-            "summary": run_summary(run, envs, result.episodes), "task_masks": task_description(run),
+            "simulated_s": None if result.simulated_s is None else round(result.simulated_s, 4),
+            "summary": summary, "task_masks": task_description(run),
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
             "invariants": invariant_summary(run, result),
             "timings_s": {k: round(v, 4) for k, v in result.timings.items()},

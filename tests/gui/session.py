@@ -46,6 +46,9 @@ def hook(session):
 
 
 session = run_gui(run, out_dir, screenshot=view, session_hook=hook, max_steps=100000)
+report = json.loads((out_dir / "report.json").read_text())
 log.update(quit=session.quit, k=session.k, reached=session.result.summary["reached"],
-           outputs=sorted(p.name for p in out_dir.iterdir()))
+           outputs=sorted(p.name for p in out_dir.iterdir()), steps_in_run=round(run.duration * run.scene_config.physics_hz),
+           simulated_s=report["simulated_s"], stopped_early=report["summary"].get("stopped_early", False),
+           timings=sorted(report["timings_s"]))
 print(json.dumps(log))
