@@ -136,8 +136,6 @@ def _get_next(ray, pool):
 
 
 def _owned(value):
-    """A copy of a value from Ray that owns its memory (Ray's large arrays are read from its object store).
-    Once, while this process merged shards and Ray shut down on a thread, the process ended with "the core
-    worker has already been shutdown"; not reproduced since, with this copy (~1 ms per MB), garbage collected
-    before the shutdown and every actor handle dropped."""
+    """A copy of a value from Ray that owns its memory (Ray's large arrays are views of its object store, which
+    ends with Ray's shutdown): what the caller keeps must outlive Ray."""
     return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
