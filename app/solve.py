@@ -3,8 +3,9 @@
 
 TARGETS.npz holds ``pos`` (n, 3) [m] and ``quat`` (n, 4) (w, x, y, z), optionally ``init_qpos``
 (n, n_dofs); OUT.npz gets ``q`` (n, n_dofs), ``converged`` (n,), ``pos_err`` (n,) [m] and ``rot_err`` (n,)
-[rad]; ``--min-distance M [--box HX HY HZ X Y Z ...]`` solves collision-free (self and the boxes, by the link
-spheres; ``collision_free`` (n,) added). Chunks of targets are solved by this process and N Ray workers (each loads the model once, one
+[rad]; ``--min-distance M [--box HX HY HZ X Y Z ...]`` solves collision-free by the link spheres (every link M
+from the boxes, the arm's own links clear of contact; ``collision_free`` (n,) added beside ``converged``, which
+still says whether the target was reached). Chunks of targets are solved by this process and N Ray workers (each loads the model once, one
 compute thread), whoever is free first, or by this process alone for N = 1; the answers are the same for any N and chunk size (every problem is solved
 on its own). A malformed file is an error naming the array and the shape expected (exit 2).
 """
@@ -61,8 +62,8 @@ def read_targets(path: Path, n_dofs: int) -> dict[str, np.ndarray]:
 
 def solve_chunk(model, link: str, targets: dict[str, np.ndarray], options: dict) -> dict[str, np.ndarray]:
     """One chunk solved here: the fields of OUT.npz. ``options``: ``min_distance`` [m] (and ``boxes``: (half (3,),
-    centre (3,)) pairs in the base frame) solve collision-free (app.ik.collision_free): converged then means
-    reached and clear by the spheres, and ``collision_free`` is added."""
+    centre (3,)) pairs in the base frame) solve collision-free (app.ik.collision_free): ``converged`` still means
+    the target was reached, and ``collision_free`` (reached and clear by the spheres) is added."""
     if "min_distance" not in options:
         info = model.inverse_kinematics(link, pos=targets["pos"], quat=targets["quat"],
                                         init_qpos=targets.get("init_qpos"), return_info=True, **options)
@@ -77,7 +78,7 @@ def solve_chunk(model, link: str, targets: dict[str, np.ndarray], options: dict)
     pos, quat = model.forward_kinematics(res.q, [link])
     R_err = np.swapaxes(quat_to_matrix(quat[:, 0]), -1, -2) @ quat_to_matrix(np.asarray(targets["quat"], float))
     rot_err = np.arccos(np.clip((np.trace(R_err, axis1=-2, axis2=-1) - 1.0) / 2.0, -1.0, 1.0))
-    return {"q": res.q, "converged": res.collision_free, "pos_err": np.linalg.norm(pos[:, 0] - targets["pos"], axis=1),
+    return {"q": res.q, "converged": res.converged, "pos_err": np.linalg.norm(pos[:, 0] - targets["pos"], axis=1),
             "rot_err": rot_err, "collision_free": res.collision_free}
 
 
@@ -138,8 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk", type=int, default=4096, help="targets per task")
     parser.add_argument("--out", required=True, help="OUT.npz: q, converged, pos_err, rot_err")
     parser.add_argument("--min-distance", type=float, default=None, metavar="M",
-                        help="solve collision-free: every checked pair of links (the robot's spheres, app.collision) "
-                             "and every --box at least M [m] apart; OUT.npz adds collision_free")
+                        help="solve collision-free by the robot's spheres (app.collision): every link at least M [m] "
+                             "from every --box, the arm's own links not touching; OUT.npz adds collision_free")
     parser.add_argument("--box", nargs=6, type=float, action="append", default=[], metavar=("HX", "HY", "HZ", "X", "Y", "Z"),
                         help="with --min-distance: a box to keep clear of, half extents and centre [m] in the base "
                              "frame (repeatable)")
@@ -166,7 +167,8 @@ def _solve(args: argparse.Namespace) -> int:
         write_atomic(out, ".npz", lambda tmp: np.savez(tmp, **result))
 
     ok = result["converged"]
-    log.info("%s: %d of %d targets converged; worst %.3g m, %.3g rad", out, int(ok.sum()), len(ok),
+    clear = "" if "collision_free" not in result else f", {int(result['collision_free'].sum())} of them collision-free"
+    log.info("%s: %d of %d targets converged%s; worst %.3g m, %.3g rad", out, int(ok.sum()), len(ok), clear,
              float(result["pos_err"].max()), float(result["rot_err"].max()))
     return 0
 

@@ -69,6 +69,29 @@ def targets(model, cm, n: int, seed: int):
     return pos[:, 0], quat[:, 0]
 
 
+def targets_clear_of_world(model, cm, n: int, seed: int, clearance: float = 0.015):
+    """#40's set: FK of random configurations ``clearance`` [m] from the world and free of self-contact."""
+    q = sample_configs(model, 30 * n, seed)
+    d, _ = cm.distances(q, with_gradient=False)
+    world = np.array(cm.pair_kinds) == "world"
+    q = q[(d[:, world].min(axis=1) >= clearance) & (d[:, ~world].min(axis=1) > 0)][:n]
+    pos, quat = model.forward_kinematics(q, [EE])
+    return pos[:, 0], quat[:, 0]
+
+
+def bench_margins(queries: int, repeats: int) -> None:
+    """Targets with a solution 1.5 cm clear of the world, min_distance 1 cm: the world's margin alone (the arm's own
+    links only kept from contact) against the same margin on every pair (the arm's wrist pairs too)."""
+    model = RobotModel.from_urdf(str(WIDOWX))
+    cm = collision_model(model, WORLD)
+    pos, quat = targets_clear_of_world(model, cm, queries, seed=4)
+    for name, kw in (("world margin, self contact-free", {}), ("one margin on every pair", {"self_min_distance": MIN_D})):
+        res = collision_free_ik(model, cm, EE, pos, quat, MIN_D, **kw)
+        t = median_time(lambda: collision_free_ik(model, cm, EE, pos, quat, MIN_D, **kw), repeats)
+        log.info("WidowX AI, %d targets clear of the world by 15 mm, min_distance %.0f mm, %s: %.0f queries/s, "
+                 "collision-free %.2f %%", len(pos), 1e3 * MIN_D, name, len(pos) / t, 100 * res.collision_free.mean())
+
+
 def bench_ik(queries: int, repeats: int) -> None:
     model = RobotModel.from_urdf(str(WIDOWX))
     cm = collision_model(model, WORLD)
@@ -91,6 +114,7 @@ def main() -> None:
     log.info("load: %s", os.getloadavg())
     bench_distances(args.repeats)
     bench_ik(args.queries, args.repeats)
+    bench_margins(args.queries, args.repeats)
 
 
 if __name__ == "__main__":

@@ -93,7 +93,8 @@ def test_collision_free_solve_keeps_clear_of_a_box_by_pybullets_measure(tmp_path
     assert main([str(path), "--urdf", str(WIDOWX_URDF), "--min-distance", "0.005", "--box", *map(str, box),
                  "--out", str(out)]) == 0
     got = np.load(out)
-    assert got["collision_free"].tolist() == [True, False] and got["converged"].tolist() == [True, False]
+    assert got["collision_free"].tolist() == [True, False]
+    assert got["converged"].tolist() == [True, True]  # reaching the second target is possible, only in collision
     assert got["pos_err"][0] < 1e-3 and got["rot_err"][0] < 1e-2
     client = pb.connect(pb.DIRECT)
     try:

@@ -207,8 +207,8 @@ def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient, band)
 
 @njit(cache=True, nogil=True)
 def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
-    """(B,) uint8: 1 where every pair of q (B, n_dofs) is at least ``min_distance`` [m] apart by the spheres;
-    a configuration stops at its first pair found closer."""
+    """(B,) uint8: 1 where every pair j of q (B, n_dofs) is at least ``min_distance[j]`` [m] apart by the spheres
+    (min_distance: (P,), one margin per pair); a configuration stops at its first pair found closer."""
     B, L = q.shape[0], fk.parent.shape[0]
     clear = np.ones(B, dtype=np.uint8)
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
@@ -218,12 +218,12 @@ def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
         o = i if oR.shape[0] > 1 else 0
         _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
         for j in range(ct.pairs.a.shape[0]):
-            a, b = ct.pairs.a[j], ct.pairs.b[j]
-            if _bounding_gap(bounds, bd.radius, a, b) >= min_distance:
+            a, b, m = ct.pairs.a[j], ct.pairs.b[j], min_distance[j]
+            if _bounding_gap(bounds, bd.radius, a, b) >= m:
                 continue
             _placed(R, p, ct, C, placed, a, b)
-            d = _pair_called(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, min_distance, min_distance, nxt)
-            if d < min_distance:
+            d = _pair_called(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, m, m, nxt)
+            if d < m:
                 clear[i] = 0
                 break
     return (clear,)

@@ -152,13 +152,15 @@ class CollisionModel:
             out = self._entry(*per, *shared)
         return tuple(a.reshape(batch + a.shape[1:]) for a in out)
 
-    def clear(self, q: np.ndarray, min_distance: float, objects: ObjectPoses | None = None) -> np.ndarray:
+    def clear(self, q: np.ndarray, min_distance: float | np.ndarray, objects: ObjectPoses | None = None) -> np.ndarray:
         """Whether every checked pair is at least ``min_distance`` [m] apart by the spheres (a configuration
-        stops at its first closer pair). q (..., n_dofs) -> (...) bool; objects as for :meth:`distances`."""
+        stops at its first closer pair): one margin for all, or one per pair (P,) (:meth:`margins`).
+        q (..., n_dofs) -> (...) bool; objects as for :meth:`distances`."""
         batch = q.shape[:-1]
         q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        margins = np.broadcast_to(np.asarray(min_distance, dtype=float), (len(self.pair_names),))
         (ok,) = chunked(clear_kernel, len(q2), [q2, *self._poses(objects, len(q2))],
-                        (self.model.fk_tables, self.tables, float(min_distance)))
+                        (self.model.fk_tables, self.tables, np.ascontiguousarray(margins)))
         return ok.reshape(batch).astype(bool)
 
     def evidence(self, q: np.ndarray, near: float, near_wanted: np.ndarray,
@@ -192,10 +194,43 @@ class CollisionModel:
             raise InputError(f"objects.link must be -1 (base frame) or a link index < {self.model.n_links}")
         return R, p, link
 
-    def closest(self, d: np.ndarray) -> list[tuple[str, str, float]]:
-        """The closest pair of each row of ``d`` (B, P): (name a, name b, distance [m])."""
-        idx = d.argmin(axis=-1)
+    def closest(self, d: np.ndarray, margins: float | np.ndarray = 0.0) -> list[tuple[str, str, float]]:
+        """The pair of each row of ``d`` (B, P) deepest inside its margin (one for all, or (P,)); with no margin the
+        closest: (name a, name b, distance [m])."""
+        idx = (d - np.asarray(margins, dtype=float)).argmin(axis=-1)
         return [(*self.pair_names[k], float(row[k])) for k, row in zip(idx, d)]
+
+    @property
+    def pair_kinds(self) -> tuple[str, ...]:
+        """Per checked pair: ``world`` (a link against a box, sphere, object or held object), ``self`` (two links
+        of one arm: one above the other, or branching at a link a joint moves, as two fingers) or ``arms`` (links
+        of two branches that meet only at a link no joint moves: two arms of a rig)."""
+        m = self.model
+        names, parent, moving = set(m.link_names), m.fk_tables.parent, m.movable_links
+
+        def kind(a: str, b: str) -> str:
+            if a not in names or b not in names:
+                return "world"
+            ia, ib = m.link_index(a), m.link_index(b)
+            up = set(_ancestors(parent, ia))
+            lca = next(i for i in _ancestors(parent, ib) if i in up)
+            return "self" if lca in (ia, ib) or moving[lca] else "arms"
+
+        return tuple(kind(a, b) for a, b in self.pair_names)
+
+    def margins(self, world: float, arms: float | None = None, self_margin: float = 0.0) -> np.ndarray:
+        """Per checked pair (P,) its margin [m]: ``world`` against the world, ``arms`` (default ``world``) between
+        two arms, ``self_margin`` within one arm (0: contact)."""
+        arms = world if arms is None else arms
+        return np.array([{"world": world, "arms": arms, "self": self_margin}[k] for k in self.pair_kinds])
+
+
+def _ancestors(parent: np.ndarray, link: int) -> list[int]:
+    """``link`` and every link above it to the root, in that order (parent -1 ends it)."""
+    out = [int(link)]
+    while parent[out[-1]] >= 0:
+        out.append(int(parent[out[-1]]))
+    return out
 
 
 GROUP = 8  # spheres per group: the kernel skips a whole group when its bounding sphere cannot be closer

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.collision.checker import CollisionModel
+from app.errors import InputError
 from app.ik.analytic import analytic_ik, certified_arm
 from app.kinematics.rotations import quat_exp, quat_multiply
 
@@ -63,17 +64,32 @@ def _closed_form_candidates(model, arm, link, pos, quat, q0, spin_axis):
     return np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(valid, order, 1)
 
 
-def _clear(cm: CollisionModel, q: np.ndarray, min_distance: float) -> np.ndarray:
-    return cm.clear(q, min_distance)
+def _clear(cm: CollisionModel, q: np.ndarray, margins: np.ndarray) -> np.ndarray:
+    return cm.clear(q, margins)
+
+
+def check_margins(min_distance: float, self_min_distance: float, arm_min_distance: float | None) -> None:
+    """Each margin a finite length >= 0 [m] (None: arm_min_distance follows min_distance); InputError otherwise."""
+    for name, value in (("min_distance", min_distance), ("self_min_distance", self_min_distance),
+                        ("arm_min_distance", arm_min_distance)):
+        if value is None and name == "arm_min_distance":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not np.isfinite(value) \
+                or value < 0:
+            raise InputError(f"{name} must be a finite clearance >= 0 m, got {value!r}")
 
 
 def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np.ndarray, min_distance: float = 0.0,
                       init_qpos: np.ndarray | None = None, restarts: int = 4, seed: int = 0,
+                      self_min_distance: float = 0.0, arm_min_distance: float | None = None,
                       **ik_kwargs) -> CollisionFreeResult:
     """Collision-free configurations for B pose targets of ``link``.
 
     Args:
-        pos: (B, 3) [m], quat: (B, 4) (w, x, y, z), base frame. min_distance: [m] required clearance.
+        pos: (B, 3) [m], quat: (B, 4) (w, x, y, z), base frame. min_distance: [m] the clearance kept from the
+            world (boxes, objects); arm_min_distance: between two arms of a rig (None: min_distance);
+            self_min_distance: between links of one arm (0: no contact; an arm's own links sit millimetres apart
+            by design, e.g. the WidowX AI's link_4 and link_6).
         init_qpos: (n_dofs,) or (B, n_dofs); default the mid configuration (also the fingers' values).
         restarts: LM attempts per open target (the first from init_qpos, then random starts).
         ik_kwargs: passed to the LM solve (pos_tol, rot_tol, rot_mask, ...). The closed form gives candidates
@@ -84,6 +100,8 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
     B = len(pos)
     q0 = np.broadcast_to(model.mid_config() if init_qpos is None else np.asarray(init_qpos, float),
                          (B, model.n_dofs)).copy()
+    check_margins(min_distance, self_min_distance, arm_min_distance)
+    margins = cm.margins(float(min_distance), arm_min_distance, float(self_min_distance))
     best = q0.copy()
     done = np.zeros(B, dtype=bool)
     reached = np.zeros(B, dtype=bool)
@@ -96,7 +114,7 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
             todo = np.flatnonzero(~done & valid[:, rank])
             if len(todo) == 0:
                 continue
-            ok = _clear(cm, cand[todo, rank], min_distance)
+            ok = _clear(cm, cand[todo, rank], margins)
             best[todo[ok]] = cand[todo[ok], rank]
             done[todo[ok]] = True
     rng = np.random.default_rng(seed)
@@ -108,11 +126,11 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
             break
         start = q0[open_] if r == 0 else rng.uniform(lo, hi, (len(open_), model.n_dofs))
         info = model.inverse_kinematics(link, pos=pos[open_], quat=quat[open_], init_qpos=start, return_info=True,
-                                        max_samples=1, **ik_kwargs)
+                                        max_samples=1, **{"warn": False, **ik_kwargs})  # misses: said once, below
         conv = np.asarray(info.converged)
         ok = conv.copy()
         if conv.any():
-            ok[conv] = _clear(cm, info.q[conv], min_distance)
+            ok[conv] = _clear(cm, info.q[conv], margins)
         newly = conv & ~reached[open_]  # a reaching (colliding) answer, shown where no clear one is found
         best[open_[newly]] = info.q[newly]
         reached[open_] |= conv
@@ -121,13 +139,14 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
     closest: list = [None] * B
     if not done.all():
         d, _ = cm.distances(best[~done], with_gradient=False)
-        for k, c in zip(np.flatnonzero(~done), cm.closest(d)):
+        for k, c in zip(np.flatnonzero(~done), cm.closest(d, margins)):
             closest[k] = c
     return CollisionFreeResult(best, done, reached, closest)
 
 
 def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float = 0.0, collision=None,
-                                init_qpos=None, return_info: bool = False, **ik_kwargs):
+                                init_qpos=None, return_info: bool = False, self_min_distance: float = 0.0,
+                                arm_min_distance: float | None = None, **ik_kwargs):
     """``model.inverse_kinematics(..., avoid_collisions=True, min_distance=..., collision=...)``: one target
     (3,)/(4,) or n targets (n, 3)/(n, 4). ``collision``: a CollisionModel or a World (the model's own file
     gives the robot's spheres); None: self-collisions only. Returns q ([n,] n_dofs), or with return_info a
@@ -139,11 +158,21 @@ def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float =
     pos_a, quat_a = np.asarray(pos, dtype=float), np.asarray(quat, dtype=float)
     one = pos_a.ndim == 1
     res = collision_free_ik(model, cm, link, pos_a.reshape(-1, 3), quat_a.reshape(-1, 4), min_distance, init_qpos,
-                            **ik_kwargs)
-    if not res.collision_free.all():
-        log.warning("no collision-free answer (clearance >= %g m) for %d of %d targets; closest pair of the first: %s",
-                    min_distance, int((~res.collision_free).sum()), len(res.q),
-                    res.closest[int(np.argmin(res.collision_free))])
+                            self_min_distance=self_min_distance, arm_min_distance=arm_min_distance, **ik_kwargs)
+    _warn_misses(res, min_distance)
     if one:
         res = CollisionFreeResult(res.q[0], res.collision_free[0], res.converged[0], res.closest[0])
     return res if return_info else res.q
+
+
+def _warn_misses(res: CollisionFreeResult, min_distance: float) -> None:
+    """One line each for the targets out of reach (no IK solution at all) and those reached only in collision
+    (with the pair deepest inside its margin of the first)."""
+    unreached, colliding = ~res.converged, res.converged & ~res.collision_free
+    if unreached.any():
+        log.warning("%d of %d targets are out of reach: pose IK found no solution, with or without collisions",
+                    int(unreached.sum()), len(res.q))
+    if colliding.any():
+        log.warning("%d of %d targets are reached only in collision (world clearance %g m); the first's pair "
+                    "deepest inside its margin: %s", int(colliding.sum()), len(res.q), min_distance,
+                    res.closest[int(np.argmax(colliding))])
