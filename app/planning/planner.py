@@ -39,7 +39,7 @@ class PlanOptions:
     planner: str = "RRTConnect"
     timeout: float = 5.0
     resolution: float = 0.05
-    check_resolution: float = 0.005
+    check_resolution: float = 0.001  # [rad]: the final path checked at <= 1 mrad steps (as the PyBullet referee)
     min_distance: float = 0.0
     smooth_path: bool = True
     shortcut_attempts: int = 60
