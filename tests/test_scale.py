@@ -191,3 +191,21 @@ def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, si
     assert "Token authentication" not in err and "pybullet build time" not in err  # Ray's notice, PyBullet's banner
     left = run.left_running(60)
     assert not left, f"Ray processes left running: {left}"
+
+
+def test_an_unreachable_cluster_is_refused_before_this_process_takes_any_item(monkeypatch):
+    """run_everywhere checks a named cluster before it works on the first items itself while Ray would start."""
+    import socket
+
+    from app.errors import AppError
+    from app.runtime.work_pool import run_everywhere
+
+    pytest.importorskip("ray")
+    taken = []
+    monkeypatch.setenv("APP_RAY_CONNECT_TIMEOUT", "0.5")
+    with socket.socket() as listener:  # bound, never listening: no connection is accepted
+        listener.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{listener.getsockname()[1]}"
+        with pytest.raises(AppError, match="could not reach the Ray cluster"):
+            run_everywhere([1, 2, 3], taken.append, 2, address)
+    assert taken == []

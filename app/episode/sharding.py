@@ -31,7 +31,7 @@ from app.episode.scene_build import build_scene
 from app.errors import AppError
 from app.render.progress import Progress
 from app.runtime.outputs import OutputSet
-from app.runtime.ray_session import ray_released
+from app.runtime.ray_session import check_reachable, ray_released
 from app.runtime.work_pool import STOP, run_everywhere, works_here
 from app.sim.scene import grid_origins
 
@@ -133,6 +133,7 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
     n_envs = run.n_envs or 1
     shares(n_envs, workers)  # checks the count
     works_here()  # and APP_SCALE_LOCAL, before any output
+    check_reachable(address)  # a cluster named but unreachable: refused before any scene is built
     outputs = OutputSet(out_dir)
     record = video and run.video.enabled
     groups = blocks(n_envs, workers)

@@ -53,9 +53,13 @@ def require_ray():
 CONNECT_TIMEOUT_ENV = "APP_RAY_CONNECT_TIMEOUT"  # [s] to reach a cluster's address before giving up (default 10)
 
 
-def _check_reachable(address: str) -> None:
-    """A TCP connection to ``address`` (HOST:PORT, or ray://HOST:PORT) within the connect timeout; Ray itself
-    retries an unreachable address for minutes. 'auto' and other forms are left to Ray."""
+def check_reachable(address: str | None) -> None:
+    """A TCP connection to ``address`` (HOST:PORT, or ray://HOST:PORT; None: $RAY_ADDRESS, else nothing to check)
+    within the connect timeout, or AppError; Ray itself retries an unreachable address for minutes. 'auto' and
+    other forms are left to Ray. Commands call it before any work, ``start_ray`` again when it joins."""
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is None:
+        return
     text = os.environ.get(CONNECT_TIMEOUT_ENV, "10")
     try:
         timeout = float(text)
@@ -102,7 +106,7 @@ def start_ray(workers: int, address: str | None = None):
         try:
             with signals_never_lost():
                 if address:
-                    _check_reachable(address)
+                    check_reachable(address)
                     ray.init(address=address, **quiet)
                 else:
                     ray.init(num_cpus=workers, include_dashboard=False, **quiet)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from app.errors import AppError, InputError
-from app.runtime.ray_session import require_ray, start_ray
+from app.runtime.ray_session import check_reachable, require_ray, start_ray
 from app.runtime.signals import wait_in_steps
 
 log = logging.getLogger(__name__)
@@ -81,6 +81,7 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
     first error raised by ``work`` anywhere is raised here. ``APP_SCALE_LOCAL=0``: this process takes no
     item (tests use it to have every item computed by actors)."""
     require_ray()
+    check_reachable(address)  # before this process takes any item: an unreachable cluster costs no work
     t0, results = time.perf_counter(), {}
 
     def done(i: int, value) -> None:
