@@ -47,3 +47,22 @@ def test_plot_labels_are_plain_numbers_even_for_tiny_errors(tmp_path, monkeypatc
     labels = [tick.get_text() for ax in fig.axes for tick in ax.get_yticklabels()]
     assert labels and all("e" not in s and "times" not in s for s in labels), labels
     assert all(not ax.yaxis.get_offset_text().get_text() for ax in fig.axes)
+
+
+def test_the_tracking_plot_says_what_each_panels_colours_are():
+    """Two arms: the position panel a colour per arm, the rotation panel one colour, each with its legend; one
+    arm: a colour and a legend entry per environment (up to 8), else one colour labelled with the count."""
+    from app.render.report import tracking_figure
+
+    t = np.linspace(0.0, 1.0, 50)
+    err = np.abs(np.random.default_rng(0).normal(size=(50, 3))) * 1e-3
+    fig = tracking_figure(t, err, err, "two", {"left": err, "right": err * 2})
+    pos_ax, rot_ax = fig.axes
+    assert [x.get_text() for x in pos_ax.get_legend().get_texts()] == ["left", "right"]
+    assert rot_ax.get_legend() is not None and len({l.get_color() for l in rot_ax.get_lines()}) == 1
+    fig = tracking_figure(t, err, err, "one")
+    assert [x.get_text() for x in fig.axes[1].get_legend().get_texts()] == ["env 0", "env 1", "env 2"]
+    many = np.tile(err, (1, 6))
+    fig = tracking_figure(t, many, many, "many")
+    assert len({l.get_color() for l in fig.axes[0].get_lines()}) == 1
+    assert "18 environments" in fig.axes[0].get_legend().get_texts()[0].get_text()

@@ -33,23 +33,33 @@ def finite_or_none(x: float) -> float | None:
 
 def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, title: str,
                   arms: dict[str, np.ndarray] | None = None) -> Path:
-    """PNG of position and rotation tracking error over time, one line per environment; with ``arms`` (name ->
-    position errors (n_ticks, n_envs) of that arm's end effector) the position panel has a colour per arm."""
+    """PNG of :func:`tracking_figure` at ``path`` (atomically)."""
+    return save_figure_atomic(tracking_figure(t, pos_err, rot_err, title, arms), path)
+
+
+def tracking_figure(t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, title: str,
+                    arms: dict[str, np.ndarray] | None = None):
+    """Position and rotation tracking error over time, one line per environment (t (n_ticks,), errors (n_ticks,
+    n_envs) [m], [rad]); with ``arms`` (name -> that arm's end-effector position errors (n_ticks, n_envs)) the
+    position panel has a colour per arm and the rotation panel, the worst of the arms, one colour; each panel's
+    legend says what its colours are."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    n_envs = pos_err.shape[1]
     if arms:
         for k, (name, err) in enumerate(arms.items()):
-            lines = axes[0].plot(t, err * 1e3, lw=0.8, color=f"C{k}")
-            lines[0].set_label(name)
+            axes[0].plot(t, err * 1e3, lw=0.8, color=f"C{k}")[0].set_label(name)
         axes[0].legend(loc="upper right", fontsize=8, title="arm")
+        axes[1].plot(t, np.degrees(rot_err), lw=0.8, color="0.35")[0].set_label(f"worst arm, {n_envs} env(s)")
+        axes[1].legend(loc="upper right", fontsize=8)
     else:
-        axes[0].plot(t, pos_err * 1e3, lw=0.8)
+        for ax, values in ((axes[0], pos_err * 1e3), (axes[1], np.degrees(rot_err))):
+            _env_lines(ax, t, values)
     axes[0].set_ylabel("position error [mm]")
-    axes[1].plot(t, np.degrees(rot_err), lw=0.8)
     axes[1].set_ylabel("rotation error [deg]")
     axes[1].set_xlabel("time [s]")
     from matplotlib.ticker import FuncFormatter
@@ -61,9 +71,21 @@ def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.nd
         ax.set_ylim(0.0, top)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain labels, no offset notation
         ax.grid(alpha=0.3)
-    fig.suptitle(f"{title}: tracking error ({pos_err.shape[1]} env{'s' if pos_err.shape[1] > 1 else ''})")
+    fig.suptitle(f"{title}: tracking error ({n_envs} env{'s' if n_envs > 1 else ''})")
     fig.tight_layout()
-    return save_figure_atomic(fig, path)
+    return fig
+
+
+def _env_lines(ax, t: np.ndarray, values: np.ndarray) -> None:
+    """One line per environment: a colour and a legend entry each for up to 8, else one colour and one entry."""
+    n = values.shape[1]
+    if n <= 8:
+        for e in range(n):
+            ax.plot(t, values[:, e], lw=0.8, color=f"C{e}")[0].set_label(f"env {e}")
+        ax.legend(loc="upper right", fontsize=7, ncol=min(n, 4))
+    else:
+        ax.plot(t, values, lw=0.8, color="C0", alpha=0.6)[0].set_label(f"{n} environments, one line each")
+        ax.legend(loc="upper right", fontsize=8)
 
 
 def save_figure_atomic(fig, path: Path) -> Path:
