@@ -134,6 +134,13 @@ def replay_episode(robot: Robot, scene, dataset: RecordedDataset, episode: int, 
                   ee_gap=np.linalg.norm(ee_pos - _ee(robot, ee, state, dof_map), axis=1))
 
 
+def panel_labels(names: list[str], dof_names: list[str]) -> list[str]:
+    """One label per panel of replay.png: the robot DOF it shows and the dataset column that drives it (two
+    fingers driven by one gripper column are two panels with one column)."""
+    m = map_to_robot(names, dof_names)
+    return [f"{dof_names[d]}\n({names[c]})" for c, d in zip(m.columns, m.dofs)]
+
+
 def _plot(path: Path, result: Replay, names: list[str]) -> None:
     import matplotlib
 
@@ -193,7 +200,7 @@ def _main(args: argparse.Namespace) -> int:
                                             "episode": args.episode, "source": args.source, "fps": dataset.fps,
                                             "units": guess._asdict(), "summary": summary,
                                             "per_frame": result._asdict()})
-    _plot(out / "replay.png", result, [names[c] for c in map_to_robot(names, list(robot.model.dof_names)).columns])
+    _plot(out / "replay.png", result, panel_labels(names, list(robot.model.dof_names)))
     for key, value in summary.items():
         log.info("%s: %s", key, value)
     return 0

@@ -98,3 +98,15 @@ def test_a_recorded_pick_and_place_episode_replays_within_1mm(tmp_path):
     report = json.loads((tmp_path / "out/replay.json").read_text())
     assert code == 0 and report["summary"]["frames"] == 240
     assert report["summary"]["ee_gap_max_m"] < 1e-3 and report["summary"]["frames_with_contacts"] > 0
+
+
+def test_each_replay_panel_names_the_robot_dof_it_shows():
+    """The gripper's one column drives both fingers: two panels, each named by its own finger joint."""
+    from app.dataset.joint_names import trossen_names
+    from app.ik.robot_model import RobotModel
+    from app.replay import panel_labels
+    from tests.conftest import WIDOWX_URDF
+
+    labels = panel_labels(list(trossen_names(1)), list(RobotModel.from_urdf(str(WIDOWX_URDF)).dof_names))
+    assert len(labels) == len(set(labels)) == 8
+    assert sum("(main_joint_6)" in label for label in labels) == 2
