@@ -175,18 +175,29 @@ def _episode_row(s: dict) -> dict:
 
 
 def plot_summary(path: Path, summary: dict, title: str) -> None:
-    """Final position error per episode (sorted, log) and success rate per setting."""
+    """PNG of :func:`summary_figure` at ``path`` (atomically)."""
+    from app.render.report import save_figure_atomic
+
+    save_figure_atomic(summary_figure(summary, title), path)
+
+
+def summary_figure(summary: dict, title: str):
+    """Final position error per episode, worst last (episodes numbered 1..N; a log axis with plain labels down to
+    0.01 mm, linear below), and the success rate per setting."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from app.render.report import save_figure_atomic
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     errs = sorted(e["pos_err_final_max_m"] * 1e3 for e in summary["episodes"] if e["ok"])
-    ax1.semilogy(range(len(errs)), np.maximum(errs, 1e-6) if errs else [], ".-")
-    ax1.set_xlabel("episode (sorted)")
+    ax1.plot(range(1, len(errs) + 1), errs, ".-")
+    ax1.set_yscale("symlog", linthresh=1e-2)
+    ax1.set_ylim(0.0, max(max(errs, default=0.0) * 1.5, 0.1))
+    ax1.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax1.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    ax1.set_xlabel("episode, sorted by error")
     ax1.set_ylabel("worst final position error [mm]")
     ax1.grid(alpha=0.3)
     labels = [", ".join(f"{k}={v}" for k, v in s["setting"].items()) or "config" for s in summary["per_setting"]]
@@ -197,7 +208,7 @@ def plot_summary(path: Path, summary: dict, title: str) -> None:
     ax2.set_ylim(0, 105)
     fig.suptitle(f"{title}: {summary['all']['episodes']} episodes, {summary['all']['failed_episodes']} failed")
     fig.tight_layout()
-    save_figure_atomic(fig, path)
+    return fig
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -81,3 +81,18 @@ def test_an_out_folder_that_cannot_be_made_is_refused_before_any_episode(tmp_pat
     code = main([str(ROOT / "configs" / "single_ik.yaml"), "--seeds", "0:2", "--out", str(blocker / "sweep")])
     assert code == 2 and ran == []
     assert "a_file/sweep" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_the_sweep_plot_numbers_whole_episodes_and_labels_errors_plainly():
+    from app.sweep import summary_figure
+
+    episodes = [{"ok": True, "pos_err_final_max_m": e} for e in (2e-5, 3e-4, 1.2e-3)]
+    summary = {"episodes": episodes, "per_setting": [{"setting": {}, "success_rate": 1.0}],
+               "all": {"episodes": 3, "failed_episodes": 0}}
+    fig = summary_figure(summary, "s")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    ticks = [x for x in ax.get_xticks() if ax.get_xlim()[0] <= x <= ax.get_xlim()[1]]
+    assert ticks and all(float(x).is_integer() for x in ticks), ticks
+    labels = [label.get_text() for label in ax.get_yticklabels()]
+    assert labels and not any("10^" in s or "e-" in s for s in labels), labels
