@@ -25,3 +25,17 @@ def test_a_text_line_already_shown_is_not_sent_to_the_window_again(monkeypatch):
     assert [(text, at[1], replaced) for text, at, replaced in sent[1:]] == [
         ("env 0 | pos 1.10 mm", 0.0, 101), ("env 0 | pos 1.10 mm", 0.1, 102), ("env 0 | pos 1.10 mm", 0.1, -1),
         ("env 0 | pos 1.10 mm", 0.1, 103)]
+
+
+def test_a_long_status_line_wraps_between_its_fields_and_never_past_the_width():
+    from app.episode.gui import STATUS_WIDTH, wrap_status
+
+    line = ("env 12 | tracking | pos left 1.20 mm, right 0.80 mm | rot 0.40 deg | at bound: 3 (table, block, "
+            "link_4) | carry | gripper 47 mm, holding | holding the last target | view cam_high")
+    pieces = wrap_status(line)
+    assert len(pieces) > 1 and all(len(p) <= STATUS_WIDTH for p in pieces), pieces
+    assert " | ".join(pieces) == line  # nothing lost, cut only at ' | '
+    assert wrap_status("env 0 | reached") == ["env 0 | reached"]
+    from app.episode.gui import HELP, WINDOW_HELP
+    assert all(len(p) <= STATUS_WIDTH for p in WINDOW_HELP) and len(WINDOW_HELP) > len(HELP)  # the help wraps too
+    assert " ".join(" ".join(WINDOW_HELP).split()) == " ".join(" ".join(HELP).split())

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import textwrap
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -42,6 +43,7 @@ from app.sim.sphere_markers import SphereMarkers
 from app.sim.window import StatusLights, Window
 
 log = logging.getLogger(__name__)
+STATUS_WIDTH, STATUS_LINES = 64, 3  # characters a status line holds in the window; lines it may take
 DRAW_EVERY = 8  # physics steps between redraws of frames and lights, and reads of keys and sliders (30 Hz at 240 Hz)
 TEXT_EVERY = 3 * DRAW_EVERY  # the text (10 Hz, as fast as one reads it): each changed line waits for a frame
 PLACE_SLIDERS = ("place dx [m]", "place dy [m]")  # a pick-and-place: where the selected environment puts it
@@ -212,13 +214,14 @@ class GuiSession:
 
     def _draw_text(self, controller, status: np.ndarray, origin: np.ndarray) -> None:
         """The selected environment's text line and the help, left of it in sight (one text item per line)."""
-        lines = [self.status_line(controller, status)] + (HELP if self.show_help else [])
+        head = wrap_status(self.status_line(controller, status))[:STATUS_LINES]
+        lines = head + (WINDOW_HELP if self.show_help else [])
         dist = self.window.camera()[0]
         top = origin + np.asarray(self.run.scene_config.camera.target) + [0.0, 0.0, 0.42 * dist / 0.9] \
             - 0.5 * dist * self.window.right()
-        for i in range(1 + len(HELP)):  # PyBullet draws one line per text item, centred
+        for i in range(STATUS_LINES + len(WINDOW_HELP)):  # PyBullet draws one line per text item, centred
             self.window.text(f"line{i}", [lines[i] if i < len(lines) else ""], top - [0.0, 0.0, 0.032 * i * dist / 0.9],
-                             rgb=(0.6, 0.0, 0.0) if i == 0 else (0.05, 0.05, 0.05), size=1.0)
+                             rgb=(0.6, 0.0, 0.0) if i < len(head) else (0.05, 0.05, 0.05), size=1.0)
 
     def status_line(self, controller, status: np.ndarray) -> str:
         """'env 3 | tracking | pos 1.20 mm | rot 0.40 deg | at bound: 2 (table)' for the selected environment."""
@@ -248,6 +251,21 @@ class GuiSession:
         code = int(codes[e])
         holding = ", holding" if code_label(code) in HOLDING_WORDS else ""
         return f" | {code_label(code)} | {width}{holding}"
+
+
+def wrap_status(line: str, width: int = STATUS_WIDTH) -> list[str]:
+    """The status line in pieces of at most ``width`` characters, cut only between its ' | ' fields (a field longer
+    than that is a line of its own): the window shows whole lines, never one cut at its edge."""
+    out: list[str] = []
+    for field in line.split(" | "):
+        if out and len(out[-1]) + 3 + len(field) <= width:
+            out[-1] += " | " + field
+        else:
+            out.append(field)
+    return out
+
+
+WINDOW_HELP = [piece for text in HELP for piece in textwrap.wrap(text, STATUS_WIDTH, subsequent_indent="   ")]
 
 
 def position_text(tel, e: int, names: tuple[str, ...]) -> str:
