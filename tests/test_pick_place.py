@@ -122,6 +122,8 @@ def test_shelf_above_the_cube_rejects_every_grasp_as_collision_before_the_arm_mo
 
 def test_episode_cut_short_reports_timeout_with_its_phase():
     result, _, _ = run_pick({"duration": 1.0})
+    codes = result.telemetry["episode_codes"]  # the phases each control tick, for the plot's panel
+    assert codes.shape == result.telemetry["pos_err"].shape and (codes == 0).all()
     ep = result.episodes[0]
     assert ep["reason"] == "timeout" and ep["phase"] == "pre_grasp"
 

@@ -66,3 +66,18 @@ def test_the_tracking_plot_says_what_each_panels_colours_are():
     fig = tracking_figure(t, many, many, "many")
     assert len({l.get_color() for l in fig.axes[0].get_lines()}) == 1
     assert "18 environments" in fig.axes[0].get_legend().get_texts()[0].get_text()
+
+
+def test_a_motion_with_phases_gets_a_panel_of_how_many_environments_are_in_each():
+    from app.episode.execute import phase_counts
+    from app.render.report import tracking_figure
+
+    t = np.linspace(0.0, 1.0, 4)
+    codes = np.array([[0, 0], [0, 1], [1, 8], [8, 8]], dtype=np.int16)  # pre_grasp -> descend -> done
+    counts = phase_counts({"t": t, "episode_codes": codes})
+    assert list(counts) == ["pre_grasp", "descend", "done"] and counts["done"].tolist() == [0, 0, 1, 2]
+    err = np.full((4, 2), 1e-4)
+    fig = tracking_figure(t, err, err, "pick", None, counts)
+    assert len(fig.axes) == 3
+    assert [x.get_text() for x in fig.axes[2].get_legend().get_texts()] == ["pre_grasp", "descend", "done"]
+    assert phase_counts({"t": t}) is None

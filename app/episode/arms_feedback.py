@@ -35,6 +35,7 @@ class ArmsFeedback:
         self.finger_pairs = frozenset((a, b) for a in fingers[GIVER] for b in fingers[TAKER]) | \
             frozenset((b, a) for a in fingers[GIVER] for b in fingers[TAKER])
         self.opening: list[np.ndarray] = []  # the taker's gap per tick (the video's note)
+        self.codes: list[np.ndarray] = []  # per control tick (n_envs,): the motion's phase-or-failure code
 
     def observe(self, q: np.ndarray) -> dict[str, Observation]:
         """What each arm sees now (measured joints q (n_envs, n_dofs)), by arm name."""
@@ -62,6 +63,7 @@ class ArmsFeedback:
         r, motion = self.robot, self.motion
         seen = self.observe(q)
         motion.observe(t, seen)
+        self.codes.append(motion.codes())
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)
         taker = self.arms[TAKER]
@@ -71,4 +73,6 @@ class ArmsFeedback:
                           tuple({self.obj.name: self.arms[h]} if h >= 0 else {} for h in motion.holder))
 
     def telemetry(self) -> dict[str, np.ndarray]:
-        return {}
+        """episode_codes (n_ticks, n_envs): the motion's phase-or-failure code each control tick."""
+        n = self.robot.n_envs
+        return {"episode_codes": np.array(self.codes, dtype=np.int16).reshape(-1, n)} if self.codes else {}

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
+from app.control.phases import code_label
 from app.control.motion_protocol import Motion
 from app.episode.loop import RunResult, final_state, simulate
 from app.episode.motion_factory import run_motion
@@ -95,7 +96,7 @@ def write_plot(run: RunConfig, result: RunResult, outputs: OutputSet) -> dict[st
         return {}
     tel = result.telemetry
     plot_tracking(outputs.temporary(run.report.plot_filename), tel["t"], tel["pos_err"], tel["rot_err"], run.name,
-                  arm_series(run, tel))
+                  arm_series(run, tel), phase_counts(tel))
     return {"plot": run.report.plot_filename}
 
 
@@ -107,6 +108,15 @@ def write_report(run: RunConfig, result: RunResult, model, outputs: OutputSet) -
         return {}
     write_json_atomic(outputs.temporary(run.report.filename), report)
     return {"report": run.report.filename}
+
+
+def phase_counts(tel: dict) -> dict[str, np.ndarray] | None:
+    """A feedback motion's phases over the run: word -> how many environments are in it at each tick (n_ticks,),
+    in the order the phases come; None for a motion without phases."""
+    codes = tel.get("episode_codes")
+    if codes is None or len(codes) != len(tel["t"]):
+        return None
+    return {code_label(int(c)): (codes == c).sum(axis=1) for c in sorted(set(np.unique(codes)))}
 
 
 def arm_series(run: RunConfig, tel: dict) -> dict[str, np.ndarray] | None:

@@ -24,6 +24,7 @@ class Feedback:
         self.obj = scene.objects.get(name) if name else None
         self.opening: list[np.ndarray] = []  # per control tick (n_envs,): the fingers' gap [m] (telemetry)
         self.holding: list[np.ndarray] = []  # per control tick (n_envs,): every finger on the task's object
+        self.codes: list[np.ndarray] = []  # per control tick (n_envs,): a feedback motion's phase-or-failure code
         n = robot.n_envs  # per environment, the bodies the arm must not touch
         self.others = [{ids[e] for key, ids in scene.box_ids.items() if key != name} for e in range(n)]
 
@@ -51,6 +52,7 @@ class Feedback:
         if motion.feedback:
             obs = self.observe(q)
             motion.observe(t, obs)
+            self.codes.append(motion.codes())
             closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
             grasp = self._grasp(motion.released, motion.holder)
         else:
@@ -85,5 +87,6 @@ class Feedback:
     def telemetry(self) -> dict[str, np.ndarray]:
         """The gripper's per-tick record: gripper_opening_m, gripper_holding (n_ticks, n_envs)."""
         n = self.robot.n_envs
+        codes = {"episode_codes": np.array(self.codes, dtype=np.int16).reshape(-1, n)} if self.codes else {}
         return {"gripper_opening_m": np.array(self.opening).reshape(-1, n),
-                "gripper_holding": np.array(self.holding, dtype=bool).reshape(-1, n)}
+                "gripper_holding": np.array(self.holding, dtype=bool).reshape(-1, n), **codes}

@@ -32,23 +32,24 @@ def finite_or_none(x: float) -> float | None:
 
 
 def plot_tracking(path: Path, t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, title: str,
-                  arms: dict[str, np.ndarray] | None = None) -> Path:
+                  arms: dict[str, np.ndarray] | None = None, phases: dict[str, np.ndarray] | None = None) -> Path:
     """PNG of :func:`tracking_figure` at ``path`` (atomically)."""
-    return save_figure_atomic(tracking_figure(t, pos_err, rot_err, title, arms), path)
+    return save_figure_atomic(tracking_figure(t, pos_err, rot_err, title, arms, phases), path)
 
 
 def tracking_figure(t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, title: str,
-                    arms: dict[str, np.ndarray] | None = None):
+                    arms: dict[str, np.ndarray] | None = None, phases: dict[str, np.ndarray] | None = None):
     """Position and rotation tracking error over time, one line per environment (t (n_ticks,), errors (n_ticks,
     n_envs) [m], [rad]); with ``arms`` (name -> that arm's end-effector position errors (n_ticks, n_envs)) the
     position panel has a colour per arm and the rotation panel, the worst of the arms, one colour; each panel's
-    legend says what its colours are."""
+    legend says what its colours are. ``phases`` (word -> environments in that phase at each tick (n_ticks,)): a
+    third panel, stacked, for a motion with phases (a pick-and-place's)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    fig, axes = plt.subplots(3 if phases else 2, 1, figsize=(7, 7 if phases else 5), sharex=True)
     n_envs = pos_err.shape[1]
     if arms:
         for k, (name, err) in enumerate(arms.items()):
@@ -61,10 +62,15 @@ def tracking_figure(t: np.ndarray, pos_err: np.ndarray, rot_err: np.ndarray, tit
             _env_lines(ax, t, values)
     axes[0].set_ylabel("position error [mm]")
     axes[1].set_ylabel("rotation error [deg]")
-    axes[1].set_xlabel("time [s]")
+    axes[-1].set_xlabel("time [s]")
+    if phases:
+        axes[2].stackplot(t, *phases.values(), labels=list(phases), alpha=0.8)
+        axes[2].set_ylabel("environments")
+        axes[2].legend(loc="upper left", fontsize=7, ncol=min(len(phases), 5))
+        axes[2].set_ylim(0, pos_err.shape[1] * 1.35)  # room for the legend
     from matplotlib.ticker import FuncFormatter
 
-    for ax, values in zip(axes, (pos_err * 1e3, np.degrees(rot_err))):
+    for ax, values in zip(axes[:2], (pos_err * 1e3, np.degrees(rot_err))):
         ax.set_yscale("symlog", linthresh=1e-2)
         finite = values[np.isfinite(values)]
         top = max(float(finite.max()) * 1.5 if finite.size else 0.0, 0.1)  # tiny errors: plain 0 .. 0.1 axis
