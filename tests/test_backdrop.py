@@ -10,8 +10,8 @@ import pytest
 from app.config.loader import load_run_config
 from app.episode.execute import video_look
 from app.episode.motion_factory import run_motion
+from app.episode.replica import headless
 from app.episode.scene_build import build_scene
-from app.episode.video_job import headless
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera
 from tests.conftest import ROOT

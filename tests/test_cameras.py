@@ -114,7 +114,8 @@ def test_the_video_films_from_a_wrist_camera_following_its_link():
     require_reference()
     from app.episode.execute import video_look
     from app.episode.frame_state import FrameState
-    from app.episode.video_job import SceneRenderer, headless, named_stream
+    from app.episode.replica import headless
+    from app.episode.video_job import SceneRenderer, named_stream
 
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", {"video.camera": "cam_left_wrist", "video.width": 320,
                                                               "video.height": 240}, n_envs=1,

@@ -3,6 +3,7 @@ pairs, robot-world, held object, moving objects), for a batch of configurations 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -200,7 +201,7 @@ class CollisionModel:
         idx = (d - np.asarray(margins, dtype=float)).argmin(axis=-1)
         return [(*self.pair_names[k], float(row[k])) for k, row in zip(idx, d)]
 
-    @property
+    @functools.cached_property
     def pair_kinds(self) -> tuple[str, ...]:
         """Per checked pair: ``world`` (a link against a box, sphere, object or held object), ``self`` (two links
         of one arm: one above the other, or branching at a link a joint moves, as two fingers) or ``arms`` (links

@@ -68,9 +68,9 @@ class ArmsFeedback:
             r.grippers[a].command(motion.closing[k], q, dt)
         taker = self.arms[TAKER]
         self.opening.append(r.grippers[taker].max_opening * (1.0 - seen[taker].closing))
-        return GraspState(tuple(frozenset([self.obj.name]) if rel else frozenset() for rel in motion.released),
-                          tuple(self.finger_pairs if x else frozenset() for x in motion.exchanging),
-                          tuple({self.obj.name: self.arms[h]} if h >= 0 else {} for h in motion.holder))
+        holders = [self.arms[h] if h >= 0 else None for h in motion.holder]
+        return GraspState.of_object(self.obj.name, motion.released, holders,
+                                    [self.finger_pairs if x else frozenset() for x in motion.exchanging])
 
     def telemetry(self) -> dict[str, np.ndarray]:
         """episode_codes (n_ticks, n_envs): the motion's phase-or-failure code each control tick."""

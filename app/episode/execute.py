@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.phases import code_label
 from app.control.motion_protocol import Motion
+from app.control.phases import code_label
 from app.episode.loop import RunResult, final_state, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.run_report import report_dict, task_links

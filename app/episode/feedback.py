@@ -80,9 +80,8 @@ class Feedback:
     def _grasp(self, released: np.ndarray, holder: np.ndarray) -> GraspState:
         """The object's rows with the fingers dropped where ``released``; carried by the robot's one gripper where
         ``holder`` >= 0 (n_envs,)."""
-        name, arm, n = self.obj.name, next(iter(self.robot.grippers), None), self.robot.n_envs
-        return GraspState(tuple(frozenset([name]) if rel else frozenset() for rel in released), (frozenset(),) * n,
-                          tuple({name: arm} if h >= 0 and arm is not None else {} for h in holder))
+        arm = next(iter(self.robot.grippers), None)
+        return GraspState.of_object(self.obj.name, released, [arm if h >= 0 else None for h in holder])
 
     def telemetry(self) -> dict[str, np.ndarray]:
         """The gripper's per-tick record: gripper_opening_m, gripper_holding (n_ticks, n_envs)."""

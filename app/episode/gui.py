@@ -28,7 +28,7 @@ from app.control.motions import TargetGenerator, Targets
 from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus, latest_status
 from app.episode.execute import abandon, write_plot, write_report
-from app.episode.gui_keys import HELP, KEYS  # noqa: F401 - the keys, also in python -m app.run --help
+from app.episode.gui_keys import HELP
 from app.episode.loop import Episode, final_state, make_episode, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.run_report import report_dict, target_labels, task_links

@@ -16,6 +16,7 @@ from app.control.telemetry import InvariantMonitor
 from app.episode.arms_feedback import ArmsFeedback
 from app.episode.feedback import Feedback
 from app.episode.frame_state import FrameState
+from app.episode.motion_factory import object_starts
 from app.episode.run_report import task_links
 from app.ik.limits.distance import GraspState
 from app.kinematics.arms import cross_arm_pairs
@@ -167,8 +168,6 @@ def final_state(run: RunConfig, robot: Robot, episode: Episode, motion: Motion, 
     """The run's end at time t [s]: joints q (n_envs, n_dofs) (read from the robot unless given), link poses
     by FK, the targets (``targets(t)``, default the motion's), telemetry and invariants; with the ``scene`` (of
     the environments ``envs``), its objects' start and final poses and a feedback motion's results."""
-    from app.episode.motion_factory import object_starts
-
     result = _final_robot(run, robot, episode, motion if targets is None else targets, t, q)
     result.simulated_s = float(t)
     if scene is not None and scene.objects:

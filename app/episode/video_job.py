@@ -26,8 +26,8 @@ from app.config.schema import RunConfig
 from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus
 from app.episode.frame_state import FrameState
+from app.episode.replica import PosedReplica, headless
 from app.episode.run_report import target_labels
-from app.episode.replica import PosedReplica, headless  # noqa: F401 - headless: the run as render processes get it
 from app.kernels.dispatch import available_cpus, run_in_background
 from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view

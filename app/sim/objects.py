@@ -13,7 +13,7 @@ import pybullet as pb
 from app.errors import InputError
 from app.kinematics.rotations import wxyz_to_xyzw, xyzw_to_wxyz
 from app.sim.env_frames import EnvRows, as_indices
-from app.specs import SHAPES, ObjectSpec  # noqa: F401 - SHAPES: what _shapes builds
+from app.specs import ObjectSpec
 from app.validation import as_quaternions
 
 

@@ -66,6 +66,15 @@ class GraspState(NamedTuple):
     holding: tuple[dict[str, str], ...]
 
     @classmethod
+    def of_object(cls, name: str, released, holders, released_pairs=None) -> GraspState:
+        """The object ``name``'s rows with the fingers dropped where ``released`` (n_envs,) bool, carried by the arm
+        ``holders[e]`` (None: by none) in each environment; ``released_pairs``: per environment (None: none)."""
+        n = len(holders)
+        return cls(tuple(frozenset([name]) if rel else frozenset() for rel in released),
+                   tuple(released_pairs) if released_pairs is not None else (frozenset(),) * n,
+                   tuple({name: arm} if arm is not None else {} for arm in holders))
+
+    @classmethod
     def nothing(cls, n_envs: int) -> GraspState:
         """No contact meant in any of ``n_envs`` environments: every pair watched."""
         return cls((frozenset(),) * n_envs, (frozenset(),) * n_envs, ({},) * n_envs)
