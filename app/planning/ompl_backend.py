@@ -89,6 +89,9 @@ def _state(si, q: np.ndarray):
     return s
 
 
+_SEEDED = False  # OMPL's seed can be set once per process
+
+
 def search(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, planner: str = "RRTConnect",
            timeout: float = 5.0, seed: int | None = None, goal_threshold: float = 1e-6,
            step: float | None = None) -> SearchResult:
@@ -104,9 +107,10 @@ def search(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, planner: 
         SearchResult; path None when no exact solution was found within the timeout.
     """
     ob, og, ou = _ompl()
-    if seed is not None and not getattr(search, "_seeded", False):
+    global _SEEDED
+    if seed is not None and not _SEEDED:
         ou.RNG.setSeed(int(seed) % (2**31 - 1) + 1)
-        search._seeded = True  # type: ignore[attr-defined]
+        _SEEDED = True
     si, read, keep = _space_information(ob, space)
     pdef = ob.ProblemDefinition(si)
     pdef.addStartState(_state(si, start))
