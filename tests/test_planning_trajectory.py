@@ -6,31 +6,19 @@ import pytest
 pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 pytest.importorskip("ruckig", reason="timing needs the 'plan' extra (pip install 'ruckig==0.19.4')")
 
-from app.collision import World, WorldBox
 from app.errors import InputError
 from app.planning import plan, time_parameterize
-from app.planning.export import (
-    driver_velocity_limits,
-    read_trajectory,
-    time_for_driver,
-    to_driver,
-    write_csv,
-    write_npz,
-)
+from app.planning.export import (driver_velocity_limits, read_trajectory, time_for_driver, to_driver, write_csv,
+                                 write_npz)
 from app.planning.genesis_api import plan_path
-from app.planning.planner import model_collision
+from tests.test_planning import setup  # noqa: F401 - the shelf scene's fixture, shared
 
-WORLD = World(boxes=(WorldBox("table", (0.4, 0.4, 0.02), (0.25, 0.0, -0.0205)),
-                     WorldBox("shelf", (0.15, 0.015, 0.15), (0.35, 0.0, 0.15))))
 A_MAX = 4.0
 
 
 @pytest.fixture(scope="module")
-def planned(widowx):
-    cm = model_collision(widowx, WORLD, None)
-    start = np.array([1.2, 1.2, 0.6, 0.0, 0.0, 0.0, 0.02, 0.02])
-    goal = start.copy()
-    goal[0] = -1.2
+def planned(setup):  # noqa: F811 - the fixture imported above
+    widowx, cm, start, goal = setup
     res = plan(widowx, goal, start, collision=cm)
     assert res.success
     return widowx, cm, res, time_for_driver(widowx, res.path, a_max=A_MAX, rate=250.0)
