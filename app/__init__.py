@@ -33,6 +33,8 @@ __all__ = [
     "BoxSpec",
     "ConfigError",
     "InputError",
+    "make_env",
+    "make_vec_env",
     "MeshNotFoundError",
     "NotApplicableError",
     "RobotModel",
@@ -47,4 +49,8 @@ def __getattr__(name: str):
         from app.sim import scene
 
         return getattr(scene, name)
+    if name in ("make_env", "make_vec_env"):  # Gymnasium environments (app.envs): gymnasium imported on first use
+        import app.envs as envs
+
+        return getattr(envs, name)
     raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -14,6 +14,8 @@ a target not reached) is left out and listed, or kept with ``--keep-failed``, it
 dataset with the finished ones. The scene's named cameras (``cameras:``) become
 the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
 (app.recording.episode_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
+Each episode's scene (seed, objects' start poses, place target) goes to ``meta/episode_scenes.jsonl``
+(app.recording.episode_scenes), so a replay or ``app.eval --replay`` starts it where it started.
 LeRobot's files roll over at its limits (app.dataset.rollover), lerobot's defaults unless ``--chunks-size``,
 ``--data-file-mb`` or ``--video-file-mb`` say otherwise; a dataset continued in ``--out`` keeps its own.
 """
@@ -36,6 +38,7 @@ from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
 from app.recording.episode_cameras import CameraMeta, dataset_cameras
+from app.recording.episode_scenes import SceneLog
 from app.runtime.command import command_main
 
 log = logging.getLogger("app.record")
@@ -89,7 +92,7 @@ def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: l
     units = "trossen" if args.trossen_units else "si"
     out, fps = Path(args.out), run.video.fps
     failed = set(_failures(blocks, args.keep_failed))
-    writer, meta, k_out = None, None, 0
+    writer, meta, scenes, k_out = None, None, None, 0
     episodes = [(int(env), e, b.outcomes[i][1], b.poses[i], b.files[i]) for b in blocks for i, (env, e) in
                 enumerate(zip(b.envs, b.episodes))]
     out.mkdir(parents=True, exist_ok=True)
@@ -104,7 +107,9 @@ def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: l
             if writer is None:
                 spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names), dataset_cameras(run))
                 writer = LeRobotWriter(out, spec, limits)
-            writer.append(e)
+            index = writer.append(e)
+        scenes = scenes or SceneLog(out, run)
+        scenes.add(index if args.format != "act-hdf5" else k_out, env)
         if run.scene_config.cameras:
             meta = meta or CameraMeta(out, run)
             meta.add(k_out, poses)

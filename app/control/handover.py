@@ -329,12 +329,12 @@ class HandoverSequencer(MotionBase):
         """Per environment: success, the step reached, a failure's reason and arm, the place target and error,
         the object's start and end, the largest slip. ``obs``: the final state by arm."""
         k = obs[self.arms[TAKER]]
-        error = np.linalg.norm(k.obj_pos[:, :2] - self.place[:, :2], axis=1)
         clear = (k.closing < 0.1) & ~k.contact.any(axis=1) & ~obs[self.arms[GIVER]].contact.any(axis=1)
+        placed, error = self.task.placement(k.obj_pos, k.obj_speed, self.place, clear)
         out = []
         for e in range(len(self.place)):
             done = self.step[e] == Step.DONE
-            success = bool(done and error[e] <= self.task.success_tol and k.obj_speed[e] < 0.02 and clear[e])
+            success = bool(done and placed[e])
             reason = self.reason[e] or ("" if success else "misplaced" if done else "timeout")
             out.append({"success": success, "reason": reason, "phase": STEPS[self.step[e]],
                         "failed_arm": self.failed_arm[e] or None, "phase_started_s": self.started[e],

@@ -12,14 +12,13 @@ import numpy as np
 
 from app.control.config_checks import controller_checks
 from app.control.controller_base import ControllerConfigBase
+from app.control.joint_step import JointStep
 from app.control.motions import PoseMotion, Targets
-from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
+from app.control.robot_protocol import ControlledRobot
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik._lm import pose_error_norms_kernel
 from app.ik.api import prepared_solver
-from app.ik.limits import JointLimits
 from app.ik.limits.distance import GraspState
-from app.ik.limits.joint_box import velocity_limited_batch
 from app.ik.solver import IKOptions
 from app.ik.targets import PoseTargets
 from app.kernels.dispatch import EntryPoints, kernel_array
@@ -98,7 +97,7 @@ class PoseIKController:
         k, n = len(self.links), robot.n_envs
         self._error_task = PoseTargets.build(robot.model, self.links, [np.zeros(3)] * k, [np.array([1.0, 0, 0, 0])] * k,
                                              None, pos_mask, rot_mask, frame=self.base.R).task_tables
-        self._joint_box = JointLimits(robot.model, 1.0, cfg.accel_max, LIMIT_MARGIN)
+        self._joint_step = JointStep(robot.model, cfg.accel_max)
         # the solver model.inverse_kinematics(_multilink) calls for these arguments, held: the same answers
         options = {key: v for key, v in self.ik_options.items() if key != "frame_rotation"}
         self._solver = prepared_solver(robot.model, self.links, (True,) * k, (True,) * k, None, pos_mask, rot_mask,
@@ -150,15 +149,9 @@ class PoseIKController:
         self._record(t, pos, rot, pos_env, q_now, np.atleast_1d(info.converged))
 
     def _velocity_limited(self, q_now: np.ndarray, v_now: np.ndarray, q_goal: np.ndarray) -> tuple:
-        """The step towards the IK answer that the motors can follow: the velocity (q_goal - q_now) / dt clipped
-        into the joint box of the QP's joint limits (URDF velocity bounds, the position limits one tick ahead,
-        braking distance and the acceleration window around the measured velocity); (q_cmd, qdot), each
-        (n_envs, n_dofs). With position gain 0 and velocity gain 1 the motor tracks qdot (within its effort),
-        so the arm keeps its velocity bounds and stops at the limits instead of running past them."""
-        dt = self.config.dt
-        args = (self._joint_box.params(dt, True), kernel_array(q_now), kernel_array(v_now), kernel_array(q_goal),
-                dt)  # the box aims LIMIT_MARGIN inside the limits
-        return self._compiled("step", velocity_limited_batch, args)
+        """The step towards the IK answer that the motors can follow (app.control.joint_step): (q_cmd, qdot),
+        each (n_envs, n_dofs)."""
+        return self._joint_step(q_now, v_now, q_goal, self.config.dt)
 
     def _record(self, t: float, pos: np.ndarray, rot: np.ndarray, pos_env: np.ndarray, q: np.ndarray,
                 converged: np.ndarray) -> None:

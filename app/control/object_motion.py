@@ -7,10 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from app.validation import Check, CheckContext, Where
 
 POSITIVE = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol", "phase_timeout",
             "close_time", "slip_tol", "success_tol")  # what the motions time and judge by
+RESTING_SPEED = 0.02  # [m/s]: an object slower than this lies where it is
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,14 @@ class ObjectMotion:
     close_time: float = 0.15
     slip_tol: float = 0.01
     success_tol: float = 0.01
+
+    def placement(self, obj_pos: np.ndarray, obj_speed: np.ndarray, place: np.ndarray,
+                  released: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each environment's object is placed: (met (n,) bool, xy error (n,) [m]): within ``success_tol``
+        of its place target ``place`` (n, >= 2) in x and y, resting (slower than RESTING_SPEED, obj_speed (n,)
+        [m/s]) and ``released`` (n,) bool by every gripper; obj_pos (n, 3) [m], environment frames."""
+        error = np.linalg.norm(np.asarray(obj_pos)[:, :2] - np.asarray(place)[:, :2], axis=1)
+        return (error <= self.success_tol) & (np.asarray(obj_speed) < RESTING_SPEED) & np.asarray(released), error
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """The place target's range and every height, speed, tolerance and time (> 0)."""

@@ -88,13 +88,13 @@ class PickLog:
         self.phase[env] = Phase.FAILED
         self.reason[env], self.failed_at[env] = reason, t
 
-    def results(self, obs, place: np.ndarray, ok_place: np.ndarray, resting: np.ndarray, clear: np.ndarray,
-                plan) -> list[dict]:
-        """One dict per environment for the report (see PickPlaceSequencer.finish)."""
+    def results(self, obs, place: np.ndarray, placed: np.ndarray, plan) -> list[dict]:
+        """One dict per environment for the report (see PickPlaceSequencer.finish); ``placed`` (n_envs,) bool:
+        the object lies at its place, released (ObjectMotion.placement)."""
         out = []
         for e in range(len(self.phase)):
             done = self.phase[e] == Phase.DONE
-            success = bool(done and ok_place[e] and resting[e] and clear[e])
+            success = bool(done and placed[e])
             reason = self.reason[e] or ("" if success else "misplaced" if done else "timeout")
             grasp = None if plan is None else {
                 "ok": bool(plan.ok[e]), "yaw_offset_rad": float(plan.yaw_offset[e]), "depth_m": float(plan.depth[e]),

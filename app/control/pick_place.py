@@ -302,10 +302,9 @@ class PickPlaceSequencer(MotionBase):
     def finish(self, obs: Observation) -> list[dict]:
         """Per environment: success, the phase reached, the reason of a failure, the grasp chosen, the place
         target, the object's start and end poses, the largest slip. ``obs``: the final state."""
-        ok_place = np.linalg.norm(obs.obj_pos[:, :2] - self.place[:, :2], axis=1) <= self.task.success_tol
-        resting = obs.obj_speed < 0.02
         clear = (obs.closing < 0.1) & ~obs.contact.any(axis=1)
-        return self.log.results(obs, self.place, ok_place, resting, clear, self.plan)
+        placed, _ = self.task.placement(obs.obj_pos, obs.obj_speed, self.place, clear)
+        return self.log.results(obs, self.place, placed, self.plan)
 
 
 __all__ = ["PHASES", "Phase", "PickPlaceSequencer", "PickPlaceMotion", "draw_places"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,6 +89,11 @@ class TelemetryLog:
                                   self.min_distance, self.stalled), row):
             column.append(value)
         self.active_names.append(active_names)
+
+    def clear(self) -> None:
+        """Forget every row (an environment that runs without end keeps only what its caller read)."""
+        for f in dataclasses.fields(self):
+            getattr(self, f.name).clear()
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Stacked arrays of shape (n_ticks, n_envs) (t: (n_ticks,); pos_err_links: (n_ticks, n_envs, k) where

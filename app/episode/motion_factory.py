@@ -52,37 +52,49 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
     task, base_pos = run.motion, np.array(run.scene_config.robot.base_pos)
     if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
         return task.targets(n_envs, base_pos, run.seed, envs)
-    pos, _ = object_starts(run, n_envs)[task.object]
-    places = draw_places(task, pos[:, :2], run.seed)
+    pos, places = _drawn(run, n_envs, envs)
+    return object_motion(run, robot, pos, places)
+
+
+def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
+    """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
+    pos, places = _drawn(run, n_envs, envs)
+    return object_motion(run, robot, pos, places)
+
+
+def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The task object's start positions (k, 3) [m] and place targets (k, 2) [m] drawn for ``n_envs``
+    environments from the run's seed (those of ``envs`` where given)."""
+    pos, _ = object_starts(run, n_envs)[run.motion.object]
+    places = draw_places(run.motion, pos[:, :2], run.seed)
     if envs is not None:
         pos, places = pos[np.asarray(envs, dtype=int)], places[np.asarray(envs, dtype=int)]
+    return pos, places
+
+
+def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray,
+                  places: np.ndarray) -> PickPlaceSequencer | HandoverSequencer:
+    """The run's pick-and-place or hand-over for environments whose object starts at ``obj_pos`` (k, 3) [m] and
+    goes to ``places`` (k, 2) [m] (environment frames): what it needs of the scene (the object's geometry, the
+    gripper's axes and opening, the arms' reach) taken from the robot."""
+    task = run.motion
     obj = next(o for o in run.scene_config.objects if o.name == task.object)
+    if isinstance(task, HandoverMotion):
+        grippers = rig_grippers(run.scene_config)
+        axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
+        openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
+        links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
+        return HandoverSequencer(task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes,
+                                 _reach(robot, links))
     geometry = GraspGeometry(obj.half_extents(), obj.shape in ("cylinder", "sphere"))
-    g = robot.gripper
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
     collision = None
     if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
         boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
         collision = robot.sphere_model(boxes)
     return PickPlaceSequencer(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
-                           geometry, places, pos[:, 2], g.max_opening, axes, robot.arm_dofs, collision,
-                           task.grasp_min_distance)
-
-
-def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
-    """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
-    task: HandoverMotion = run.motion
-    pos, _ = object_starts(run, n_envs)[task.object]
-    places = draw_places(task, pos[:, :2], run.seed)
-    if envs is not None:
-        pos, places = pos[np.asarray(envs, dtype=int)], places[np.asarray(envs, dtype=int)]
-    obj = next(o for o in run.scene_config.objects if o.name == task.object)
-    grippers = rig_grippers(run.scene_config)
-    axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
-    openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
-    links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
-    return HandoverSequencer(task, obj.half_extents(), places, pos[:, 2], np.array(openings), axes,
-                             _reach(robot, links))
+                              geometry, places, obj_pos[:, 2], robot.gripper.max_opening, axes, robot.arm_dofs,
+                              collision, task.grasp_min_distance)
 
 
 def _reach(robot: Robot, links: list[str]):

@@ -1,0 +1,136 @@
+"""The batched heart of app.envs' environments: ``num_envs`` episodes in one world, each reset on its own (seed or
+given scene) and stepped together. Per step and environment: the observation, the reward (the judge's stage,
+app.envs.judge), terminated (success), truncated (the time limit) and an info dict: ``is_success``, ``stage``,
+``place_error_m``, ``limit_excess`` (the largest joint-limit excess this step [rad or m], 0 within), and in the
+end-effector modes ``stalled`` / ``stall_cause`` / ``stall`` (app.envs.stalls); at an episode's end its
+``reason`` (app.envs.judge), ``episode_steps`` and ``stall_steps``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from app.config.schema import RunConfig
+from app.control.object_motion import ObjectMotion
+from app.envs import actions
+from app.envs.judge import EpisodeJudge
+from app.envs.options import EnvOptions
+from app.envs.pixels import Pixels, observed_cameras
+from app.envs.spaces import action_space, observation_space
+from app.envs.stalls import StepStalls
+from app.envs.world import EnvWorld
+from app.episode.episode_scene import EpisodeScene, draw_scene
+
+
+class EnvCore:
+    """``num_envs`` environments of ``run`` with ``options`` (checked)."""
+
+    def __init__(self, run: RunConfig, num_envs: int, options: EnvOptions):
+        self.options = options.check()
+        self.run, self.n = run, int(num_envs)
+        fps = options.fps or run.video.fps
+        self.world = EnvWorld(run, self.n, fps)
+        self.fps = fps
+        self.max_steps = options.max_episode_steps or max(1, math.ceil(run.duration * fps))
+        self.cameras = observed_cameras(run, options) if options.pixels else []
+        self.pixels = Pixels(self.world, self.cameras) if self.cameras else None
+        self.action_space = action_space(self.world, options.action_mode)
+        self.observation_space = observation_space(self.world, options, self.cameras)
+        task = run.motion if isinstance(run.motion, ObjectMotion) else None
+        self.judge = EpisodeJudge(task, self.n)
+        self.stalls = StepStalls(self.world) if options.action_mode != "joint" else None
+        self.steps = np.zeros(self.n, int)
+        self.stall_steps = np.zeros(self.n, int)
+        self.scenes: list[EpisodeScene | None] = [None] * self.n
+        self._goal = None
+
+    def draw(self, seed: int) -> EpisodeScene:
+        """The scene of an episode seeded ``seed`` (app.episode.episode_scene)."""
+        return draw_scene(self.run, seed)
+
+    def reset(self, envs: np.ndarray, scenes: list[EpisodeScene]) -> None:
+        """Environments ``envs`` start new episodes in ``scenes`` (one each)."""
+        envs = np.asarray(envs, dtype=int)
+        self.world.reset_envs(envs, scenes)
+        self.judge.reset(envs, scenes)
+        self.steps[envs] = 0
+        self.stall_steps[envs] = 0
+        for e, s in zip(envs, scenes):
+            self.scenes[e] = s
+        if self._goal is not None:
+            self._goal[envs] = self._ee_goal_now()[envs]
+        self.judge.update(self.world.observations())
+
+    def step(self, a: object) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        """Every environment one step with actions ``a`` (n_envs, action_dim) -> (observations, reward (n,),
+        terminated (n,), truncated (n,), infos: one dict per environment)."""
+        a = actions.checked(a, self.action_space, self.n)
+        cmd, goal = actions.command(self.world, self.options.action_mode, a)
+        q_start, v_prev = self.world.robot.read_states()
+        self.world.advance(cmd)
+        q, v = self.world.robot.read_states()
+        verdict = self.judge.update(self.world.observations())
+        self.steps += 1
+        infos = self._infos(verdict, q)
+        if goal is not None:
+            prev = self._ee_goal_now() if self._goal is None else self._goal
+            for info, s in zip(infos, self.stalls.diagnose(q_start, q, v, v_prev, goal, prev)):
+                info.update(s)
+            self._goal = goal
+            self.stall_steps += [bool(i["stalled"]) for i in infos]
+        terminated = verdict.success.copy()
+        truncated = (self.steps >= self.max_steps) & ~terminated
+        for e in np.flatnonzero(terminated | truncated):
+            infos[e].update(reason=self.judge.reason(int(e)), episode_steps=int(self.steps[e]),
+                            stall_steps=int(self.stall_steps[e]))
+        self.world.controller_telemetry_clear()
+        return self.observe(), verdict.stage.astype(float), terminated, truncated, infos
+
+    def _infos(self, verdict, q: np.ndarray) -> list[dict]:
+        m = self.world.robot.model
+        excess = np.maximum(np.maximum(m.q_lower - q, q - m.q_upper), 0.0).max(axis=1)
+        return [{"is_success": bool(verdict.success[e]), "stage": int(verdict.stage[e]),
+                 "place_error_m": float(verdict.place_error_m[e]), "limit_excess": float(excess[e]),
+                 "collided": bool(verdict.collided[e])} for e in range(self.n)]
+
+    @property
+    def last_goal(self) -> np.ndarray | None:
+        """The last end-effector step's targets (n_envs, n_arms, 7: position, quat wxyz; None: none yet)."""
+        return self._goal
+
+    def _ee_goal_now(self) -> np.ndarray:
+        pos, quat = self.world.layout.ee_poses(self.world.robot.read_states()[0])
+        return np.concatenate([pos, quat], axis=2)
+
+    def observe(self) -> dict:
+        """Every environment's observation, batched: agent_pos (n, n_values) float32, environment_state (n, .)
+        float32, pixels {camera: (n, h, w, 3) uint8}, as the options ask."""
+        q = self.world.robot.read_states()[0]
+        out = {}
+        if self.options.agent_pos:
+            out["agent_pos"] = self.world.layout.agent_pos(q).astype(np.float32)
+        if self.options.environment_state:
+            out["environment_state"] = self._environment_state(q)
+        if self.pixels is not None:
+            out["pixels"] = self.pixels.render(q)
+        return out
+
+    def _environment_state(self, q: np.ndarray) -> np.ndarray:
+        """Per environment: the object's pose (7) and the place target (2) where there is an object, then each
+        arm's end-effector pose (7), environment frames."""
+        pos, quat = self.world.layout.ee_poses(q)
+        parts = [np.concatenate([pos, quat], axis=2).reshape(self.n, -1)]
+        if self.world.object_name is not None:
+            obj = self.world.scene.objects[self.world.object_name]
+            o_pos, o_quat = obj.poses()
+            place = np.stack([s.place if s is not None and s.place is not None else np.zeros(2)
+                              for s in self.scenes])
+            parts = [o_pos, o_quat, place] + parts
+        return np.concatenate(parts, axis=1).astype(np.float32)
+
+    def close(self) -> None:
+        if self.pixels is not None:
+            self.pixels.close()
+        self.world.close()
+

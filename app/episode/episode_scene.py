@@ -1,0 +1,71 @@
+"""One episode's scene: every object's start pose and the place target. Drawn from a seed as ``app.run`` draws its
+environment 0 for that seed (app.episode.motion_factory.object_starts, app.control.pick_place.draw_places), so
+an environment (app.envs) whose episode seed is s starts as ``app.run CONFIG --seed s`` does in its first
+environment; the scenes of a run's environments (what ``app.record`` writes per episode in
+``meta/episode_scenes.jsonl``); or given whole (a recorded episode's)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import numpy as np
+
+from app.config.schema import RunConfig
+from app.control.object_motion import ObjectMotion
+from app.control.pick_place import draw_places
+from app.episode.motion_factory import object_starts
+from app.errors import InputError
+
+
+class EpisodeScene(NamedTuple):
+    """objects: name -> (pos (3,) [m], quat (4,) wxyz), environment frame; place: the task's place target (2,)
+    [m] (None: a task that places nothing); seed: the draw's (None: given, not drawn)."""
+
+    objects: dict[str, tuple[np.ndarray, np.ndarray]]
+    place: np.ndarray | None
+    seed: int | None
+
+    def as_dict(self) -> dict:
+        """JSON-ready: {"seed", "objects": {name: {"pos", "quat_wxyz"}}, "place_xy"}."""
+        return {"seed": self.seed,
+                "objects": {k: {"pos": p.tolist(), "quat_wxyz": q.tolist()} for k, (p, q) in self.objects.items()},
+                "place_xy": None if self.place is None else self.place.tolist()}
+
+    @classmethod
+    def from_dict(cls, data: dict, run: RunConfig, where: str) -> EpisodeScene:
+        """The scene ``data`` (as :meth:`as_dict` writes it) for the objects of ``run``; InputError naming
+        ``where`` when an object is missing or a value is not finite."""
+        try:
+            objects = {o.name: (np.asarray(data["objects"][o.name]["pos"], dtype=float).reshape(3),
+                                np.asarray(data["objects"][o.name]["quat_wxyz"], dtype=float).reshape(4))
+                       for o in run.scene_config.objects}
+            place = None if data.get("place_xy") is None else np.asarray(data["place_xy"], dtype=float).reshape(2)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{where}: an episode scene needs objects {[o.name for o in run.scene_config.objects]} "
+                             f"with pos (3) and quat_wxyz (4), and place_xy (2) or null: {exc}") from None
+        values = [v for p, q in objects.values() for v in (p, q)] + ([] if place is None else [place])
+        if not all(np.all(np.isfinite(v)) for v in values):
+            raise InputError(f"{where}: an episode scene's poses must be finite numbers")
+        return cls(objects, place, data.get("seed"))
+
+
+def run_scenes(run: RunConfig, n_envs: int) -> list[EpisodeScene]:
+    """The scene of each of a run's ``n_envs`` environments (its seed's draws; ``seed`` there is the run's)."""
+    starts = object_starts(run, n_envs)
+    task = run.motion
+    places = draw_places(task, starts[task.object][0][:, :2], run.seed) if isinstance(task, ObjectMotion) else None
+    return [EpisodeScene({name: (pos[e], quat[e]) for name, (pos, quat) in starts.items()},
+                         None if places is None else places[e], run.seed) for e in range(n_envs)]
+
+
+def draw_scene(run: RunConfig, seed: int) -> EpisodeScene:
+    """The scene of an episode seeded ``seed`` (see the module docstring)."""
+    seeded = dataclasses.replace(run, seed=int(seed))
+    starts = object_starts(seeded, 1)
+    objects = {name: (pos[0], quat[0]) for name, (pos, quat) in starts.items()}
+    task = run.motion
+    if not isinstance(task, ObjectMotion):
+        return EpisodeScene(objects, None, int(seed))
+    place = draw_places(task, starts[task.object][0][:, :2], int(seed))[0]
+    return EpisodeScene(objects, place, int(seed))
