@@ -13,7 +13,7 @@ import numpy as np
 
 from app.config.schema import RunConfig
 from app.control.object_motion import ObjectMotion
-from app.envs import actions
+from app.envs.actions import checked, command
 from app.envs.judge import EpisodeJudge
 from app.envs.options import EnvOptions
 from app.envs.pixels import Pixels, observed_cameras
@@ -65,8 +65,8 @@ class EnvCore:
     def step(self, a: object) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         """Every environment one step with actions ``a`` (n_envs, action_dim) -> (observations, reward (n,),
         terminated (n,), truncated (n,), infos: one dict per environment)."""
-        a = actions.checked(a, self.action_space, self.n)
-        cmd, goal = actions.command(self.world, self.options.action_mode, a)
+        a = checked(a, self.action_space, self.n)
+        cmd, goal = command(self.world, self.options.action_mode, a)
         q_start, v_prev = self.world.robot.read_states()
         self.world.advance(cmd)
         q, v = self.world.robot.read_states()
