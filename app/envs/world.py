@@ -2,7 +2,8 @@
 environment at a time, advanced one environment step (``substeps`` physics steps) at a time with every arm's
 joint goals or end-effector targets and every gripper's command.
 
-Joint goals go through app.control.joint_step (velocity and acceleration bounds, limits kept); end-effector
+Joint goals go through app.control.joint_step every physics step (velocity and acceleration bounds, limits
+kept: at the control rate a motor braking at a limit overshot it by 1e-4 rad); end-effector
 targets go to the run's own controller (``ik`` or ``qp``), interpolated over the step from the previous one, so a
 policy's waypoints arrive as a moving target. The grippers are commanded by closing fraction (0 open .. 1
 closed) every control tick, as in ``app.run``.
@@ -32,6 +33,12 @@ from app.errors import InputError
 from app.ik.limits.distance import GraspState
 
 
+BRAKING = 0.5  # of the controller's acceleration bound, for joint actions: the motors lag a velocity command by
+# a physics step, and braking at the full bound took a wrist joint 3e-5 rad past its limit (tests/test_envs.py)
+DEFAULT_ACCEL = 40.0  # [rad/s^2]: the controllers' default bound, where a config sets none
+AWAY = 50.0  # [m] above its place: where a reset object waits while its old contacts are dropped
+
+
 class Command(NamedTuple):
     """What one environment step asks of every environment: ``q_goal`` (n_envs, n_dofs) joint goals, or
     ``pos``/``quat`` (n_envs, n_arms, 3 | 4) end-effector targets (environment frames, wxyz) in the layout's
@@ -55,7 +62,7 @@ class EnvWorld:
             raise InputError(f"fps {fps}: an environment step must be a whole number of physics steps "
                              f"(physics_hz {physics_hz:g}); choose a divisor of it, e.g. 30 or 60")
         self.every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
-        self.dt, self.tick_dt = 1.0 / fps, self.every / physics_hz
+        self.dt, self.tick_dt, self.physics_dt = 1.0 / fps, self.every / physics_hz, 1.0 / physics_hz
         self.layout = StateLayout.of(self.robot, run)
         self.q0 = self.robot.read_states()[0][0].copy()
         self.t = 0.0
@@ -71,10 +78,14 @@ class EnvWorld:
         envs = np.asarray(envs, dtype=int)
         q0 = np.tile(self.q0, (len(envs), 1))
         self.robot.teleport(q0, np.zeros_like(q0), envs)
+        poses = {name: (np.stack([s.objects[name][0] for s in scenes]), np.stack([s.objects[name][1] for s in scenes]))
+                 for name in self.scene.objects}
+        if poses:  # away from everything first: their old contacts (and the solver's warm start) are dropped
+            for k, (name, obj) in enumerate(self.scene.objects.items()):
+                obj.set_pose(poses[name][0] + [0.0, 0.0, AWAY + k], poses[name][1], envs_idx=envs)
+            self.scene.detect_contacts()
         for name, obj in self.scene.objects.items():
-            pos = np.stack([s.objects[name][0] for s in scenes])
-            quat = np.stack([s.objects[name][1] for s in scenes])
-            obj.set_pose(pos, quat, envs_idx=envs)
+            obj.set_pose(*poses[name], envs_idx=envs)
         if self._last is not None:
             self._last[envs] = self._ee_now()[envs]
 
@@ -88,10 +99,10 @@ class EnvWorld:
         for k in range(self.substeps):
             if k % self.every == 0:
                 self._grippers(command.closing, q)
-                if command.q_goal is not None:
-                    self._joints(q, v, command.q_goal)
-                else:
+                if command.q_goal is None:
                     self._track(start, goal, (k + self.every) / self.substeps)
+            if command.q_goal is not None:  # every physics step: the motors brake before a limit, not past it
+                self._joints(q, v, command.q_goal)
             self.scene.step()
             q, v = self.robot.read_states()
             self.t += 1.0 / self.run.scene_config.physics_hz
@@ -104,8 +115,8 @@ class EnvWorld:
 
     def _joints(self, q: np.ndarray, v: np.ndarray, q_goal: np.ndarray) -> None:
         if self._joint_step is None:
-            self._joint_step = JointStep(self.robot.model, self.run.controller.accel_max)
-        q_cmd, qdot = self._joint_step(q, v, q_goal, self.tick_dt)
+            self._joint_step = JointStep(self.robot.model, self.run.controller.accel_max or DEFAULT_ACCEL, BRAKING)
+        q_cmd, qdot = self._joint_step(q, v, q_goal, self.physics_dt)
         self.robot.command(q_cmd, qdot, position_gain=0.0)
 
     def _track(self, start: np.ndarray, goal: np.ndarray, s: float) -> None:

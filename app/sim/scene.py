@@ -194,6 +194,13 @@ class Scene:
             robot.reset()
         self.t = 0.0
 
+    def detect_contacts(self) -> None:
+        """PyBullet's collision detection without a step: the contacts of pairs that no longer overlap are
+        dropped, so a body teleported away and back starts without the contact impulses it had (the solver's
+        warm start), as a freshly built one does."""
+        self._check_open()
+        pb.performCollisionDetection(physicsClientId=self.client)
+
     def step(self) -> None:
         """Advance the physics by dt."""
         self._check_open()

@@ -1,0 +1,62 @@
+"""Policies for the app.eval tests, loaded by ``--policy tests.eval_policies:<factory>`` as a user's would be."""
+
+import numpy as np
+
+
+class _Hold:
+    """Holds every environment's joints where they are (joint mode); misbehaves as its subclasses say."""
+
+    name = "hold"
+
+    def __init__(self, env):
+        self.n, self.dim, self.calls = env.num_envs, env.single_action_space.shape[0], 0
+
+    def select_action(self, observation):
+        self.calls += 1
+        return np.asarray(observation["agent_pos"], dtype=np.float32)
+
+
+class _RaisesLater(_Hold):
+    name = "raises-later"
+
+    def select_action(self, observation):
+        if self.calls >= 40:
+            raise RuntimeError("the network's weights are missing")
+        return super().select_action(observation)
+
+
+class _WrongShape(_Hold):
+    name = "wrong-shape"
+
+    def select_action(self, observation):
+        return super().select_action(observation)[:, :3]
+
+
+class _NaNLater(_Hold):
+    name = "nan-later"
+
+    def select_action(self, observation):
+        action = super().select_action(observation)
+        if self.calls > 5:
+            action[0, 2] = np.nan
+        return action
+
+
+def hold(env):
+    return _Hold(env)
+
+
+def raises_later(env):
+    return _RaisesLater(env)
+
+
+def wrong_shape(env):
+    return _WrongShape(env)
+
+
+def nan_later(env):
+    return _NaNLater(env)
+
+
+def not_a_policy(env):
+    return object()
