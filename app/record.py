@@ -8,7 +8,8 @@ in this process, or in blocks on W Ray workers (app.recording.blocks) and concat
 video frame (the config's ``video.fps``) the measured joints become one row in the Trossen layout (7 values
 per arm: six joints, the gripper's finger position; SI units, or Trossen's degrees and metres x 10000 with
 ``--trossen-units``): ``observation.state`` the joints at that frame, ``action`` the joints one frame later
-(where the controller drove them; the last frame repeats). An episode that failed (a pick that did not place,
+(where the controller drove them; the last frame repeats) and each gripper's commanded finger position (a grip
+closes past the object, as a leader arm's gripper does). An episode that failed (a pick that did not place,
 a target not reached) is left out and listed, or kept with ``--keep-failed``, its task text then saying
 ``[failed: reason]``. Episodes are written one at a time, each atomically: an interrupted recording leaves a
 dataset with the finished ones. The scene's named cameras (``cameras:``) become

@@ -20,3 +20,5 @@ class FrameState(NamedTuple):
     episode: np.ndarray | None = None  # (n_envs,) a pick-and-place's phase or failure (app.control.phases)
     marks: np.ndarray | None = None  # (n_envs, M, 3) [m] points marked on the picture (a pick's place target)
     gripper: np.ndarray | None = None  # (n_envs,) [m] the fingers' opening, where the robot has a gripper
+    finger_goals: np.ndarray | None = None  # (n_envs, n_grippers) [m]: each gripper's commanded finger position
+    # (Gripper.finger_goal), in the robot's gripper order

@@ -146,7 +146,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
             if frame_due:
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
                                     object_poses(scene), motion.codes(), motion.marks,
-                                    feedback.opening[-1] if feedback is not None and feedback.opening else None))
+                                    feedback.opening[-1] if feedback is not None and feedback.opening else None,
+                                    _finger_goals(robot)))
                 n_frames += 1
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1
@@ -161,6 +162,11 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
         if progress:
             progress.close()
     return episode, timings
+
+
+def _finger_goals(robot: Robot) -> np.ndarray | None:
+    """(n_envs, n_grippers) [m]: each gripper's commanded finger position; None without a gripper."""
+    return np.stack([g.finger_goal() for g in robot.grippers.values()], axis=1) if robot.grippers else None
 
 
 def final_state(run: RunConfig, robot: Robot, episode: Episode, motion: Motion, t: float, q: np.ndarray | None = None,

@@ -13,10 +13,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.config.robots import robot_model
+from app.config.robots import rig_grippers, robot_model
 from app.config.schema import RunConfig
 from app.control.status import reached
 from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
+from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video_segments import encode_segment
@@ -76,7 +77,7 @@ def record_block(item: tuple) -> Block:
         for i in range(len(envs)):
             state = values_from_dofs(q[i], dof_map, len(names))
             images, pose = cameras.render(shard.frames, i, run.video.fps) if cameras else ({}, {})
-            episode = EpisodeFrames(run.motion.type, state, np.vstack([state[1:], state[-1:]]), images)
+            episode = EpisodeFrames(run.motion.type, state, actions(run, state, shard.frames, i, names), images)
             file = None
             if sink.folder is not None and sink.format == "act-hdf5":
                 file = str(act_file(Path(sink.folder) / f"env-{int(envs[i]):06d}.hdf5", episode, run.video.fps, sink))
@@ -91,6 +92,26 @@ def record_block(item: tuple) -> Block:
         if cameras is not None:
             cameras.close()
     return Block(envs, episodes, outcomes(shard.result), poses, files)
+
+
+def actions(run: RunConfig, state: np.ndarray, frames: list, env: int, names: list[str]) -> np.ndarray:
+    """An episode's action rows (n, n_values): the joints one frame later (where the controller drove them; the
+    last frame repeats), each gripper's value the finger position it was commanded to then (a grip commands the
+    fingers closed past the object it holds, as a leader arm does; the state shows where they stopped)."""
+    action = np.vstack([state[1:], state[-1:]])
+    goals = [f.finger_goals for f in frames]
+    if any(g is None for g in goals) or not len(goals):
+        return action
+    goals = np.stack([g[env] for g in goals])  # (n, n_grippers)
+    goals = np.vstack([goals[1:], goals[-1:]])
+    cfg = run.scene_config
+    keys = ([""] if cfg.robot.gripper is not None else []) + list(rig_grippers(cfg))
+    arms = arms_of(names)
+    for a, arm in enumerate(arms):
+        key = keys[0] if len(arms) == 1 else arm
+        if key in keys:
+            action[:, a * JOINTS_PER_ARM + GRIPPER_SLOT] = goals[:, keys.index(key)]
+    return action
 
 
 def act_file(path: Path, episode: EpisodeFrames, fps: float, sink: Sink) -> Path:

@@ -120,6 +120,13 @@ class Gripper:
             pb.setJointMotorControlArray(body.body_id, self._joints, pb.VELOCITY_CONTROL,
                                          targetVelocities=qdot[e].tolist(), forces=force, physicsClientId=r.client)
 
+    def finger_goal(self) -> np.ndarray:
+        """Where the last command drives the fingers: their mean goal position (n_envs,) [m or rad] (a dataset's
+        gripper action: the command, which closes past an object it grips, not where the fingers stopped)."""
+        goal = np.clip(self.open + np.asarray(self.target, dtype=float).reshape(-1, 1) * (self.closed - self.open),
+                       self._lo, self._hi)
+        return np.broadcast_to(goal.mean(axis=1), (self.robot.n_envs,)).copy()
+
     def state(self, q: np.ndarray, touching: list[set[int]] | None = None) -> GripperState:
         """The measured grip from joints q (n_envs, n_dofs); ``touching``: per environment, the robot's
         PyBullet links that touch the watched body (Robot.contact_links), None for no body watched."""
