@@ -9,7 +9,16 @@ class _Hold:
     name = "hold"
 
     def __init__(self, env):
-        self.n, self.dim, self.calls = env.num_envs, env.single_action_space.shape[0], 0
+        self.n, self.dim, self.calls, self.wave = env.num_envs, env.single_action_space.shape[0], 0, 0
+
+    def reset(self):
+        """A wave of episodes starts (the evaluation calls it)."""
+        self.wave += 1
+        self.calls = 0
+
+    @property
+    def failing(self):
+        return self.wave >= 2 and self.calls > 5  # misbehaves in the second wave, at its step 5
 
     def select_action(self, observation):
         self.calls += 1
@@ -20,7 +29,7 @@ class _RaisesLater(_Hold):
     name = "raises-later"
 
     def select_action(self, observation):
-        if self.calls >= 40:
+        if self.wave >= 2 and self.calls >= 5:
             raise RuntimeError("the network's weights are missing")
         return super().select_action(observation)
 
@@ -29,7 +38,8 @@ class _WrongShape(_Hold):
     name = "wrong-shape"
 
     def select_action(self, observation):
-        return super().select_action(observation)[:, :3]
+        action = super().select_action(observation)
+        return action[:, :3] if self.failing else action
 
 
 class _NaNLater(_Hold):
@@ -37,7 +47,7 @@ class _NaNLater(_Hold):
 
     def select_action(self, observation):
         action = super().select_action(observation)
-        if self.calls > 5:
+        if self.failing:
             action[0, 2] = np.nan
         return action
 

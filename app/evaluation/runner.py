@@ -84,7 +84,7 @@ def _wave(env, policy, ids: list[int], seed: int, scenes, hooks, done: list) -> 
     out: dict[int, EpisodeRecord] = {}
     step = 0
     while len(out) < len(ids):
-        actions = _act(policy, obs, step, done + sorted(out.values()))
+        actions = _act(policy, obs, f"step {step} of episodes {ids[0]}..{ids[-1]}", step, done + sorted(out.values()))
         try:
             obs, reward, terminated, truncated, infos = env.step(actions)
         except InputError as exc:
@@ -102,14 +102,14 @@ def _wave(env, policy, ids: list[int], seed: int, scenes, hooks, done: list) -> 
     return [out[i] for i in ids]
 
 
-def _act(policy, obs: dict, step: int, done: list) -> np.ndarray:
+def _act(policy, obs: dict, where: str, step: int, done: list) -> np.ndarray:
     name = policy_name(policy)
     try:
         actions = policy.select_action(obs)
     except AppError as exc:
-        raise PolicyError(f"policy {name!r} at step {step}: {exc}", name, step, done) from None
+        raise PolicyError(f"policy {name!r} at {where}: {exc}", name, step, done) from None
     except Exception as exc:  # a user's policy: any failure is reported as the policy's, with its step
-        raise PolicyError(f"policy {name!r} raised at step {step}: {type(exc).__name__}: {exc}", name, step,
+        raise PolicyError(f"policy {name!r} raised at {where}: {type(exc).__name__}: {exc}", name, step,
                           done) from None
     return np.asarray(actions) if not hasattr(actions, "numpy") else np.asarray(actions.detach().cpu().numpy())
 

@@ -1,0 +1,116 @@
+"""python -m app.eval: LeRobot's eval_info.json with our additions, the same seeds giving the same file, a recorded
+dataset replayed to its recorded successes, random actions failing with reasons, and a failing policy as one
+clear error that keeps the episodes finished before it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.eval import main
+from app.evaluation.report import wilson_interval
+from app.record import main as record_main
+from tests.conftest import ROOT
+
+PICK = str(ROOT / "configs" / "pick_place.yaml")
+TIMINGS = ("eval_s", "eval_ep_s")
+
+
+def _info(folder) -> dict:
+    return json.loads((folder / "eval_info.json").read_text())
+
+
+def _without_timings(info: dict) -> dict:
+    return {**info, "aggregated": {k: v for k, v in info["aggregated"].items() if k not in TIMINGS}}
+
+
+def test_the_expert_writes_lerobots_eval_info_with_an_interval_and_videos(tmp_path):
+    assert main([PICK, "--policy", "expert", "--episodes", "3", "--num-envs", "2", "--videos", "1",
+                 "--out", str(tmp_path)]) == 0
+    info = _info(tmp_path)
+    a = info["aggregated"]
+    assert {"pc_success", "avg_sum_reward", "avg_max_reward", "eval_s", "eval_ep_s"} <= set(a)
+    assert a["pc_success"] == 100.0 and a["n_episodes"] == 3 and a["failure_reasons"] == {}
+    assert a["pc_success_ci95"] == list(wilson_interval(3, 3))
+    assert [e["seed"] for e in info["per_episode"]] == [0, 1, 2]  # lerobot-eval's: seed + episode
+    assert all(e["success"] and e["max_reward"] == 4.0 for e in info["per_episode"])
+    assert info["video_paths"] == [str(tmp_path / "videos" / "eval_episode_0.mp4")] and info["complete"]
+
+
+def test_two_evaluations_with_the_same_seeds_write_the_same_eval_info_but_for_timings(tmp_path):
+    args = [PICK, "--policy", "expert", "--episodes", "3", "--num-envs", "2", "--seed", "7"]
+    assert main(args + ["--out", str(tmp_path / "a")]) == 0
+    assert main(args + ["--out", str(tmp_path / "b")]) == 0
+    assert _without_timings(_info(tmp_path / "a")) == _without_timings(_info(tmp_path / "b"))
+
+
+def test_random_actions_never_succeed_and_every_failure_has_a_reason(tmp_path):
+    assert main([PICK, "--policy", "random", "--episodes", "4", "--out", str(tmp_path)]) == 0
+    info = _info(tmp_path)
+    assert info["aggregated"]["pc_success"] == 0.0
+    assert sum(info["aggregated"]["failure_reasons"].values()) == 4
+    assert all(e["reason"] for e in info["per_episode"])
+
+
+def test_a_replayed_recording_reproduces_its_recorded_successes(tmp_path):
+    data = tmp_path / "data"
+    assert record_main([PICK, "--episodes", "3", "--out", str(data), "--keep-failed"]) == 0
+    recorded = [json.loads(line) for line in (data / "meta" / "episode_scenes.jsonl").read_text().splitlines()]
+    assert [r["episode_index"] for r in recorded] == [0, 1, 2]
+    assert main([PICK, "--replay", str(data), "--episodes", "3", "--out", str(tmp_path / "eval")]) == 0
+    tasks = (data / "meta" / "tasks.parquet").read_bytes()
+    assert b"failed" not in tasks  # every recorded episode succeeded ...
+    assert [e["success"] for e in _info(tmp_path / "eval")["per_episode"]] == [True] * 3  # ... and so does its replay
+
+
+def test_a_replay_refuses_a_dataset_without_its_episodes_scenes(tmp_path, capsys):
+    data = tmp_path / "data"
+    assert record_main([PICK, "--episodes", "1", "--duration", "1", "--out", str(data), "--keep-failed"]) == 0
+    (data / "meta" / "episode_scenes.jsonl").unlink()
+    assert main([PICK, "--replay", str(data), "--episodes", "1", "--out", str(tmp_path / "eval")]) == 2
+    assert "no scene recorded for episodes [0]" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not (tmp_path / "eval" / "eval_info.json").exists()
+
+
+@pytest.mark.parametrize("factory, words", [
+    ("raises_later", "policy 'raises-later' raised at step 5 of episodes 2..3: RuntimeError: the network's weights are missing"),
+    ("wrong_shape", "policy 'wrong-shape' at step 5 of episodes 2..3: actions must have shape (2, 7)"),
+    ("nan_later", "policy 'nan-later' at step 5 of episodes 2..3: action value 2 of environment 0 is nan"),
+])
+def test_a_failing_policy_is_one_line_naming_it_and_the_step_and_keeps_the_episodes_before(tmp_path, capsys,
+                                                                                            factory, words):
+    # the policy holds the arm through a first wave of two episodes (their time limit), then fails in the second
+    assert main([PICK, "--policy", f"tests.eval_policies:{factory}", "--episodes", "4", "--num-envs", "2",
+                 "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("error: ") and words in err
+    info = _info(tmp_path)
+    assert info["complete"] is False and words in info["error"]
+    assert [e["episode_ix"] for e in info["per_episode"]] == [0, 1]
+    assert all(e["reason"] == "not_touched" for e in info["per_episode"])
+
+
+def test_a_factory_that_returns_no_policy_is_refused_before_any_episode(tmp_path, capsys):
+    assert main([PICK, "--policy", "tests.eval_policies:not_a_policy", "--episodes", "1",
+                 "--out", str(tmp_path)]) == 2
+    assert "has no select_action(observation) method" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--policy", "expert", "--episodes", "0"], "--episodes must be 1..100000"),
+    (["--policy", "nowhere", "--episodes", "1"], "give 'expert', 'random' or 'module:factory'"),
+    (["--policy", "no_such_module:f", "--episodes", "1"], "cannot load it: ModuleNotFoundError"),
+    (["--policy", "expert", "--episodes", "2", "--videos", "3"], "--videos must be 0..2"),
+    (["--policy", "expert", "--episodes", "1", "--action-mode", "joint"], "the scripted expert acts in the ee_pose"),
+])
+def test_bad_arguments_are_one_line_errors_before_any_work(tmp_path, capsys, args, words):
+    assert main([PICK] + args + ["--out", str(tmp_path / "out")]) == 2
+    assert words in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not (tmp_path / "out" / "eval_info.json").exists()
+
+
+def test_the_wilson_interval_matches_its_textbook_values():
+    assert wilson_interval(95, 100) == pytest.approx((88.82, 97.85), abs=2e-2)
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 27.753), abs=1e-3)
+    assert wilson_interval(10, 10) == pytest.approx((72.247, 100.0), abs=1e-3)
