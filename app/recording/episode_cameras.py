@@ -16,12 +16,15 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from app.config.schema import RunConfig
 from app.dataset import CameraSpec
+from app.dataset.continuation import read_parquet
 from app.dataset.files import write_parquet
 from app.episode.frame_state import FrameState
 from app.episode.replica import PosedReplica
+from app.errors import DatasetError
 from app.kinematics.rotations import matrix_to_quat
 from app.runtime.outputs import write_atomic
 from app.sim.cameras import SceneCameras, intrinsics
@@ -89,15 +92,22 @@ class EpisodeCameras:
 
 
 class CameraMeta:
-    """Writes ``meta/cameras.json`` once and ``meta/camera_poses.parquet`` after every episode (atomically; rows
-    of episodes past ``info.json``'s total are leftovers of an interrupted recording)."""
+    """Writes ``meta/cameras.json`` (when the dataset has none yet) and ``meta/camera_poses.parquet`` before
+    every episode is counted (atomically), after the rows of the ``first`` episodes a continued dataset holds
+    (rows of episodes past its count are leftovers of an interrupted recording: dropped)."""
 
-    def __init__(self, root: Path, run: RunConfig):
+    def __init__(self, root: Path, run: RunConfig, first: int = 0):
         self.root, self._tables = Path(root), []
         meta = self.root / "meta"
         meta.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(cameras_json(run), indent=4)
-        write_atomic(meta / "cameras.json", ".json", lambda tmp: Path(tmp).write_text(text))
+        if not (meta / "cameras.json").exists():  # a continued dataset's equals this run's (app.recording.out_folder)
+            text = json.dumps(cameras_json(run), indent=4)
+            write_atomic(meta / "cameras.json", ".json", lambda tmp: Path(tmp).write_text(text))
+        path = meta / "camera_poses.parquet"
+        if first > 0 and path.exists():
+            table = read_parquet(path)
+            keep = pc.less(table.column("episode_index"), first)
+            self._tables.append(table.filter(keep).replace_schema_metadata(None))
 
     def add(self, episode_index: int, poses: dict[str, np.ndarray]) -> None:
         if not poses:
@@ -108,5 +118,9 @@ class CameraMeta:
         for name, p in poses.items():
             columns[f"{name}.pos"] = pa.array(list(p[:, :3]), type=pa.list_(pa.float64(), 3))
             columns[f"{name}.quat_wxyz"] = pa.array(list(p[:, 3:]), type=pa.list_(pa.float64(), 4))
-        self._tables.append(pa.table(columns))
+        table = pa.table(columns)
+        if self._tables and self._tables[0].schema != table.schema:
+            raise DatasetError(f"holds columns {self._tables[0].column_names}; this recording's are "
+                               f"{table.column_names}", str(self.root / "meta" / "camera_poses.parquet"))
+        self._tables.append(table)
         write_parquet(self.root / "meta" / "camera_poses.parquet", self._tables)
