@@ -35,7 +35,7 @@ from app.dataset import LeRobotWriter, convert
 from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
-from app.recording.episode_cameras import CameraMeta
+from app.recording.episode_cameras import CameraMeta, check_memory
 from app.recording.out_folder import begin_new, check_writable, dataset_spec, end_new, episodes_there, remove_leftovers
 from app.runtime.command import command_main
 from app.runtime.folder_lock import FolderLock
@@ -144,6 +144,7 @@ def _main(args: argparse.Namespace) -> int:
     limits = file_limits(args)
     run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
     out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
+    check_memory(run)
     check_writable(out)
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from app.errors import AppError, URDFError
+from app.errors import AppError, ConfigError, InputError, URDFError
 from app.sim.scene import Scene
 from app.specs import ObjectSpec
 from tests.conftest import ROOT
@@ -79,3 +79,61 @@ def test_an_object_file_pybullet_cannot_load_is_an_app_error_naming_it(tmp_path,
             scene.build(n_envs=1)
     finally:
         scene.close()
+
+
+@pytest.mark.parametrize("fov", [1e-9, 0.5, 179.5])
+def test_a_camera_fov_outside_1_to_179_degrees_is_refused_at_the_check(fov):
+    """The renderer hangs on a near-zero field of view: a named camera and the scene camera both refuse it."""
+    from app.config.cameras import CameraSection
+    from app.specs import CameraStream
+    from app.validation import check_spec
+
+    with pytest.raises(InputError, match=r"camera 'c': fov: must be in \[1, 179\] degrees"):
+        check_spec(CameraStream(name="c", fov=fov), "camera 'c'")
+    assert not CameraSection(fov=fov).checks(lambda *k: "camera.fov", None)[0][1]
+    check_spec(CameraStream(name="c", fov=1.0), "camera 'c'")
+
+
+def _sphere_yaml(tmp_path, body):
+    path = tmp_path / "r.spheres.yaml"
+    path.write_text("collision_spheres:\n  link_6:\n" + body)
+    return path
+
+
+def test_more_hand_written_spheres_on_a_link_than_allowed_are_refused_naming_the_file(tmp_path):
+    from app.collision.robot_spheres import MAX_LINK_SPHERES, _hand_tuned
+
+    body = "".join(f"    - {{center: [0, 0, {k * 1e-4}], radius: 0.01}}\n" for k in range(MAX_LINK_SPHERES + 1))
+    path = _sphere_yaml(tmp_path, body)
+    with pytest.raises(ConfigError, match=rf"r.spheres.yaml: collision_spheres.link_6: {MAX_LINK_SPHERES + 1} spheres;"
+                                          rf" a link takes at most {MAX_LINK_SPHERES}"):
+        _hand_tuned(path, ("link_6",))
+
+
+@pytest.mark.parametrize("body", ["    - {center: [0, 0, 0], radius: true}\n",
+                                  "    - {center: [0, false, 0], radius: 0.01}\n",
+                                  "    - {center: [0, 0], radius: 0.01}\n"])
+def test_a_hand_written_sphere_value_that_is_no_number_is_refused(tmp_path, body):
+    """``radius: true`` was read as 1 m."""
+    from app.collision.robot_spheres import _hand_tuned
+
+    with pytest.raises(ConfigError, match=r"r.spheres.yaml: collision_spheres must map .*true/false are not numbers"):
+        _hand_tuned(_sphere_yaml(tmp_path, body), ("link_6",))
+
+
+def test_cameras_whose_episode_pictures_exceed_memory_are_refused_before_the_simulation(tmp_path, capsys):
+    """A 4096x4096 camera at video.fps 240 for 4 s (~193 GB of pictures an episode): exit 2 naming the cameras
+    and the limit, before anything is simulated or written."""
+    import yaml
+
+    from app.record import main
+
+    run = yaml.safe_load((ROOT / "configs/single_ik.yaml").read_text())
+    run.update(scene=str(ROOT / "scenes/table.yaml"), video={"fps": 240},
+               scene_overrides={"cameras": [{"name": "big", "width": 4096, "height": 4096, "fps": 240}]})
+    config = tmp_path / "big.yaml"
+    config.write_text(yaml.safe_dump(run))
+    assert main([str(config), "--episodes", "1", "--out", str(tmp_path / "ds")]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "cameras: 961 rows (4 s at video.fps 240) of big 4096x4096 would hold 48.4 GB" in last, last
+    assert "limit 8 GB" in last and not (tmp_path / "ds").exists()

@@ -12,6 +12,7 @@ every frame of every episode (``episode_index``, ``frame_index``, ``<camera>.pos
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -24,12 +25,26 @@ from app.dataset.continuation import read_parquet
 from app.dataset.files import write_parquet
 from app.episode.frame_state import FrameState
 from app.episode.replica import PosedReplica
-from app.errors import DatasetError
+from app.errors import ConfigError, DatasetError
 from app.kinematics.rotations import matrix_to_quat
 from app.runtime.outputs import write_atomic
 from app.sim.cameras import SceneCameras, intrinsics
 
 KEY_PREFIX = "observation.images."
+MAX_EPISODE_GB = 8.0  # one episode's pictures of every camera are held in memory until encoded
+
+
+def check_memory(run: RunConfig) -> None:
+    """One episode's pictures (every camera, one per dataset row: ``video.fps`` x the duration) fit in
+    MAX_EPISODE_GB; checked before the simulation. Raises ConfigError naming the cameras."""
+    cams = camera_streams(run)
+    frames = math.ceil(run.duration * run.video.fps) + 1
+    gigabytes = frames * sum(c.width * c.height * 3 for c in cams) / 1e9
+    if gigabytes > MAX_EPISODE_GB:
+        sizes = ", ".join(f"{c.name} {c.width}x{c.height}" for c in cams)
+        raise ConfigError(f"cameras: {frames} rows ({run.duration:g} s at video.fps {run.video.fps}) of {sizes} would "
+                          f"hold {gigabytes:.1f} GB of pictures per episode (limit {MAX_EPISODE_GB:g} GB); lower "
+                          "video.fps, the cameras' sizes or the duration")
 
 
 def camera_streams(run: RunConfig) -> list:
