@@ -11,9 +11,9 @@ from pathlib import Path
 
 import h5py
 import numpy as np
-import pyarrow.parquet as pq
 
 import app.dataset.v30_schema as v30
+from app.dataset.files import read_json, read_parquet
 from app.dataset.records import DatasetSpec
 from app.dataset.units import detect_units
 from app.dataset.video_segments import count_frames
@@ -42,27 +42,6 @@ def act_episodes(root: Path) -> dict[int, Path]:
         if m:
             found[int(m.group(1))] = path
     return dict(sorted(found.items()))
-
-
-def read_json(path: Path) -> dict:
-    """A JSON object file, or DatasetError naming it."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise DatasetError(f"not a readable JSON file ({exc})", str(path)) from None
-    if not isinstance(data, dict):
-        raise DatasetError(f"holds a JSON {type(data).__name__}, not an object", str(path))
-    return data
-
-
-def read_parquet(path: Path, columns: list[str] | None = None):
-    """A parquet table, or DatasetError naming the file (missing, truncated, other columns)."""
-    try:
-        return pq.read_table(path, columns=columns)
-    except FileNotFoundError:
-        raise DatasetError("missing (the dataset's metadata names it)", str(path)) from None
-    except Exception as exc:  # pyarrow raises ArrowInvalid, ArrowIOError, KeyError... for a damaged file
-        raise DatasetError(f"not a readable parquet file ({str(exc).splitlines()[0][:200]})", str(path)) from None
 
 
 def _check_units(units: str, values: np.ndarray, path: Path) -> None:

@@ -21,8 +21,7 @@ import pyarrow.compute as pc
 
 from app.config.schema import RunConfig
 from app.dataset import CameraSpec
-from app.dataset.continuation import read_parquet
-from app.dataset.files import write_parquet
+from app.dataset.files import read_parquet, write_parquet
 from app.episode.frame_state import FrameState
 from app.episode.replica import PosedReplica
 from app.errors import ConfigError, DatasetError

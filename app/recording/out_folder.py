@@ -12,7 +12,8 @@ from pathlib import Path
 
 from app.config.schema import RunConfig
 from app.dataset import ROBOT_TYPES, DatasetSpec
-from app.dataset.continuation import NEW_MARK, WRITTEN, act_episodes, check_act, check_lerobot, foreign_files, read_json
+from app.dataset.continuation import NEW_MARK, WRITTEN, act_episodes, check_act, check_lerobot, foreign_files
+from app.dataset.files import read_json
 from app.errors import AppError, DatasetError
 from app.recording.blocks import joint_names
 from app.recording.episode_cameras import cameras_json, dataset_cameras
