@@ -137,3 +137,16 @@ def test_cameras_whose_episode_pictures_exceed_memory_are_refused_before_the_sim
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "cameras: 961 rows (4 s at video.fps 240) of big 4096x4096 would hold 48.4 GB" in last, last
     assert "limit 8 GB" in last and not (tmp_path / "ds").exists()
+
+
+def test_a_pos_range_reaching_into_the_table_is_refused_though_its_low_corner_is_off_the_table(tmp_path):
+    """The range's low corner (x = -0.3) lies beyond the table's edge, but starts over the table at z = 0 put
+    the cube's bottom 2.5 cm into it."""
+    from app.config.loader import load_run_config
+
+    path = tmp_path / "run.yaml"
+    path.write_text(f"scene: {ROOT / 'scenes' / 'pick_place.yaml'}\ntask:\n  type: pick_place\nscene_overrides:\n"
+                    "  objects:\n    - {name: cube, pos_range: [[-0.3, 0.0, 0.0], [0.3, 0.1, 0.03]]}\n")
+    with pytest.raises(ConfigError, match=r"objects\[0\].pos_range: object 'cube' would start inside the table: its "
+                                          r"bottom at z = -0.0250 m"):
+        load_run_config(str(path))
