@@ -4,6 +4,7 @@ values that are not numbers; each a one-line AppError naming the file, key or ar
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from app.errors import AppError, ConfigError, InputError, URDFError
@@ -150,3 +151,35 @@ def test_a_pos_range_reaching_into_the_table_is_refused_though_its_low_corner_is
     with pytest.raises(ConfigError, match=r"objects\[0\].pos_range: object 'cube' would start inside the table: its "
                                           r"bottom at z = -0.0250 m"):
         load_run_config(str(path))
+
+
+@pytest.fixture(scope="module")
+def widowx_cm():
+    from app import RobotModel
+    from app.collision import collision_model
+    from tests.conftest import WIDOWX_URDF
+
+    model = RobotModel.from_urdf(str(WIDOWX_URDF))
+    return model, collision_model(model)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_collision_queries_refuse_nan_or_inf_joints(widowx_cm, bad):
+    """cm.distances gave finite distances for NaN joints and cm.clear said True."""
+    model, cm = widowx_cm
+    q = np.tile(model.mid_config(), (3, 1))
+    q[1, 2] = bad
+    with pytest.raises(InputError, match="q holds NaN or inf joint values"):
+        cm.distances(q)
+    with pytest.raises(InputError, match="q holds NaN or inf joint values"):
+        cm.clear(q, 0.01)
+    with pytest.raises(InputError, match=rf"q must have shape \(..., {model.n_dofs}\)"):
+        cm.clear(q[:, :3], 0.01)
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, [0.01, -0.5]])
+def test_collision_clear_refuses_a_negative_or_nan_min_distance(widowx_cm, bad):
+    model, cm = widowx_cm
+    margins = bad if not isinstance(bad, list) else np.resize(bad, cm.n_pairs)
+    with pytest.raises(InputError, match="min_distance must be finite clearances >= 0 m"):
+        cm.clear(model.mid_config()[None], margins)

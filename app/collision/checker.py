@@ -140,8 +140,7 @@ class CollisionModel:
 
     def _distances(self, q: np.ndarray, with_gradient: bool, cutoff: float, objects: ObjectPoses | None,
                    band: float) -> tuple[np.ndarray, ...]:
-        batch = q.shape[:-1]
-        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        q2, batch = self._joints(q)
         shared = (self.model.fk_tables, self.model.jacobian_tables, self.tables, float(min(cutoff, 1e300)),
                   bool(with_gradient), band)
         per = [q2, *self._poses(objects, len(q2))]
@@ -153,13 +152,25 @@ class CollisionModel:
             out = self._entry(*per, *shared)
         return tuple(a.reshape(batch + a.shape[1:]) for a in out)
 
+    def _joints(self, q: np.ndarray) -> tuple[np.ndarray, tuple]:
+        """q (..., n_dofs) as contiguous rows (B, n_dofs) and its batch shape; InputError for another width or
+        a NaN or inf (the kernels would measure garbage as distances)."""
+        q = np.asarray(q, dtype=float)
+        if q.ndim == 0 or q.shape[-1] != self.model.n_dofs:
+            raise InputError(f"q must have shape (..., {self.model.n_dofs}) (one value per DOF), got {q.shape}")
+        if not np.isfinite(q.sum()):  # one reduction: NaN and inf carry through it
+            raise InputError("q holds NaN or inf joint values")
+        return np.ascontiguousarray(q).reshape(-1, self.model.n_dofs), q.shape[:-1]
+
     def clear(self, q: np.ndarray, min_distance: float | np.ndarray, objects: ObjectPoses | None = None) -> np.ndarray:
         """Whether every checked pair is at least ``min_distance`` [m] apart by the spheres (a configuration
         stops at its first closer pair): one margin for all, or one per pair (P,) (:meth:`margins`).
         q (..., n_dofs) -> (...) bool; objects as for :meth:`distances`."""
-        batch = q.shape[:-1]
-        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        q2, batch = self._joints(q)
         margins = np.broadcast_to(np.asarray(min_distance, dtype=float), (len(self.pair_names),))
+        if not (np.isfinite(margins).all() and (margins >= 0).all()):
+            raise InputError(f"min_distance must be finite clearances >= 0 m (one, or one per pair), got "
+                             f"{np.asarray(min_distance).tolist()}")
         (ok,) = chunked(clear_kernel, len(q2), [q2, *self._poses(objects, len(q2))],
                         (self.model.fk_tables, self.tables, np.ascontiguousarray(margins)))
         return ok.reshape(batch).astype(bool)
