@@ -1,6 +1,7 @@
 """Hostile input, round three (#41): broken mesh and URDF files for scene objects, unbounded sizes and rates,
 values that are not numbers; each a one-line AppError naming the file, key or argument and what is allowed."""
 
+import re
 import subprocess
 import sys
 
@@ -183,3 +184,36 @@ def test_collision_clear_refuses_a_negative_or_nan_min_distance(widowx_cm, bad):
     margins = bad if not isinstance(bad, list) else np.resize(bad, cm.n_pairs)
     with pytest.raises(InputError, match="min_distance must be finite clearances >= 0 m"):
         cm.clear(model.mid_config()[None], margins)
+
+
+def _npz(path, **columns):
+    base = {"t": np.array([0.0, 1.0]), "x": np.zeros(2), "y": np.zeros(2), "z": np.zeros(2), "qw": np.ones(2),
+            "qx": np.zeros(2), "qy": np.zeros(2), "qz": np.zeros(2)}
+    np.savez(path, **{**base, **columns})
+    return path
+
+
+@pytest.mark.parametrize("column, words", [
+    (dict(x=np.zeros((2, 3))), "column 'x' has shape (2, 3); a column holds one number a row"),
+    (dict(y=np.zeros(2, complex)), "column 'y' holds complex128 values; a column holds real numbers"),
+    (dict(z=np.zeros(2, bool)), "column 'z' holds bool values"),
+    (dict(gripper=np.zeros(3)), "columns have different lengths [2, 3]"),
+    (dict(gripper=np.array([0.5, 5.0])), "column 'gripper' row 2: 5; a gripper command is in [0, 1]"),
+])
+def test_a_trajectory_column_that_is_not_one_real_number_a_row_is_refused(tmp_path, column, words):
+    from app.dataset.trajectory import read_ee_trajectory
+    from app.errors import DatasetError
+
+    path = _npz(tmp_path / "traj.npz", **column)
+    with pytest.raises(DatasetError, match=re.escape(f"{path}: {words}")):
+        read_ee_trajectory(path)
+
+
+def test_a_csv_trajectory_naming_a_column_twice_is_refused(tmp_path):
+    from app.dataset.trajectory import read_ee_trajectory
+    from app.errors import DatasetError
+
+    path = tmp_path / "traj.csv"
+    path.write_text("t,x,y,z,qw,qx,qy,qz,x\n0,0,0,0,1,0,0,0,5\n1,0,0,0,1,0,0,0,5\n")
+    with pytest.raises(DatasetError, match="column 'x' is named twice in the header"):
+        read_ee_trajectory(path)
