@@ -217,3 +217,14 @@ def test_a_csv_trajectory_naming_a_column_twice_is_refused(tmp_path):
     path.write_text("t,x,y,z,qw,qx,qy,qz,x\n0,0,0,0,1,0,0,0,5\n1,0,0,0,1,0,0,0,5\n")
     with pytest.raises(DatasetError, match="column 'x' is named twice in the header"):
         read_ee_trajectory(path)
+
+
+@pytest.mark.parametrize("radius", [-1.0, 0.0, float("nan"), True])
+def test_a_world_sphere_radius_that_is_not_a_positive_number_is_refused(widowx_cm, radius):
+    """Radius -1 gave distances as if the sphere were not there, NaN gave NaN, true a 1 m sphere."""
+    from app.collision import collision_model
+    from app.collision.world import World, WorldSphere
+
+    model, _ = widowx_cm
+    with pytest.raises(InputError, match=r"ball.radius must be a finite number > 0 m"):
+        collision_model(model, World(spheres=(WorldSphere("ball", (0.3, 0.0, 0.1), radius),)))

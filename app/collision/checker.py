@@ -11,7 +11,7 @@ import numpy as np
 from app.collision._distance_kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
 from app.collision.collision_tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
 from app.collision.robot_spheres import RobotSpheres
-from app.collision.world import ObjectPoses, World, box_frame, held_spheres
+from app.collision.world import ObjectPoses, World, box_frame, held_spheres, sphere_row
 from app.errors import InputError
 from app.kernels.dispatch import MIN_CHUNK, chunked, entry_point
 from app.kinematics.model import KinematicModel
@@ -57,7 +57,7 @@ class CollisionModel:
             self._bodies.append((box.name, -1, np.zeros((0, 4)), [(R, p, half)], 0.0))
             pairs += [(i, len(self._bodies) - 1) for i in moving]
         for sph in self.world.spheres:
-            self._bodies.append((sph.name, -1, np.array([[*sph.pos, sph.radius]], dtype=float), [], 0.0))
+            self._bodies.append((sph.name, -1, sphere_row(sph)[None], [], 0.0))
             pairs += [(i, len(self._bodies) - 1) for i in moving]
         statics = list(range(first_world, len(self._bodies)))
         for m, obj in enumerate(self.world.objects):  # frame n_links + m: its pose comes with each query
