@@ -228,3 +228,22 @@ def test_a_world_sphere_radius_that_is_not_a_positive_number_is_refused(widowx_c
     model, _ = widowx_cm
     with pytest.raises(InputError, match=r"ball.radius must be a finite number > 0 m"):
         collision_model(model, World(spheres=(WorldSphere("ball", (0.3, 0.0, 0.1), radius),)))
+
+
+@pytest.mark.parametrize("closing", [[np.nan, 0.5], [0.5, np.inf], [0.5]])
+def test_a_gripper_command_that_is_not_one_finite_fraction_per_environment_is_refused(closing):
+    """NaN closing went to the finger motors as NaN velocities."""
+    from app.specs import GripperSpec
+    from tests.conftest import WIDOWX_URDF
+
+    scene = Scene()
+    try:
+        robot = scene.add_robot(str(WIDOWX_URDF))
+        scene.build(n_envs=2)
+        gripper = robot.attach_gripper(GripperSpec(("left_carriage_joint", "right_carriage_joint"), force=20.0))
+        q = robot.read_states()[0]
+        with pytest.raises(InputError, match=r"gripper closing must be 2 finite fraction\(s\) \(one per environment"):
+            gripper.command(np.array(closing), q, 1 / 240)
+        gripper.command(np.array([0.5, 2.0]), q, 1 / 240)  # outside [0, 1]: clipped, as documented
+    finally:
+        scene.close()
