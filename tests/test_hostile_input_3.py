@@ -247,3 +247,29 @@ def test_a_gripper_command_that_is_not_one_finite_fraction_per_environment_is_re
         gripper.command(np.array([0.5, 2.0]), q, 1 / 240)  # outside [0, 1]: clipped, as documented
     finally:
         scene.close()
+
+
+def _task_config(tmp_path, task_yaml):
+    path = tmp_path / "run.yaml"
+    path.write_text(f"scene: {ROOT / 'scenes' / 'pick_place.yaml'}\ntask:\n" + task_yaml)
+    return str(path)
+
+
+def test_a_script_of_more_rows_than_allowed_is_refused_before_its_rows_are_checked(tmp_path):
+    from app.config.loader import load_run_config
+    from app.control.script import MAX_SCRIPT_ROWS
+
+    rows = "".join(f"    - {{t: {k * 0.01:.2f}, pos: [0.3, 0.0, 0.15]}}\n" for k in range(MAX_SCRIPT_ROWS + 1))
+    with pytest.raises(ConfigError, match=rf"task.waypoints: {MAX_SCRIPT_ROWS + 1} rows; a script takes at most "
+                                          rf"{MAX_SCRIPT_ROWS}"):
+        load_run_config(_task_config(tmp_path, "  type: script\n  waypoints:\n" + rows))
+
+
+@pytest.mark.parametrize("key", ["grasp_depths", "grasp_tilts"])
+def test_grasp_candidate_lists_longer_than_allowed_are_refused(tmp_path, key):
+    from app.config.loader import load_run_config
+    from app.control.pick_place import MAX_GRASP_LIST
+
+    values = [0.5] * (MAX_GRASP_LIST + 1) if key == "grasp_depths" else [0.1] * (MAX_GRASP_LIST + 1)
+    with pytest.raises(ConfigError, match=rf"task.{key}: at most {MAX_GRASP_LIST} "):
+        load_run_config(_task_config(tmp_path, f"  type: pick_place\n  {key}: {values}\n"))
