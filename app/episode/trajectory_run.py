@@ -116,10 +116,10 @@ def _rate(args, run: RunConfig) -> tuple[float, int]:
         raise InputError(f"--rate must be in (0, {MAX_RATE:g}] Hz, got {rate:g}")
     if not args.physics:
         return rate, 1
-    if rate > s.physics_hz:  # not silently the physics rate
-        raise InputError(f"--rate {rate:g} Hz with --physics: the control rate must be at most the scene's physics "
-                         f"rate, {s.physics_hz:g} Hz (a command every physics step or fewer)")
-    every = max(1, int(round(s.physics_hz / rate)))
+    every = int(round(s.physics_hz / rate))  # the rate is rounded to physics_hz / every
+    if every < 1:  # nothing to round to: not silently the physics rate
+        raise InputError(f"--rate {rate:g} Hz with --physics: the control rate must be at most about the scene's "
+                         f"physics rate, {s.physics_hz:g} Hz (a command every physics step or fewer)")
     return s.physics_hz / every, every
 
 
