@@ -207,3 +207,24 @@ def test_a_new_dataset_that_a_killed_run_began_is_started_again(config, tmp_path
     assert main([str(config), "--episodes", "1", "--out", str(out), *ARGS]) == 0
     assert len(load_dataset(out).episodes) == 1 and not (out / ".app-partial.new-dataset").exists()
     assert os.listdir(out) != []
+
+
+def test_a_recording_killed_after_its_first_episode_resumes_with_every_pose_row_and_no_leftovers(config, tmp_path):
+    """kill -9 once the recording logs its first written episode (read from its stderr as it comes): the next
+    recording takes over its lock, removes its temporary files and appends after the episodes it counted, the
+    camera poses numbered on."""
+    out = tmp_path / "ds"
+    child = subprocess.Popen([sys.executable, "-m", "app.record", str(config), "--episodes", "3", "--out", str(out),
+                              "--keep-failed", "--duration", "1"], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        for line in child.stderr:
+            if "episode 0: " in line:
+                break
+        child.kill()
+    finally:
+        child.wait(timeout=60)
+        child.stderr.close()
+    counted = len(load_dataset(out).episodes)
+    assert main([str(config), "--episodes", "1", "--out", str(out), "--keep-failed", "--duration", "1"]) == 0
+    assert episodes_of_poses(out) == {k: 30 for k in range(counted + 1)}
+    assert not list(out.rglob(".app-*")) and not list(out.rglob("tmp*.txt"))
