@@ -34,13 +34,15 @@ from pathlib import Path
 
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
-from app.dataset import ROBOT_TYPES, DatasetSpec, LeRobotWriter, convert
+from app.dataset import LeRobotWriter, convert
 from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
-from app.recording.episode_cameras import CameraMeta, dataset_cameras
+from app.recording.episode_cameras import CameraMeta, check_memory
 from app.recording.episode_scenes import SceneLog
+from app.recording.out_folder import begin_new, check_writable, dataset_spec, end_new, episodes_there, remove_leftovers
 from app.runtime.command import command_main
+from app.runtime.folder_lock import FolderLock
 
 log = logging.getLogger("app.record")
 SEGMENTS = ".app-partial.segments"  # the blocks' camera segments and ACT episode files until they are taken
@@ -88,32 +90,30 @@ def _failures(blocks: list[Block], keep_failed: bool) -> list[int]:
     return failed
 
 
-def _write(args: argparse.Namespace, run: RunConfig, names: list[str], blocks: list[Block], limits: FileLimits) -> int:
-    """The blocks' episodes in episode order into the dataset (failed ones left out or flagged); returns how many."""
+def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits: FileLimits, first: int) -> int:
+    """The blocks' episodes in episode order into the dataset after its ``first`` ones (failed ones left out or
+    flagged), each episode's camera poses before the episode is counted; returns how many."""
     units = "trossen" if args.trossen_units else "si"
-    out, fps = Path(args.out), run.video.fps
+    out = Path(args.out)
     failed = set(_failures(blocks, args.keep_failed))
     writer, meta, scenes, k_out = None, None, None, 0
     episodes = [(int(env), e, b.outcomes[i][1], b.poses[i], b.files[i]) for b in blocks for i, (env, e) in
                 enumerate(zip(b.envs, b.episodes))]
-    out.mkdir(parents=True, exist_ok=True)
     for env, e, reason, poses, file in episodes:
         if env in failed and not args.keep_failed:
             continue
         task = f"{e.task} [failed: {reason}]" if env in failed else e.task
         e = e._replace(task=task, state=convert(e.state, "si", units), action=convert(e.action, "si", units))
-        if args.format == "act-hdf5":  # written whole by its block (app.recording.blocks.act_file): moved into place
-            os.replace(file, out / f"episode_{k_out}.hdf5")
-        else:
-            if writer is None:
-                spec = DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], tuple(names), tuple(names), dataset_cameras(run))
-                writer = LeRobotWriter(out, spec, limits)
-            index = writer.append(e)
-        scenes = scenes or SceneLog(out, run)
-        scenes.add(index if args.format != "act-hdf5" else k_out, env)
         if run.scene_config.cameras:
-            meta = meta or CameraMeta(out, run)
-            meta.add(k_out, poses)
+            meta = meta or CameraMeta(out, run, first)
+            meta.add(first + k_out, poses)
+        if args.format == "act-hdf5":  # written whole by its block (app.recording.blocks.act_file): moved into place
+            os.replace(file, out / f"episode_{first + k_out}.hdf5")
+        else:
+            writer = writer or LeRobotWriter(out, dataset_spec(run), limits)
+            writer.append(e)
+        scenes = scenes or SceneLog(out, run)
+        scenes.add(first + k_out, env)
         k_out += 1
     return k_out
 
@@ -150,19 +150,40 @@ def _main(args: argparse.Namespace) -> int:
     limits = file_limits(args)
     run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
     out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
-    act = args.format == "act-hdf5"
-    segments = out / SEGMENTS if act or run.scene_config.cameras else None
-    sink = Sink(segments, args.format, "trossen" if args.trossen_units else "si", tuple(joint_names(run)))
+    check_memory(run)
+    check_writable(out)
+    made = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
     try:
-        blocks = record_blocks(run, args.workers, args.ray_address, sink)
-        written = _write(args, run, joint_names(run), blocks, limits)
-    finally:
-        if segments is not None:
-            shutil.rmtree(segments, ignore_errors=True)
+        with FolderLock(out):
+            written, blocks = _record_into(args, run, out, limits)
+    except BaseException:
+        if made and not any(out.iterdir()):
+            out.rmdir()
+        raise
     n_failed = sum(not ok for b in blocks for ok, _ in b.outcomes)
     log.info("%d episodes written to %s (%d failed%s)", written, args.out, n_failed,
              ", kept" if args.keep_failed else ", left out" if n_failed else "")
     return 0
+
+
+def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: FileLimits) -> tuple[int, list]:
+    """With ``out``'s lock held: what is there checked, the episodes simulated and written after it."""
+    units = "trossen" if args.trossen_units else "si"
+    first = episodes_there(out, run, args.format, units)
+    remove_leftovers(out)
+    if first == 0:
+        begin_new(out)
+    act = args.format == "act-hdf5"
+    segments = out / SEGMENTS if act or run.scene_config.cameras else None
+    sink = Sink(segments, args.format, units, tuple(joint_names(run)))
+    try:
+        blocks = record_blocks(run, args.workers, args.ray_address, sink)
+        return _write(args, run, blocks, limits, first), blocks
+    finally:
+        if segments is not None:
+            shutil.rmtree(segments, ignore_errors=True)
+        end_new(out)
 
 
 def main(argv: list[str] | None = None) -> int:

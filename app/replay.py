@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.config.loader import load_run_config
+from app.config.schema import MAX_DURATION
 from app.dataset import UnitsGuess, convert, dataset_units, load_dataset
 from app.dataset.records import RecordedDataset
 from app.dataset.robot_map import DofMap, map_to_robot
@@ -32,6 +33,7 @@ from app.sim.robot import Robot
 
 log = logging.getLogger("app.replay")
 DEFAULT_CONFIG = "configs/single_ik.yaml"  # the WidowX AI at a table; only its scene is used
+MAX_ACT_FPS = 1000.0  # [Hz] assumed for ACT files that do not say their rate
 POSITION_GAIN = 0.3  # PyBullet motor kp along the ramp (the velocity feed-forward carries most of the motion)
 
 
@@ -65,11 +67,20 @@ def _si(values: np.ndarray, guess: UnitsGuess) -> np.ndarray:
     return convert(values, guess.units, "si")
 
 
+def check_rate(fps: float, n_frames: int, physics_hz: float) -> None:
+    """A replay of ``n_frames`` at ``fps`` [Hz]: a finite rate > 0 and at most the physics rate, and at most
+    MAX_DURATION of simulated time (fps 0.001 would step the physics for hours a frame). DatasetError otherwise."""
+    if not (np.isfinite(fps) and 0 < fps <= physics_hz):
+        raise DatasetError(f"the dataset's fps is {fps:g}; a replay needs a rate in (0, {physics_hz:g}] Hz (the "
+                           "scene's physics rate)")
+    if n_frames / fps > MAX_DURATION:
+        raise DatasetError(f"the episode's {n_frames} frames at {fps:g} Hz last {n_frames / fps:.4g} s; a replay "
+                           f"simulates at most {MAX_DURATION:g} s")
+
+
 def _steps_per_frame(n_frames: int, fps: float, physics_hz: float) -> np.ndarray:
     """Physics steps of each frame: frame k spans steps floor(k hz / fps) .. floor((k + 1) hz / fps)."""
-    if fps > physics_hz:
-        raise DatasetError(f"the dataset runs at {fps:g} Hz, faster than the scene's physics ({physics_hz:g} Hz); "
-                           "expected a rate at or below it")
+    check_rate(fps, n_frames, physics_hz)
     edges = np.floor(np.arange(n_frames + 1) * physics_hz / fps + 1e-9).astype(int)
     return np.diff(edges)
 
@@ -181,11 +192,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _main(args: argparse.Namespace) -> int:
+    if not (np.isfinite(args.act_fps) and 0 < args.act_fps <= MAX_ACT_FPS):
+        raise DatasetError(f"--act-fps must be a rate in (0, {MAX_ACT_FPS:g}] Hz, got {args.act_fps:g}")
     dataset = load_dataset(args.dataset, act_fps=args.act_fps)
+    if not dataset.episodes:
+        raise DatasetError(f"--episode {args.episode}: the dataset has no episodes", str(args.dataset))
     if not 0 <= args.episode < len(dataset.episodes):
         raise DatasetError(f"--episode {args.episode}: the dataset has episodes 0..{len(dataset.episodes) - 1}")
     guess = dataset_units(dataset) if args.units == "auto" else UnitsGuess(args.units, "given by --units")
     run = load_run_config(args.config, n_envs=1)
+    record = dataset.episodes[args.episode]
+    check_rate(dataset.fps, len(record.action), run.scene_config.physics_hz)
+    for what, values in (("action", record.action), ("state", record.state)):
+        bad = np.flatnonzero(~np.isfinite(values).all(axis=1)) if len(values) else []
+        if len(bad):
+            raise DatasetError(f"episode {args.episode}'s {what} holds NaN or inf (row {bad[0]})", str(args.dataset))
     scene, robot = build_scene(run)
     try:
         result = replay_episode(robot, scene, dataset, args.episode, guess, args.source,

@@ -27,6 +27,13 @@ from numba import njit
 from app.errors import ConfigError, InputError
 
 Check = tuple[str, bool, str]  # (where: "file: key.path", ok, what is allowed and what was given)
+FOV_DEG = (1.0, 179.0)  # a camera's vertical field of view [deg]: TinyRenderer hangs on a near-zero one
+
+
+def fov_check(where: str, fov: float) -> Check:
+    """A camera's vertical field of view within FOV_DEG."""
+    lo, hi = FOV_DEG
+    return (where, finite(fov) and lo <= fov <= hi, f"must be in [{lo:g}, {hi:g}] degrees, got {fov}")
 
 
 class Where(NamedTuple):

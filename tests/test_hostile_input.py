@@ -120,7 +120,7 @@ def test_ctrl_c_to_the_whole_process_group_in_the_first_second_ends_in_one_line(
     ("scene_overrides:\n  table:\n    pos: [.nan, 0, -0.02]\n", r"table.pos\[0\]: must be a finite number"),
     ("scene_overrides:\n  table:\n    size: [-0.8, 0.7, 0.04]\n", r"scene_overrides.table.size: .*must be > 0"),
     ("scene_overrides:\n  gravity: [0, 0, .inf]\n", r"gravity\[2\]: must be a finite number"),
-    ("scene_overrides:\n  camera:\n    fov: 0\n", r"scene_overrides.camera.fov: must be in \(0, 180\)"),
+    ("scene_overrides:\n  camera:\n    fov: 0\n", r"scene_overrides.camera.fov: must be in \[1, 179\] degrees"),
     ("scene_overrides:\n  camera:\n    eye: [0.25, 0.0, 0.12]\n", r"camera.eye: must differ from camera.target"),
     ("scene_overrides:\n  camera:\n    width: 641\n", r"scene_overrides.camera.width: must be an even number"),
     ("controller:\n  type: qp\n  d_safe: .nan\n", r"controller.d_safe: must be a finite number"),

@@ -3,8 +3,11 @@ descendants included, stopped before it is killed; a process that has ended is n
 Ray internal relied on (the autoscaler monitor's script, killed first to save ~0.8 s) is still where the pinned
 Ray versions put it."""
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import psutil
 import pytest
@@ -105,3 +108,27 @@ def test_ray_started_here_stops_with_its_monitor_found_and_sigterm_still_reaches
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip().splitlines()[-3:] == ["monitors 1", "left []", "['handled']"]
     assert "Token authentication" not in res.stderr  # Ray's notice at every local ray.init, dropped by start_ray
+
+
+RAY_TEMP = """
+import os, tempfile
+from app.runtime import ray_session
+ray_session.start_ray(1)
+print('during', sorted(n.split('-')[0] + '-' + n.split('-')[1] for n in os.listdir(tempfile.gettempdir())))
+ray_session.shutdown_ray()
+print('after', os.listdir(tempfile.gettempdir()))
+"""
+
+
+def test_a_local_ray_keeps_its_session_logs_in_a_folder_of_its_own_removed_at_shutdown():
+    """With $TMPDIR a fresh (short: Ray's sockets live there) folder: while Ray runs it holds only our app-ray-*
+    session folder (no ray/), and after shutdown_ray nothing at all."""
+    pytest.importorskip("ray")
+    tmp = tempfile.mkdtemp(prefix="t41-", dir="/tmp")
+    try:
+        env = {**os.environ, "TMPDIR": tmp}
+        res = subprocess.run([sys.executable, "-c", RAY_TEMP], capture_output=True, text=True, timeout=120, env=env)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip().splitlines()[-2:] == ["during ['app-ray']", "after []"]

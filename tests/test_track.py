@@ -256,11 +256,13 @@ def test_near_the_wrist_singularity_the_diagnosis_says_singular_with_pybullets_s
     (["--rate", "0"], "--rate must be in (0, 10000] Hz"), (["--rate", "nan"], "--rate must be"),
     (["--rot-mask", "1,1,0"], "--rot-mask"), (["--singular-threshold", "-1"], "--singular-threshold"),
     (["--rate", "10000", "--format", "csv"], "ticks"),
+    (["--rate", "1000", "--physics"], "--rate 1000 Hz with --physics: the control rate must be at most about "
+                                      "the scene's physics rate, 240 Hz"),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, capsys, extra, words):
-    """A zero or NaN rate, two rotation axes, a negative threshold, a trajectory of too many ticks: exit 2, one line,
-    nothing written."""
-    t = np.array([0.0, 2000.0])
+    """A zero or NaN rate, two rotation axes, a negative threshold, a trajectory of too many ticks, a control rate above
+    the physics rate with --physics (it was silently the physics rate): exit 2, one line, nothing written."""
+    t = np.array([0.0, 2000.0]) if "--physics" not in extra else np.array([0.0, 1.0])
     path = _write(tmp_path / "long.csv", t, np.tile(HOME, (2, 1)))
     assert main([path, "--config", IK_CONFIG, "--out", str(tmp_path / "out"), *extra]) == 2
     assert words in capsys.readouterr().err.strip().splitlines()[-1]

@@ -11,7 +11,7 @@ import numpy as np
 from app.collision._distance_kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
 from app.collision.collision_tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
 from app.collision.robot_spheres import RobotSpheres
-from app.collision.world import ObjectPoses, World, box_frame, held_spheres
+from app.collision.world import ObjectPoses, World, box_frame, held_spheres, sphere_row
 from app.errors import InputError
 from app.kernels.dispatch import MIN_CHUNK, chunked, entry_point
 from app.kinematics.model import KinematicModel
@@ -57,7 +57,7 @@ class CollisionModel:
             self._bodies.append((box.name, -1, np.zeros((0, 4)), [(R, p, half)], 0.0))
             pairs += [(i, len(self._bodies) - 1) for i in moving]
         for sph in self.world.spheres:
-            self._bodies.append((sph.name, -1, np.array([[*sph.pos, sph.radius]], dtype=float), [], 0.0))
+            self._bodies.append((sph.name, -1, sphere_row(sph)[None], [], 0.0))
             pairs += [(i, len(self._bodies) - 1) for i in moving]
         statics = list(range(first_world, len(self._bodies)))
         for m, obj in enumerate(self.world.objects):  # frame n_links + m: its pose comes with each query
@@ -140,8 +140,7 @@ class CollisionModel:
 
     def _distances(self, q: np.ndarray, with_gradient: bool, cutoff: float, objects: ObjectPoses | None,
                    band: float) -> tuple[np.ndarray, ...]:
-        batch = q.shape[:-1]
-        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        q2, batch = self._joints(q)
         shared = (self.model.fk_tables, self.model.jacobian_tables, self.tables, float(min(cutoff, 1e300)),
                   bool(with_gradient), band)
         per = [q2, *self._poses(objects, len(q2))]
@@ -153,13 +152,25 @@ class CollisionModel:
             out = self._entry(*per, *shared)
         return tuple(a.reshape(batch + a.shape[1:]) for a in out)
 
+    def _joints(self, q: np.ndarray) -> tuple[np.ndarray, tuple]:
+        """q (..., n_dofs) as contiguous rows (B, n_dofs) and its batch shape; InputError for another width or
+        a NaN or inf (the kernels would measure garbage as distances)."""
+        q = np.asarray(q, dtype=float)
+        if q.ndim == 0 or q.shape[-1] != self.model.n_dofs:
+            raise InputError(f"q must have shape (..., {self.model.n_dofs}) (one value per DOF), got {q.shape}")
+        if not np.isfinite(q.sum()):  # one reduction: NaN and inf carry through it
+            raise InputError("q holds NaN or inf joint values")
+        return np.ascontiguousarray(q).reshape(-1, self.model.n_dofs), q.shape[:-1]
+
     def clear(self, q: np.ndarray, min_distance: float | np.ndarray, objects: ObjectPoses | None = None) -> np.ndarray:
         """Whether every checked pair is at least ``min_distance`` [m] apart by the spheres (a configuration
         stops at its first closer pair): one margin for all, or one per pair (P,) (:meth:`margins`).
         q (..., n_dofs) -> (...) bool; objects as for :meth:`distances`."""
-        batch = q.shape[:-1]
-        q2 = np.ascontiguousarray(q, dtype=float).reshape(-1, self.model.n_dofs)
+        q2, batch = self._joints(q)
         margins = np.broadcast_to(np.asarray(min_distance, dtype=float), (len(self.pair_names),))
+        if not (np.isfinite(margins).all() and (margins >= 0).all()):
+            raise InputError(f"min_distance must be finite clearances >= 0 m (one, or one per pair), got "
+                             f"{np.asarray(min_distance).tolist()}")
         (ok,) = chunked(clear_kernel, len(q2), [q2, *self._poses(objects, len(q2))],
                         (self.model.fk_tables, self.tables, np.ascontiguousarray(margins)))
         return ok.reshape(batch).astype(bool)

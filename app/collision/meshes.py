@@ -41,17 +41,40 @@ def read_vertices(path: str) -> np.ndarray:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise URDFError(f"cannot read mesh: {exc}", path) from None
-    if suffix == ".stl":
-        pts = _stl_vertices(data)
-    elif suffix == ".obj":
-        pts = _obj_vertices(data.decode("utf-8", errors="replace"))
-    else:
+    try:
+        if suffix == ".stl":
+            pts = _stl_vertices(data)
+        elif suffix == ".obj":
+            pts = _obj_vertices(data.decode("utf-8", errors="replace"))
+    except ValueError as exc:  # a vertex that is no number
+        raise URDFError(f"mesh has a vertex that is not three numbers ({exc})", path) from None
+    if suffix not in (".stl", ".obj"):
         raise URDFError(f"collision meshes must be .stl or .obj for the sphere model (got {suffix or 'no suffix'}); "
                         "convert it (e.g. with trimesh or Blender) or give the link's spheres in the sphere YAML",
                         path)
     if len(pts) == 0 or not np.isfinite(pts).all():
-        raise URDFError("mesh has no (finite) vertex", path)
+        raise URDFError("mesh has no vertex, or one that is NaN or inf: not a usable STL/OBJ mesh", path)
     return pts
+
+
+def check_mesh_file(path: str, what: str = "mesh") -> None:
+    """What PyBullet's mesh loaders need to not crash (a NaN vertex or random bytes end the process): a readable
+    STL (binary: its size matches its triangle count; ASCII: whole triangles) or OBJ (faces naming existing
+    vertices), with finite vertices.
+
+    Raises:
+        URDFError: naming the file and what is wrong with it.
+    """
+    pts = read_vertices(path)
+    if Path(path).suffix.lower() == ".stl" and len(pts) % 3:
+        raise URDFError(f"{what}: an ASCII STL holds {len(pts)} vertices, not whole triangles", path)
+    if Path(path).suffix.lower() == ".obj":
+        text = Path(path).read_bytes().decode("utf-8", errors="replace")
+        tokens = " ".join(re.findall(r"^f\s+(.*)$", text, re.MULTILINE)).split()
+        refs = [int(t.split("/")[0]) for t in tokens if re.fullmatch(r"-?\d+(/\S*)?", t)]
+        bad = [r for r in refs if not (1 <= r <= len(pts) or -len(pts) <= r <= -1)]
+        if bad:
+            raise URDFError(f"{what}: faces name vertex {bad[0]}, but the file has {len(pts)} vertices", path)
 
 
 def _stl_vertices(data: bytes) -> np.ndarray:

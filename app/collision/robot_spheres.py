@@ -35,6 +35,7 @@ from app.kinematics.urdf import parse_urdf_string
 
 log = logging.getLogger(__name__)
 VERSION = b"spheres-3"
+MAX_LINK_SPHERES = 256  # hand-written spheres of one link (a fit makes at most 64 a shape)
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,22 @@ def sphere_yaml_path(urdf_path: str) -> Path:
     return path.with_name(f"{stem}.spheres.yaml")
 
 
+def _sphere_rows(items: list) -> np.ndarray:
+    """A link's hand-written spheres as rows (x, y, z, r), shape (n, 4); TypeError for a value that is no number
+    (a YAML ``true`` is not 1 m) or a centre that is not three."""
+    rows = [[*s["center"], s["radius"]] for s in items]
+    if any(len(r) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in rows):
+        raise TypeError("centres are three numbers and radii a number (true/false are not numbers)")
+    return np.array(rows, dtype=float).reshape(-1, 4)
+
+
 def _hand_tuned(path: Path, links: tuple[str, ...]) -> tuple[dict[str, np.ndarray], frozenset, bytes]:
     if not path.is_file():
         return {}, frozenset(), b""
     raw = path.read_bytes()
     try:
         doc = yaml.safe_load(raw) or {}
-        spheres = {str(link): np.array([[*s["center"], s["radius"]] for s in items], dtype=float).reshape(-1, 4)
-                   for link, items in (doc.get("collision_spheres") or {}).items()}
+        spheres = {str(link): _sphere_rows(items) for link, items in (doc.get("collision_spheres") or {}).items()}
         ignore = frozenset(tuple(sorted((str(a), str(b)))) for a, bs in (doc.get("self_collision_ignore") or {}).items()
                            for b in bs)
     except (yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -99,6 +108,9 @@ def _hand_tuned(path: Path, links: tuple[str, ...]) -> tuple[dict[str, np.ndarra
         if name not in links:
             raise ConfigError(f"{path}: unknown link {name!r}; links: {list(links)}")
     for name, s in spheres.items():
+        if len(s) > MAX_LINK_SPHERES:
+            raise ConfigError(f"{path}: collision_spheres.{name}: {len(s)} spheres; a link takes at most "
+                              f"{MAX_LINK_SPHERES} (every distance query goes through each of them)")
         if not (np.isfinite(s).all() and (s[:, 3] > 0).all()):
             raise ConfigError(f"{path}: collision_spheres.{name}: centres must be finite and radii > 0")
     return spheres, ignore, raw

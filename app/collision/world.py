@@ -93,6 +93,15 @@ def box_frame(box) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return quat_to_matrix(quat / norm), _vec(box.pos, 3, f"{box.name}.pos"), half
 
 
+def sphere_row(sphere: WorldSphere) -> np.ndarray:
+    """(x, y, z, r) of a WorldSphere, checked: a finite centre and a radius that is a number > 0 (not a bool)."""
+    r = sphere.radius
+    if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(r) or r <= 0:
+        raise InputError(f"{sphere.name}.radius must be a finite number > 0 m, got {r!r}")
+    return np.array([*_vec(sphere.pos, 3, f"{sphere.name}.pos"), float(r)])
+
+
 def held_spheres(held: HeldObject, reach: float = 0.004) -> tuple[np.ndarray, float]:
     """Spheres (k, 4) in the holding link's frame enclosing the held box, and their excess [m]."""
     R, p, half = box_frame(held)

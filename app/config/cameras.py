@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.validation import Check, CheckContext, Where
+from app.validation import Check, CheckContext, Where, fov_check
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,6 @@ class CameraSection:
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """The field of view and the line of sight (its size is checked as the video's, which may replace it)."""
-        return [(at("fov"), 0 < self.fov < 180, f"must be in (0, 180) degrees, got {self.fov}"),
+        return [fov_check(at("fov"), self.fov),
                 (at("eye"), math.dist(self.eye, self.target) > 1e-6,
                  f"must differ from camera.target, got eye {self.eye} and target {self.target}")]

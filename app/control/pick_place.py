@@ -27,6 +27,8 @@ from app.control.segments import Segments
 from app.kinematics.rotations import axis_vector, matrix_to_quat
 from app.validation import Check, CheckContext, Where
 
+MAX_GRASP_LIST = 16  # grasp depths, and tilts, a pick tries (candidates: depths x tilts x yaws)
+
 
 @dataclass(frozen=True)
 class PickPlaceMotion(ObjectMotion):
@@ -62,6 +64,10 @@ class PickPlaceMotion(ObjectMotion):
             (at("grasp_tilts"), len(self.grasp_tilts) > 0 and all(abs(a) < np.pi / 2 for a in self.grasp_tilts),
              f"angles in (-pi/2, pi/2) rad, at least one, got {list(self.grasp_tilts)}"),
             (at("grasp_yaws"), 1 <= self.grasp_yaws <= 64, f"must be 1..64 closing directions, got {self.grasp_yaws}"),
+            (at("grasp_depths"), len(self.grasp_depths) <= MAX_GRASP_LIST, f"at most {MAX_GRASP_LIST} depths (every "
+             f"candidate is solved by IK before the arm moves), got {len(self.grasp_depths)}"),
+            (at("grasp_tilts"), len(self.grasp_tilts) <= MAX_GRASP_LIST, f"at most {MAX_GRASP_LIST} tilts (every "
+             f"candidate is solved by IK before the arm moves), got {len(self.grasp_tilts)}"),
             (at("grasp_min_distance"), 0 <= self.grasp_min_distance <= 0.1,
              f"must be in [0, 0.1] m (the clearance a grasp's arm poses keep), got {self.grasp_min_distance}"),
         ] + super().checks(at, ctx)

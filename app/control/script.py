@@ -15,6 +15,8 @@ from app.control.motion_protocol import MotionBase, Targets
 from app.kinematics.rotations import matrix_to_quat, quat_normalize, quat_to_matrix, so3_exp, so3_log
 from app.validation import Check, CheckContext, Where
 
+MAX_SCRIPT_ROWS = 10_000  # waypoints of a script motion (each checked, interpolated every tick)
+
 
 @dataclass(frozen=True)
 class ScriptRow:
@@ -39,6 +41,9 @@ class ScriptMotion:
         """What the rows must be (rows for app.validation.raise_first), and that the scene has a gripper if they
         close it."""
         rows, k = self.waypoints, at("waypoints")
+        if len(rows) > MAX_SCRIPT_ROWS:
+            return [(k, False, f"{len(rows)} rows; a script takes at most {MAX_SCRIPT_ROWS} (for longer motions, track "
+                               "an end-effector trajectory file with app.track)")]
         times = [r.t for r in rows]
         return [
             (k, len(rows) >= 1 and times[0] == 0.0, "needs rows {t, pos, quat, gripper}, the first at t: 0"),

@@ -68,19 +68,44 @@ def _read_episode(path: Path, index: int, fps: float) -> tuple[RecordedEpisode, 
     try:
         with h5py.File(path, "r") as f:
             for key in ("/observations/qpos", "/action"):
-                if key not in f:
+                if not isinstance(f.get(key), h5py.Dataset):
                     raise DatasetError(f"no {key} dataset; an ACT episode has /observations/qpos, "
                                        "/observations/qvel, /observations/images/<cam> and /action", str(path))
             qpos, action = f["/observations/qpos"][()], f["/action"][()]
-            images = {cam: f[f"/observations/images/{cam}"][()] for cam in f.get("/observations/images", {})}
-            names = [n.decode() if isinstance(n, bytes) else str(n) for n in f.attrs.get("joint_names", [])]
-            rate = float(f.attrs.get("fps", fps))
+            group = f.get("/observations/images", {})
+            images = {cam: group[cam][()] for cam in group if isinstance(group[cam], h5py.Dataset)}
+            names = [n.decode() if isinstance(n, bytes) else str(n)
+                     for n in np.atleast_1d(f.attrs.get("joint_names", []))]
+            rate = f.attrs.get("fps", fps)
     except OSError as exc:
         raise DatasetError(f"not a readable HDF5 file ({exc})", str(path)) from None
+    _check_episode(path, qpos, action, images, names, rate)
     n = len(qpos)
     episode = RecordedEpisode(index=index, task="", state=qpos.astype(np.float64), action=action.astype(np.float64),
-                              timestamp=np.arange(n) / rate, videos={}, images=images)
-    return episode, names or trossen_names(qpos.shape[1] // 7), rate
+                              timestamp=np.arange(n) / float(rate), videos={}, images=images)
+    return episode, names or trossen_names(qpos.shape[1] // 7), float(rate)
+
+
+def _check_episode(path: Path, qpos, action, images: dict, names: list[str], rate) -> None:
+    """What the reader takes from an ACT file, or DatasetError naming it: qpos and action (n >= 1, d) real numbers of
+    one shape, images (n, h, w, 3) uint8, joint_names d names, an fps > 0."""
+    if not (qpos.ndim == 2 and len(qpos) >= 1 and qpos.shape[1] >= 1 and np.issubdtype(qpos.dtype, np.number)
+            and not np.iscomplexobj(qpos)):
+        raise DatasetError(f"/observations/qpos has shape {qpos.shape} {qpos.dtype}; expected (n >= 1, d) real "
+                           "numbers", str(path))
+    if action.shape != qpos.shape or not np.issubdtype(action.dtype, np.number) or np.iscomplexobj(action):
+        raise DatasetError(f"/action has shape {action.shape} {action.dtype}; expected {qpos.shape} like "
+                           "/observations/qpos", str(path))
+    for cam, frames in images.items():
+        if frames.ndim != 4 or len(frames) != len(qpos) or frames.shape[3] != 3 or frames.dtype != np.uint8:
+            raise DatasetError(f"/observations/images/{cam} has shape {frames.shape} {frames.dtype}; expected "
+                               f"({len(qpos)}, h, w, 3) uint8", str(path))
+    if names and len(names) != qpos.shape[1]:
+        raise DatasetError(f"joint_names has {len(names)} names for {qpos.shape[1]} values a row", str(path))
+    if isinstance(rate, (bool, np.bool_)) or not isinstance(rate, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(rate) or rate <= 0:
+        shown = rate.item() if isinstance(rate, np.generic) else rate
+        raise DatasetError(f"fps attribute is {shown!r}; expected a rate > 0 [Hz]", str(path))
 
 
 def read_act(path: str | Path, fps: float = ACT_DEFAULT_FPS) -> RecordedDataset:

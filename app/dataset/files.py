@@ -1,4 +1,5 @@
-"""Atomic writes of a dataset's files (JSON, parquet) and the schema metadata other readers expect.
+"""Atomic writes of a dataset's files (JSON, parquet) and the schema metadata other readers expect; reads of
+them that name the file when it is missing or damaged.
 
 Every file is written beside its target under a temporary name and renamed into place, so a reader sees
 either the old file or the new one, never a half-written one.
@@ -12,6 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from app.errors import DatasetError
 from app.runtime.outputs import write_atomic
 
 # lerobot's parquet feature types ("datasets" library Features) for the columns we write
@@ -55,3 +57,24 @@ def pandas_index_metadata(index_column: str, columns: dict[str, str]) -> dict[by
             "columns": described, "creator": {"library": "pyarrow", "version": pa.__version__},
             "pandas_version": "2.0.0"}
     return {b"pandas": json.dumps(meta).encode()}
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object file, or DatasetError naming it."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DatasetError(f"not a readable JSON file ({exc})", str(path)) from None
+    if not isinstance(data, dict):
+        raise DatasetError(f"holds a JSON {type(data).__name__}, not an object", str(path))
+    return data
+
+
+def read_parquet(path: Path, columns: list[str] | None = None):
+    """A parquet table, or DatasetError naming the file (missing, truncated, other columns)."""
+    try:
+        return pq.read_table(path, columns=columns)
+    except FileNotFoundError:
+        raise DatasetError("missing (the dataset's metadata names it)", str(path)) from None
+    except Exception as exc:  # pyarrow raises ArrowInvalid, ArrowIOError, KeyError... for a damaged file
+        raise DatasetError(f"not a readable parquet file ({str(exc).splitlines()[0][:200]})", str(path)) from None

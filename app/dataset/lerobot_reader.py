@@ -9,74 +9,126 @@ the commit record: rows past it (left by an interrupted recording) are ignored.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from app.dataset.files import read_json, read_parquet
 from app.dataset.records import RecordedDataset, RecordedEpisode, VideoSpan
 from app.errors import DatasetError
 
 VERSIONS = ("v3.0", "v2.1")
 VALUE_COLUMNS = ("observation.state", "action", "timestamp", "index")
+EPISODE_KEYS = ["episode_index", "tasks", "length", "data/chunk_index", "data/file_index", "dataset_from_index",
+                "dataset_to_index"]
+VIDEO_KEYS = ("chunk_index", "file_index", "from_timestamp", "to_timestamp")
 
 
-def _vectors(column: pa.ChunkedArray, width: int) -> np.ndarray:
-    """A list or fixed-size-list column as float64 rows, shape (n, width)."""
-    flat = column.combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    return flat.astype(np.float64).reshape(len(column), width)
+def _vectors(column: pa.ChunkedArray, width: int, what: str, path: Path) -> np.ndarray:
+    """A list or fixed-size-list column as float64 rows, shape (n, width); DatasetError naming the file when its
+    rows are not ``width`` numbers each."""
+    try:
+        flat = column.combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        return flat.astype(np.float64).reshape(len(column), width)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError, AttributeError):
+        raise DatasetError(f"column {what!r} does not hold {width} numbers a row (info.json's shape)",
+                           str(path)) from None
+
+
+def _count(info: dict, key: str, least: int, path: Path) -> int:
+    value = info.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise DatasetError(f"{key} is {value!r}; expected a whole number >= {least}", str(path))
+    return value
 
 
 def _load_info(root: Path) -> dict:
     path = root / "meta" / "info.json"
     if not path.is_file():
         raise DatasetError("no meta/info.json: not a LeRobot dataset folder", str(root))
-    info = json.loads(path.read_text())
+    info = read_json(path)
     if info.get("codebase_version") not in VERSIONS:
-        raise DatasetError(f"meta/info.json codebase_version is {info.get('codebase_version')!r}; this reader "
-                           f"takes {list(VERSIONS)}", str(root))
+        raise DatasetError(f"codebase_version is {info.get('codebase_version')!r}; this reader takes "
+                           f"{list(VERSIONS)}", str(path))
+    feats = info.get("features")
     for key in ("observation.state", "action"):
-        if key not in info.get("features", {}):
-            raise DatasetError(f"meta/info.json features have no {key!r} (found {sorted(info.get('features', {}))})",
-                               str(root))
+        feature = feats.get(key) if isinstance(feats, dict) else None
+        shape = feature.get("shape") if isinstance(feature, dict) else None
+        if not (isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int) and shape[0] >= 1):
+            raise DatasetError(f"features.{key} needs a shape [n >= 1] (found {shape!r} among features "
+                               f"{sorted(feats) if isinstance(feats, dict) else feats!r})", str(path))
+    fps = info.get("fps")
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not math.isfinite(fps) or fps <= 0:
+        raise DatasetError(f"fps is {fps!r}; expected a rate > 0 [Hz]", str(path))
+    _count(info, "total_episodes", 0, path)
+    if info["codebase_version"] == "v2.1" or "chunks_size" in info:
+        _count(info, "chunks_size", 1, path)
+    for key in ("data_path", "video_path"):
+        if not isinstance(info.get(key, ""), (str, type(None))):
+            raise DatasetError(f"{key} is {info[key]!r}; expected a path template", str(path))
     return info
 
 
-def _episode(info: dict, index: int, task: str, rows: pa.Table, videos: dict[str, VideoSpan]) -> RecordedEpisode:
+def _episode(info: dict, index: int, task: str, rows: pa.Table, videos: dict[str, VideoSpan],
+             path: Path) -> RecordedEpisode:
     feats = info["features"]
     return RecordedEpisode(
         index=index, task=task,
-        state=_vectors(rows.column("observation.state"), feats["observation.state"]["shape"][0]),
-        action=_vectors(rows.column("action"), feats["action"]["shape"][0]),
+        state=_vectors(rows.column("observation.state"), feats["observation.state"]["shape"][0], "observation.state",
+                       path),
+        action=_vectors(rows.column("action"), feats["action"]["shape"][0], "action", path),
         timestamp=rows.column("timestamp").to_numpy().astype(np.float64), videos=videos, images={})
 
 
-def _read_v30(root: Path, info: dict, cameras: list[str]) -> list[RecordedEpisode]:
+def _episode_rows(root: Path, info: dict, cameras: list[str]) -> list[dict]:
+    """meta/episodes' rows of the counted episodes (0 .. total_episodes - 1), each with the keys the reader uses."""
     files = sorted((root / "meta" / "episodes").glob("*/*.parquet"))
     if not files:
         raise DatasetError("no meta/episodes/*/*.parquet", str(root))
-    columns = None
+    keys = EPISODE_KEYS + [f"videos/{cam}/{k}" for cam in cameras for k in VIDEO_KEYS]
     rows = []
     for path in files:
-        table = pq.read_table(path)
-        columns = columns or [c for c in table.column_names if not c.startswith("stats/")]
-        rows += table.select(columns).to_pylist()
-    rows = sorted(rows, key=lambda r: r["episode_index"])[:info["total_episodes"]]
-    data: dict[tuple[int, int], pa.Table] = {}
+        table = read_parquet(path)
+        missing = [k for k in keys if k not in table.column_names]
+        if missing:
+            raise DatasetError(f"no columns {missing}; a v3.0 episode row has {keys}", str(path))
+        rows += table.select(keys).to_pylist()
+    rows = sorted((r for r in rows if r["episode_index"] < info["total_episodes"]), key=lambda r: r["episode_index"])
+    if [r["episode_index"] for r in rows] != list(range(info["total_episodes"])):
+        raise DatasetError(f"meta/info.json counts {info['total_episodes']} episodes; meta/episodes has rows for "
+                           f"{sorted({r['episode_index'] for r in rows})[:10]}", str(root / "meta" / "episodes"))
+    return rows
+
+
+def _slice(table: pa.Table, row: dict, path: Path) -> pa.Table:
+    """Episode ``row``'s frames of its data file: ``length`` rows whose ``index`` runs dataset_from_index ..
+    dataset_to_index - 1 (a length that reaches into the next episode is refused)."""
+    index = table.column("index").to_numpy()
+    first, n = int(np.searchsorted(index, row["dataset_from_index"])), row["length"]
+    got = index[first:first + n] if isinstance(n, int) and n >= 1 else index[:0]
+    want = np.arange(row["dataset_from_index"], row["dataset_to_index"])
+    if n != len(want) or not np.array_equal(got, want):
+        raise DatasetError(f"episode {row['episode_index']}: length {n} and frames {row['dataset_from_index']}.."
+                           f"{row['dataset_to_index'] - 1} disagree with the file's index column", str(path))
+    return table.slice(first, n)
+
+
+def _read_v30(root: Path, info: dict, cameras: list[str]) -> list[RecordedEpisode]:
+    data: dict[tuple[int, int], tuple[Path, pa.Table]] = {}
     episodes = []
-    for row in rows:
+    for row in _episode_rows(root, info, cameras):
         where = (row["data/chunk_index"], row["data/file_index"])
         if where not in data:
             path = root / info["data_path"].format(chunk_index=where[0], file_index=where[1])
-            data[where] = pq.read_table(path, columns=list(VALUE_COLUMNS))
-        table = data[where]
-        first = int(np.searchsorted(table.column("index").to_numpy(), row["dataset_from_index"]))
+            data[where] = path, read_parquet(path, list(VALUE_COLUMNS))
+        path, table = data[where]
         videos = {cam: VideoSpan(str(root / info["video_path"].format(
             video_key=cam, chunk_index=row[f"videos/{cam}/chunk_index"], file_index=row[f"videos/{cam}/file_index"])),
             row[f"videos/{cam}/from_timestamp"], row[f"videos/{cam}/to_timestamp"]) for cam in cameras}
-        episodes.append(_episode(info, row["episode_index"], (row["tasks"] or [""])[0],
-                                 table.slice(first, row["length"]), videos))
+        episodes.append(_episode(info, row["episode_index"], (row["tasks"] or [""])[0], _slice(table, row, path),
+                                 videos, path))
     return episodes
 
 
@@ -84,19 +136,22 @@ def _read_v21(root: Path, info: dict, cameras: list[str]) -> list[RecordedEpisod
     path = root / "meta" / "episodes.jsonl"
     if not path.is_file():
         raise DatasetError("v2.1 dataset without meta/episodes.jsonl", str(root))
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    rows = sorted(rows, key=lambda r: r["episode_index"])[:info["total_episodes"]]
+    try:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows = sorted(rows, key=lambda r: r["episode_index"])[:info["total_episodes"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise DatasetError(f"not one JSON object with an episode_index a line ({exc})", str(path)) from None
     chunk_size = info.get("chunks_size", 1000)
     episodes = []
     for row in rows:
         index = row["episode_index"]
         chunk = index // chunk_size
-        table = pq.read_table(root / info["data_path"].format(episode_chunk=chunk, episode_index=index),
-                              columns=list(VALUE_COLUMNS))
+        file = root / info["data_path"].format(episode_chunk=chunk, episode_index=index)
+        table = read_parquet(file, list(VALUE_COLUMNS))
         videos = {cam: VideoSpan(str(root / info["video_path"].format(episode_chunk=chunk, video_key=cam,
                                                                        episode_index=index)),
                                  0.0, row["length"] / info["fps"]) for cam in cameras}
-        episodes.append(_episode(info, index, (row.get("tasks") or [""])[0], table, videos))
+        episodes.append(_episode(info, index, (row.get("tasks") or [""])[0], table, videos, file))
     return episodes
 
 

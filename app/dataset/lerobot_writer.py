@@ -15,7 +15,6 @@ again on that folder drops the unfinished episode's leftovers and appends after 
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import pyarrow.parquet as pq
 
 import app.dataset.v30_schema as v30
 import app.dataset.video_segments as video
+from app.dataset.continuation import check_lerobot
 from app.dataset.files import hf_features_metadata, pandas_index_metadata, write_json, write_parquet
 from app.dataset.records import DatasetSpec, EncodedVideo, EpisodeFrames
 from app.dataset.rollover import FileLimits, files_after, next_file, size_mb, table_rolls, video_rolls
@@ -186,16 +186,9 @@ class LeRobotWriter:
     def _resume(self) -> None:
         """Load the counted episodes of an existing dataset (its own file limits); cut what an interrupted append
         left behind: rows past the count, video frames past the last counted episode, files it had begun."""
-        info = json.loads((self.root / v30.INFO_PATH).read_text())
-        if info.get("codebase_version") != v30.VERSION or info.get("features") != json.loads(
-                json.dumps(self._features)) or info.get("fps") != self.spec.fps:
-            raise DatasetError("holds a dataset of other features, fps or version; write to a new folder",
-                               str(self.root))
+        info, self._episodes = check_lerobot(self.root, self.spec)
         self.limits = FileLimits.of_info(info)
         n_episodes, n_frames = info["total_episodes"], info["total_frames"]
-        rows = [r for path in sorted((self.root / "meta" / "episodes").glob("chunk-*/file-*.parquet"))
-                for r in pq.read_table(path).to_pylist()]
-        self._episodes = sorted(rows, key=lambda r: r["episode_index"])[:n_episodes]
         self._tasks = pq.read_table(self.root / v30.TASKS_PATH).column(v30.TASK_INDEX_COLUMN).to_pylist()
         last = self._episodes[-1]
         mine = [r for r in self._episodes if _at(r, "data") == _at(last, "data")]

@@ -53,6 +53,25 @@ def _float_column(path: Path, name: str, cells: list[str]) -> np.ndarray:
     return out
 
 
+def _real_column(path: Path, name: str, values: np.ndarray) -> np.ndarray:
+    """A column as (n_rows,) float: one real number a row (not a 2-D array, complex numbers, booleans or text)."""
+    values = np.asarray(values)
+    if values.ndim != 1:
+        raise DatasetError(f"column {name!r} has shape {values.shape}; a column holds one number a row (n,)",
+                           str(path))
+    if values.dtype.kind not in "iuf":
+        raise DatasetError(f"column {name!r} holds {values.dtype} values; a column holds real numbers", str(path))
+    return values.astype(float)
+
+
+def _same_length(path: Path, columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    lengths = {len(v) for v in columns.values()}
+    if len(lengths) > 1:
+        raise DatasetError(f"columns have different lengths {sorted(lengths)}; every column one value a row",
+                           str(path))
+    return columns
+
+
 def read_table(path: str | Path) -> dict[str, np.ndarray]:
     """A trajectory file's columns by name, each (n_rows,) float. Raises DatasetError."""
     path = Path(path)
@@ -66,15 +85,21 @@ def read_table(path: str | Path) -> dict[str, np.ndarray]:
             if not rows:
                 raise DatasetError("empty file; the first line must name the columns", str(path))
             header = [h.strip() for h in rows[0]]
+            twice = sorted({h for h in header if header.count(h) > 1})
+            if twice:
+                raise DatasetError(f"column {twice[0]!r} is named twice in the header; every column once", str(path))
             bad = [k + 2 for k, r in enumerate(rows[1:]) if len(r) != len(header)]
             if bad:
                 raise DatasetError(f"line {bad[0]}: {len(rows[bad[0] - 1])} cells for {len(header)} columns", str(path))
             return {h: _float_column(path, h, [r[i].strip() for r in rows[1:]]) for i, h in enumerate(header)}
         if fmt == ".npz":
             with np.load(path, allow_pickle=False) as data:
-                return {k: np.asarray(data[k], dtype=float).reshape(-1) for k in data.files}
+                return _same_length(path, {k: _real_column(path, k, data[k]) for k in data.files})
         table = pq.read_table(path)
-        return {name: table.column(name).to_numpy().astype(float) for name in table.column_names}
+        twice = sorted({n for n in table.column_names if table.column_names.count(n) > 1})
+        if twice:
+            raise DatasetError(f"column {twice[0]!r} appears twice; every column once", str(path))
+        return {name: _real_column(path, name, table.column(name).to_numpy()) for name in table.column_names}
     except DatasetError:
         raise
     except (OSError, ValueError, TypeError, pa.ArrowException) as exc:
@@ -107,6 +132,15 @@ def _checked(path: Path, columns: dict[str, np.ndarray], name: str) -> np.ndarra
     return values
 
 
+def _gripper(path: Path, columns: dict[str, np.ndarray], name: str) -> np.ndarray:
+    values = _checked(path, columns, name)
+    bad = np.flatnonzero((values < 0) | (values > 1))
+    if len(bad):
+        raise DatasetError(f"column {name!r} row {bad[0] + 1}: {values[bad[0]]:g}; a gripper command is in [0, 1] "
+                           "(0 open .. 1 closed)", str(path))
+    return values
+
+
 def read_ee_trajectory(path: str | Path, arm_names: list[str] | None = None) -> EETrajectory:
     """Read and check an end-effector trajectory; ``arm_names``: the scene's arms (prefixes allowed)."""
     path = Path(path)
@@ -128,7 +162,7 @@ def read_ee_trajectory(path: str | Path, arm_names: list[str] | None = None) -> 
         if np.any(norm < 1e-6):
             raise DatasetError(f"column {key('qw')!r} row {np.argmin(norm) + 1}: the quaternion is zero", str(path))
         quat.append(q / norm[:, None])
-        grip.append(_checked(path, columns, key("gripper")) if key("gripper") in columns else None)
+        grip.append(_gripper(path, columns, key("gripper")) if key("gripper") in columns else None)
     gripper = None if all(g is None for g in grip) else np.stack(
         [np.full(len(t), np.nan) if g is None else g for g in grip], axis=1)
     return EETrajectory(t, arms, np.stack(pos, axis=1), np.stack(quat, axis=1), gripper)

@@ -17,7 +17,7 @@ import imageio_ffmpeg
 import numpy as np
 
 from app.errors import DatasetError
-from app.runtime.outputs import write_atomic
+from app.runtime.outputs import PARTIAL, write_atomic
 
 CODEC = "h264"
 PIX_FMT = "yuv420p"
@@ -25,7 +25,8 @@ PIX_FMT = "yuv420p"
 
 def _concat(parts: list[Path], out: str) -> None:
     """Stream-copy ``parts`` (same codec and size) one after another into ``out``."""
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", dir=Path(out).parent, delete=False) as listing:
+    with tempfile.NamedTemporaryFile("w", prefix=f"{PARTIAL}concat.", suffix=".txt", dir=Path(out).parent,
+                                     delete=False) as listing:
         listing.write("".join(f"file '{p.resolve()}'\n" for p in parts))
     try:
         _ffmpeg(["-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i", listing.name, "-c", "copy",
@@ -53,7 +54,7 @@ def encode_segment(folder: Path, frames: np.ndarray, fps: int) -> Path:
     """RGB ``frames`` (n, h, w, 3) uint8 encoded as one episode's segment (a new file in ``folder``), as
     :func:`append_frames` encodes them: what a worker process hands to the writer instead of the frames."""
     folder.mkdir(parents=True, exist_ok=True)
-    fd, segment = tempfile.mkstemp(suffix=".mp4", prefix=".segment.", dir=folder)
+    fd, segment = tempfile.mkstemp(suffix=".mp4", prefix=f"{PARTIAL}segment.", dir=folder)
     os.close(fd)
     try:
         _encode(segment, frames, fps)

@@ -28,7 +28,7 @@ from app.render.report import write_json_atomic
 from app.runtime.outputs import OutputSet
 
 MAX_RATE = 10_000.0  # [Hz]
-MAX_TICKS = 10_000_000  # a trajectory's ticks at the control rate (each holds the joints: 8 B per DOF)
+MAX_TICKS = 1_000_000  # a trajectory's ticks at the control rate (each an IK or QP solve, ~0.1-1 ms: minutes)
 POS_MASK = (True, True, True)  # a trajectory's positions are tracked on every axis
 
 
@@ -116,7 +116,10 @@ def _rate(args, run: RunConfig) -> tuple[float, int]:
         raise InputError(f"--rate must be in (0, {MAX_RATE:g}] Hz, got {rate:g}")
     if not args.physics:
         return rate, 1
-    every = max(1, int(round(s.physics_hz / rate)))
+    every = int(round(s.physics_hz / rate))  # the rate is rounded to physics_hz / every
+    if every < 1:  # nothing to round to: not silently the physics rate
+        raise InputError(f"--rate {rate:g} Hz with --physics: the control rate must be at most about the scene's "
+                         f"physics rate, {s.physics_hz:g} Hz (a command every physics step or fewer)")
     return s.physics_hz / every, every
 
 

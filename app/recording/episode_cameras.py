@@ -12,21 +12,38 @@ every frame of every episode (``episode_index``, ``frame_index``, ``<camera>.pos
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from app.config.schema import RunConfig
 from app.dataset import CameraSpec
-from app.dataset.files import write_parquet
+from app.dataset.files import read_parquet, write_parquet
 from app.episode.frame_state import FrameState
 from app.episode.replica import PosedReplica
+from app.errors import ConfigError, DatasetError
 from app.kinematics.rotations import matrix_to_quat
 from app.runtime.outputs import write_atomic
 from app.sim.cameras import SceneCameras, intrinsics
 
 KEY_PREFIX = "observation.images."
+MAX_EPISODE_GB = 8.0  # one episode's pictures of every camera are held in memory until encoded
+
+
+def check_memory(run: RunConfig) -> None:
+    """One episode's pictures (every camera, one per dataset row: ``video.fps`` x the duration) fit in
+    MAX_EPISODE_GB; checked before the simulation. Raises ConfigError naming the cameras."""
+    cams = camera_streams(run)
+    frames = math.ceil(run.duration * run.video.fps) + 1
+    gigabytes = frames * sum(c.width * c.height * 3 for c in cams) / 1e9
+    if gigabytes > MAX_EPISODE_GB:
+        sizes = ", ".join(f"{c.name} {c.width}x{c.height}" for c in cams)
+        raise ConfigError(f"cameras: {frames} rows ({run.duration:g} s at video.fps {run.video.fps}) of {sizes} would "
+                          f"hold {gigabytes:.1f} GB of pictures per episode (limit {MAX_EPISODE_GB:g} GB); lower "
+                          "video.fps, the cameras' sizes or the duration")
 
 
 def camera_streams(run: RunConfig) -> list:
@@ -89,15 +106,22 @@ class EpisodeCameras:
 
 
 class CameraMeta:
-    """Writes ``meta/cameras.json`` once and ``meta/camera_poses.parquet`` after every episode (atomically; rows
-    of episodes past ``info.json``'s total are leftovers of an interrupted recording)."""
+    """Writes ``meta/cameras.json`` (when the dataset has none yet) and ``meta/camera_poses.parquet`` before
+    every episode is counted (atomically), after the rows of the ``first`` episodes a continued dataset holds
+    (rows of episodes past its count are leftovers of an interrupted recording: dropped)."""
 
-    def __init__(self, root: Path, run: RunConfig):
+    def __init__(self, root: Path, run: RunConfig, first: int = 0):
         self.root, self._tables = Path(root), []
         meta = self.root / "meta"
         meta.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(cameras_json(run), indent=4)
-        write_atomic(meta / "cameras.json", ".json", lambda tmp: Path(tmp).write_text(text))
+        if not (meta / "cameras.json").exists():  # a continued dataset's equals this run's (app.recording.out_folder)
+            text = json.dumps(cameras_json(run), indent=4)
+            write_atomic(meta / "cameras.json", ".json", lambda tmp: Path(tmp).write_text(text))
+        path = meta / "camera_poses.parquet"
+        if first > 0 and path.exists():
+            table = read_parquet(path)
+            keep = pc.less(table.column("episode_index"), first)
+            self._tables.append(table.filter(keep).replace_schema_metadata(None))
 
     def add(self, episode_index: int, poses: dict[str, np.ndarray]) -> None:
         if not poses:
@@ -108,5 +132,9 @@ class CameraMeta:
         for name, p in poses.items():
             columns[f"{name}.pos"] = pa.array(list(p[:, :3]), type=pa.list_(pa.float64(), 3))
             columns[f"{name}.quat_wxyz"] = pa.array(list(p[:, 3:]), type=pa.list_(pa.float64(), 4))
-        self._tables.append(pa.table(columns))
+        table = pa.table(columns)
+        if self._tables and self._tables[0].schema != table.schema:
+            raise DatasetError(f"holds columns {self._tables[0].column_names}; this recording's are "
+                               f"{table.column_names}", str(self.root / "meta" / "camera_poses.parquet"))
+        self._tables.append(table)
         write_parquet(self.root / "meta" / "camera_poses.parquet", self._tables)

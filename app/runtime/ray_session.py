@@ -16,9 +16,11 @@ import gc
 import logging
 import math
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -39,6 +41,7 @@ _began = False  # start_ray called ray.init (it may have been interrupted before
 # ray.shutdown alone stops the monitor, 0.8 s slower)
 MONITOR_SCRIPT = os.path.join("autoscaler", "_private", "monitor.py")
 _shutting_down = threading.Lock()
+_temp_dirs: list[str] = []  # the session folders of the local clusters start_ray started
 
 
 def require_ray():
@@ -108,8 +111,9 @@ def start_ray(workers: int, address: str | None = None):
                 if address:
                     check_reachable(address)
                     ray.init(address=address, **quiet)
-                else:
-                    ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+                else:  # its session folder (logs, sockets) ours, removed at shutdown, not $TMPDIR/ray's
+                    _temp_dirs.append(_session_folder())
+                    ray.init(num_cpus=workers, include_dashboard=False, _temp_dir=_temp_dirs[-1], **quiet)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise AppError(f"could not {'join the Ray cluster at ' + address if address else 'start Ray'}: "
                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
@@ -117,6 +121,18 @@ def start_ray(workers: int, address: str | None = None):
             _started.extend(tree(_ray_children(ray, before)))  # their children too: the raylet's agents
         _ours = _session(ray)
     return ray
+
+
+# Ray's longest socket path below its temp dir (sockets/plasma_store in a session_<date>_<pid> folder) must fit
+# AF_UNIX's 107 bytes
+_SOCKET_TAIL = len("/app-ray-xxxxxxxx/session_2026-01-01_00-00-00_000000_4194304/sockets/plasma_store")
+
+
+def _session_folder() -> str:
+    """A new folder for a local cluster's session (logs, sockets): in $TMPDIR, or /tmp where $TMPDIR is too long
+    for Ray's sockets."""
+    base = tempfile.gettempdir()
+    return tempfile.mkdtemp(prefix="app-ray-", dir=base if len(base) + _SOCKET_TAIL <= 107 else "/tmp")
 
 
 def _session(ray) -> str | None:
@@ -149,6 +165,8 @@ def _shutdown() -> None:
         with signal_dispositions_kept():
             ray.shutdown()
     end_processes(frozen_tree(family), grace_s=0.0)  # killed as they stand: a raylet told to stop started its agents
+    while _temp_dirs:
+        shutil.rmtree(_temp_dirs.pop(), ignore_errors=True)
     _ours, _began = None, False
     _started.clear()
     _before.clear()

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import pybullet as pb
 
+from app.errors import InputError
 from app.kinematics.rotations import axis_vector
 from app.specs import GripperSpec
 from app.validation import check_spec
@@ -112,7 +113,11 @@ class Gripper:
     def command(self, closing: np.ndarray, q: np.ndarray, dt: float) -> None:
         """Move every environment's fingers towards ``closing`` (n_envs,) in [0, 1] from the measured joints
         q (n_envs, n_dofs), over a control tick dt [s]."""
-        self.target = np.clip(np.asarray(closing, dtype=float), 0.0, 1.0)
+        closing = np.asarray(closing, dtype=float)
+        if closing.shape != (len(self.robot.bodies),) or not np.isfinite(closing).all():
+            raise InputError(f"gripper closing must be {len(self.robot.bodies)} finite fraction(s) (one per "
+                             f"environment; 0 open .. 1 closed), got {closing.tolist()}")
+        self.target = np.clip(closing, 0.0, 1.0)
         goal = np.clip(self.open + self.target[:, None] * (self.closed - self.open), self._lo, self._hi)
         qdot = np.clip(APPROACH_GAIN * (goal - q[:, self.dofs]), -self.v_max, self.v_max)
         r, force = self.robot, [float(self.spec.force)] * len(self._joints)

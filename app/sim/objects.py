@@ -32,11 +32,15 @@ class SceneObject:
     def _create(self, origin: np.ndarray) -> int:
         s, c = self.spec, self.client
         pos, quat = (origin + np.asarray(s.pos)).tolist(), wxyz_to_xyzw(np.asarray(s.start_quat(), dtype=float)).tolist()
-        if s.shape == "urdf":
-            body = pb.loadURDF(s.file, pos, quat, globalScaling=s.scale, physicsClientId=c)
-        else:
-            col, vis = _shapes(c, s)
-            body = pb.createMultiBody(s.mass, col, vis, pos, quat, physicsClientId=c)
+        try:
+            if s.shape == "urdf":
+                body = pb.loadURDF(s.file, pos, quat, globalScaling=s.scale, physicsClientId=c)
+            else:
+                col, vis = _shapes(c, s)
+                body = pb.createMultiBody(s.mass, col, vis, pos, quat, physicsClientId=c)
+        except pb.error as exc:  # a file PyBullet cannot load: "createCollisionShape failed", ...
+            raise InputError(f"object {s.name!r}: PyBullet cannot load its {s.shape} file {s.file} ({exc}); give "
+                             "a valid URDF, or an STL/OBJ mesh") from None
         if s.shape != "urdf":
             pb.changeDynamics(body, -1, mass=s.mass, physicsClientId=c)
         pb.changeDynamics(body, -1, lateralFriction=s.friction, spinningFriction=s.spinning_friction,

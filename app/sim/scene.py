@@ -13,10 +13,12 @@ import contextlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pybullet as pb
 
+from app.collision.meshes import check_mesh_file
 from app.errors import AppError, InputError
 from app.kinematics.compose import RobotPart, compose_urdf
 from app.kinematics.rotations import wxyz_to_xyzw
@@ -123,6 +125,8 @@ class Scene:
         if not isinstance(spec, ObjectSpec):
             raise InputError(f"add_object takes an ObjectSpec, got {type(spec).__name__}")
         spec = check_spec(spec, f"object {spec.name!r}")
+        if spec.shape == "mesh" and Path(spec.file).suffix.lower() in (".stl", ".obj"):
+            check_mesh_file(spec.file, f"object {spec.name!r}")  # PyBullet crashes on some broken meshes
         if spec.name in self.objects or any(b.name == spec.name for b in self.boxes):
             raise InputError(f"an object or box is already called {spec.name!r}: names must be unique")
         self.objects[spec.name] = obj = SceneObject(self.client, spec)

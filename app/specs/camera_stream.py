@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.validation import Check, Where, nonzero
+from app.validation import Check, Where, fov_check, nonzero
 
 
 def not_parallel(a, b) -> bool:
@@ -47,7 +47,7 @@ class CameraStream:
             (at("height"), 16 <= self.height <= 4096 and self.height % 2 == 0,
              f"must be even, 16..4096 px, got {self.height}"),
             (at("fps"), 0 < self.fps <= 1000, f"must be in (0, 1000] Hz, got {self.fps}"),
-            (at("fov"), 0 < self.fov < 180, f"must be in (0, 180) degrees, got {self.fov}"),
+            fov_check(at("fov"), self.fov),
             (at("near"), 0 < self.near < self.far, f"must be > 0 and below far={self.far} m, got {self.near}"),
             (at("offset_quat"), nonzero(self.offset_quat), "must be a nonzero (w, x, y, z) quaternion"),
             (at("eye"), not fixed or math.dist(self.eye, self.target) > 1e-6, "must differ from target"),

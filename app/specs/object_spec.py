@@ -86,9 +86,11 @@ class ObjectSpec:
 
 def starts_above(obj: ObjectSpec, table: BoxSpec, where: str) -> Check:
     """A primitive object whose start may overlap the table top (its footprint over the table) is an error."""
-    low = obj.pos if obj.pos_range is None else obj.pos_range[0]
-    bottom = low[2] - obj.half_height()
-    over = all(abs(low[a] - table.pos[a]) <= table.size[a] / 2 for a in (0, 1))
+    lo, hi = (obj.pos, obj.pos) if obj.pos_range is None else obj.pos_range
+    bottom = min(lo[2], hi[2]) - obj.half_height()
+    # any start the range allows over the table top (not only its low corner's)
+    over = all(min(lo[a], hi[a]) <= table.pos[a] + table.size[a] / 2 and max(lo[a], hi[a]) >= table.pos[a] -
+               table.size[a] / 2 for a in (0, 1))
     return (where, obj.shape not in ("box", "cylinder", "sphere") or not over or bottom >= table.top() - 1e-3,
             f"object {obj.name!r} would start inside the table: its bottom at z = {bottom:.4f} m, the table top "
             f"at z = {table.top():.4f} m; raise its z to at least {table.top() + obj.half_height():.4f} m")
