@@ -82,7 +82,8 @@ def _policy_and_scenes(args: argparse.Namespace, run) -> tuple[PolicySpec, tuple
     """What the policy is and, for a replay, every episode's recorded scene."""
     if args.replay is None:
         if args.lerobot_policy is not None:
-            return PolicySpec("lerobot", str(Path(args.lerobot_policy).resolve()), device=args.device), None
+            raise InputError("--lerobot-policy is not built yet (issue #35 item 4); wrap the policy in a "
+                             "module:factory whose select_action takes our observations")
         return PolicySpec("policy", args.policy), None
     dataset = load_dataset(args.replay)
     if args.episodes > len(dataset.episodes):

@@ -63,10 +63,6 @@ def build_policy(spec: PolicySpec, env, seed: int):
     """The policy a PolicySpec names, for ``env``."""
     if spec.kind == "replay":
         return ReplayPolicy(env, load_dataset(spec.value), list(spec.episodes))
-    if spec.kind == "lerobot":
-        from app.evaluation.lerobot_policy import LeRobotPolicy  # torch and lerobot: only where asked for
-
-        return LeRobotPolicy(env, spec.value, spec.device)
     return make_policy(spec.value, env, seed)
 
 
