@@ -114,3 +114,10 @@ def test_the_wilson_interval_matches_its_textbook_values():
     assert wilson_interval(95, 100) == pytest.approx((88.82, 97.85), abs=2e-2)
     assert wilson_interval(0, 10) == pytest.approx((0.0, 27.753), abs=1e-3)
     assert wilson_interval(10, 10) == pytest.approx((72.247, 100.0), abs=1e-3)
+
+
+def test_ray_workers_give_the_same_episodes_as_one_process(tmp_path, shared_ray):
+    args = [PICK, "--policy", "expert", "--episodes", "4", "--num-envs", "2"]
+    assert main(args + ["--out", str(tmp_path / "one")]) == 0
+    assert main(args + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
+    assert _info(tmp_path / "one")["per_episode"] == _info(tmp_path / "two")["per_episode"]
