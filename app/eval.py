@@ -1,6 +1,6 @@
 """Command line: ``python -m app.eval CONFIG (--policy expert|random|module:factory | --replay DATASET |
 --lerobot-policy PATH) --episodes N --out DIR [--seed S] [--num-envs B] [--workers W] [--ray-address A]
-[--videos K] [--obs-type T] [--action-mode M] [--image-size H W] [--fps F] [--device D]``.
+[--videos K] [--obs-type T] [--action-mode M] [--image-size H W] [--fps F]``.
 
 Evaluates a policy over N seeded episodes of a run config's task in Gymnasium environments (app.envs): episode i
 is seeded S + i (``lerobot-eval``'s convention), played in waves of B environments of one world, the waves on W
@@ -12,8 +12,7 @@ shape, NaN) ends the command with one line naming it and the step; the episodes 
 eval_info.json (``complete: false``). ``--policy module:factory``: a function taking the vector environment and
 returning an object with ``select_action(observation) -> actions`` (num_envs, action_dim). ``--replay``: a
 dataset recorded by ``app.record`` (its episodes' scenes in ``meta/episode_scenes.jsonl``), episode i playing
-dataset episode i. ``--lerobot-policy``: a LeRobot policy folder (``pretrained_model``), run with lerobot's own
-pre- and post-processing (lerobot and torch in this Python).
+dataset episode i. ``--lerobot-policy`` (a LeRobot policy folder) is not built yet and is refused.
 """
 
 from __future__ import annotations
@@ -61,7 +60,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="default: ee_pose for the expert, joint otherwise")
     parser.add_argument("--image-size", dest="image_size", type=int, nargs=2, metavar=("H", "W"), default=None)
     parser.add_argument("--fps", type=int, default=None, help="environment steps per second (default video.fps)")
-    parser.add_argument("--device", default="cpu", help="torch device of a LeRobot policy (default cpu)")
     return parser.parse_args(argv)
 
 

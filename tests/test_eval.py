@@ -103,6 +103,7 @@ def test_a_factory_that_returns_no_policy_is_refused_before_any_episode(tmp_path
     (["--policy", "no_such_module:f", "--episodes", "1"], "cannot load it: ModuleNotFoundError"),
     (["--policy", "expert", "--episodes", "2", "--videos", "3"], "--videos must be 0..2"),
     (["--policy", "expert", "--episodes", "1", "--action-mode", "joint"], "the scripted expert acts in the ee_pose"),
+    (["--lerobot-policy", "policies/act", "--episodes", "1"], "--lerobot-policy is not built yet"),
 ])
 def test_bad_arguments_are_one_line_errors_before_any_work(tmp_path, capsys, args, words):
     assert main([PICK] + args + ["--out", str(tmp_path / "out")]) == 2

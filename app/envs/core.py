@@ -59,7 +59,7 @@ class EnvCore:
         for e, s in zip(envs, scenes):
             self.scenes[e] = s
         if self._goal is not None:
-            self._goal[envs] = self._ee_goal_now()[envs]
+            self._goal[envs] = self.world.ee_now()[envs]
         self.judge.update(self.world.observations())
 
     def step(self, a: object) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
@@ -74,7 +74,7 @@ class EnvCore:
         self.steps += 1
         infos = self._infos(verdict, q)
         if goal is not None:
-            prev = self._ee_goal_now() if self._goal is None else self._goal
+            prev = self.world.ee_now() if self._goal is None else self._goal
             for info, s in zip(infos, self.stalls.diagnose(q_start, q, v, v_prev, goal, prev)):
                 info.update(s)
             self._goal = goal
@@ -98,10 +98,6 @@ class EnvCore:
     def last_goal(self) -> np.ndarray | None:
         """The last end-effector step's targets (n_envs, n_arms, 7: position, quat wxyz; None: none yet)."""
         return self._goal
-
-    def _ee_goal_now(self) -> np.ndarray:
-        pos, quat = self.world.layout.ee_poses(self.world.robot.read_states()[0])
-        return np.concatenate([pos, quat], axis=2)
 
     def observe(self) -> dict:
         """Every environment's observation, batched: agent_pos (n, n_values) float32, environment_state (n, .)

@@ -72,17 +72,17 @@ class StateLayout:
 
     def closing_of(self, finger: np.ndarray) -> np.ndarray:
         """Closing fractions (n, n_arms) in [0, 1] of finger positions (n, n_arms) [m]."""
-        out = np.zeros_like(np.asarray(finger, dtype=float))
+        finger = np.asarray(finger, dtype=float)
+        out = np.zeros_like(finger)
         for a, g in enumerate(self.grippers):
-            span = np.where(np.abs(g.closed - g.open) > 1e-12, g.closed - g.open, 1.0)
-            out[:, a] = np.mean((finger[:, a:a + 1] - g.open) / span, axis=1)
+            out[:, a] = g.closing_of(finger[:, a:a + 1])
         return np.clip(out, 0.0, 1.0)
 
     def finger_of(self, closing: np.ndarray) -> np.ndarray:
         """Finger positions (n, n_arms) [m] of closing fractions (n, n_arms)."""
         closing = np.asarray(closing, dtype=float)
-        return np.stack([np.mean(g.open + closing[:, a:a + 1] * (g.closed - g.open), axis=1)
-                         for a, g in enumerate(self.grippers)], axis=1) if self.grippers else closing
+        return np.stack([g.finger_of(closing[:, a]) for a, g in enumerate(self.grippers)], axis=1) \
+            if self.grippers else closing
 
     def finger_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Each arm's finger position range (n_arms,) [m]: (low, high)."""

@@ -26,9 +26,9 @@ class StepStalls:
         v_bound = np.array(m.v_max, dtype=float)
         held = np.setdiff1d(np.arange(m.n_dofs), world.robot.arm_dofs)
         v_bound[held] = 0.0
-        accel = getattr(run.controller, "accel_max", None)
         self.diagnosis = StallDiagnosis(m, list(world.layout.ee_links), run.motion.pos_mask, run.motion.rot_mask,
-                                        v_bound, accel, world.tick_dt, StallLimits(STALL_POS, STALL_ROT))
+                                        v_bound, run.controller.accel_max, world.tick_dt,
+                                        StallLimits(STALL_POS, STALL_ROT))
         self.base = BaseFrame(*world.robot.base_frames())
 
     def diagnose(self, q_start: np.ndarray, q: np.ndarray, v: np.ndarray, v_prev: np.ndarray, goal: np.ndarray,
@@ -41,23 +41,24 @@ class StepStalls:
         pos_b, quat_b = self.base.targets_to_base(goal[..., :3].reshape(-1, 3), goal[..., 3:].reshape(-1, 4))
         R_b = quat_to_matrix(quat_b).reshape(n, k, 3, 3)
         pos_b = pos_b.reshape(n, k, 3)
-        twist = self._twist_in(goal, prev_goal)
-        rows = self._rows(n)
-        out = []
-        for e in range(n):
-            errors, before = self.diagnosis.errors(q[e], pos_b[e], R_b[e]), self.diagnosis.errors(q_start[e],
-                                                                                                   pos_b[e], R_b[e])
-            lim = self.diagnosis.limits
-            stuck = ((errors.pos_err > lim.pos_tol) & (errors.pos_err > (1 - PROGRESS) * before.pos_err)) | (
-                (errors.rot_err > lim.rot_tol) & (errors.rot_err > (1 - PROGRESS) * before.rot_err))
+        errors = [self.diagnosis.errors(q[e], pos_b[e], R_b[e]) for e in range(n)]
+        behind = [np.flatnonzero(self.diagnosis.behind(err)) for err in errors]
+        out = [{"stalled": False, "stall_cause": "", "stall": {}} for _ in range(n)]
+        if not any(len(b) for b in behind):  # every arm on track: nothing more to look at
+            return out
+        twist, rows, lim = self._twist_in(goal, prev_goal), self._rows(n), self.diagnosis.limits
+        for e in (e for e in range(n) if len(behind[e])):
+            before = self.diagnosis.errors(q_start[e], pos_b[e], R_b[e])
+            stuck = ((errors[e].pos_err > lim.pos_tol) & (errors[e].pos_err > (1 - PROGRESS) * before.pos_err)) | (
+                (errors[e].rot_err > lim.rot_tol) & (errors[e].rot_err > (1 - PROGRESS) * before.rot_err))
             found = {}
-            for j in np.flatnonzero(self.diagnosis.behind(errors)):
+            for j in behind[e]:
                 causes = self.diagnosis.causes(int(j), q[e], v[e], v_prev[e], pos_b[e, j], R_b[e, j], twist[e, j],
                                                rows[e])
                 if causes or stuck[j]:
                     found[self.world.layout.arms[j]] = causes or {UNEXPLAINED: {}}
             first = next((c for c in (*CAUSES, UNEXPLAINED) for a in found.values() if c in a), "")
-            out.append({"stalled": bool(found), "stall_cause": first, "stall": found})
+            out[e] = {"stalled": bool(found), "stall_cause": first, "stall": found}
         return out
 
     def _twist_in(self, goal: np.ndarray, prev_goal: np.ndarray) -> np.ndarray:

@@ -32,7 +32,6 @@ from app.episode.scene_build import build_scene
 from app.errors import InputError
 from app.ik.limits.distance import GraspState
 
-
 BRAKING = 0.5  # of the controller's acceleration bound, for joint actions: the motors lag a velocity command by
 # a physics step, and braking at the full bound took a wrist joint 3e-5 rad past its limit (tests/test_envs.py)
 DEFAULT_ACCEL = 40.0  # [rad/s^2]: the controllers' default bound, where a config sets none
@@ -69,6 +68,7 @@ class EnvWorld:
         self._controller, self._joint_step = None, None
         self._last = None  # the previous step's end-effector targets (n_envs, n_arms, 7)
         self.observer = _observer(self.scene, self.robot, run, self.layout)
+        self._seen: dict | None = None  # the observations of the state as it is now (None: not looked at yet)
         self.object_name = self.observer.obj.name if self.observer is not None else None
 
     # ------------------------------------------------------------------ reset
@@ -76,6 +76,7 @@ class EnvWorld:
         """Environments ``envs`` back to the start: the robot at its initial joints, at rest, the grippers open,
         each object where its EpisodeScene puts it."""
         envs = np.asarray(envs, dtype=int)
+        self._seen = None
         q0 = np.tile(self.q0, (len(envs), 1))
         self.robot.teleport(q0, np.zeros_like(q0), envs)
         poses = {name: (np.stack([s.objects[name][0] for s in scenes]), np.stack([s.objects[name][1] for s in scenes]))
@@ -87,14 +88,14 @@ class EnvWorld:
         for name, obj in self.scene.objects.items():
             obj.set_pose(*poses[name], envs_idx=envs)
         if self._last is not None:
-            self._last[envs] = self._ee_now()[envs]
+            self._last[envs] = self.ee_now()[envs]
 
     # ------------------------------------------------------------------ step
     def advance(self, command: Command) -> None:
         """One environment step: every control tick the grippers and arms commanded, then physics."""
         q, v = self.robot.read_states()
         if command.pos is not None:
-            start = self._ee_now() if self._last is None else self._last
+            start = self.ee_now() if self._last is None else self._last
             goal = np.concatenate([command.pos, command.quat], axis=2)
         for k in range(self.substeps):
             if k % self.every == 0:
@@ -104,8 +105,9 @@ class EnvWorld:
             if command.q_goal is not None:  # every physics step: the motors brake before a limit, not past it
                 self._joints(q, v, command.q_goal)
             self.scene.step()
+            self._seen = None
             q, v = self.robot.read_states()
-            self.t += 1.0 / self.run.scene_config.physics_hz
+            self.t += self.physics_dt
         if command.pos is not None:
             self._last = goal
 
@@ -149,12 +151,14 @@ class EnvWorld:
         return self._controller
 
     def observations(self) -> dict:
-        """The observer's Observation per layout arm (arm -> Observation); {} without an object."""
+        """The observer's Observation per layout arm (arm -> Observation); {} without an object. Looked at once
+        per state (a step or a reset makes a new one): the judge, a policy and the collision rows' grasp share it."""
         if self.observer is None:
             return {}
-        q = self.robot.read_states()[0]
-        obs = self.observer.observe(q)
-        return obs if isinstance(obs, dict) else {self.layout.arms[0]: obs}
+        if self._seen is None:
+            obs = self.observer.observe(self.robot.read_states()[0])
+            self._seen = obs if isinstance(obs, dict) else {self.layout.arms[0]: obs}
+        return self._seen
 
     def holders(self, observations: dict | None = None) -> list[str | None]:
         """Per environment the key in ``robot.grippers`` of the gripper whose fingers all touch the object (the
@@ -166,7 +170,8 @@ class EnvWorld:
                 out[e] = key if out[e] is None else out[e]
         return out
 
-    def _ee_now(self) -> np.ndarray:
+    def ee_now(self) -> np.ndarray:
+        """Every arm's end-effector pose now (n_envs, n_arms, 7: position [m], quat wxyz, environment frames)."""
         pos, quat = self.layout.ee_poses(self.robot.read_states()[0])
         return np.concatenate([pos, quat], axis=2)
 

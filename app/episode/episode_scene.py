@@ -61,11 +61,4 @@ def run_scenes(run: RunConfig, n_envs: int) -> list[EpisodeScene]:
 
 def draw_scene(run: RunConfig, seed: int) -> EpisodeScene:
     """The scene of an episode seeded ``seed`` (see the module docstring)."""
-    seeded = dataclasses.replace(run, seed=int(seed))
-    starts = object_starts(seeded, 1)
-    objects = {name: (pos[0], quat[0]) for name, (pos, quat) in starts.items()}
-    task = run.motion
-    if not isinstance(task, ObjectMotion):
-        return EpisodeScene(objects, None, int(seed))
-    place = draw_places(task, starts[task.object][0][:, :2], int(seed))[0]
-    return EpisodeScene(objects, place, int(seed))
+    return run_scenes(dataclasses.replace(run, seed=int(seed)), 1)[0]

@@ -18,14 +18,12 @@ from app.evaluation.videos import EvalVideos
 
 
 class PolicySpec(NamedTuple):
-    """What the policy is: kind 'policy' (value: expert, random or module:factory), 'replay' (value: the dataset;
-    episodes: the dataset episode each evaluation episode plays) or 'lerobot' (value: the policy folder;
-    device: torch's)."""
+    """What the policy is: kind 'policy' (value: expert, random or module:factory) or 'replay' (value: the dataset;
+    episodes: the dataset episode each evaluation episode plays)."""
 
     kind: str
     value: str
     episodes: tuple[int, ...] = ()
-    device: str = "cpu"
 
 
 class EvalJob(NamedTuple):
@@ -82,7 +80,7 @@ def run_job(job: EvalJob) -> list[EpisodeRecord]:
 
 
 def policy_title(spec: PolicySpec) -> str:
-    return {"policy": spec.value, "replay": "replay", "lerobot": "lerobot"}[spec.kind]
+    return {"policy": spec.value, "replay": "replay"}[spec.kind]
 
 
 def close_here() -> None:

@@ -43,6 +43,7 @@ class EvalVideos:
         self.raw: dict[int, np.ndarray] = {}  # each filmed episode's latest picture without the overlay
         self.ids: list[int] = []
         self.paths: list[str] = []
+        self.written: set[int] = set()  # episodes whose video is written
 
     def wave(self, ids: list[int]) -> None:
         """The episodes the environments play now (slot i: ids[i])."""
@@ -52,7 +53,7 @@ class EvalVideos:
         """Draw this step's frame of every filmed episode still running."""
         if self.pixels is None:
             return
-        slots = [i for i, ep in enumerate(self.ids) if ep < self.k and ep not in self._written]
+        slots = [i for i, ep in enumerate(self.ids) if ep < self.k and ep not in self.written]
         if not slots:
             return
         q = self.core.world.robot.read_states()[0]
@@ -60,10 +61,6 @@ class EvalVideos:
         for row, e in enumerate(slots):
             self.frames.setdefault(self.ids[e], []).append(self._overlay(images[row], e, step, infos, None))
             self.raw[self.ids[e]] = images[row]
-
-    @property
-    def _written(self) -> set[int]:
-        return {int(Path(p).stem.rsplit("_", 1)[1]) for p in self.paths}
 
     def on_episode(self, record: EpisodeRecord) -> None:
         """Write the episode's video when it is filmed (its last frame held 1 s with the verdict)."""
@@ -76,6 +73,7 @@ class EvalVideos:
         path = self.folder / f"eval_episode_{record.episode_ix}.mp4"
         write_mp4(path, frames, self.core.fps)
         self.paths.append(str(path))
+        self.written.add(record.episode_ix)
 
     def _overlay(self, image, e: int, step: int, infos: dict | None, record: EpisodeRecord | None) -> np.ndarray:
         core = self.core

@@ -118,7 +118,7 @@ class Gripper:
             raise InputError(f"gripper closing must be {len(self.robot.bodies)} finite fraction(s) (one per "
                              f"environment; 0 open .. 1 closed), got {closing.tolist()}")
         self.target = np.clip(closing, 0.0, 1.0)
-        goal = np.clip(self.open + self.target[:, None] * (self.closed - self.open), self._lo, self._hi)
+        goal = self._goals(self.target)
         qdot = np.clip(APPROACH_GAIN * (goal - q[:, self.dofs]), -self.v_max, self.v_max)
         r, force = self.robot, [float(self.spec.force)] * len(self._joints)
         for e, body in enumerate(r.bodies):
@@ -128,16 +128,28 @@ class Gripper:
     def finger_goal(self) -> np.ndarray:
         """Where the last command drives the fingers: their mean goal position (n_envs,) [m or rad] (a dataset's
         gripper action: the command, which closes past an object it grips, not where the fingers stopped)."""
-        goal = np.clip(self.open + np.asarray(self.target, dtype=float).reshape(-1, 1) * (self.closed - self.open),
-                       self._lo, self._hi)
+        goal = self._goals(np.asarray(self.target, dtype=float).reshape(-1))
         return np.broadcast_to(goal.mean(axis=1), (self.robot.n_envs,)).copy()
+
+    def _goals(self, closing: np.ndarray) -> np.ndarray:
+        """Each finger's goal (n, n_fingers) for closing fractions (n,), a margin inside its limits."""
+        return np.clip(self.open + closing[:, None] * (self.closed - self.open), self._lo, self._hi)
+
+    def closing_of(self, fingers: np.ndarray) -> np.ndarray:
+        """Closing fractions (n,) of finger positions (n, n_fingers), or (n, 1): one position for every finger
+        (0 open .. 1 closed; not clipped)."""
+        span = self.closed - self.open
+        span = np.where(np.abs(span) > 1e-12, span, 1.0)
+        return np.mean((np.asarray(fingers, dtype=float) - self.open) / span, axis=1)
+
+    def finger_of(self, closing: np.ndarray) -> np.ndarray:
+        """The mean finger position (n,) of closing fractions (n,) (not clipped: the inverse of closing_of)."""
+        return np.mean(self.open + np.asarray(closing, dtype=float)[:, None] * (self.closed - self.open), axis=1)
 
     def state(self, q: np.ndarray, touching: list[set[int]] | None = None) -> GripperState:
         """The measured grip from joints q (n_envs, n_dofs); ``touching``: per environment, the robot's
         PyBullet links that touch the watched body (Robot.contact_links), None for no body watched."""
-        span = self.closed - self.open
-        span = np.where(np.abs(span) > 1e-12, span, 1.0)
-        closing = np.mean((q[:, self.dofs] - self.open) / span, axis=1)
+        closing = self.closing_of(q[:, self.dofs])
         contact = np.zeros((len(q), len(self._pb_sides)), dtype=bool)
         for e, links in enumerate(touching or []):
             contact[e] = [bool(links & side) for side in self._pb_sides]
