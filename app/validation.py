@@ -226,14 +226,27 @@ def as_point(value: object, name: str) -> np.ndarray:
     return check_finite(arr, name)
 
 
+def unit_quaternions(quat: np.ndarray) -> np.ndarray:
+    """Finite (w, x, y, z) quaternions (..., 4) divided by their norm without over- or underflow (each row is
+    scaled by its largest entry first, so 1e200 and 1e-200 entries keep their direction); zero rows stay zero."""
+    quat = np.asarray(quat, dtype=float)
+    scale = np.abs(quat).max(axis=-1, keepdims=True)
+    quat = quat / np.where(scale > 0.0, scale, 1.0)
+    norm = np.sqrt((quat * quat).sum(axis=-1, keepdims=True))
+    return quat / np.where(norm > 0.0, norm, 1.0)
+
+
+def has_zero_quaternion(quat: np.ndarray) -> bool:
+    """Whether any (w, x, y, z) row of shape (..., 4) is all zeros (the one quaternion with no rotation)."""
+    return bool((np.abs(np.asarray(quat, dtype=float)).max(axis=-1) == 0.0).any())
+
+
 def as_quaternions(value: object, name: str) -> np.ndarray:
     """Finite (w, x, y, z) quaternions of shape (..., 4), normalised; zero norm is an error."""
     quat = as_vectors(value, name, 4)
-    scale = np.abs(quat).max(axis=-1, keepdims=True)  # scaled first: 1e200 or 1e-200 entries stay finite
-    if scale.min() == 0.0:
+    if has_zero_quaternion(quat):
         raise InputError(f"{name} contains a zero quaternion; give (w, x, y, z) with nonzero norm")
-    quat = quat / scale
-    return quat / np.sqrt((quat * quat).sum(axis=-1, keepdims=True))
+    return unit_quaternions(quat)
 
 
 def as_rotation_matrices(value: object, name: str) -> np.ndarray:

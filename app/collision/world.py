@@ -12,6 +12,7 @@ from app.collision.fitting import fit_convex
 from app.collision.meshes import box_mesh, prism_mesh
 from app.errors import InputError
 from app.kinematics.rotations import quat_to_matrix
+from app.validation import has_zero_quaternion, unit_quaternions
 
 
 class WorldBox(NamedTuple):
@@ -87,10 +88,9 @@ def box_frame(box) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not (half > 0).all():
         raise InputError(f"{box.name}.half must be > 0 (half extents in metres), got {box.half!r}")
     quat = _vec(box.quat, 4, f"{box.name}.quat")
-    norm = np.linalg.norm(quat)
-    if norm < 1e-9:
+    if has_zero_quaternion(quat):
         raise InputError(f"{box.name}.quat must be a nonzero (w, x, y, z) quaternion")
-    return quat_to_matrix(quat / norm), _vec(box.pos, 3, f"{box.name}.pos"), half
+    return quat_to_matrix(unit_quaternions(quat)), _vec(box.pos, 3, f"{box.name}.pos"), half
 
 
 def sphere_row(sphere: WorldSphere) -> np.ndarray:

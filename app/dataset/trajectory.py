@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from app.errors import DatasetError
 from app.runtime.outputs import write_atomic
+from app.validation import unit_quaternions
 
 POSE_COLUMNS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 FORMATS = (".csv", ".npz", ".parquet")
@@ -158,10 +159,10 @@ def read_ee_trajectory(path: str | Path, arm_names: list[str] | None = None) -> 
         key = (lambda c: c) if arm is None else (lambda c, a=arm: f"{a}.{c}")
         pos.append(np.stack([_checked(path, columns, key(c)) for c in POSE_COLUMNS[:3]], axis=1))
         q = np.stack([_checked(path, columns, key(c)) for c in POSE_COLUMNS[3:]], axis=1)
-        norm = np.linalg.norm(q, axis=1)
-        if np.any(norm < 1e-6):
-            raise DatasetError(f"column {key('qw')!r} row {np.argmin(norm) + 1}: the quaternion is zero", str(path))
-        quat.append(q / norm[:, None])
+        zero = np.abs(q).max(axis=1) == 0.0
+        if zero.any():
+            raise DatasetError(f"column {key('qw')!r} row {np.argmax(zero) + 1}: the quaternion is zero", str(path))
+        quat.append(unit_quaternions(q))
         grip.append(_gripper(path, columns, key("gripper")) if key("gripper") in columns else None)
     gripper = None if all(g is None for g in grip) else np.stack(
         [np.full(len(t), np.nan) if g is None else g for g in grip], axis=1)

@@ -10,6 +10,7 @@ import numpy as np
 from app.envs.world import Command, EnvWorld
 from app.errors import InputError
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, so3_exp
+from app.validation import has_zero_quaternion, unit_quaternions
 
 
 def checked(actions: object, space, n_envs: int) -> np.ndarray:
@@ -40,12 +41,11 @@ def command(world: EnvWorld, mode: str, a: np.ndarray) -> tuple[Command, np.ndar
     closing = world.layout.closing_of(rows[..., -1])
     if mode == "ee_pose":
         pos, quat = rows[..., :3], rows[..., 3:7]
-        norm = np.linalg.norm(quat, axis=-1, keepdims=True)
-        if (norm < 1e-6).any():
-            e, j = np.argwhere(norm[..., 0] < 1e-6)[0]
-            raise InputError(f"the quaternion of arm {world.layout.arms[j]!r} in environment {e} has norm "
-                             f"{float(norm[e, j, 0]):.3g}: an ee_pose action needs a rotation (w, x, y, z)")
-        quat = quat / norm
+        if has_zero_quaternion(quat):
+            e, j = np.argwhere(np.abs(quat).max(axis=-1) == 0.0)[0]
+            raise InputError(f"the quaternion of arm {world.layout.arms[j]!r} in environment {e} is zero: "
+                             "an ee_pose action needs a rotation (w, x, y, z) with nonzero norm")
+        quat = unit_quaternions(quat)
     else:
         pos_now, quat_now = world.layout.ee_poses(q_now)
         pos = pos_now + rows[..., :3]

@@ -31,6 +31,7 @@ from app.episode.run_report import task_links
 from app.episode.scene_build import build_scene
 from app.errors import InputError
 from app.ik.limits.distance import GraspState
+from app.validation import unit_quaternions
 
 BRAKING = 0.5  # of the controller's acceleration bound, for joint actions: the motors lag a velocity command by
 # a physics step, and braking at the full bound took a wrist joint 3e-5 rad past its limit (tests/test_envs.py)
@@ -129,7 +130,7 @@ class EnvWorld:
         q_goal = np.where((np.sum(start[..., 3:] * goal[..., 3:], axis=-1) < 0)[..., None], -goal[..., 3:],
                           goal[..., 3:])
         quat = start[..., 3:] + s * (q_goal - start[..., 3:])
-        quat /= np.linalg.norm(quat, axis=-1, keepdims=True)
+        quat = unit_quaternions(quat)
         vel = (goal[..., :3] - start[..., :3]) / self.dt
         order = self.layout.target_order
         self.controller.track(self.t, Targets(pos[:, order], quat[:, order], vel[:, order]), self._grasp())

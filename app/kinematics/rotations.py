@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.kinematics._fk_kernels import matrix_to_quat_batch, quat_log_batch
-from app.validation import quat_to_matrix_batch
+from app.validation import quat_to_matrix_batch, unit_quaternions
 
 _SMALL = 1e-6
 
@@ -27,9 +27,8 @@ def skew(v: np.ndarray) -> np.ndarray:
 
 
 def quat_normalize(quat: np.ndarray) -> np.ndarray:
-    """Unit quaternions with w >= 0. quat: shape (..., 4), nonzero."""
-    quat = np.asarray(quat, dtype=float)
-    quat = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    """Unit quaternions with w >= 0. quat: shape (..., 4), nonzero (entries of any finite size)."""
+    quat = unit_quaternions(quat)
     return np.where(quat[..., :1] < 0.0, -quat, quat)
 
 
@@ -127,8 +126,11 @@ def matrix_to_rpy(R: np.ndarray) -> tuple[float, float, float]:
 
 
 def wxyz_to_xyzw(quat: np.ndarray) -> np.ndarray:
-    """Reorder (w, x, y, z) to PyBullet's (x, y, z, w). Shape (..., 4)."""
-    return np.asarray(quat, dtype=float)[..., [1, 2, 3, 0]]
+    """Unit (x, y, z, w) quaternions for PyBullet from (w, x, y, z) ones of any finite size. Shape (..., 4).
+
+    Normalised here because PyBullet normalises with an unscaled norm: entries of 1e-200 would underflow to
+    the identity and 1e200 overflow to NaN."""
+    return unit_quaternions(quat)[..., [1, 2, 3, 0]]
 
 
 def xyzw_to_wxyz(quat: np.ndarray) -> np.ndarray:
