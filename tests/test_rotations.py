@@ -62,7 +62,7 @@ def test_rpy_follows_urdf_fixed_axis_convention():
     np.testing.assert_allclose(rot.rpy_to_matrix(rpy), expected, atol=1e-14)
 
 
-def test_xyzw_wxyz_conversions_are_inverse():
-    q = np.array([0.1, 0.2, 0.3, 0.4])
-    np.testing.assert_array_equal(rot.xyzw_to_wxyz(rot.wxyz_to_xyzw(q)), q)
-    np.testing.assert_array_equal(rot.wxyz_to_xyzw(q), [0.2, 0.3, 0.4, 0.1])
+def test_xyzw_wxyz_conversions_are_inverse_and_hand_pybullet_unit_quaternions():
+    q = np.array([0.1, 0.2, 0.3, 0.4]) / np.sqrt(0.3)
+    np.testing.assert_allclose(rot.xyzw_to_wxyz(rot.wxyz_to_xyzw(q)), q, atol=1e-15)
+    np.testing.assert_allclose(rot.wxyz_to_xyzw(2.0 * q), q[[1, 2, 3, 0]], atol=1e-15)
