@@ -19,7 +19,6 @@ from app.control.controllers import CONTROLLER_TYPES
 from app.control.motion_protocol import MotionBase
 from app.control.motion_types import MOTION_TYPES
 from app.control.motions import PoseMotion, Targets
-from app.control.robot_protocol import LIMIT_MARGIN
 from app.control.telemetry import TelemetryLog
 from app.episode.loop import simulate
 from app.episode.motion_factory import run_motion
@@ -27,6 +26,7 @@ from app.episode.scene_build import build_scene
 from app.errors import ConfigError
 from app.ik.limits import JointLimits
 from app.ik.limits.given_rows import RowsLimitParams
+from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.ik.qp import QPSolver
 from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask

@@ -118,3 +118,4 @@ def test_objects_are_dynamic_and_report_their_pose_in_each_environment_frame():
         other.add_object(ObjectSpec("cube"))
         with pytest.raises(InputError, match="already called 'cube'"):
             other.add_object(ObjectSpec("cube"))
+

@@ -8,6 +8,7 @@ import pytest
 
 from app import RobotModel
 from app.errors import AppError, InputError, URDFError
+from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.sim.scene import BoxSpec, Scene
 from tests.conftest import ROOT, WIDOWX_URDF
 
@@ -50,9 +51,10 @@ def test_set_qpos_outside_the_joint_window_names_the_dof_the_value_and_the_windo
     assert np.all(robot.get_qpos() <= hi + 1e-12)
 
 
-def test_motor_targets_outside_the_window_are_clipped_so_no_dof_leaves_it(scene4, monkeypatch):
-    """The motors are handed in-window targets; fingers commanded far out stay within 1e-6 m of their window, and
-    the whole arm, slammed into its limits (PyBullet's motors ignore the URDF speeds), ends within 1e-5."""
+def test_motor_targets_outside_the_window_are_clipped_inside_it_so_no_dof_leaves_it(scene4, monkeypatch):
+    """The motors are handed targets LIMIT_MARGIN inside the window; fingers commanded far out stay within 1e-6 m
+    of their window, and the whole arm, slammed into its limits (PyBullet's motors ignore the URDF speeds), ends
+    within 1e-5 after 1 s, and inside it held there 2 s."""
     import app.sim.robot
 
     scene, robot = scene4
@@ -65,11 +67,17 @@ def test_motor_targets_outside_the_window_are_clipped_so_no_dof_leaves_it(scene4
         sent.clear()
         robot.control_dofs_position(np.full((4, 8 if dofs is None else 2), far), dofs_idx_local=dofs)
         k = slice(None) if dofs is None else dofs
-        np.testing.assert_array_equal(sent, (hi if far > 0 else lo)[:, k])
+        np.testing.assert_allclose(sent, (hi - LIMIT_MARGIN if far > 0 else lo + LIMIT_MARGIN)[:, k], atol=1e-12)
         for _ in range(240):  # 1 s
             scene.step()
         q = robot.get_qpos()
         assert np.all(q >= lo - tol) and np.all(q <= hi + tol), (far, (q - hi).max(), (lo - q).max())
+    for far in (100.0, -100.0):
+        robot.control_dofs_position(np.full((4, 8), far))
+        for _ in range(480):  # 2 s held
+            scene.step()
+        q = robot.get_qpos()
+        assert np.all(q >= lo) and np.all(q <= hi), (far, (q - hi).max(), (lo - q).max())
 
 
 def test_a_closed_scene_says_so_on_every_call():

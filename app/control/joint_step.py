@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.control.robot_protocol import LIMIT_MARGIN
 from app.ik.limits import JointLimits
-from app.ik.limits.joint_box import velocity_limited_batch
+from app.ik.limits.joint_box import LIMIT_MARGIN, velocity_limited_batch
 from app.kernels.dispatch import EntryPoints, kernel_array
 
 

@@ -18,13 +18,14 @@ from app.collision.checker import CollisionModel
 from app.control.config_checks import controller_checks, link_checks
 from app.control.controller_base import ControllerConfigBase
 from app.control.motions import PoseMotion, Targets
-from app.control.robot_protocol import LIMIT_MARGIN, ControlledRobot
+from app.control.robot_protocol import ControlledRobot
 from app.control.telemetry import StallDetector, TelemetryLog
 from app.errors import InputError
 from app.ik._lm import link_error_norms
 from app.ik._qp_kernel import active_rows
 from app.ik.limits import CollisionLimit, CollisionPairs, DistanceRows, JointLimits, SphereRows
 from app.ik.limits.distance import GraspState
+from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.ik.limits.sphere_rows import merge_rows
 from app.ik.qp import QPBatch, QPSolver
 from app.ik.qp_builder import QPBuilder

@@ -15,8 +15,6 @@ import numpy as np
 from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
 from app.ik.robot_model import RobotModel
 
-LIMIT_MARGIN = 1e-4  # [rad] or [m]: controllers command this far inside the joint limits (motors' stopping error)
-
 
 class ControlledRobot(Protocol):
     """A robot of ``n_envs`` environments with ``model.n_dofs`` DOFs each."""

@@ -15,13 +15,13 @@ import numpy as np
 import pybullet as pb
 
 from app.errors import InputError
+from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.kinematics.rotations import axis_vector
 from app.specs import GripperSpec
 from app.validation import check_spec
 
 RAY_DEPTHS = (0.005, 0.01, 0.02)  # [m] behind the end-effector point, where the open gap is measured
 APPROACH_GAIN = 20.0  # [1/s]: finger velocity = gain * (target - q), capped at the URDF bound
-LIMIT_MARGIN = 1e-4  # [m or rad]: the fingers aim this far inside their limits (as the arm's controllers)
 
 
 class GripperState(NamedTuple):

@@ -15,6 +15,7 @@ import pybullet as pb
 from app.collision import CollisionModel
 from app.errors import AppError, InputError, UnknownNameError
 from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
+from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
@@ -241,7 +242,9 @@ class Robot:
                               velocity_gain: float = 1.0) -> None:
         """Position targets for the motors (setJointMotorControlArray), forces capped at the URDF efforts.
 
-        PyBullet's motor asks for the joint velocity kp (q_target - q)/dt + v + kd (v_target - v).
+        PyBullet's motor asks for the joint velocity kp (q_target - q)/dt + v + kd (v_target - v). Targets are
+        clipped to LIMIT_MARGIN inside the joint window (a quarter of a narrower one), as every controller's are:
+        held at a limit itself, PyBullet's force-capped motor ends micrometres past it.
 
         Args:
             position: Target positions. Shape ([n_envs,] n_selected).
@@ -252,7 +255,9 @@ class Robot:
         envs, dofs = self.envs(envs_idx), self._dofs(dofs_idx_local)
         self._require_open()
         q = envs.rows(position, "position", len(dofs))
-        q = np.minimum(np.maximum(q, self.model.q_lower[dofs]), self.model.q_upper[dofs])  # targets in the window
+        lo, hi = self.model.q_lower[dofs], self.model.q_upper[dofs]
+        margin = np.minimum(LIMIT_MARGIN, 0.25 * (hi - lo))  # the motors stop a hair past a target at a limit
+        q = np.minimum(np.maximum(q, lo + margin), hi - margin)
         v = np.zeros_like(q) if velocity is None else envs.rows(velocity, "velocity", len(dofs))
         kp = self.position_gain if position_gain is None else position_gain
         for name, gain in (("position_gain", kp), ("velocity_gain", velocity_gain)):

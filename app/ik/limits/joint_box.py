@@ -19,6 +19,8 @@ from numba import njit
 from app.ik.qp import INF, Inequalities
 from app.kinematics.model import KinematicModel
 
+LIMIT_MARGIN = 1e-4  # [rad] or [m]: commands aim this far inside the joint limits (the motors' stopping error)
+
 
 class JointBoxParams(NamedTuple):
     """dt [s]; v_max, q_min, q_max, accel (n,); use_accel; use_qdot (bound by the measured velocity)."""
