@@ -12,9 +12,11 @@ the EnvConfig subclasses ``widowx_ai`` and ``stationary_ai_handover`` (lerobot_e
 
 from __future__ import annotations
 
-import importlib.util
-
 import app.envs  # noqa: F401  (registers the app/... Gymnasium ids)
 
-if importlib.util.find_spec("lerobot") is not None:
+try:
+    import lerobot.envs.configs  # noqa: F401
+except ImportError:  # a plain Gymnasium install: the ids are registered, no EnvConfig to add
+    pass
+else:
     from lerobot_env_widowx_ai import configs as configs  # noqa: F401  (registers the EnvConfig subclasses)
