@@ -57,6 +57,9 @@ class LeRobotPolicy:
     def __init__(self, env, path: str | Path):
         torch, config_cls, self._preprocess, policy_class, make_processors = _lerobot()
         self.torch = torch
+        # one thread: a matrix product's sum order then does not depend on the process (Ray workers get one
+        # core each, this process two), so an episode's actions do not depend on --workers
+        torch.set_num_threads(1)
         folder = policy_folder(path)
         config = config_cls.from_pretrained(str(folder))
         config.device = "cpu" if not torch.cuda.is_available() else config.device
