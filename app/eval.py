@@ -12,7 +12,10 @@ shape, NaN) ends the command with one line naming it and the step; the episodes 
 eval_info.json (``complete: false``). ``--policy module:factory``: a function taking the vector environment and
 returning an object with ``select_action(observation) -> actions`` (num_envs, action_dim). ``--replay``: a
 dataset recorded by ``app.record`` (its episodes' scenes in ``meta/episode_scenes.jsonl``), episode i playing
-dataset episode i. ``--lerobot-policy`` (a LeRobot policy folder) is not built yet and is refused.
+dataset episode i. ``--lerobot-policy``: a LeRobot policy folder (``pretrained_model/`` as ``lerobot-train``
+saves it, or the checkpoint or training folder above it), run through lerobot's own observation preprocessing
+and the policy's saved processors (app.evaluation.lerobot_policy); it needs lerobot installed in this Python
+(otherwise one line saying so, exit 2).
 """
 
 from __future__ import annotations
@@ -80,8 +83,11 @@ def _policy_and_scenes(args: argparse.Namespace, run) -> tuple[PolicySpec, tuple
     """What the policy is and, for a replay, every episode's recorded scene."""
     if args.replay is None:
         if args.lerobot_policy is not None:
-            raise InputError("--lerobot-policy is not built yet (issue #35 item 4); wrap the policy in a "
-                             "module:factory whose select_action takes our observations")
+            from app.evaluation.lerobot_policy import check_lerobot, policy_folder  # no lerobot import here
+
+            folder = policy_folder(args.lerobot_policy)
+            check_lerobot()
+            return PolicySpec("lerobot", str(folder.resolve())), None
         return PolicySpec("policy", args.policy), None
     dataset = load_dataset(args.replay)
     if args.episodes > len(dataset.episodes):

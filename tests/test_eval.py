@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import sys
+
 import pytest
 
 from app.eval import main
@@ -103,11 +105,24 @@ def test_a_factory_that_returns_no_policy_is_refused_before_any_episode(tmp_path
     (["--policy", "no_such_module:f", "--episodes", "1"], "cannot load it: ModuleNotFoundError"),
     (["--policy", "expert", "--episodes", "2", "--videos", "3"], "--videos must be 0..2"),
     (["--policy", "expert", "--episodes", "1", "--action-mode", "joint"], "the scripted expert acts in the ee_pose"),
-    (["--lerobot-policy", "policies/act", "--episodes", "1"], "--lerobot-policy is not built yet"),
+    (["--lerobot-policy", "policies/act", "--episodes", "1"], "policies/act: no LeRobot policy there"),
 ])
 def test_bad_arguments_are_one_line_errors_before_any_work(tmp_path, capsys, args, words):
     assert main([PICK] + args + ["--out", str(tmp_path / "out")]) == 2
     assert words in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not (tmp_path / "out" / "eval_info.json").exists()
+
+
+def test_a_lerobot_policy_without_lerobot_installed_is_one_line_error_naming_what_to_install(
+        tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "pretrained_model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "model.safetensors").write_bytes(b"")
+    monkeypatch.setitem(sys.modules, "lerobot", None)  # as in a Python without lerobot, whatever this one has
+    assert main([PICK, "--lerobot-policy", str(tmp_path), "--episodes", "1", "--out", str(tmp_path / "out")]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--lerobot-policy needs lerobot" in last and "pip install" in last
     assert not (tmp_path / "out" / "eval_info.json").exists()
 
 

@@ -32,6 +32,10 @@ class ManipulationEnv(gym.Env):
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "render_fps": self.core.fps}
         self.task = run.motion.type
+        # lerobot-eval asks every sub-environment for it (env.call, which an AsyncVectorEnv's worker does not
+        # survive when it is missing); the text app.record writes as each episode's task, so a policy that
+        # reads the task sees what it was trained on
+        self.task_description = self.task
         self._render_camera = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:

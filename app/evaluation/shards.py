@@ -18,8 +18,8 @@ from app.evaluation.videos import EvalVideos
 
 
 class PolicySpec(NamedTuple):
-    """What the policy is: kind 'policy' (value: expert, random or module:factory) or 'replay' (value: the dataset;
-    episodes: the dataset episode each evaluation episode plays)."""
+    """What the policy is: kind 'policy' (value: expert, random or module:factory), 'replay' (value: the dataset;
+    episodes: the dataset episode each evaluation episode plays) or 'lerobot' (value: a LeRobot policy folder)."""
 
     kind: str
     value: str
@@ -61,6 +61,10 @@ def build_policy(spec: PolicySpec, env, seed: int):
     """The policy a PolicySpec names, for ``env``."""
     if spec.kind == "replay":
         return ReplayPolicy(env, load_dataset(spec.value), list(spec.episodes))
+    if spec.kind == "lerobot":
+        from app.evaluation.lerobot_policy import LeRobotPolicy  # lerobot and torch only for this kind
+
+        return LeRobotPolicy(env, spec.value)
     return make_policy(spec.value, env, seed)
 
 
@@ -80,7 +84,7 @@ def run_job(job: EvalJob) -> list[EpisodeRecord]:
 
 
 def policy_title(spec: PolicySpec) -> str:
-    return {"policy": spec.value, "replay": "replay"}[spec.kind]
+    return {"policy": spec.value, "replay": "replay", "lerobot": "lerobot"}[spec.kind]
 
 
 def close_here() -> None:

@@ -1,0 +1,100 @@
+"""A LeRobot policy folder (``pretrained_model/``: ``config.json``, ``model.safetensors`` and the processor
+pipelines ``lerobot-train`` saves) run in our vector environment as ``lerobot-eval`` runs it: each step the
+batched observation goes through lerobot's own ``preprocess_observation`` (``pixels`` -> ``observation.images.*``
+float CHW in [0, 1], ``agent_pos`` -> ``observation.state``), then the policy's saved preprocessor (normalisation,
+device), ``select_action`` under ``torch.inference_mode``, the saved postprocessor (unnormalisation); ``reset()``
+(the runner calls it before every wave of episodes) empties the policy's action queue.
+
+lerobot and torch are imported here only, when such a policy is asked for: without them it is an InputError
+saying what to install. Written against lerobot 0.4.4's API (``PreTrainedConfig.from_pretrained``,
+``get_policy_class``, ``make_pre_post_processors``), which 0.5 and 0.6 keep.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from app.errors import InputError
+
+NEEDS = "lerobot (>= 0.4.4, with torch) in this Python: pip install 'lerobot>=0.4.4'"
+
+
+def _lerobot():
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder that fails to load must not turn into a Hub call
+    try:
+        import torch
+        from lerobot.configs.policies import PreTrainedConfig
+        from lerobot.envs.utils import preprocess_observation
+        from lerobot.policies.factory import get_policy_class, make_pre_post_processors
+    except ImportError as exc:
+        raise InputError(f"--lerobot-policy needs {NEEDS} ({type(exc).__name__}: {exc})") from None
+    return torch, PreTrainedConfig, preprocess_observation, get_policy_class, make_pre_post_processors
+
+
+def check_lerobot() -> None:
+    """InputError saying what to install where lerobot or torch cannot be imported."""
+    _lerobot()
+
+
+def policy_folder(path: str | Path) -> Path:
+    """The folder holding ``config.json`` and ``model.safetensors``: ``path`` itself, or its
+    ``pretrained_model/`` (a checkpoint folder) or ``checkpoints/last/pretrained_model/`` (a training output);
+    InputError naming what is missing otherwise."""
+    root = Path(path)
+    for folder in (root, root / "pretrained_model", root / "checkpoints" / "last" / "pretrained_model"):
+        if (folder / "config.json").is_file() and (folder / "model.safetensors").is_file():
+            return folder
+    raise InputError(f"--lerobot-policy {path}: no LeRobot policy there (a folder with config.json and "
+                     "model.safetensors, as lerobot-train writes in checkpoints/*/pretrained_model/)")
+
+
+class LeRobotPolicy:
+    """A LeRobot policy folder as our runner's policy (see the module docstring)."""
+
+    def __init__(self, env, path: str | Path):
+        torch, config_cls, self._preprocess, policy_class, make_processors = _lerobot()
+        self.torch = torch
+        # one thread: a matrix product's sum order then does not depend on the process (Ray workers get one
+        # core each, this process two), so an episode's actions do not depend on --workers
+        torch.set_num_threads(1)
+        folder = policy_folder(path)
+        config = config_cls.from_pretrained(str(folder))
+        config.device = "cpu" if not torch.cuda.is_available() else config.device
+        self.policy = policy_class(config.type).from_pretrained(str(folder), config=config)
+        self.policy.eval()
+        self.pre, self.post = make_processors(config, pretrained_path=str(folder), preprocessor_overrides={
+            "device_processor": {"device": str(config.device)}})
+        self.name = f"lerobot:{config.type}:{folder}"
+        self._check_features(env, config)
+        self.n = env.num_envs
+
+    def _check_features(self, env, config) -> None:
+        space = env.single_observation_space
+        ours = {"observation.state": space["agent_pos"].shape} if "agent_pos" in space.spaces else {}
+        if "pixels" in space.spaces:
+            ours.update({f"observation.images.{k}": (3, *s.shape[:2]) for k, s in space["pixels"].spaces.items()})
+        for key, feature in config.input_features.items():
+            if key not in ours:
+                raise InputError(f"the LeRobot policy reads {key!r}, which the environment does not give (it "
+                                 f"gives {sorted(ours)}; see --obs-type, the config's cameras)")
+            if tuple(feature.shape) != tuple(ours[key]):
+                raise InputError(f"the LeRobot policy reads {key!r} of shape {tuple(feature.shape)}; the "
+                                 f"environment gives {tuple(ours[key])} (see --image-size H W)")
+        want = config.output_features["action"].shape[0]
+        if want != env.single_action_space.shape[0]:
+            raise InputError(f"the LeRobot policy acts with {want} values; the environment's action mode takes "
+                             f"{env.single_action_space.shape[0]} (see --action-mode)")
+
+    def reset(self) -> None:
+        self.policy.reset()
+
+    def select_action(self, observation: dict) -> np.ndarray:
+        batch = self._preprocess({k: v for k, v in observation.items() if k in ("pixels", "agent_pos")})
+        batch["task"] = [""] * self.n  # lerobot-eval adds the envs' task; ours have none to tell a policy
+        batch = self.pre(batch)
+        with self.torch.inference_mode():
+            action = self.policy.select_action(batch)
+        return self.post(action).to("cpu").numpy().astype(np.float32)
