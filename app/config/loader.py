@@ -68,7 +68,10 @@ def _join(where: str, key: str) -> str:
 
 
 def build(cls: type, data: object, where: str):
-    """Instance of dataclass ``cls`` from a mapping; unknown keys and wrong types are errors."""
+    """Instance of dataclass ``cls`` from a mapping (or what its ``shorthand`` makes one of: ``look: kit``);
+    unknown keys and wrong types are errors."""
+    if not isinstance(data, dict) and hasattr(cls, "shorthand"):
+        data = cls.shorthand(data)
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of keys, got {data!r}")
     hints = type_hints(cls)
