@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.config.cameras import CameraSection
+from app.config.randomization import RandomizationSection
 from app.kinematics.compose import SEPARATOR
 from app.kinematics.urdf import RobotDescription
 from app.specs import BoxSpec, CameraStream, GripperSpec, LookSpec, ObjectSpec, starts_above
@@ -74,6 +75,7 @@ class SceneConfig:
     camera: CameraSection = field(default_factory=CameraSection)
     cameras: tuple[CameraStream, ...] = ()  # named cameras recorded as observations (app.record)
     look: LookSpec = field(default_factory=LookSpec)  # how pictures look: plain or kit (app.specs.look_spec)
+    randomization: RandomizationSection | None = None  # what each episode draws (app.config.randomization)
     # the robot's description, read and parsed once by the loader (app.config.robots.load_description)
     description: RobotDescription | None = field(default=None, compare=False, repr=False, metadata={"internal": True})
 
@@ -83,6 +85,8 @@ class SceneConfig:
                 (at("solver_iterations"), self.solver_iterations is None or 1 <= self.solver_iterations <= 1000,
                  f"must be 1..1000 (or omitted: PyBullet's 50), got {self.solver_iterations}")]
         rows += self.camera.checks(at.sub("camera"), ctx) + self.look.checks(at.sub("look"))
+        if self.randomization is not None:
+            rows += self.randomization.checks(at.sub("randomization"), ctx)
         if self.robots:
             for i, r in enumerate(self.robots):
                 rows += r.checks(at.sub("robots", i), ctx, f"{r.name}{SEPARATOR}")
