@@ -12,7 +12,7 @@ from app.sim.camera import Camera
 from app.sim.cameras import SceneCameras
 from app.specs import CameraStream, LookSpec
 from app.specs.look_spec import FLOOR_NAME, TEXTURES
-from tests.conftest import ROOT
+from tests.conftest import OFFICIAL_URDF, ROOT, require_reference
 
 SIDE = CameraStream("side", eye=(1.0, -0.9, 0.7), target=(0.3, 0.0, 0.05), width=96, height=72)
 
@@ -92,3 +92,33 @@ def test_bad_looks_are_errors_naming_the_scene_key(tmp_path, look, message):
     with pytest.raises(ConfigError) as info:
         _run(tmp_path, look)
     assert message in str(info.value)
+
+
+def test_the_looks_robot_meshes_are_drawn_in_place_of_the_authored_arm(tmp_path):
+    """``look.robot_urdf`` naming Trossen's own description (skipped where ../shared/reference is absent): the
+    replica draws that robot (its links coloured black), posed at the same joints, its gripper frame where the
+    authored arm's is (same kinematics), while the run's own robot stays the authored one."""
+    ref = require_reference()
+    run = _run(tmp_path, {"style": "kit", "robot_urdf": str(OFFICIAL_URDF), "robot_package_dirs": [str(ref)]})
+    assert run.scene_config.robot.urdf.endswith("widowx_ai.urdf")
+    drawn, replica = _frame(run)
+    authored, ra = _frame(_run(tmp_path, "kit"))
+    try:
+        assert replica.robot.urdf == str(OFFICIAL_URDF) and ra.robot.urdf.endswith("widowx_ai.urdf")
+        q = np.asarray(ra.robot.read_states()[0]).reshape(-1)
+        link = "ee_gripper_link"
+        p_drawn, _ = replica.robot.model.forward_kinematics(q, [replica.robot.model.link_index(link)])
+        p_authored, _ = ra.robot.model.forward_kinematics(q, [ra.robot.model.link_index(link)])
+        assert np.allclose(p_drawn, p_authored, atol=2e-3)
+        assert np.abs(drawn.astype(int) - authored).sum(axis=2).astype(bool).mean() > 0.005  # another arm drawn
+    finally:
+        replica.close()
+        ra.close()
+
+
+def test_a_look_robot_with_other_joints_is_refused_as_the_config_loads(tmp_path):
+    """The Stationary AI's 16 joints cannot stand in for one WidowX AI: an error naming look.robot_urdf."""
+    ref = require_reference()
+    other = ref / "trossen_arm_description" / "urdf" / "stationary_ai.urdf"
+    with pytest.raises(ConfigError, match=r"look.robot_urdf: its movable joints .* must be the scene robot's"):
+        _run(tmp_path, {"style": "kit", "robot_urdf": str(other), "robot_package_dirs": [str(ref)]})

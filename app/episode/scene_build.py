@@ -50,7 +50,7 @@ def look_floor(cfg: SceneConfig) -> BoxSpec | None:
     if not cfg.look.resolved().floor or cfg.table is None:
         return None
     t = cfg.table
-    return BoxSpec(FLOOR_NAME, (6.0, 6.0, 0.02), (t.pos[0], t.pos[1], t.top() - FLOOR_DROP - 0.01),
+    return BoxSpec(FLOOR_NAME, (3.0, 3.0, 0.02), (t.pos[0], t.pos[1], t.top() - FLOOR_DROP - 0.01),
                    rgba=(0.62, 0.62, 0.6, 1.0), collision=False)
 
 

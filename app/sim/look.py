@@ -15,9 +15,16 @@ WHITE = (1.0, 1.0, 1.0)
 
 def apply_look(scene: Scene, look: LookSpec, boxes: dict[str, str | None]) -> None:
     """Texture the boxes ``boxes`` names ({'table': box name or None, 'floor': ...}) with the look's textures
-    (the table's tinted by ``table_tint``), and keep the look on the scene."""
+    (the table's tinted by ``table_tint``), colour the robots' links ``robot_rgb`` (where given), and keep the look
+    on the scene."""
     resolved = look.resolved()
     scene.look = resolved
+    if resolved.robot_rgb is not None:
+        for robot in scene.robots:
+            for loaded in robot.bodies:
+                for link in range(-1, pb.getNumJoints(loaded.body_id, physicsClientId=scene.client)):
+                    pb.changeVisualShape(loaded.body_id, link, rgbaColor=[*resolved.robot_rgb, 1.0],
+                                         physicsClientId=scene.client)
     for which, name in boxes.items():
         path = resolved.texture_file(which)
         if name is None or path is None:

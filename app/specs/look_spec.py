@@ -34,6 +34,11 @@ class LookSpec:
         table_texture, floor_texture: a texture of TEXTURES or a PNG file ('' : none).
         table_tint: (3,) in [0, 1], multiplies the tabletop's texture.
         floor: add a floor box under the table where the scene has no ``floor``.
+        robot_urdf: a description of the same robot with its own meshes (a ROS description the user has, e.g.
+            Trossen's ``wxai_base.urdf``; its ``package://`` meshes found in ``robot_package_dirs``) drawn in
+            pictures in place of the scene's robot, which physics and IK keep; its movable joints must be the
+            scene robot's, in its order (app.config.look_robot). One robot only (not a ``robots:`` rig).
+        robot_rgb: (3,) in [0, 1], the colour of every link of the robot in pictures (None: as its file says).
     """
 
     style: str = "plain"
@@ -47,6 +52,9 @@ class LookSpec:
     floor_texture: str | None = None
     table_tint: tuple[float, float, float] | None = None
     floor: bool | None = None
+    robot_urdf: str | None = None
+    robot_package_dirs: tuple[str, ...] = ()
+    robot_rgb: tuple[float, float, float] | None = None
 
     @classmethod
     def shorthand(cls, value: object) -> dict:
@@ -57,7 +65,7 @@ class LookSpec:
         """Every field set: the style's values where this look gives none."""
         base = PRESETS.get(self.style, PRESETS["plain"])
         return replace(base, **{f.name: getattr(self, f.name) for f in fields(self)
-                                if getattr(self, f.name) is not None})
+                                if getattr(self, f.name) not in (None, ())})
 
     def is_plain(self) -> bool:
         """Whether pictures look as they did before looks existed (the plain style, nothing replaced)."""
@@ -90,7 +98,10 @@ class LookSpec:
                 (at("light_direction"), self.light_direction is None or math.hypot(*self.light_direction) > 1e-9,
                  f"must be a nonzero vector towards the light, got {self.light_direction}"),
                 (at("light_color"), unit(self.light_color), f"values must be in [0, 1], got {self.light_color}"),
-                (at("table_tint"), unit(self.table_tint), f"values must be in [0, 1], got {self.table_tint}")]
+                (at("table_tint"), unit(self.table_tint), f"values must be in [0, 1], got {self.table_tint}"),
+                (at("robot_rgb"), unit(self.robot_rgb), f"values must be in [0, 1], got {self.robot_rgb}"),
+                (at("robot_urdf"), self.robot_urdf is None or Path(self.robot_urdf).is_file(),
+                 f"file not found: {self.robot_urdf}")]
         rows += [(at(k), getattr(self, k) is None or 0 <= getattr(self, k) <= 1,
                   f"must be in [0, 1], got {getattr(self, k)}") for k in ("ambient", "diffuse", "specular")]
         for k in ("table_texture", "floor_texture"):
@@ -104,4 +115,4 @@ PRESETS = {
     "plain": LookSpec("plain", False, None, None, None, None, None, "", "", (1.0, 1.0, 1.0), False),
     "kit": LookSpec("kit", True, (0.35, -0.25, 1.0), (1.0, 0.97, 0.92), 0.62, 0.45, 0.08, "maple", "concrete",
                     (1.0, 1.0, 1.0), True),
-}
+}  # robot_urdf, robot_package_dirs and robot_rgb: none in either style (their defaults)
