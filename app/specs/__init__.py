@@ -13,5 +13,5 @@ from app.specs.look_spec import LookSpec
 from app.specs.object_spec import SHAPES, ObjectSpec, starts_above
 from app.specs.scene_spec import RobotPlacement, SceneSpec
 
-__all__ = ["AXIS_NAMES", "SHAPES", "BoxSpec", "CameraStream", "GripperSpec", "LookSpec", "ObjectSpec", "RobotPlacement", "SceneSpec",
-           "starts_above"]
+__all__ = ["AXIS_NAMES", "SHAPES", "BoxSpec", "CameraStream", "GripperSpec", "LookSpec", "ObjectSpec", "RobotPlacement",
+           "SceneSpec", "starts_above"]
