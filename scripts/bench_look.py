@@ -69,11 +69,11 @@ def main() -> None:
     p.add_argument("--png", type=Path, default=Path("look.png"))
     args = p.parse_args()
     shown, before = {}, None
-    print(f"{'look':45s} {'ms/frame':>9s} {'added':>7s}")
+    print(f"{'look':50s} {'ms/frame':>9s} {'added':>7s}")
     steps = STEPS + ([MESHES] if (REFERENCE / "trossen_arm_description").is_dir() else [])
     for label, look in steps:
         ms, images = timed(look, args.frames)
-        print(f"{label:45s} {ms:9.1f} {'' if before is None else f'{ms - before:+7.1f}'}")
+        print(f"{label:50s} {ms:9.1f} {'' if before is None else f'{ms - before:+7.1f}'}")
         before = ms
         shown[label] = images
     labels = [STEPS[0][0], STEPS[-1][0]] + ([MESHES[0]] if MESHES[0] in shown else [])
