@@ -122,3 +122,19 @@ def test_a_look_robot_with_other_joints_is_refused_as_the_config_loads(tmp_path)
     other = ref / "trossen_arm_description" / "urdf" / "stationary_ai.urdf"
     with pytest.raises(ConfigError, match=r"look.robot_urdf: its movable joints .* must be the scene robot's"):
         _run(tmp_path, {"style": "kit", "robot_urdf": str(other), "robot_package_dirs": [str(ref)]})
+
+
+def test_boxes_shown_again_keep_the_looks_colours(tmp_path):
+    """The video hides and shows the boxes (app.sim.backdrop.show_boxes): shown again, the kit's textured tabletop
+    and floor are drawn as before (white-tinted maple, not the scene's brown), the same picture."""
+    from app.sim.backdrop import show_boxes
+
+    before, replica = _frame(_run(tmp_path, "kit"))
+    try:
+        show_boxes(replica.scene, False)
+        show_boxes(replica.scene, True)
+        cams = SceneCameras(replica.scene, replica.robot, [SIDE])
+        after = cams.render(cams.poses(np.asarray(replica.robot.read_states()[0]).reshape(-1)))["side"]
+        assert np.array_equal(before, after)
+    finally:
+        replica.close()

@@ -4,6 +4,8 @@ PyBullet client and put on every environment's copy; the lighting keywords kept 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pybullet as pb
 
 from app.errors import InputError
@@ -33,6 +35,8 @@ def apply_look(scene: Scene, look: LookSpec, boxes: dict[str, str | None]) -> No
         if texture < 0:
             raise InputError(f"look.{which}_texture: PyBullet cannot load {path} as a texture (a PNG is needed)")
         tint = resolved.table_tint if which == "table" else WHITE
+        k = next(i for i, b in enumerate(scene.boxes) if b.name == name)
+        scene.boxes[k] = dataclasses.replace(scene.boxes[k], rgba=(*tint, 1.0))  # the colour it is drawn with
         for body in scene.box_ids[name]:
             pb.changeVisualShape(body, -1, textureUniqueId=texture, rgbaColor=[*tint, 1.0],
                                  physicsClientId=scene.client)
