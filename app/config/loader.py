@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from app.config.look_robot import drawn_robot_run
 from app.config.robots import check_start, checked_model, load_description, resolve_robots, rig_start
 from app.config.schema import RunConfig, SceneConfig
 from app.errors import ConfigError
@@ -68,7 +69,10 @@ def _join(where: str, key: str) -> str:
 
 
 def build(cls: type, data: object, where: str):
-    """Instance of dataclass ``cls`` from a mapping; unknown keys and wrong types are errors."""
+    """Instance of dataclass ``cls`` from a mapping (or what its ``shorthand`` makes one of: ``look: kit``);
+    unknown keys and wrong types are errors."""
+    if not isinstance(data, dict) and hasattr(cls, "shorthand"):
+        data = cls.shorthand(data)
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of keys, got {data!r}")
     hints = type_hints(cls)
@@ -155,7 +159,10 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     scene = resolve_robots(scene, scene_data, f"{scene_path.name}:", lambda p: resolve_path(p, scene_path.parent))
     objects = tuple(dataclasses.replace(o, file=str(resolve_path(o.file, scene_path.parent))) if o.file else o
                     for o in scene.objects)
-    run = dataclasses.replace(run, scene_config=dataclasses.replace(scene, objects=objects))
+    look = scene.look if scene.look.robot_urdf is None else dataclasses.replace(  # the look's robot, as the robot's
+        scene.look, robot_urdf=str(resolve_path(scene.look.robot_urdf, scene_path.parent)),
+        robot_package_dirs=tuple(str(resolve_path(d, scene_path.parent)) for d in scene.look.robot_package_dirs))
+    run = dataclasses.replace(run, scene_config=dataclasses.replace(scene, objects=objects, look=look))
     return validate(run, path)
 
 
@@ -203,6 +210,7 @@ def validate(run: RunConfig, path: Path) -> RunConfig:
     run = dataclasses.replace(run, scene_config=scene)
     ctx = CheckContext(run, scene, ctx.scene_at, model)
     raise_first(run.checks(at, ctx))
+    drawn_robot_run(run)  # the look's robot, if any, can stand in for the scene's in pictures
     return run
 
 

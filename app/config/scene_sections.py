@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.config.cameras import CameraSection
+from app.config.randomization import RandomizationSection
 from app.kinematics.compose import SEPARATOR
 from app.kinematics.urdf import RobotDescription
-from app.specs import BoxSpec, CameraStream, GripperSpec, ObjectSpec, starts_above
+from app.specs import BoxSpec, CameraStream, GripperSpec, LookSpec, ObjectSpec, starts_above
 from app.validation import Check, CheckContext, Where, nonzero
 
 
@@ -73,6 +74,8 @@ class SceneConfig:
     cone_friction: bool = True
     camera: CameraSection = field(default_factory=CameraSection)
     cameras: tuple[CameraStream, ...] = ()  # named cameras recorded as observations (app.record)
+    look: LookSpec = field(default_factory=LookSpec)  # how pictures look: plain or kit (app.specs.look_spec)
+    randomization: RandomizationSection | None = None  # what each episode draws (app.config.randomization)
     # the robot's description, read and parsed once by the loader (app.config.robots.load_description)
     description: RobotDescription | None = field(default=None, compare=False, repr=False, metadata={"internal": True})
 
@@ -81,7 +84,9 @@ class SceneConfig:
         rows = [(at("physics_hz"), 1 <= self.physics_hz <= 10000, f"must be in [1, 10000] Hz, got {self.physics_hz}"),
                 (at("solver_iterations"), self.solver_iterations is None or 1 <= self.solver_iterations <= 1000,
                  f"must be 1..1000 (or omitted: PyBullet's 50), got {self.solver_iterations}")]
-        rows += self.camera.checks(at.sub("camera"), ctx)
+        rows += self.camera.checks(at.sub("camera"), ctx) + self.look.checks(at.sub("look"))
+        if self.randomization is not None:
+            rows += self.randomization.checks(at.sub("randomization"), ctx)
         if self.robots:
             for i, r in enumerate(self.robots):
                 rows += r.checks(at.sub("robots", i), ctx, f"{r.name}{SEPARATOR}")

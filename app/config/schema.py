@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from app.config.cameras import CameraSection  # noqa: F401 - the schema's names, in one place
+from app.config.randomization import RandomizationSection
 from app.config.scene_sections import RobotSection, SceneConfig  # noqa: F401
 from app.control.controllers import CONTROLLER_TYPES, ControllerConfig, PoseIKControllerConfig
 from app.control.motion_types import MOTION_TYPES
@@ -107,6 +108,7 @@ class RunConfig:
     video: VideoSection = field(default_factory=VideoSection)
     report: ReportSection = field(default_factory=ReportSection)
     out_dir: str = "videos"
+    randomization: RandomizationSection | None = None  # replaces the scene's (app.config.randomization)
     # resolved at load time, not read from the file
     scene_config: SceneConfig = field(default_factory=SceneConfig, metadata={"internal": True})
     name: str = field(default="run", metadata={"internal": True})
@@ -131,7 +133,8 @@ class RunConfig:
             (at("seed"), 0 <= self.seed < 2 ** 32, f"must be in 0..2**32-1, got {self.seed}"),
         ] + (self.video.checks(at.sub("video"), ctx) + self.report.checks(at.sub("report"), ctx)
              + ctx.scene.checks(ctx.scene_at, ctx) + self.controller.checks(at.sub("controller"), ctx)
-             + self.motion.checks(at.sub("task"), ctx))
+             + self.motion.checks(at.sub("task"), ctx)
+             + ([] if self.randomization is None else self.randomization.checks(at.sub("randomization"), ctx)))
 
 
 __all__ = ["CameraSection", "ControllerConfig", "ReportSection", "RobotSection", "RunConfig", "SceneConfig",

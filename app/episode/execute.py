@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.config.randomization import randomization_of
 from app.config.schema import RunConfig
 from app.control.motion_protocol import Motion
 from app.control.phases import code_label
@@ -55,6 +56,9 @@ def execute(run: RunConfig, out_dir: Path, video: bool = True, show_progress: bo
     old_video = Path(out_dir) / run.video.filename
     if not (video and run.video.enabled) and old_video.is_file():
         log.warning("%s is from an earlier run: this one makes no video", old_video)
+    if randomization_of(run) is not None:
+        log.warning("randomization: is drawn per episode by app.record; this run's environments share the scene as "
+                    "configured")
     job = None
     try:
         job = video_job(run, outputs) if video and run.video.enabled else None  # renderers start building now

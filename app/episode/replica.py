@@ -7,13 +7,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from app.config.look_robot import drawn_robot_run
 from app.config.schema import RunConfig
 from app.episode.scene_build import build_scene
 
 
 def headless(run: RunConfig) -> RunConfig:
-    """The run as a replica builds it: no GUI, no video of its own."""
-    return replace(run, video=replace(run.video, enabled=False))
+    """The run as a replica builds it: no GUI, no video of its own, the look's robot drawn (app.config.look_robot)."""
+    return drawn_robot_run(replace(run, video=replace(run.video, enabled=False)))
 
 
 class PosedReplica:

@@ -8,12 +8,13 @@ import dataclasses
 import numpy as np
 
 from app.config.robots import rig_grippers, rig_parts
-from app.config.schema import RunConfig
+from app.config.schema import RunConfig, SceneConfig
 from app.episode.motion_factory import object_starts
 from app.sim.robot import Robot
 from app.sim.scene import Scene, grid_origins
 from app.sim.scene_from_spec import build_from_spec
-from app.specs import GripperSpec
+from app.specs import BoxSpec, GripperSpec
+from app.specs.look_spec import FLOOR_DROP, FLOOR_NAME
 from app.specs.scene_spec import RobotPlacement, SceneSpec
 
 
@@ -37,9 +38,20 @@ def scene_spec(run: RunConfig, envs: np.ndarray | None = None) -> SceneSpec:
     starts = {name: (pos[idx], quat[idx]) for name, (pos, quat) in object_starts(run, run.n_envs or 1).items()}
     layout = dict(n_envs=run.n_envs) if envs is None else dict(
         n_envs=len(idx), env_origins=grid_origins(run.n_envs or 1, run.env_spacing)[idx])
+    floor = cfg.floor or look_floor(cfg)
     return SceneSpec(robot, 1.0 / cfg.physics_hz, cfg.gravity, cfg.solver_iterations, cfg.cone_friction,
-                     tuple(b for b in (cfg.floor, cfg.table, *cfg.obstacles) if b is not None), cfg.objects, starts,
-                     grippers, env_spacing=run.env_spacing, max_envs=run.max_envs, **layout)
+                     tuple(b for b in (floor, cfg.table, *cfg.obstacles) if b is not None), cfg.objects, starts,
+                     grippers, env_spacing=run.env_spacing, max_envs=run.max_envs, look=cfg.look,
+                     textured={"table": cfg.table and cfg.table.name, "floor": floor and floor.name}, **layout)
+
+
+def look_floor(cfg: SceneConfig) -> BoxSpec | None:
+    """The floor the scene's look adds (seen, never touched) FLOOR_DROP below a table where the scene has none."""
+    if not cfg.look.resolved().floor or cfg.table is None:
+        return None
+    t = cfg.table
+    return BoxSpec(FLOOR_NAME, (3.0, 3.0, 0.02), (t.pos[0], t.pos[1], t.top() - FLOOR_DROP - 0.01),
+                   rgba=(0.62, 0.62, 0.6, 1.0), collision=False)
 
 
 def _on_link(spec: GripperSpec, ee_link: str) -> GripperSpec:

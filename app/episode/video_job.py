@@ -79,8 +79,9 @@ class SceneRenderer:
         q = self.replica.pose(state.q, state.objects)
         v = spec.view if spec.link_camera is None else self._link_view(spec, q[spec.camera_env])
         if self._camera is None or self._camera[0] is not v:
-            self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height),
-                            self._backdrop(v, fixed=spec.link_camera is None))
+            self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height,
+                                      self.scene.look.render_kwargs()),
+                            self._backdrop(v, fixed=spec.link_camera is None and self.scene.look.is_plain()))
         if self.spheres is not None:
             self.spheres.update(q)
         image = self._camera[1].frame(self._camera[2])
@@ -93,7 +94,8 @@ class SceneRenderer:
 
     def _backdrop(self, v: CameraView, fixed: bool) -> Layer | None:
         """From a fixed view, the boxes rendered once (app.sim.backdrop) and hidden in this scene; from a view
-        that moves every frame (a link camera), none, and the boxes shown."""
+        that moves every frame (a link camera) or in a look other than plain (shadows fall on the boxes; textures,
+        light), none, and the boxes shown."""
         show_boxes(self.scene, not fixed)
         return render_backdrop(self.scene, v.view, v.projection, v.width, v.height) if fixed else None
 

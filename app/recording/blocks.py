@@ -21,6 +21,7 @@ from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video_segments import encode_segment
+from app.episode.randomize import episode_runs, noisy
 from app.episode.sharding import run_shard
 from app.recording.episode_cameras import EpisodeCameras
 
@@ -68,6 +69,9 @@ def record_block(item: tuple) -> Block:
     :class:`Sink`). Module-level: it travels to Ray workers."""
     run, envs, sink = item
     envs = np.asarray(envs, dtype=int)
+    own_runs = episode_runs(run, envs)  # randomised scenes: each environment its own run (app.episode.randomize)
+    if own_runs is not None:
+        return joined([record_block((own, e, sink)) for own, e in own_runs])
     shard = run_shard(run, envs, record_video=True)
     names, dof_map = robot_layout(list(robot_model(run.scene_config).dof_names))
     q = np.stack([f.q for f in shard.frames], axis=1)  # (k, n_frames, n_dofs)
@@ -77,7 +81,8 @@ def record_block(item: tuple) -> Block:
         for i in range(len(envs)):
             state = values_from_dofs(q[i], dof_map, len(names))
             images, pose = cameras.render(shard.frames, i, run.video.fps) if cameras else ({}, {})
-            episode = EpisodeFrames(run.motion.type, state, actions(run, state, shard.frames, i, names), images)
+            noisy_state, action = noisy(run, int(envs[i]), state, actions(run, state, shard.frames, i, names))
+            episode = EpisodeFrames(run.motion.type, noisy_state, action, images)
             file = None
             if sink.folder is not None and sink.format == "act-hdf5":
                 file = str(act_file(Path(sink.folder) / f"env-{int(envs[i]):06d}.hdf5", episode, run.video.fps, sink))
@@ -92,6 +97,13 @@ def record_block(item: tuple) -> Block:
         if cameras is not None:
             cameras.close()
     return Block(envs, episodes, outcomes(shard.result), poses, files)
+
+
+def joined(blocks: list[Block]) -> Block:
+    """Blocks of consecutive environments as one."""
+    return Block(np.concatenate([b.envs for b in blocks]), [e for b in blocks for e in b.episodes],
+                 [o for b in blocks for o in b.outcomes], [p for b in blocks for p in b.poses],
+                 [f for b in blocks for f in b.files])
 
 
 def actions(run: RunConfig, state: np.ndarray, frames: list, env: int, names: list[str]) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Each recorded episode's scene beside the data: ``meta/episode_scenes.jsonl``, one JSON line per episode
 appended as the episode is written (``episode_index``, the run's ``seed``, the environment ``env`` of ``n_envs``
-it was drawn for, every object's start pose and the place target: app.episode.episode_scene.EpisodeScene), so a
+it was drawn for, every object's start pose and the place target: app.episode.episode_scene.EpisodeScene; with a
+``randomization:``, the episode's drawn values: app.episode.randomize), so a
 replay or an evaluation starts each episode where it started. Lines are only ever appended (a continued
 recording adds its own; for an index written twice, the last line counts)."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from app.config.schema import RunConfig
 from app.episode.episode_scene import EpisodeScene, run_scenes
+from app.episode.randomize import scene_record
 from app.errors import DatasetError
 
 FILE = Path("meta") / "episode_scenes.jsonl"
@@ -28,7 +30,7 @@ class SceneLog:
     def add(self, episode_index: int, env: int) -> None:
         """Episode ``episode_index`` of the dataset is environment ``env`` of the run."""
         line = {"episode_index": int(episode_index), "env": int(env), "n_envs": self.run.n_envs or 1,
-                **self.scenes[env].as_dict()}
+                **scene_record(self.run, env, self.scenes)}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a") as f:
             f.write(json.dumps(line) + "\n")

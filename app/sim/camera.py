@@ -23,8 +23,10 @@ class Camera:
     """A fixed camera from its view (4, 4) and projection (4, 4) matrices (OpenGL conventions, world -> camera ->
     clip, as app.render.framing.CameraView gives them) and image size [px]. Frames are (height, width, 3) uint8."""
 
-    def __init__(self, client: int, view: np.ndarray, projection: np.ndarray, width: int, height: int):
+    def __init__(self, client: int, view: np.ndarray, projection: np.ndarray, width: int, height: int,
+                 light: dict | None = None):
         self.client, self.width, self.height = client, int(width), int(height)
+        self.light = dict(light or {"shadow": 0})  # getCameraImage's lighting keywords (LookSpec.render_kwargs)
         self.view = np.asarray(view, dtype=float).T.ravel().tolist()  # PyBullet's matrices are column-major
         self.proj = np.asarray(projection, dtype=float).T.ravel().tolist()
 
@@ -45,9 +47,9 @@ class Camera:
         return np.ascontiguousarray(pixels.view(np.uint8).reshape(self.height, self.width, 4)[..., :3])
 
     def layer(self) -> Layer:
-        """TinyRenderer's picture of the current scene, without shadows (each body shaded alone, so pictures of
-        disjoint sets of bodies combine by depth into the picture of all)."""
-        _, _, rgba, depth, _ = pb.getCameraImage(self.width, self.height, self.view, self.proj, shadow=0,
+        """TinyRenderer's picture of the current scene, lit as ``light`` says (without shadows, the default, each
+        body is shaded alone, so pictures of disjoint sets of bodies combine by depth into the picture of all)."""
+        _, _, rgba, depth, _ = pb.getCameraImage(self.width, self.height, self.view, self.proj, **self.light,
                                                  renderer=pb.ER_TINY_RENDERER, physicsClientId=self.client)
         pixels = np.ascontiguousarray(rgba, dtype=np.uint8).reshape(self.height, self.width * 4)
         return Layer(pixels.view(np.uint32), np.asarray(depth, dtype=np.float32).reshape(self.height, self.width))

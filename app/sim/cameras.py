@@ -95,6 +95,7 @@ class SceneCameras:
             if names is not None and c.name not in names:
                 continue
             p, R = poses[c.name]
-            view = Camera(self.scene.client, view_matrix(p + origin, R), self._proj[c.name], c.width, c.height)
+            view = Camera(self.scene.client, view_matrix(p + origin, R), self._proj[c.name], c.width, c.height,
+                          self.scene.look.render_kwargs())
             images[c.name] = view.frame()
         return images

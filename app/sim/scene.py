@@ -28,6 +28,7 @@ from app.sim.env_frames import as_indices
 from app.sim.objects import SceneObject
 from app.sim.robot import Robot
 from app.specs import BoxSpec, ObjectSpec  # noqa: F401 - BoxSpec: app.BoxSpec, the scene's box type
+from app.specs.look_spec import LookSpec
 from app.validation import check_spec
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class Scene:
         self.box_ids: dict[str, list[int]] = {}
         self.markers: list[DebugFrame] = []
         self.visualizer = _Visualizer(self)
+        self.look = LookSpec().resolved()  # how its pictures look (app.sim.look.apply_look dresses it)
         self.n_envs: int | None = None
         self.env_origins = np.zeros((1, 3))
         self.built = False

@@ -1,10 +1,11 @@
 """A Scene and its robot built from a SceneSpec (app.specs) in one pass: physics, robot or rig, boxes, objects,
-the environments, the objects' start poses, the grippers, the start joints."""
+the environments, the objects' start poses, the look, the grippers, the start joints."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from app.sim.look import apply_look
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.specs.scene_spec import SceneSpec
@@ -25,6 +26,7 @@ def build_from_spec(spec: SceneSpec, gui: bool = False) -> tuple[Scene, Robot]:
         for name, (pos, quat) in spec.object_starts.items():
             obj = scene.objects[name]
             obj.set_pose(obj.envs(None).out(pos), obj.envs(None).out(quat))
+        apply_look(scene, spec.look, spec.textured)
         for arm, gripper in spec.grippers:
             robot.attach_gripper(gripper, arm)
         if spec.robot.init_qpos is not None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from app.specs.box_spec import BoxSpec
 from app.specs.gripper_spec import GripperSpec
+from app.specs.look_spec import LookSpec
 from app.specs.object_spec import ObjectSpec
 
 
@@ -37,7 +38,8 @@ class SceneSpec:
     ``solver_iterations`` (None: its 50) and friction cone. ``grippers``: (arm name, '' for the robot's one;
     spec with its ``ee_link`` set). ``object_starts``: name -> (pos (n_envs, 3) [m], quat (n_envs, 4) wxyz) in each
     environment's frame (objects without one start at their spec's pose). Layout: ``n_envs`` (None: one,
-    unbatched) on a grid ``env_spacing`` [m] apart, or at the world points ``env_origins`` (n_envs, 3)."""
+    unbatched) on a grid ``env_spacing`` [m] apart, or at the world points ``env_origins`` (n_envs, 3). ``look``: how
+    pictures look (app.sim.look), ``textured`` the boxes its textures go on."""
 
     robot: RobotPlacement = field(default_factory=RobotPlacement)
     dt: float = 1.0 / 240.0
@@ -52,3 +54,5 @@ class SceneSpec:
     env_spacing: tuple[float, float] = (1.0, 1.0)
     env_origins: np.ndarray | None = None
     max_envs: int = 1024
+    look: LookSpec = field(default_factory=LookSpec)
+    textured: dict[str, str | None] = field(default_factory=dict)  # 'table'/'floor' -> the box the look textures
