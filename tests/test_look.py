@@ -1,6 +1,8 @@
 """The scene's look: ``plain`` renders as before (flat colours, no shadows), ``kit`` puts the maple and concrete
 textures on the tabletop and an added floor and lights the scene with shadows; bad looks are errors naming the key."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import yaml
@@ -104,7 +106,7 @@ def test_the_looks_robot_meshes_are_drawn_in_place_of_the_authored_arm(tmp_path)
     drawn, replica = _frame(run)
     authored, ra = _frame(_run(tmp_path, "kit"))
     try:
-        assert replica.robot.urdf == str(OFFICIAL_URDF) and ra.robot.urdf.endswith("widowx_ai.urdf")
+        assert Path(replica.robot.urdf).resolve() == OFFICIAL_URDF.resolve() and ra.robot.urdf.endswith("widowx_ai.urdf")
         q = np.asarray(ra.robot.read_states()[0]).reshape(-1)
         link = "ee_gripper_link"
         p_drawn, _ = replica.robot.model.forward_kinematics(q, [replica.robot.model.link_index(link)])
