@@ -38,6 +38,21 @@ def test_a_broken_object_mesh_is_refused_naming_the_file_before_pybullet_reads_i
         scene.close()
 
 
+
+@pytest.mark.parametrize("name", ["random.stl", "faces.obj"])
+def test_a_broken_object_mesh_in_a_run_config_is_refused_at_its_file_key_as_the_config_loads(tmp_path, name):
+    """The scene is built from the loaded config without checking again: the loader reads the mesh first."""
+    from app.config.loader import load_run_config
+
+    content, words = BROKEN_MESHES[name]
+    (tmp_path / name).write_bytes(content)
+    path = tmp_path / "run.yaml"
+    run = (ROOT / "configs" / "single_ik.yaml").read_text().replace("scene: scenes/", f"scene: {ROOT}/scenes/")
+    path.write_text(run + f"scene_overrides:\n  objects:\n    - {{name: part, shape: mesh, file: {tmp_path / name}, "
+                          "pos: [0.3, 0.0, 0.05]}\n")
+    with pytest.raises(ConfigError, match=rf"objects\[0\]\.file: .*{re.escape(str(tmp_path / name))}: .*{words}"):
+        load_run_config(str(path))
+
 CRASH = """
 import sys
 from app.errors import AppError

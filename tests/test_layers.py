@@ -28,7 +28,7 @@ ALLOWED = {  # layer -> the layers it may import (besides itself)
     "sim": {"vocabulary", "runtime", "kernels", "kinematics", "collision", "ik", "specs"},
     "render": {"vocabulary", "runtime"},
     "dataset": {"vocabulary", "runtime"},
-    "config": {"vocabulary", "kinematics", "control", "specs"},
+    "config": {"vocabulary", "kinematics", "collision", "control", "specs"},  # collision: object meshes read at load
     "episode": LOWER,
     "trossen_arm": LOWER | {"episode"},
     "envs": LOWER | {"episode"},

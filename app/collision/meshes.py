@@ -57,6 +57,9 @@ def read_vertices(path: str) -> np.ndarray:
     return pts
 
 
+MESH_CHECKED = (".stl", ".obj")  # the mesh formats check_mesh_file reads (PyBullet's own loaders)
+
+
 def check_mesh_file(path: str, what: str = "mesh") -> None:
     """What PyBullet's mesh loaders need to not crash (a NaN vertex or random bytes end the process): a readable
     STL (binary: its size matches its triangle count; ASCII: whole triangles) or OBJ (faces naming existing

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import yaml
 
-from app.config.look_robot import drawn_robot_run
+from app.collision.meshes import MESH_CHECKED, check_mesh_file
+from app.config.look_robot import load_drawn
 from app.config.robots import check_start, checked_model, load_description, resolve_robots, rig_start
 from app.config.schema import RunConfig, SceneConfig
-from app.errors import ConfigError
+from app.errors import AppError, ConfigError
 from app.validation import CheckContext, Where, convert, in_file, key_path, raise_first, type_hints, unknown_key
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -202,6 +203,7 @@ def validate(run: RunConfig, path: Path) -> RunConfig:
     at = in_file(path.name)
     ctx = CheckContext(run, run.scene_config, Where(lambda keys: _scene_key(run, path.name, keys)))
     raise_first(run.checks(at, ctx))
+    check_object_meshes(run.scene_config, ctx.scene_at)
     scene = load_description(run.scene_config, ctx.scene_at)
     model = checked_model(scene, run.motion, ctx.scene_at, at)
     if scene.robots:
@@ -210,8 +212,18 @@ def validate(run: RunConfig, path: Path) -> RunConfig:
     run = dataclasses.replace(run, scene_config=scene)
     ctx = CheckContext(run, scene, ctx.scene_at, model)
     raise_first(run.checks(at, ctx))
-    drawn_robot_run(run)  # the look's robot, if any, can stand in for the scene's in pictures
-    return run
+    return dataclasses.replace(run, scene_config=load_drawn(scene, run.scene))
+
+
+def check_object_meshes(scene: SceneConfig, at: Where) -> None:
+    """Every STL/OBJ object mesh readable as PyBullet's loaders need (app.collision.meshes.check_mesh_file: a
+    broken one ends the process there); ConfigError at the object's ``file`` key otherwise."""
+    for i, obj in enumerate(scene.objects):
+        if obj.shape == "mesh" and Path(obj.file).suffix.lower() in MESH_CHECKED:
+            try:
+                check_mesh_file(obj.file, f"object {obj.name!r}")
+            except AppError as exc:
+                raise ConfigError(f"{at('objects', i, 'file')}: {exc}") from None
 
 
 def _overridden(exc: ConfigError, run: RunConfig, run_file: str, scene_file: str) -> ConfigError:

@@ -1,14 +1,15 @@
 """The robot a look draws (``look.robot_urdf``): the run as a picture-only replica builds it, the scene's robot
 swapped for the same robot described with its own meshes (a ROS description the user has). Physics, IK and the
 recorded joints stay the scene robot's; the replica is posed by joint vector, so the two descriptions must have the
-same movable joints in the same order (checked as the config loads, app.config.loader.validate)."""
+same movable joints in the same order: checked, and the description read, once as the config loads
+(:func:`load_drawn`); :func:`drawn_robot_run` only swaps what was read."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from app.config.robots import robot_model
-from app.config.schema import RunConfig
+from app.config.scene_sections import SceneConfig
 from app.errors import AppError, ConfigError
 from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import read_robot
@@ -16,13 +17,13 @@ from app.kinematics.urdf import read_robot
 MESH_RGB = (0.16, 0.16, 0.17)  # the WidowX AI's black, where the look gives no robot_rgb
 
 
-def drawn_robot_run(run: RunConfig) -> RunConfig:
-    """``run`` with the look's robot (when it names one) as its scene's robot; ConfigError when it cannot stand in
-    for the scene's (a rig, or other joints)."""
-    scene, look = run.scene_config, run.scene_config.look
+def load_drawn(scene: SceneConfig, where: str) -> SceneConfig:
+    """``scene`` with the look's robot (when it names one) read into ``scene.drawn``; ConfigError at ``where``
+    (the scene file) when it cannot stand in for the scene's robot (a rig, or other joints)."""
+    look = scene.look
     if look.robot_urdf is None:
-        return run
-    where = f"{run.scene}: look.robot_urdf"
+        return scene
+    where = f"{where}: look.robot_urdf"
     if scene.robots:
         raise ConfigError(f"{where}: draws one robot; this scene has a rig of {len(scene.robots)} robots")
     try:
@@ -32,7 +33,16 @@ def drawn_robot_run(run: RunConfig) -> RunConfig:
     drawn, own = KinematicModel(description.spec).dof_names, robot_model(scene).dof_names
     if tuple(drawn) != tuple(own):
         raise ConfigError(f"{where}: its movable joints {list(drawn)} must be the scene robot's {list(own)}, in order")
-    robot = dataclasses.replace(scene.robot, urdf=look.robot_urdf, package_dirs=look.robot_package_dirs)
-    look = look if look.robot_rgb is not None else dataclasses.replace(look, robot_rgb=MESH_RGB)
-    return dataclasses.replace(run, scene_config=dataclasses.replace(scene, robot=robot, description=description,
+    return dataclasses.replace(scene, drawn=description)
+
+
+def drawn_robot_run(run):
+    """``run`` (app.config.schema.RunConfig) with the look's robot, as the loader read it, in place of its scene's
+    robot (unchanged without one)."""
+    scene = run.scene_config
+    if scene.drawn is None:
+        return run
+    look = scene.look if scene.look.robot_rgb is not None else dataclasses.replace(scene.look, robot_rgb=MESH_RGB)
+    robot = dataclasses.replace(scene.robot, urdf=scene.look.robot_urdf, package_dirs=scene.look.robot_package_dirs)
+    return dataclasses.replace(run, scene_config=dataclasses.replace(scene, robot=robot, description=scene.drawn,
                                                                      look=look))

@@ -78,6 +78,8 @@ class SceneConfig:
     randomization: RandomizationSection | None = None  # what each episode draws (app.config.randomization)
     # the robot's description, read and parsed once by the loader (app.config.robots.load_description)
     description: RobotDescription | None = field(default=None, compare=False, repr=False, metadata={"internal": True})
+    # the look's robot (look.robot_urdf), read and checked once by the loader (app.config.look_robot.load_drawn)
+    drawn: RobotDescription | None = field(default=None, compare=False, repr=False, metadata={"internal": True})
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """Physics, then every section's own checks (each at its key), and the names that must differ."""

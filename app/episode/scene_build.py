@@ -23,7 +23,8 @@ def build_scene(run: RunConfig, gui: bool = False, envs: np.ndarray | None = Non
     ``envs`` (indices; one worker's share) at the places they have in the whole grid. Objects start where
     app.episode.motion_factory.object_starts draws them; a gripper takes its finger joints from the arm's
     controllers."""
-    return build_from_spec(scene_spec(run, envs), gui)
+    spec = scene_spec(run, envs)
+    return build_from_spec(spec, gui)
 
 
 def scene_spec(run: RunConfig, envs: np.ndarray | None = None) -> SceneSpec:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
+from app.validation import as_quaternions, as_vectors
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,17 @@ class BaseFrame:
 
     R: np.ndarray
     p: np.ndarray
+
+    @classmethod
+    def from_pose(cls, pos, quat) -> BaseFrame:
+        """The frame of a base at ``pos`` (3,) [m], ``quat`` (4,) wxyz (normalised here); InputError naming
+        base_pos or base_quat when either is not finite, of the wrong size, or a zero quaternion."""
+        return cls(quat_to_matrix(as_quaternions(quat, "base_quat")), as_vectors(pos, "base_pos", 3).reshape(3))
+
+    @property
+    def quat(self) -> np.ndarray:
+        """The base's orientation (4,) wxyz, from R."""
+        return matrix_to_quat(self.R)
 
     def targets_to_base(self, pos: np.ndarray | None, quat: np.ndarray | None) -> tuple:
         """Environment-frame targets pos (n, 3), quat (n, 4) wxyz (either None) -> the model's base frame."""

@@ -18,7 +18,6 @@ from app.errors import InputError
 from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.kinematics.rotations import axis_vector
 from app.specs import GripperSpec
-from app.validation import check_spec
 
 RAY_DEPTHS = (0.005, 0.01, 0.02)  # [m] behind the end-effector point, where the open gap is measured
 APPROACH_GAIN = 20.0  # [1/s]: finger velocity = gain * (target - q), capped at the URDF bound
@@ -36,9 +35,9 @@ class Gripper:
     """The fingers of one scene robot (``robot`` is app.sim.robot.Robot, built)."""
 
     def __init__(self, robot, spec: GripperSpec):
+        """``spec`` checked against the robot's model (app.validation.check_spec)."""
         m = robot.model
-        self.robot, self.spec = robot, check_spec(spec, "gripper", m)
-        spec = self.spec
+        self.robot, self.spec = robot, spec
         self.dofs = np.array([m.dof_index(j) for j in spec.joints])
         self.open = _values(spec.open, m.q_upper[self.dofs], len(spec.joints))
         self.closed = _values(spec.closed, m.q_lower[self.dofs], len(spec.joints))

@@ -19,7 +19,6 @@ from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.kinematics.urdf import RobotDescription, read_robot
 from app.sim.collision import distance_rows
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
@@ -28,7 +27,7 @@ from app.sim.handles import Joint, Link
 from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
 from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
 from app.sim.urdf_loader import LoadedBody, load_body, simulator_file
-from app.validation import as_quaternions, as_vectors
+from app.validation import check_spec
 
 
 class Robot:
@@ -48,9 +47,8 @@ class Robot:
             description = read_robot(urdf, self.package_dirs, xacro_args)
         self._text = description.text
         self.model = RobotModel(description.spec)
-        R = quat_to_matrix(as_quaternions(base_quat, "base_quat"))
-        self.base = BaseFrame(R, as_vectors(base_pos, "base_pos", 3).reshape(3))
-        self.base_pos, self.base_quat = self.base.p, matrix_to_quat(R)
+        self.base = BaseFrame.from_pose(base_pos, base_quat)
+        self.base_pos, self.base_quat = self.base.p, self.base.quat
         self.bodies: list[LoadedBody] = []
         self.position_gain = 0.1  # PyBullet motor kp for absolute position targets
         self.env_origins = np.zeros((1, 3))
@@ -109,6 +107,12 @@ class Robot:
         """Give the finger joints of ``spec`` to a gripper, the one of ``arm`` for a robot with several
         (after ``scene.build``): from then on the controllers'
         commands (:meth:`command`, :meth:`set_state`) leave those DOFs to it."""
+        self._require_built()
+        return self.fit_gripper(check_spec(spec, "gripper", self.model), arm)
+
+    def fit_gripper(self, spec: GripperSpec, arm: str = "") -> Gripper:
+        """:meth:`attach_gripper` for a spec already checked against this robot's model (a run config's, by its
+        loader)."""
         self._require_built()
         if arm in self.grippers:
             raise InputError(f"arm {arm!r} has a gripper already")

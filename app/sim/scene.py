@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pybullet as pb
 
-from app.collision.meshes import check_mesh_file
+from app.collision.meshes import MESH_CHECKED, check_mesh_file
 from app.errors import AppError, InputError
 from app.kinematics.compose import RobotPart, compose_urdf
 from app.kinematics.rotations import wxyz_to_xyzw
@@ -115,10 +115,7 @@ class Scene:
         self._check_not_built()
         if not isinstance(box, BoxSpec):
             raise InputError(f"add_box takes a BoxSpec, got {type(box).__name__}")
-        box = check_spec(box, f"box {box.name!r}")
-        if any(b.name == box.name for b in self.boxes):
-            raise InputError(f"a box named '{box.name}' was already added: each box needs its own name")
-        self.boxes.append(box)
+        self.declare_box(check_spec(box, f"box {box.name!r}"))
 
     def add_object(self, spec: ObjectSpec) -> SceneObject:
         """Declare a dynamic body (one copy per environment, created by :meth:`build`); names are unique among
@@ -127,8 +124,20 @@ class Scene:
         if not isinstance(spec, ObjectSpec):
             raise InputError(f"add_object takes an ObjectSpec, got {type(spec).__name__}")
         spec = check_spec(spec, f"object {spec.name!r}")
-        if spec.shape == "mesh" and Path(spec.file).suffix.lower() in (".stl", ".obj"):
+        if spec.shape == "mesh" and Path(spec.file).suffix.lower() in MESH_CHECKED:
             check_mesh_file(spec.file, f"object {spec.name!r}")  # PyBullet crashes on some broken meshes
+        return self.declare_object(spec)
+
+    def declare_box(self, box: BoxSpec) -> None:
+        """:meth:`add_box` for a box already checked (app.validation.check_spec: a run config's, by its loader)."""
+        self._check_not_built()
+        if any(b.name == box.name for b in self.boxes):
+            raise InputError(f"a box named '{box.name}' was already added: each box needs its own name")
+        self.boxes.append(box)
+
+    def declare_object(self, spec: ObjectSpec) -> SceneObject:
+        """:meth:`add_object` for a spec already checked, its mesh file too (a run config's, by its loader)."""
+        self._check_not_built()
         if spec.name in self.objects or any(b.name == spec.name for b in self.boxes):
             raise InputError(f"an object or box is already called {spec.name!r}: names must be unique")
         self.objects[spec.name] = obj = SceneObject(self.client, spec)
