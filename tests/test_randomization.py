@@ -192,3 +192,19 @@ def test_two_recordings_with_one_seed_are_identical_and_their_episodes_differ(tm
     alone = record_block((load_run_config(path), np.array([1]), Sink(None)))  # another worker's block: env 1 only
     a, b = block.episodes[1], alone.episodes[0]
     assert np.array_equal(a.state, b.state) and all(np.array_equal(a.images[k], b.images[k]) for k in a.images)
+
+
+def test_a_rigs_two_grippers_each_draw_their_force_and_its_run_carries_them(tmp_path):
+    """The Stationary AI's handover: each arm's gripper (a robot of a ``robots:`` rig) gets its own drawn force,
+    within the bounds, in the episode's run (the rig's grippers were not seen: 'the scene has no gripper')."""
+    run_yaml = yaml.safe_load((ROOT / "configs/handover.yaml").read_text())
+    run_yaml.update(scene=str(ROOT / run_yaml["scene"]), randomization={"gripper": {"force": [3.0, 6.0]}})
+    path = tmp_path / "hand.yaml"
+    path.write_text(yaml.safe_dump(run_yaml))
+    run = load_run_config(path)
+    arms = sorted(run.scene_config.robot.arms)
+    forces = draw(run, 0)["gripper"]["force"]
+    assert sorted(forces) == arms and all(3.0 <= f <= 6.0 for f in forces.values())
+    drawn = {g.arm: g.force for g in randomized(run, draw(run, 0)).scene_config.robot.grippers}
+    assert drawn == forces
+    assert draw(run, 1)["gripper"]["force"] != forces

@@ -2,7 +2,7 @@
 swapped for the same robot described with its own meshes (a ROS description the user has). Physics, IK and the
 recorded joints stay the scene robot's; the replica is posed by joint vector, so the two descriptions must have the
 same movable joints in the same order: checked, and the description read, once as the config loads
-(:func:`load_drawn`); :func:`drawn_robot_run` only swaps what was read."""
+(:func:`load_drawn`); app.episode.replica only swaps in what was read."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from app.config.scene_sections import SceneConfig
 from app.errors import AppError, ConfigError
 from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import read_robot
-
-MESH_RGB = (0.16, 0.16, 0.17)  # the WidowX AI's black, where the look gives no robot_rgb
 
 
 def load_drawn(scene: SceneConfig, where: str) -> SceneConfig:
@@ -35,14 +33,3 @@ def load_drawn(scene: SceneConfig, where: str) -> SceneConfig:
         raise ConfigError(f"{where}: its movable joints {list(drawn)} must be the scene robot's {list(own)}, in order")
     return dataclasses.replace(scene, drawn=description)
 
-
-def drawn_robot_run(run):
-    """``run`` (app.config.schema.RunConfig) with the look's robot, as the loader read it, in place of its scene's
-    robot (unchanged without one)."""
-    scene = run.scene_config
-    if scene.drawn is None:
-        return run
-    look = scene.look if scene.look.robot_rgb is not None else dataclasses.replace(scene.look, robot_rgb=MESH_RGB)
-    robot = dataclasses.replace(scene.robot, urdf=scene.look.robot_urdf, package_dirs=scene.look.robot_package_dirs)
-    return dataclasses.replace(run, scene_config=dataclasses.replace(scene, robot=robot, description=scene.drawn,
-                                                                     look=look))

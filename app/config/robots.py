@@ -95,17 +95,17 @@ def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> Scene
                                          package_dirs=tuple(str(resolve(d)) for d in r.package_dirs)))
     rig = RobotSection(name="rig", urdf=f"robots ({', '.join(r.name for r in parts)})",
                        ee_link=f"{parts[0].name}{SEPARATOR}{parts[0].ee_link}",
-                       arms={r.name: f"{r.name}{SEPARATOR}{r.ee_link}" for r in parts})
+                       arms={r.name: f"{r.name}{SEPARATOR}{r.ee_link}" for r in parts},
+                       grippers=tuple(dataclasses.replace(r.gripper, arm=r.name, joints=tuple(
+                           f"{r.name}{SEPARATOR}{j}" for j in r.gripper.joints)) for r in parts if r.gripper is not None))
     return dataclasses.replace(scene, robots=tuple(parts), robot=rig)
 
 
 def rig_grippers(scene: SceneConfig) -> dict[str, GripperSpec]:
-    """Arm name -> its gripper section, joints named as in the robot's model: the robots of a rig that have one
-    (their joints NAME/...), or the ``grippers`` of a description with several arms (each naming its ``arm``)."""
-    if not scene.robots:
-        return {g.arm: g for g in scene.robot.grippers}
-    return {r.name: dataclasses.replace(r.gripper, joints=tuple(f"{r.name}{SEPARATOR}{j}" for j in r.gripper.joints))
-            for r in scene.robots if r.gripper is not None}
+    """Arm name -> its gripper section, joints named as in the robot's model: the ``grippers`` of a description
+    with several arms (each naming its ``arm``), or of a rig (the loader gives it its robots' own, each named
+    after its robot, joints NAME/...)."""
+    return {g.arm: g for g in scene.robot.grippers}
 
 
 def rig_start(scene: SceneConfig, model: KinematicModel, where: str) -> SceneConfig:

@@ -7,14 +7,22 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.config.look_robot import drawn_robot_run
 from app.config.schema import RunConfig
 from app.episode.scene_build import build_scene
 
+MESH_RGB = (0.16, 0.16, 0.17)  # the WidowX AI's black, where the look gives no robot_rgb
+
 
 def headless(run: RunConfig) -> RunConfig:
-    """The run as a replica builds it: no GUI, no video of its own, the look's robot drawn (app.config.look_robot)."""
-    return drawn_robot_run(replace(run, video=replace(run.video, enabled=False)))
+    """The run as a replica builds it: no GUI, no video of its own, the look's robot drawn (its description as
+    the loader read it, app.config.look_robot) in place of the scene's."""
+    run = replace(run, video=replace(run.video, enabled=False))
+    scene = run.scene_config
+    if scene.drawn is None:
+        return run
+    look = scene.look if scene.look.robot_rgb is not None else replace(scene.look, robot_rgb=MESH_RGB)
+    robot = replace(scene.robot, urdf=scene.look.robot_urdf, package_dirs=scene.look.robot_package_dirs)
+    return replace(run, scene_config=replace(scene, robot=robot, description=scene.drawn, look=look))
 
 
 class PosedReplica:

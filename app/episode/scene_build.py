@@ -7,8 +7,9 @@ import dataclasses
 
 import numpy as np
 
-from app.config.robots import rig_grippers, rig_parts
+from app.config.robots import rig_grippers
 from app.config.schema import RunConfig, SceneConfig
+from app.errors import ConfigError
 from app.episode.motion_factory import object_starts
 from app.sim.robot import Robot
 from app.sim.scene import Scene, grid_origins
@@ -31,8 +32,11 @@ def scene_spec(run: RunConfig, envs: np.ndarray | None = None) -> SceneSpec:
     """The run's scene as data (see :func:`build_scene`)."""
     cfg = run.scene_config
     r = cfg.robot
-    robot = RobotPlacement(r.urdf, rig_parts(cfg) if cfg.robots else (), r.base_pos, r.base_quat, r.package_dirs,
-                           r.xacro_args, cfg.description, tuple((r.arms or {}).values()), r.init_qpos)
+    if cfg.robots and cfg.description is None:
+        raise ConfigError(f"{run.scene}: a rig is built from its description as the loader composes it "
+                          "(app.config.loader.load_run_config)")
+    robot = RobotPlacement(r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args, cfg.description,
+                           tuple((r.arms or {}).values()), r.init_qpos)
     grippers = ((("", _on_link(r.gripper, r.ee_link)),) if r.gripper is not None else ()) + tuple(
         (arm, _on_link(spec, r.arms[arm])) for arm, spec in rig_grippers(cfg).items())
     idx = slice(None) if envs is None else np.asarray(envs, dtype=int)  # the draws of all environments, sliced

@@ -43,11 +43,7 @@ def build_from_spec(spec: SceneSpec, gui: bool = False) -> tuple[Scene, Robot]:
 
 def _add_robot(scene: Scene, spec: SceneSpec) -> Robot:
     r = spec.robot
-    if r.parts:  # the description already composed and parsed, used as it is
-        robot = scene.add_robots(r.parts, r.base_pos, r.base_quat, description=r.description)
-    else:
-        robot = scene.add_robot(r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args,
-                                description=r.description)
+    robot = scene.add_robot(r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args, description=r.description)
     if len(r.arm_links) > 1:
         robot.collide_arms(list(r.arm_links))
     return robot

@@ -16,13 +16,13 @@ from app.specs.object_spec import ObjectSpec
 
 @dataclass(frozen=True)
 class RobotPlacement:
-    """The robot: a description file (``urdf``, ROS ``package_dirs``, ``xacro_args``) or a rig of ``parts``
-    (app.kinematics.compose.RobotPart, composed into one body), its base pose in each environment's frame (pos [m],
-    quat wxyz), the description already read and parsed (app.kinematics.urdf.RobotDescription; None: read here),
-    the end effectors of its several arms (kept from touching each other physically), its start joints."""
+    """The robot: a description file (``urdf``, ROS ``package_dirs``, ``xacro_args``), its base pose in each
+    environment's frame (pos [m], quat wxyz), the description already read and parsed
+    (app.kinematics.urdf.RobotDescription; None: read here from ``urdf``; a rig of several robots comes composed
+    into one, ``urdf`` then only names it), the end effectors of its several arms (kept from touching each other
+    physically), its start joints."""
 
     urdf: str = "assets/urdf/widowx_ai.urdf"
-    parts: tuple = ()
     base_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     base_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
     package_dirs: tuple[str, ...] = ()
