@@ -52,12 +52,13 @@ class Gripper:
         self._pb_sides = [frozenset(to_pb[i] for i in side) for side in self.sides]
         self.pb_links = frozenset().union(*self._pb_sides)
         self._joints = [robot._joints[k] for k in self.dofs]
+        self._tied = bool(spec.mimic and len(self._joints) == 2)
         self.target = np.zeros(robot.n_envs)  # closing fraction commanded
         for body in robot.bodies:
             for link in self.pb_links:
                 pb.changeDynamics(body.body_id, link, lateralFriction=spec.friction, physicsClientId=robot.client)
         self.max_opening = self._measure_opening()
-        if spec.mimic and len(self._joints) == 2:
+        if self._tied:
             self._tie_fingers()
 
     def _tie_fingers(self) -> None:
@@ -117,12 +118,34 @@ class Gripper:
             raise InputError(f"gripper closing must be {len(self.robot.bodies)} finite fraction(s) (one per "
                              f"environment; 0 open .. 1 closed), got {closing.tolist()}")
         self.target = np.clip(closing, 0.0, 1.0)
-        goal = self._goals(self.target)
-        qdot = np.clip(APPROACH_GAIN * (goal - q[:, self.dofs]), -self.v_max, self.v_max)
+        fingers = q[:, self.dofs]
+        qdot = APPROACH_GAIN * (self._goals(self.target) - fingers)
+        if self._tied:
+            outside = ((fingers < self._lo) | (fingers > self._hi)).any(axis=1)
+            qdot = np.where(outside[:, None], self._back_inside(fingers, qdot), qdot)
+        qdot = np.clip(qdot, -self.v_max, self.v_max)
         r, force = self.robot, [float(self.spec.force)] * len(self._joints)
         for e, body in enumerate(r.bodies):
             pb.setJointMotorControlArray(body.body_id, self._joints, pb.VELOCITY_CONTROL,
                                          targetVelocities=qdot[e].tolist(), forces=force, physicsClientId=r.client)
+
+    def _back_inside(self, fingers: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+        """Velocities (n_envs, 2) for tied fingers with one outside its margin window: both at one closing rate,
+        as the gear ties them: the command's mean, or the rate that brings the worst finger back inside where
+        the mean would not.
+
+        The gear ties the fingers' velocities, not the offset a one-sided grasp leaves between them, so one
+        finger can reach its goal with the other past its own; two motors driving towards their own goals then
+        cancel through the gear (velocity motors meet half-way at any force bound) and leave that finger past
+        its limit."""
+        span = self.closed - self.open
+        span = np.where(np.abs(span) > 1e-12, span, 1.0)
+        c, c_a, c_b = ((x - self.open) / span for x in (fingers, self._lo, self._hi))
+        c_min, c_max = np.minimum(c_a, c_b), np.maximum(c_a, c_b)
+        need = np.max(np.maximum(c_min - c, 0.0), axis=1) - np.max(np.maximum(c - c_max, 0.0), axis=1)
+        need, rate = APPROACH_GAIN * need, np.mean(qdot / span, axis=1)  # closing rates [1/s]
+        shared = np.where(need > 0.0, np.maximum(need, rate), np.minimum(need, rate))  # inwards at least by need
+        return shared[:, None] * span
 
     def finger_goal(self) -> np.ndarray:
         """Where the last command drives the fingers: their mean goal position (n_envs,) [m or rad] (a dataset's
