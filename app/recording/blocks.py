@@ -64,6 +64,22 @@ def joint_names(run: RunConfig) -> list[str]:
     return robot_layout(list(robot_model(run.scene_config).dof_names))[0]
 
 
+POSE_NAMES = ("x", "y", "z", "qw", "qx", "qy", "qz")  # an object's pose in observation.environment_state
+
+
+def environment_names(run: RunConfig) -> list[str]:
+    """The names of ``observation.environment_state``: each object's pose, ``<object>.x`` .. ``<object>.qz``
+    (position [m], quaternion wxyz, in its environment's frame); [] for a scene without objects."""
+    return [f"{o.name}.{k}" for o in run.scene_config.objects for k in POSE_NAMES]
+
+
+def environment_state(frames: list, env: int) -> np.ndarray | None:
+    """Environment ``env``'s objects' poses at each frame, (n_frames, 7 n_objects); None without objects."""
+    if not frames or frames[0].objects is None:
+        return None
+    return np.stack([f.objects[env].reshape(-1) for f in frames])
+
+
 def record_block(item: tuple) -> Block:
     """Item (run, envs, Sink): simulate the block, cut its episodes, render them and hand them to the sink (see
     :class:`Sink`). Module-level: it travels to Ray workers."""
@@ -82,7 +98,7 @@ def record_block(item: tuple) -> Block:
             state = values_from_dofs(q[i], dof_map, len(names))
             images, pose = cameras.render(shard.frames, i, run.video.fps) if cameras else ({}, {})
             noisy_state, action = noisy(run, int(envs[i]), state, actions(run, state, shard.frames, i, names))
-            episode = EpisodeFrames(run.motion.type, noisy_state, action, images)
+            episode = EpisodeFrames(run.motion.type, noisy_state, action, images, environment_state(shard.frames, i))
             file = None
             if sink.folder is not None and sink.format == "act-hdf5":
                 file = str(act_file(Path(sink.folder) / f"env-{int(envs[i]):06d}.hdf5", episode, run.video.fps, sink))

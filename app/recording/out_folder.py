@@ -15,7 +15,7 @@ from app.dataset import ROBOT_TYPES, DatasetSpec
 from app.dataset.continuation import NEW_MARK, WRITTEN, act_episodes, check_act, check_lerobot, foreign_files
 from app.dataset.files import read_json
 from app.errors import AppError, DatasetError
-from app.recording.blocks import joint_names
+from app.recording.blocks import environment_names, joint_names
 from app.recording.episode_cameras import cameras_json, dataset_cameras
 from app.runtime.leftovers import remove_stale
 from app.runtime.outputs import PARTIAL
@@ -40,7 +40,8 @@ def check_writable(out: Path) -> None:
 def dataset_spec(run: RunConfig) -> DatasetSpec:
     """The LeRobot spec of ``run``'s episodes."""
     names = tuple(joint_names(run))
-    return DatasetSpec(run.video.fps, ROBOT_TYPES[len(names) // 7], names, names, dataset_cameras(run))
+    return DatasetSpec(run.video.fps, ROBOT_TYPES[len(names) // 7], names, names, dataset_cameras(run),
+                       tuple(environment_names(run)))
 
 
 def episodes_there(out: Path, run: RunConfig, fmt: str, units: str) -> int:
