@@ -17,16 +17,25 @@ from tests.conftest import ROOT
 
 CONFIG = str(ROOT / "configs/pick_place.yaml")
 SEEDS = {3: 2, 11: 2}  # seed -> episodes recorded with it
+RANDOMIZED = {"objects": {"size_scale": [0.85, 1.1], "mass_scale": [0.7, 1.5], "friction": [0.7, 1.2]},
+              "gripper": {"force": [3, 6]}}
 
 
 @pytest.fixture(scope="module")
 def datasets(tmp_path_factory):
-    """A recording of configs/pick_place.yaml per seed (no cameras): seed -> its folder."""
+    """A recording of configs/pick_place.yaml per seed (no cameras): seed -> its folder; "randomized": two
+    episodes with the cube's size, mass and friction and the gripper's force drawn per episode."""
     root = tmp_path_factory.mktemp("replay_scene")
     out = {}
     for seed, n in SEEDS.items():
         out[seed] = root / f"seed{seed}"
         assert record([CONFIG, "--episodes", str(n), "--seed", str(seed), "--out", str(out[seed]), "--keep-failed"]) == 0
+    run = yaml.safe_load(open(CONFIG))
+    run.update(scene=str(ROOT / run["scene"]), randomization=RANDOMIZED)
+    (root / "randomized.yaml").write_text(yaml.safe_dump(run))
+    out["randomized"] = root / "randomized"
+    assert record([str(root / "randomized.yaml"), "--episodes", "2", "--seed", "5", "--out", str(out["randomized"]),
+                   "--keep-failed"]) == 0
     return out
 
 
@@ -47,11 +56,14 @@ def test_a_recording_keeps_each_episodes_object_poses_as_its_environment_state(d
         assert line["bodies"]["cube"]["mass"] == 0.05 and line["bodies"]["cube"]["size"] == [0.05, 0.05, 0.05]
 
 
-@pytest.mark.parametrize("seed, episode", [(3, 0), (3, 1), (11, 1)])
+@pytest.mark.parametrize("seed, episode", [(3, 0), (3, 1), (11, 1), ("randomized", 1)])
 def test_each_replayed_episode_touches_the_cube_and_leaves_it_within_1cm_of_the_recorded_end(
         datasets, tmp_path, seed, episode):
-    summary = _replay(datasets[seed], episode, tmp_path / "out", "--no-video")["summary"]
-    assert summary["scene"] == "recorded"
+    """Two seeds' episodes, and a randomised one replayed with the plain config (its drawn size, mass, friction
+    and gripper force come from its scene line: no note says a built body differs from the recorded one)."""
+    report = _replay(datasets[seed], episode, tmp_path / "out", "--no-video")
+    summary = report["summary"]
+    assert summary["scene"] == "recorded" and report["scene_notes"] == []
     assert summary["frames_touching_objects"] > 10
     assert summary["object_end_error_max_m"] < 0.01
     assert not (tmp_path / "out/replay.mp4").exists()
