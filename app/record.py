@@ -17,6 +17,8 @@ the dataset's videos (``observation.images.<name>``), rendered after the simulat
 (app.recording.episode_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
 Each episode's scene (seed, objects' start poses, place target) goes to ``meta/episode_scenes.jsonl``
 (app.recording.episode_scenes), so a replay or ``app.eval --replay`` starts it where it started.
+Progress shows as the episodes become ready (app.recording.progress): episodes done, dataset frames per second,
+an ETA, and each episode's outcome.
 LeRobot's files roll over at its limits (app.dataset.rollover), lerobot's defaults unless ``--chunks-size``,
 ``--data-file-mb`` or ``--video-file-mb`` say otherwise; a dataset continued in ``--out`` keeps its own.
 """
@@ -40,6 +42,7 @@ from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
 from app.recording.episode_cameras import CameraMeta, check_memory
 from app.recording.episode_scenes import SceneLog
+from app.recording.progress import RecordProgress
 from app.recording.out_folder import begin_new, check_writable, dataset_spec, end_new, episodes_there, remove_leftovers
 from app.runtime.command import command_main
 from app.runtime.folder_lock import FolderLock
@@ -177,10 +180,13 @@ def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: Fi
     act = args.format == "act-hdf5"
     segments = out / SEGMENTS if act or run.scene_config.cameras else None
     sink = Sink(segments, args.format, units, tuple(joint_names(run)))
+    progress = RecordProgress(run.n_envs or 1)
     try:
-        blocks = record_blocks(run, args.workers, args.ray_address, sink)
+        blocks = record_blocks(run, args.workers, args.ray_address, sink, progress.episode_done)
+        progress.close()
         return _write(args, run, blocks, limits, first), blocks
     finally:
+        progress.close()
         if segments is not None:
             shutil.rmtree(segments, ignore_errors=True)
         end_new(out)

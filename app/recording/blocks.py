@@ -8,6 +8,7 @@ and Ray is never imported."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,6 +25,9 @@ from app.dataset.video_segments import encode_segment
 from app.episode.randomize import episode_runs, noisy
 from app.episode.sharding import run_shard
 from app.recording.episode_cameras import EpisodeCameras
+
+
+EpisodeDone = Callable[[int, tuple[bool, str], int], None]  # (env, (success, reason), n_frames): an episode is ready
 
 
 class Block(NamedTuple):
@@ -80,15 +84,17 @@ def environment_state(frames: list, env: int) -> np.ndarray | None:
     return np.stack([f.objects[env].reshape(-1) for f in frames])
 
 
-def record_block(item: tuple) -> Block:
+def record_block(item: tuple, on_episode: EpisodeDone | None = None) -> Block:
     """Item (run, envs, Sink): simulate the block, cut its episodes, render them and hand them to the sink (see
-    :class:`Sink`). Module-level: it travels to Ray workers."""
+    :class:`Sink`); ``on_episode`` (in this process: the simulation's steps shown too) as each episode is ready.
+    Module-level: it travels to Ray workers."""
     run, envs, sink = item
     envs = np.asarray(envs, dtype=int)
     own_runs = episode_runs(run, envs)  # randomised scenes: each environment its own run (app.episode.randomize)
     if own_runs is not None:
-        return joined([record_block((own, e, sink)) for own, e in own_runs])
-    shard = run_shard(run, envs, record_video=True)
+        return joined([record_block((own, e, sink), on_episode) for own, e in own_runs])
+    shard = run_shard(run, envs, record_video=True, show_progress=on_episode is not None)
+    judged = outcomes(shard.result)
     names, dof_map = robot_layout(list(robot_model(run.scene_config).dof_names))
     q = np.stack([f.q for f in shard.frames], axis=1)  # (k, n_frames, n_dofs)
     cameras = EpisodeCameras(run) if run.scene_config.cameras else None
@@ -109,10 +115,12 @@ def record_block(item: tuple) -> Block:
             episodes.append(episode)
             poses.append(pose)
             files.append(file)
+            if on_episode is not None:
+                on_episode(int(envs[i]), judged[i], len(state))
     finally:
         if cameras is not None:
             cameras.close()
-    return Block(envs, episodes, outcomes(shard.result), poses, files)
+    return Block(envs, episodes, judged, poses, files)
 
 
 def joined(blocks: list[Block]) -> Block:
@@ -156,15 +164,21 @@ def _encoded(folder: Path, frames: np.ndarray, fps: int) -> EncodedVideo:
     return EncodedVideo(str(encode_segment(folder, frames, fps)), n, h, w, image_stats(frames))
 
 
-def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink) -> list[Block]:
-    """Every environment of ``run`` in blocks, in environment order: one block here (workers 1) or blocks over
-    ``workers`` Ray workers (app.episode.sharding.blocks, app.runtime.work_pool.run_everywhere)."""
+def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink,
+                  on_episode: EpisodeDone | None = None) -> list[Block]:
+    """Every environment of ``run`` in blocks, in environment order: one block here (workers 1; ``on_episode`` as
+    each episode is ready) or blocks over ``workers`` Ray workers (app.episode.sharding.blocks,
+    app.runtime.work_pool.run_everywhere; ``on_episode`` for each of a block's episodes as the block comes back)."""
     n = run.n_envs or 1
     if workers <= 1:
-        return [record_block((run, np.arange(n), sink))]
+        return [record_block((run, np.arange(n), sink), on_episode)]
     from app.episode.sharding import blocks
     from app.runtime.work_pool import run_everywhere
 
+    def block_done(_: int, block: Block) -> None:
+        for env, outcome, episode in zip(block.envs, block.outcomes, block.episodes):
+            on_episode(int(env), outcome, len(episode.state))
+
     items = [(run, envs, sink) for envs in blocks(n, workers)]
-    found, _ = run_everywhere(items, record_block, workers, address)
+    found, _ = run_everywhere(items, record_block, workers, address, on_result=block_done if on_episode else None)
     return sorted(found, key=lambda b: int(b.envs[0]))
