@@ -1,6 +1,6 @@
 """Command line: ``python -m app.record CONFIG --episodes N --out DIR [--format lerobot|act-hdf5]
-[--trossen-units] [--keep-failed] [--seed S] [--workers W] [--ray-address A] [--chunks-size N]
-[--data-file-mb X] [--video-file-mb X]``.
+[--cameras kit|config|none] [--camera-size WxH] [--trossen-units] [--keep-failed] [--seed S] [--workers W]
+[--ray-address A] [--chunks-size N] [--data-file-mb X] [--video-file-mb X]``.
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
 the seed like any run's environments: object poses, place targets, motion parameters), simulated together
@@ -12,7 +12,8 @@ per arm: six joints, the gripper's finger position; SI units, or Trossen's degre
 closes past the object, as a leader arm's gripper does). An episode that failed (a pick that did not place,
 a target not reached) is left out and listed, or kept with ``--keep-failed``, its task text then saying
 ``[failed: reason]``. Episodes are written one at a time, each atomically: an interrupted recording leaves a
-dataset with the finished ones. The scene's named cameras (``cameras:``) become
+dataset with the finished ones. The scene's named cameras (``cameras:``), or where it names none the Trossen
+kit's (``--cameras kit``, the default: cam_high, cam_low and a wrist camera per arm, app.config.kit_cameras), become
 the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
 (app.recording.episode_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
 Each episode's scene (seed, objects' start poses, place target) goes to ``meta/episode_scenes.jsonl``
@@ -34,6 +35,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from app.config.kit_cameras import KIT_SIZE, MODES, parse_size, recording_cameras
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
 from app.dataset import LeRobotWriter, convert
@@ -131,6 +133,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep-failed", action="store_true", help="keep failed episodes, flagged in their task")
     parser.add_argument("--seed", type=int, default=None, help="random seed (overrides the config)")
     parser.add_argument("--duration", type=float, default=None, help="episode length [s] (overrides the config)")
+    parser.add_argument("--cameras", choices=MODES, default="kit",
+                        help="kit: the config's named cameras, or where it names none the Trossen kit's (cam_high, "
+                             "cam_low, a wrist camera per arm; app.config.kit_cameras) (default); config: the "
+                             "config's only; none: no camera (joints only, fastest)")
+    parser.add_argument("--camera-size", default=None, metavar="WxH",
+                        help=f"record every camera at this size, e.g. 320x240 (rendered at it; the kit's is "
+                             f"{KIT_SIZE[0]}x{KIT_SIZE[1]}): smaller is faster")
     parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process, no Ray)")
     parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
     defaults = FileLimits()
@@ -152,6 +161,8 @@ def _main(args: argparse.Namespace) -> int:
     _check_workers(args.workers, args.episodes)
     limits = file_limits(args)
     run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
+    size = parse_size(args.camera_size) if args.camera_size is not None else None
+    run = recording_cameras(run, args.cameras, size)
     out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
     check_memory(run)
     check_writable(out)

@@ -36,7 +36,7 @@ def test_each_ready_episode_is_a_line_with_its_outcome_pace_and_eta(caplog):
 def test_a_recording_reports_every_episode_as_it_is_ready_before_it_ends(tmp_path, caplog):
     config = str(ROOT / "configs/single_ik.yaml")
     with caplog.at_level("INFO", logger="app.record"):
-        assert main([config, "--episodes", "3", "--duration", "0.5", "--out", str(tmp_path / "ds"),
+        assert main([config, "--cameras", "none", "--episodes", "3", "--duration", "0.5", "--out", str(tmp_path / "ds"),
                      "--keep-failed"]) == 0
     lines = [r.getMessage() for r in caplog.records]
     ready = [i for i, line in enumerate(lines) if " ready (" in line]

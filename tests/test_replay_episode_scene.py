@@ -29,12 +29,12 @@ def datasets(tmp_path_factory):
     out = {}
     for seed, n in SEEDS.items():
         out[seed] = root / f"seed{seed}"
-        assert record([CONFIG, "--episodes", str(n), "--seed", str(seed), "--out", str(out[seed]), "--keep-failed"]) == 0
+        assert record([CONFIG, "--cameras", "none", "--episodes", str(n), "--seed", str(seed), "--out", str(out[seed]), "--keep-failed"]) == 0
     run = yaml.safe_load(open(CONFIG))
     run.update(scene=str(ROOT / run["scene"]), randomization=RANDOMIZED)
     (root / "randomized.yaml").write_text(yaml.safe_dump(run))
     out["randomized"] = root / "randomized"
-    assert record([str(root / "randomized.yaml"), "--episodes", "2", "--seed", "5", "--out", str(out["randomized"]),
+    assert record([str(root / "randomized.yaml"), "--cameras", "none", "--episodes", "2", "--seed", "5", "--out", str(out["randomized"]),
                    "--keep-failed"]) == 0
     return out
 
