@@ -1,5 +1,5 @@
 """Command line: ``python -m app.record CONFIG --episodes N --out DIR [--format lerobot|act-hdf5]
-[--cameras kit|config|none] [--camera-size WxH] [--trossen-units] [--keep-failed] [--seed S] [--workers W]
+[--cameras kit|config|none] [--camera-size WxH] [--joint-names kits|plugin] [--trossen-units] [--keep-failed] [--seed S] [--workers W]
 [--ray-address A] [--chunks-size N] [--data-file-mb X] [--video-file-mb X]``.
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
@@ -39,6 +39,7 @@ from app.config.kit_cameras import KIT_SIZE, MODES, parse_size, recording_camera
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
 from app.dataset import LeRobotWriter, convert
+from app.dataset.joint_names import NAMINGS
 from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
@@ -115,7 +116,7 @@ def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits
         if args.format == "act-hdf5":  # written whole by its block (app.recording.blocks.act_file): moved into place
             os.replace(file, out / f"episode_{first + k_out}.hdf5")
         else:
-            writer = writer or LeRobotWriter(out, dataset_spec(run), limits)
+            writer = writer or LeRobotWriter(out, dataset_spec(run, args.joint_names), limits)
             writer.append(e)
         scenes = scenes or SceneLog(out, run)
         scenes.add(first + k_out, env)
@@ -130,6 +131,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", required=True, help="dataset folder")
     parser.add_argument("--format", choices=("lerobot", "act-hdf5"), default="lerobot")
     parser.add_argument("--trossen-units", action="store_true", help="degrees and gripper metres x 10000")
+    parser.add_argument("--joint-names", choices=NAMINGS, default="kits",
+                        help="kits: main_joint_0..6 (left_/right_joint_0..6 on two arms), as Trossen's kit datasets "
+                             "(default); plugin: joint_0.pos..joint_5.pos, left_carriage_joint.pos (prefixed left_/"
+                             "right_), as the current Trossen LeRobot plugin; app.replay reads both")
     parser.add_argument("--keep-failed", action="store_true", help="keep failed episodes, flagged in their task")
     parser.add_argument("--seed", type=int, default=None, help="random seed (overrides the config)")
     parser.add_argument("--duration", type=float, default=None, help="episode length [s] (overrides the config)")
@@ -184,13 +189,13 @@ def _main(args: argparse.Namespace) -> int:
 def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: FileLimits) -> tuple[int, list]:
     """With ``out``'s lock held: what is there checked, the episodes simulated and written after it."""
     units = "trossen" if args.trossen_units else "si"
-    first = episodes_there(out, run, args.format, units)
+    first = episodes_there(out, run, args.format, units, args.joint_names)
     remove_leftovers(out)
     if first == 0:
         begin_new(out)
     act = args.format == "act-hdf5"
     segments = out / SEGMENTS if act or run.scene_config.cameras else None
-    sink = Sink(segments, args.format, units, tuple(joint_names(run)))
+    sink = Sink(segments, args.format, units, tuple(joint_names(run, args.joint_names)))
     progress = RecordProgress(run.n_envs or 1)
     try:
         blocks = record_blocks(run, args.workers, args.ray_address, sink, progress.episode_done)

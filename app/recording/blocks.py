@@ -18,7 +18,7 @@ from app.config.robots import rig_grippers, robot_model
 from app.config.schema import RunConfig
 from app.control.status import reached
 from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
-from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of
+from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, layout_names
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video_segments import encode_segment
@@ -63,9 +63,9 @@ def outcomes(result) -> list[tuple[bool, str]]:
             for e in range(len(result.q_final))]
 
 
-def joint_names(run: RunConfig) -> list[str]:
-    """The dataset's state names for the run's robot (the Trossen layout)."""
-    return robot_layout(list(robot_model(run.scene_config).dof_names))[0]
+def joint_names(run: RunConfig, naming: str = "kits") -> list[str]:
+    """The dataset's state names for the run's robot (the Trossen layout, in ``naming``: app.dataset.joint_names)."""
+    return layout_names(len(arms_of(robot_layout(list(robot_model(run.scene_config).dof_names))[0])), naming)
 
 
 POSE_NAMES = ("x", "y", "z", "qw", "qx", "qy", "qz")  # an object's pose in observation.environment_state
