@@ -95,3 +95,17 @@ def test_a_replay_writes_the_video_beside_its_report_and_plot(datasets, tmp_path
     frames = iio.imread(tmp_path / "out/replay.mp4")
     assert frames.shape == (240, 120, 160, 3)
     assert (tmp_path / "out/replay.png").stat().st_size > 0
+
+
+def test_a_config_whose_cube_differs_from_the_recorded_one_is_said_to(datasets, tmp_path, caplog):
+    """Replayed with a config whose cube weighs 80 g (recorded: 50 g): the replay runs, and a warning names the
+    recorded and the built mass."""
+    run = yaml.safe_load(open(CONFIG))
+    run["scene"] = str(ROOT / run["scene"])
+    run["scene_overrides"]["objects"][0]["mass"] = 0.08
+    config = tmp_path / "heavy.yaml"
+    config.write_text(yaml.safe_dump(run))
+    with caplog.at_level("WARNING", logger="app.replay"):
+        report = _replay(datasets[3], 0, tmp_path / "out", "--no-video", config=str(config))
+    assert any("cube.mass: recorded 0.05, this config 0.08" in note for note in report["scene_notes"])
+    assert any("cube.mass" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
