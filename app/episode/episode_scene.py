@@ -70,9 +70,12 @@ def object_bodies(run: RunConfig) -> dict[str, dict]:
 
 def bodies_differ(recorded: dict, built: dict, tol: float = 1e-9) -> list[str]:
     """'name.field: recorded vs built' for each body value of ``recorded`` (as :func:`object_bodies` writes
-    it) that ``built`` lacks or holds otherwise (numbers within ``tol``)."""
+    it) that ``built`` lacks or holds otherwise (numbers within ``tol``); one line for a body ``built`` lacks."""
     out = []
     for name, fields in recorded.items():
+        if name not in built:
+            out.append(f"{name}: recorded, but not in this config's scene (replay with the recording's --config)")
+            continue
         for key, value in fields.items():
             have = built.get(name, {}).get(key)
             same = have == value

@@ -49,7 +49,7 @@ def replay_scene(root: str | Path, run: RunConfig, episode: int) -> ReplayScene:
     if line.get("seed") is not None:
         own = dataclasses.replace(own, seed=int(line["seed"]))
     scene = EpisodeScene.from_dict(line, own, where)
-    notes = tuple(f"{where}: the recorded body differs from this config's ({d}); the replay builds the config's"
+    notes = tuple(f"{where}: {d}; the replay builds this config's bodies"
                   for d in bodies_differ(line.get("bodies") or {}, object_bodies(own)))
     return ReplayScene(own, scene, notes)
 
