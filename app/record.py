@@ -1,5 +1,5 @@
 """Command line: ``python -m app.record CONFIG --episodes N --out DIR [--format lerobot|act-hdf5]
-[--cameras kit|config|none] [--camera-size WxH] [--joint-names kits|plugin] [--trossen-units] [--keep-failed] [--seed S] [--workers W]
+[--cameras kit|config|none] [--camera-size WxH] [--depth] [--joint-names kits|plugin] [--trossen-units] [--keep-failed] [--seed S] [--workers W]
 [--ray-address A] [--chunks-size N] [--data-file-mb X] [--video-file-mb X]``.
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
@@ -43,7 +43,7 @@ from app.dataset.joint_names import NAMINGS
 from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
-from app.recording.episode_cameras import CameraMeta, check_memory
+from app.recording.episode_cameras import DEPTH_PATH, CameraMeta, check_memory
 from app.recording.episode_scenes import SceneLog
 from app.recording.progress import RecordProgress
 from app.recording.out_folder import begin_new, check_writable, dataset_spec, end_new, episodes_there, remove_leftovers
@@ -103,9 +103,9 @@ def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits
     out = Path(args.out)
     failed = set(_failures(blocks, args.keep_failed))
     writer, meta, scenes, k_out = None, None, None, 0
-    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i], b.files[i]) for b in blocks for i, (env, e) in
-                enumerate(zip(b.envs, b.episodes))]
-    for env, e, reason, poses, file in episodes:
+    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i], b.files[i], b.depths[i] if b.depths else {})
+                for b in blocks for i, (env, e) in enumerate(zip(b.envs, b.episodes))]
+    for env, e, reason, poses, file, depths in episodes:
         if env in failed and not args.keep_failed:
             continue
         task = f"{e.task} [failed: {reason}]" if env in failed else e.task
@@ -113,6 +113,10 @@ def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits
         if run.scene_config.cameras:
             meta = meta or CameraMeta(out, run, first)
             meta.add(first + k_out, poses)
+        for camera, depth in depths.items():  # in place before the episode is counted
+            target = out / DEPTH_PATH.format(camera=camera, episode_index=first + k_out)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(depth, target)
         if args.format == "act-hdf5":  # written whole by its block (app.recording.blocks.act_file): moved into place
             os.replace(file, out / f"episode_{first + k_out}.hdf5")
         else:
@@ -145,6 +149,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--camera-size", default=None, metavar="WxH",
                         help=f"record every camera at this size, e.g. 320x240 (rendered at it; the kit's is "
                              f"{KIT_SIZE[0]}x{KIT_SIZE[1]}): smaller is faster")
+    parser.add_argument("--depth", action="store_true",
+                        help="every camera records its depth too: uint16 mm, depth/<camera>/episode_NNNNNN.npz "
+                             "beside the dataset (a camera's own depth: true in the config does so alone)")
     parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process, no Ray)")
     parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
     defaults = FileLimits()
@@ -167,7 +174,7 @@ def _main(args: argparse.Namespace) -> int:
     limits = file_limits(args)
     run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
     size = parse_size(args.camera_size) if args.camera_size is not None else None
-    run = recording_cameras(run, args.cameras, size)
+    run = recording_cameras(run, args.cameras, size, depth=args.depth)
     out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
     check_memory(run)
     check_writable(out)

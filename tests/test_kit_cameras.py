@@ -71,3 +71,30 @@ def test_a_bad_camera_size_is_a_one_line_error(tmp_path, capsys, size):
     assert record([str(ROOT / "configs/single_ik.yaml"), "--episodes", "1", "--camera-size", size,
                    "--out", str(tmp_path / "ds")]) == 2
     assert "--camera-size" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_a_depth_camera_records_millimetres_along_its_axis_beside_the_dataset(tmp_path):
+    """A camera 0.5 m above the tabletop looking straight down, ``depth: true``: every pixel of every frame
+    500 mm (+-1, rounding), as uint16 in depth/top/episode_000000.npz; meta/cameras.json says so; the kit's
+    cameras with --depth each write their own."""
+    import yaml
+
+    top = -0.0205 + 0.02  # scenes/table.yaml's tabletop [m]
+    run = yaml.safe_load((ROOT / "configs/single_ik.yaml").read_text())
+    run.update(scene=str(ROOT / "scenes/table.yaml"), scene_overrides={"cameras": [
+        {"name": "top", "eye": [0.55, 0.28, top + 0.5], "target": [0.55, 0.28, top], "up": [1, 0, 0], "fov": 10,
+         "width": 32, "height": 24, "depth": True}]})
+    config = tmp_path / "top.yaml"
+    config.write_text(yaml.safe_dump(run))
+    out = tmp_path / "ds"
+    assert record([str(config), "--episodes", "1", "--duration", "0.3", "--keep-failed", "--out", str(out)]) == 0
+    depth = np.load(out / "depth/top/episode_000000.npz")["depth_mm"]
+    assert depth.dtype == np.uint16 and depth.shape == (len(load_dataset(out).episodes[0].state), 24, 32)
+    assert np.abs(depth.astype(int) - 500).max() <= 1
+    meta = json.loads((out / "meta/cameras.json").read_text())["top"]["depth"]
+    assert meta["unit"] == "mm" and meta["path"] == "depth/top/episode_{episode_index:06d}.npz"
+    kit = tmp_path / "kit"
+    assert record([str(ROOT / "configs/single_ik.yaml"), "--episodes", "1", "--duration", "0.3", "--camera-size",
+                   "32x24", "--depth", "--keep-failed", "--out", str(kit)]) == 0
+    assert sorted(p.parent.name for p in (kit / "depth").glob("*/episode_000000.npz")) == [
+        "cam_high", "cam_low", "cam_wrist"]

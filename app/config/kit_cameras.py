@@ -91,13 +91,17 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def recording_cameras(run: RunConfig, mode: str, size: tuple[int, int] | None = None) -> RunConfig:
+def recording_cameras(run: RunConfig, mode: str, size: tuple[int, int] | None = None,
+                      depth: bool = False) -> RunConfig:
     """``run`` with the cameras a recording takes: ``kit`` the scene's named cameras, or the kit's where it names
-    none; ``config`` the scene's only; ``none`` no camera. ``size`` (W, H) [px]: every camera at that size."""
+    none; ``config`` the scene's only; ``none`` no camera. ``size`` (W, H) [px]: every camera at that size;
+    ``depth``: every camera records its depth too."""
     if mode not in MODES:
         raise InputError(f"--cameras must be one of {list(MODES)}, got {mode!r}")
     scene = run.scene_config
     cameras = () if mode == "none" else scene.cameras or (kit_cameras(scene) if mode == "kit" else ())
     if size is not None:
         cameras = tuple(dataclasses.replace(c, width=size[0], height=size[1]) for c in cameras)
+    if depth:
+        cameras = tuple(dataclasses.replace(c, depth=True) for c in cameras)
     return dataclasses.replace(run, scene_config=dataclasses.replace(scene, cameras=cameras))

@@ -33,13 +33,15 @@ EpisodeDone = Callable[[int, tuple[bool, str], int], None]  # (env, (success, re
 class Block(NamedTuple):
     """One block's episodes in environment order: envs (k,), episodes (SI units), outcomes (success, reason),
     poses (per episode: link camera name -> (n, 7)); files: per episode its finished ACT HDF5 file (in the
-    recording's scratch folder, to be moved into place), or None (LeRobot: the writer takes the episode)."""
+    recording's scratch folder, to be moved into place), or None (LeRobot: the writer takes the episode);
+    depths: per episode, each depth camera's npz file there (app.recording.episode_cameras.DEPTH_PATH's content)."""
 
     envs: np.ndarray
     episodes: list[EpisodeFrames]
     outcomes: list[tuple[bool, str]]
     poses: list[dict]
     files: list[str | None]
+    depths: list[dict] | tuple = ()
 
 
 class Sink(NamedTuple):
@@ -98,36 +100,49 @@ def record_block(item: tuple, on_episode: EpisodeDone | None = None) -> Block:
     names, dof_map = robot_layout(list(robot_model(run.scene_config).dof_names))
     q = np.stack([f.q for f in shard.frames], axis=1)  # (k, n_frames, n_dofs)
     cameras = EpisodeCameras(run) if run.scene_config.cameras else None
-    episodes, poses, files = [], [], []
+    cut = []
     try:
         for i in range(len(envs)):
             state = values_from_dofs(q[i], dof_map, len(names))
-            images, pose = cameras.render(shard.frames, i, run.video.fps) if cameras else ({}, {})
-            noisy_state, action = noisy(run, int(envs[i]), state, actions(run, state, shard.frames, i, names))
-            episode = EpisodeFrames(run.motion.type, noisy_state, action, images, environment_state(shard.frames, i))
-            file = None
-            if sink.folder is not None and sink.format == "act-hdf5":
-                file = str(act_file(Path(sink.folder) / f"env-{int(envs[i]):06d}.hdf5", episode, run.video.fps, sink))
-                episode = episode._replace(images={})
-            elif sink.folder is not None:
-                episode = episode._replace(images={key: _encoded(Path(sink.folder), frames, run.video.fps)
-                                                   for key, frames in images.items()})
-            episodes.append(episode)
-            poses.append(pose)
-            files.append(file)
+            cut.append(_episode(run, sink, shard.frames, i, int(envs[i]), state, names, cameras))
             if on_episode is not None:
                 on_episode(int(envs[i]), judged[i], len(state))
     finally:
         if cameras is not None:
             cameras.close()
-    return Block(envs, episodes, judged, poses, files)
+    return Block(envs, [c[0] for c in cut], judged, [c[1] for c in cut], [c[2] for c in cut], [c[3] for c in cut])
+
+
+def _episode(run: RunConfig, sink: Sink, frames: list, i: int, env: int, state: np.ndarray, names: list[str],
+             cameras: EpisodeCameras | None) -> tuple[EpisodeFrames, dict, str | None, dict]:
+    """Block row ``i`` (environment ``env``) as an episode: (its frames, its link cameras' poses, its ACT file or
+    None, its depth files: camera -> npz in the sink's folder)."""
+    depth: dict = {}
+    images, pose = cameras.render(frames, i, run.video.fps, depth) if cameras else ({}, {})
+    noisy_state, action = noisy(run, env, state, actions(run, state, frames, i, names))
+    episode = EpisodeFrames(run.motion.type, noisy_state, action, images, environment_state(frames, i))
+    file, folder = None, Path(sink.folder) if sink.folder is not None else None
+    if folder is not None and sink.format == "act-hdf5":
+        file = str(act_file(folder / f"env-{env:06d}.hdf5", episode, run.video.fps, sink))
+        episode = episode._replace(images={})
+    elif folder is not None:
+        episode = episode._replace(images={key: _encoded(folder, v, run.video.fps) for key, v in images.items()})
+    return episode, pose, file, {name: depth_file(folder, env, name, v) for name, v in depth.items()}
+
+
+def depth_file(folder: Path, env: int, camera: str, depth: np.ndarray) -> str:
+    """A depth camera's episode (n, h, w) uint16 [mm] as ``depth_mm`` in an npz file in ``folder``; its path."""
+    path = folder / f"depth-env-{env:06d}-{camera}.npz"
+    folder.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, depth_mm=depth)
+    return str(path)
 
 
 def joined(blocks: list[Block]) -> Block:
     """Blocks of consecutive environments as one."""
     return Block(np.concatenate([b.envs for b in blocks]), [e for b in blocks for e in b.episodes],
                  [o for b in blocks for o in b.outcomes], [p for b in blocks for p in b.poses],
-                 [f for b in blocks for f in b.files])
+                 [f for b in blocks for f in b.files], [d for b in blocks for d in b.depths])
 
 
 def actions(run: RunConfig, state: np.ndarray, frames: list, env: int, names: list[str]) -> np.ndarray:
