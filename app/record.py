@@ -1,6 +1,6 @@
 """Command line: ``python -m app.record CONFIG --episodes N --out DIR [--format lerobot|act-hdf5]
-[--trossen-units] [--keep-failed] [--seed S] [--workers W] [--ray-address A] [--chunks-size N]
-[--data-file-mb X] [--video-file-mb X]``.
+[--cameras kit|config|none] [--camera-size WxH] [--depth] [--joint-names kits|plugin] [--trossen-units] [--keep-failed] [--seed S] [--workers W]
+[--ray-address A] [--chunks-size N] [--data-file-mb X] [--video-file-mb X]``.
 
 Records N episodes of a run config as a dataset: the run's N environments are the episodes (each drawn from
 the seed like any run's environments: object poses, place targets, motion parameters), simulated together
@@ -12,11 +12,14 @@ per arm: six joints, the gripper's finger position; SI units, or Trossen's degre
 closes past the object, as a leader arm's gripper does). An episode that failed (a pick that did not place,
 a target not reached) is left out and listed, or kept with ``--keep-failed``, its task text then saying
 ``[failed: reason]``. Episodes are written one at a time, each atomically: an interrupted recording leaves a
-dataset with the finished ones. The scene's named cameras (``cameras:``) become
+dataset with the finished ones. The scene's named cameras (``cameras:``), or where it names none the Trossen
+kit's (``--cameras kit``, the default: cam_high, cam_low and a wrist camera per arm, app.config.kit_cameras), become
 the dataset's videos (``observation.images.<name>``), rendered after the simulation from the recorded states
 (app.recording.episode_cameras), their intrinsics and extrinsics in ``meta/cameras.json`` and ``meta/camera_poses.parquet``.
 Each episode's scene (seed, objects' start poses, place target) goes to ``meta/episode_scenes.jsonl``
 (app.recording.episode_scenes), so a replay or ``app.eval --replay`` starts it where it started.
+Progress shows as the episodes become ready (app.recording.progress): episodes done, dataset frames per second,
+an ETA, and each episode's outcome.
 LeRobot's files roll over at its limits (app.dataset.rollover), lerobot's defaults unless ``--chunks-size``,
 ``--data-file-mb`` or ``--video-file-mb`` say otherwise; a dataset continued in ``--out`` keeps its own.
 """
@@ -32,14 +35,17 @@ import shutil
 import sys
 from pathlib import Path
 
+from app.config.kit_cameras import KIT_SIZE, MODES, parse_size, recording_cameras
 from app.config.loader import load_run_config
 from app.config.schema import RunConfig
 from app.dataset import LeRobotWriter, convert
+from app.dataset.joint_names import NAMINGS
 from app.dataset.rollover import FileLimits
 from app.errors import AppError, InputError
 from app.recording.blocks import Block, Sink, joint_names, record_blocks
-from app.recording.episode_cameras import CameraMeta, check_memory
+from app.recording.episode_cameras import DEPTH_PATH, CameraMeta, check_memory
 from app.recording.episode_scenes import SceneLog
+from app.recording.progress import RecordProgress
 from app.recording.out_folder import begin_new, check_writable, dataset_spec, end_new, episodes_there, remove_leftovers
 from app.runtime.command import command_main
 from app.runtime.folder_lock import FolderLock
@@ -97,9 +103,9 @@ def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits
     out = Path(args.out)
     failed = set(_failures(blocks, args.keep_failed))
     writer, meta, scenes, k_out = None, None, None, 0
-    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i], b.files[i]) for b in blocks for i, (env, e) in
-                enumerate(zip(b.envs, b.episodes))]
-    for env, e, reason, poses, file in episodes:
+    episodes = [(int(env), e, b.outcomes[i][1], b.poses[i], b.files[i], b.depths[i] if b.depths else {})
+                for b in blocks for i, (env, e) in enumerate(zip(b.envs, b.episodes))]
+    for env, e, reason, poses, file, depths in episodes:
         if env in failed and not args.keep_failed:
             continue
         task = f"{e.task} [failed: {reason}]" if env in failed else e.task
@@ -107,10 +113,14 @@ def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits
         if run.scene_config.cameras:
             meta = meta or CameraMeta(out, run, first)
             meta.add(first + k_out, poses)
+        for camera, depth in depths.items():  # in place before the episode is counted
+            target = out / DEPTH_PATH.format(camera=camera, episode_index=first + k_out)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(depth, target)
         if args.format == "act-hdf5":  # written whole by its block (app.recording.blocks.act_file): moved into place
             os.replace(file, out / f"episode_{first + k_out}.hdf5")
         else:
-            writer = writer or LeRobotWriter(out, dataset_spec(run), limits)
+            writer = writer or LeRobotWriter(out, dataset_spec(run, args.joint_names), limits)
             writer.append(e)
         scenes = scenes or SceneLog(out, run)
         scenes.add(first + k_out, env)
@@ -125,9 +135,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", required=True, help="dataset folder")
     parser.add_argument("--format", choices=("lerobot", "act-hdf5"), default="lerobot")
     parser.add_argument("--trossen-units", action="store_true", help="degrees and gripper metres x 10000")
+    parser.add_argument("--joint-names", choices=NAMINGS, default="kits",
+                        help="kits: main_joint_0..6 (left_/right_joint_0..6 on two arms), as Trossen's kit datasets "
+                             "(default); plugin: joint_0.pos..joint_5.pos, left_carriage_joint.pos (prefixed left_/"
+                             "right_), as the current Trossen LeRobot plugin; app.replay reads both")
     parser.add_argument("--keep-failed", action="store_true", help="keep failed episodes, flagged in their task")
     parser.add_argument("--seed", type=int, default=None, help="random seed (overrides the config)")
     parser.add_argument("--duration", type=float, default=None, help="episode length [s] (overrides the config)")
+    parser.add_argument("--cameras", choices=MODES, default="kit",
+                        help="kit: the config's named cameras, or where it names none the Trossen kit's (cam_high, "
+                             "cam_low, a wrist camera per arm; app.config.kit_cameras) (default); config: the "
+                             "config's only; none: no camera (joints only, fastest)")
+    parser.add_argument("--camera-size", default=None, metavar="WxH",
+                        help=f"record every camera at this size, e.g. 320x240 (rendered at it; the kit's is "
+                             f"{KIT_SIZE[0]}x{KIT_SIZE[1]}): smaller is faster")
+    parser.add_argument("--depth", action="store_true",
+                        help="every camera records its depth too: uint16 mm, depth/<camera>/episode_NNNNNN.npz "
+                             "beside the dataset (a camera's own depth: true in the config does so alone)")
     parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process, no Ray)")
     parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
     defaults = FileLimits()
@@ -149,6 +173,8 @@ def _main(args: argparse.Namespace) -> int:
     _check_workers(args.workers, args.episodes)
     limits = file_limits(args)
     run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)
+    size = parse_size(args.camera_size) if args.camera_size is not None else None
+    run = recording_cameras(run, args.cameras, size, depth=args.depth)
     out = Path(args.out).resolve()  # the same folder for workers on other machines' working dirs
     check_memory(run)
     check_writable(out)
@@ -170,17 +196,20 @@ def _main(args: argparse.Namespace) -> int:
 def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: FileLimits) -> tuple[int, list]:
     """With ``out``'s lock held: what is there checked, the episodes simulated and written after it."""
     units = "trossen" if args.trossen_units else "si"
-    first = episodes_there(out, run, args.format, units)
+    first = episodes_there(out, run, args.format, units, args.joint_names)
     remove_leftovers(out)
     if first == 0:
         begin_new(out)
     act = args.format == "act-hdf5"
     segments = out / SEGMENTS if act or run.scene_config.cameras else None
-    sink = Sink(segments, args.format, units, tuple(joint_names(run)))
+    sink = Sink(segments, args.format, units, tuple(joint_names(run, args.joint_names)))
+    progress = RecordProgress(run.n_envs or 1)
     try:
-        blocks = record_blocks(run, args.workers, args.ray_address, sink)
+        blocks = record_blocks(run, args.workers, args.ray_address, sink, progress.episode_done)
+        progress.close()
         return _write(args, run, blocks, limits, first), blocks
     finally:
+        progress.close()
         if segments is not None:
             shutil.rmtree(segments, ignore_errors=True)
         end_new(out)

@@ -10,7 +10,7 @@ Usage: python scripts/bench_envs.py [--parts state,camera,eval] [--num-envs 16] 
 - camera: the same with one 224 x 224 camera per environment (``cam_high`` of
   ``configs/pick_place_cameras.yaml`` rendered at 224 x 224, ``obs_type=pixels_agent_pos``), joint actions.
 - eval: wall time of ``python -m app.eval configs/pick_place.yaml --policy expert --episodes N --workers W``
-  beside ``python -m app.record configs/pick_place.yaml --episodes N --workers W`` (subprocesses, whole command).
+  beside ``python -m app.record configs/pick_place.yaml --episodes N --cameras none --workers W`` (subprocesses, whole command).
 
 Medians of ``--repeats`` (eval: of ``--eval-repeats``, default 1: each run is minutes). The figures are of this
 machine at the time of the run; another process on the same cores lowers them (say so when quoting them).
@@ -97,8 +97,8 @@ def eval_beside_record(episodes: int, workers: int, repeats: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ev = [_wall([py, "-m", "app.eval", str(PICK), "--policy", "expert", "--episodes", str(episodes),
                      "--workers", str(workers), "--out", f"{tmp}/eval{r}"]) for r in range(repeats)]
-        rec = [_wall([py, "-m", "app.record", str(PICK), "--episodes", str(episodes), "--workers", str(workers),
-                      "--out", f"{tmp}/rec{r}"]) for r in range(repeats)]
+        rec = [_wall([py, "-m", "app.record", str(PICK), "--episodes", str(episodes), "--cameras", "none",
+                      "--workers", str(workers), "--out", f"{tmp}/rec{r}"]) for r in range(repeats)]
     log.info("%d scripted pick-and-place episodes, %d workers: app.eval %.1f s, app.record %.1f s (wall, median "
              "of %d)", episodes, workers, statistics.median(ev), statistics.median(rec), repeats)
 

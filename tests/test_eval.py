@@ -57,7 +57,7 @@ def test_random_actions_never_succeed_and_every_failure_has_a_reason(tmp_path):
 
 def test_a_replayed_recording_reproduces_its_recorded_successes(tmp_path):
     data = tmp_path / "data"
-    assert record_main([PICK, "--episodes", "3", "--out", str(data), "--keep-failed"]) == 0
+    assert record_main([PICK, "--cameras", "none", "--episodes", "3", "--out", str(data), "--keep-failed"]) == 0
     recorded = [json.loads(line) for line in (data / "meta" / "episode_scenes.jsonl").read_text().splitlines()]
     assert [r["episode_index"] for r in recorded] == [0, 1, 2]
     assert main([PICK, "--replay", str(data), "--episodes", "3", "--out", str(tmp_path / "eval")]) == 0
@@ -68,7 +68,7 @@ def test_a_replayed_recording_reproduces_its_recorded_successes(tmp_path):
 
 def test_a_replay_refuses_a_dataset_without_its_episodes_scenes(tmp_path, capsys):
     data = tmp_path / "data"
-    assert record_main([PICK, "--episodes", "1", "--duration", "1", "--out", str(data), "--keep-failed"]) == 0
+    assert record_main([PICK, "--cameras", "none", "--episodes", "1", "--duration", "1", "--out", str(data), "--keep-failed"]) == 0
     (data / "meta" / "episode_scenes.jsonl").unlink()
     assert main([PICK, "--replay", str(data), "--episodes", "1", "--out", str(tmp_path / "eval")]) == 2
     assert "no scene recorded for episodes [0]" in capsys.readouterr().err.strip().splitlines()[-1]

@@ -18,7 +18,7 @@ CONFIG = str(ROOT / "configs/single_ik.yaml")
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     out = tmp_path_factory.mktemp("rec") / "ds"
-    assert main([CONFIG, "--episodes", "2", "--out", str(out)]) == 0
+    assert main([CONFIG, "--cameras", "none", "--episodes", "2", "--out", str(out)]) == 0
     return out
 
 
@@ -39,7 +39,7 @@ def test_recorded_episodes_are_the_measured_joints_and_end_on_the_target(recorde
 
 def test_act_hdf5_in_trossen_units_holds_the_same_episodes(recorded, tmp_path):
     """--format act-hdf5 --trossen-units: units detected as trossen; converted back, the same joints."""
-    assert main([CONFIG, "--episodes", "2", "--out", str(tmp_path / "act"), "--format", "act-hdf5",
+    assert main([CONFIG, "--cameras", "none", "--episodes", "2", "--out", str(tmp_path / "act"), "--format", "act-hdf5",
                  "--trossen-units"]) == 0
     act, lerobot = load_dataset(tmp_path / "act"), load_dataset(recorded)
     assert dataset_units(act).units == "trossen" and act.fps == 30.0
@@ -51,11 +51,11 @@ def test_failed_episodes_are_left_out_or_kept_flagged(tmp_path, caplog):
     """At 0.3 s no environment has reached its target: none written, each listed; --keep-failed keeps them
     with the reason in their task."""
     with caplog.at_level("WARNING", logger="app.record"):
-        assert main([CONFIG, "--episodes", "2", "--duration", "0.3", "--out", str(tmp_path / "none")]) == 0
+        assert main([CONFIG, "--cameras", "none", "--episodes", "2", "--duration", "0.3", "--out", str(tmp_path / "none")]) == 0
     assert [r.getMessage() for r in caplog.records] == [f"episode {k} failed: target not reached (left out)"
                                                         for k in (0, 1)]
     assert not (tmp_path / "none" / "meta").exists()
-    assert main([CONFIG, "--episodes", "2", "--duration", "0.3", "--out", str(tmp_path / "kept"),
+    assert main([CONFIG, "--cameras", "none", "--episodes", "2", "--duration", "0.3", "--out", str(tmp_path / "kept"),
                  "--keep-failed"]) == 0
     assert {e.task for e in load_dataset(tmp_path / "kept").episodes} == {"circle [failed: target not reached]"}
 
@@ -65,7 +65,7 @@ def test_file_limit_options_roll_files_over_and_the_dataset_reads_back_the_same_
     chunk-001/file-000 (a file a chunk, every file full after one episode); info.json records the three limits;
     our reader loads the same episodes as the recording with lerobot's default limits (one file)."""
     out = tmp_path / "rolled"
-    assert main([CONFIG, "--episodes", "2", "--out", str(out), "--chunks-size", "1", "--data-file-mb", "1e-6",
+    assert main([CONFIG, "--cameras", "none", "--episodes", "2", "--out", str(out), "--chunks-size", "1", "--data-file-mb", "1e-6",
                  "--video-file-mb", "1e-6"]) == 0
     assert sorted(p.relative_to(out).as_posix() for p in out.glob("data/*/*.parquet")) == [
         "data/chunk-000/file-000.parquet", "data/chunk-001/file-000.parquet"]
@@ -89,7 +89,7 @@ def test_file_limit_options_roll_files_over_and_the_dataset_reads_back_the_same_
 ])
 def test_bad_file_limits_are_one_line_errors_naming_the_option(tmp_path, capsys, extra, words):
     """Exit 2 before anything runs, the last stderr line naming the option and what it must be; no folder made."""
-    assert main([CONFIG, "--episodes", "1", "--out", str(tmp_path / "ds"), *extra]) == 2
+    assert main([CONFIG, "--cameras", "none", "--episodes", "1", "--out", str(tmp_path / "ds"), *extra]) == 2
     assert words in capsys.readouterr().err.strip().splitlines()[-1]
     assert not (tmp_path / "ds").exists()
 
@@ -98,7 +98,7 @@ def test_a_limit_other_than_the_continued_datasets_own_is_a_one_line_error(recor
     """--out holding a dataset written with lerobot's defaults: another --data-file-mb is refused (the writer
     keeps the dataset's own limits), before anything is simulated; the dataset stays as it was."""
     before = (recorded / "meta/info.json").read_text()
-    assert main([CONFIG, "--episodes", "1", "--out", str(recorded), "--data-file-mb", "5"]) == 2
+    assert main([CONFIG, "--cameras", "none", "--episodes", "1", "--out", str(recorded), "--data-file-mb", "5"]) == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "--data-file-mb 5" in last and "data_files_size_in_mb 100" in last
     assert (recorded / "meta/info.json").read_text() == before

@@ -93,7 +93,7 @@ def test_a_recorded_pick_and_place_episode_replays_within_1mm(tmp_path):
     from app.record import main as record
 
     config = str(ROOT / "configs/pick_place.yaml")
-    assert record([config, "--episodes", "1", "--out", str(tmp_path / "ds"), "--keep-failed"]) == 0
+    assert record([config, "--cameras", "none", "--episodes", "1", "--out", str(tmp_path / "ds"), "--keep-failed"]) == 0
     code = main([str(tmp_path / "ds"), "--config", config, "--out", str(tmp_path / "out")])
     report = json.loads((tmp_path / "out/replay.json").read_text())
     assert code == 0 and report["summary"]["frames"] == 240

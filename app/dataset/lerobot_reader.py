@@ -21,6 +21,7 @@ from app.errors import DatasetError
 
 VERSIONS = ("v3.0", "v2.1")
 VALUE_COLUMNS = ("observation.state", "action", "timestamp", "index")
+ENVIRONMENT = "observation.environment_state"  # read where the dataset has it (objects' state)
 EPISODE_KEYS = ["episode_index", "tasks", "length", "data/chunk_index", "data/file_index", "dataset_from_index",
                 "dataset_to_index"]
 VIDEO_KEYS = ("chunk_index", "file_index", "from_timestamp", "to_timestamp")
@@ -71,6 +72,16 @@ def _load_info(root: Path) -> dict:
     return info
 
 
+def _environment(info: dict, rows: pa.Table, path: Path) -> np.ndarray:
+    """The rows' ``observation.environment_state`` (n, width), or shape (0, 0) where the dataset has none."""
+    feature = info["features"].get(ENVIRONMENT)
+    shape = feature.get("shape") if isinstance(feature, dict) else None
+    if not (isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int) and shape[0] >= 1) \
+            or ENVIRONMENT not in rows.column_names:
+        return np.zeros((0, 0))
+    return _vectors(rows.column(ENVIRONMENT), shape[0], ENVIRONMENT, path)
+
+
 def _episode(info: dict, index: int, task: str, rows: pa.Table, videos: dict[str, VideoSpan],
              path: Path) -> RecordedEpisode:
     feats = info["features"]
@@ -79,7 +90,8 @@ def _episode(info: dict, index: int, task: str, rows: pa.Table, videos: dict[str
         state=_vectors(rows.column("observation.state"), feats["observation.state"]["shape"][0], "observation.state",
                        path),
         action=_vectors(rows.column("action"), feats["action"]["shape"][0], "action", path),
-        timestamp=rows.column("timestamp").to_numpy().astype(np.float64), videos=videos, images={})
+        timestamp=rows.column("timestamp").to_numpy().astype(np.float64), videos=videos, images={},
+        environment_state=_environment(info, rows, path))
 
 
 def _episode_rows(root: Path, info: dict, cameras: list[str]) -> list[dict]:
@@ -122,7 +134,7 @@ def _read_v30(root: Path, info: dict, cameras: list[str]) -> list[RecordedEpisod
         where = (row["data/chunk_index"], row["data/file_index"])
         if where not in data:
             path = root / info["data_path"].format(chunk_index=where[0], file_index=where[1])
-            data[where] = path, read_parquet(path, list(VALUE_COLUMNS))
+            data[where] = path, read_parquet(path, _columns(info))
         path, table = data[where]
         videos = {cam: VideoSpan(str(root / info["video_path"].format(
             video_key=cam, chunk_index=row[f"videos/{cam}/chunk_index"], file_index=row[f"videos/{cam}/file_index"])),
@@ -147,12 +159,23 @@ def _read_v21(root: Path, info: dict, cameras: list[str]) -> list[RecordedEpisod
         index = row["episode_index"]
         chunk = index // chunk_size
         file = root / info["data_path"].format(episode_chunk=chunk, episode_index=index)
-        table = read_parquet(file, list(VALUE_COLUMNS))
+        table = read_parquet(file, _columns(info))
         videos = {cam: VideoSpan(str(root / info["video_path"].format(episode_chunk=chunk, video_key=cam,
                                                                        episode_index=index)),
                                  0.0, row["length"] / info["fps"]) for cam in cameras}
         episodes.append(_episode(info, index, (row.get("tasks") or [""])[0], table, videos, file))
     return episodes
+
+
+def _environment_names(feats: dict) -> tuple[str, ...]:
+    feature = feats.get(ENVIRONMENT)
+    names = feature.get("names") if isinstance(feature, dict) else None
+    return tuple(str(n) for n in names) if isinstance(names, list) else ()
+
+
+def _columns(info: dict) -> list[str]:
+    """The data columns read: the values, and the environment state where info.json names one."""
+    return list(VALUE_COLUMNS) + ([ENVIRONMENT] if ENVIRONMENT in info["features"] else [])
 
 
 def read_lerobot(root: str | Path) -> RecordedDataset:
@@ -174,4 +197,5 @@ def read_lerobot(root: str | Path) -> RecordedDataset:
                            robot_type=info.get("robot_type") or "",
                            state_names=tuple(feats["observation.state"].get("names") or ()),
                            action_names=tuple(feats["action"].get("names") or ()),
-                           cameras=tuple(cameras), episodes=tuple(episodes))
+                           cameras=tuple(cameras), episodes=tuple(episodes),
+                           environment_names=_environment_names(feats))

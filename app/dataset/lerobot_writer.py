@@ -81,6 +81,8 @@ class LeRobotWriter:
             row.update(self._append_video(cam.key, episode.images[cam.key]))
         stats = {"observation.state": vector_stats(np.asarray(episode.state, dtype=np.float32)),
                  "action": vector_stats(np.asarray(episode.action, dtype=np.float32))}
+        if self.spec.environment_names:
+            stats[v30.ENVIRONMENT] = vector_stats(np.asarray(episode.environment_state, dtype=np.float32))
         stats.update({name: vector_stats(table.column(name).to_numpy()) for name in v30.INDEX_COLUMNS})
         stats.update({cam.key: _image_stats(episode.images[cam.key]) for cam in self.spec.cameras})
         for name in self._features:
@@ -96,6 +98,9 @@ class LeRobotWriter:
         state, action = np.asarray(episode.state), np.asarray(episode.action)
         n = len(state)
         want = {"state": (state, len(self.spec.state_names)), "action": (action, len(self.spec.action_names))}
+        if self.spec.environment_names:
+            environment = np.asarray(episode.environment_state if episode.environment_state is not None else [])
+            want["environment state"] = (environment, len(self.spec.environment_names))
         for what, (values, width) in want.items():
             if values.ndim != 2 or values.shape != (n, width) or n == 0:
                 raise DatasetError(f"episode {what} has shape {values.shape}; expected (n_frames >= 1, {width}) "
@@ -149,6 +154,8 @@ class LeRobotWriter:
         frame_index = np.arange(n, dtype=np.int64)
         columns = {"observation.state": np.asarray(episode.state, dtype=np.float32),
                    "action": np.asarray(episode.action, dtype=np.float32),
+                   **({v30.ENVIRONMENT: np.asarray(episode.environment_state, dtype=np.float32)}
+                      if self.spec.environment_names else {}),
                    "timestamp": (frame_index / self.spec.fps).astype(np.float32), "frame_index": frame_index,
                    "episode_index": np.full(n, index, dtype=np.int64),
                    "index": self.n_frames + frame_index, "task_index": np.full(n, task_index, dtype=np.int64)}

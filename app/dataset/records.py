@@ -23,12 +23,15 @@ class DatasetSpec(NamedTuple):
         state_names: Names of ``observation.state``'s values (7 per arm for the Trossen kits).
         action_names: Names of ``action``'s values.
         cameras: The video streams, in feature order.
+        environment_names: Names of ``observation.environment_state``'s values (the objects' poses); () writes
+            no such feature.
     """
     fps: int
     robot_type: str
     state_names: tuple[str, ...]
     action_names: tuple[str, ...]
     cameras: tuple[CameraSpec, ...] = ()
+    environment_names: tuple[str, ...] = ()
 
 
 class EncodedVideo(NamedTuple):
@@ -50,11 +53,14 @@ class EpisodeFrames(NamedTuple):
         state: ``observation.state`` per frame, shape (n_frames, len(state_names)).
         action: ``action`` per frame, shape (n_frames, len(action_names)).
         images: Camera key -> RGB frames, shape (n_frames, height, width, 3) uint8, or an EncodedVideo of them.
+        environment_state: ``observation.environment_state`` per frame, shape (n_frames,
+            len(environment_names)); None where the spec names none.
     """
     task: str
     state: np.ndarray
     action: np.ndarray
     images: dict[str, np.ndarray]
+    environment_state: np.ndarray | None = None
 
 
 class VideoSpan(NamedTuple):
@@ -75,6 +81,8 @@ class RecordedEpisode(NamedTuple):
         timestamp: Shape (n_frames,) [s] from the episode's start.
         videos: Camera key -> span in a video file (LeRobot); empty for ACT HDF5.
         images: Camera key -> frames (n_frames, h, w, 3) uint8 where the file holds them (ACT HDF5).
+        environment_state: ``observation.environment_state`` rows (n_frames, n_env) where the dataset has
+            them, else shape (0, 0).
     """
     index: int
     task: str
@@ -83,6 +91,7 @@ class RecordedEpisode(NamedTuple):
     timestamp: np.ndarray
     videos: dict[str, VideoSpan]
     images: dict[str, np.ndarray]
+    environment_state: np.ndarray = np.zeros((0, 0))
 
 
 class RecordedDataset(NamedTuple):
@@ -96,6 +105,7 @@ class RecordedDataset(NamedTuple):
         action_names: Names of the action's values.
         cameras: Camera keys, in order.
         episodes: The episodes in index order.
+        environment_names: Names of ``observation.environment_state``'s values (() where it has none).
     """
     format: str
     fps: float
@@ -104,3 +114,4 @@ class RecordedDataset(NamedTuple):
     action_names: tuple[str, ...]
     cameras: tuple[str, ...]
     episodes: tuple[RecordedEpisode, ...]
+    environment_names: tuple[str, ...] = ()

@@ -20,15 +20,20 @@ EPISODES_PATH = "meta/episodes/chunk-{chunk_index:03d}/file-{file_index:03d}.par
 INFO_PATH = "meta/info.json"
 STATS_PATH = "meta/stats.json"
 TASKS_PATH = "meta/tasks.parquet"
+ENVIRONMENT = "observation.environment_state"  # LeRobot's name for the objects' state (a vector per frame)
 INDEX_COLUMNS = ("timestamp", "frame_index", "episode_index", "index", "task_index")  # after state/action
 TASK_INDEX_COLUMN = "__index_level_0__"  # pandas' name for an unnamed index stored as a column
 
 
 def features(spec: DatasetSpec) -> dict[str, dict]:
-    """``info.json``'s ``features``: state, action, each camera, then the index columns (lerobot's order)."""
+    """``info.json``'s ``features``: state, action, the environment state (where the spec names one), each camera,
+    then the index columns (lerobot's order)."""
     out = {"observation.state": {"dtype": "float32", "shape": [len(spec.state_names)],
                                  "names": list(spec.state_names)},
            "action": {"dtype": "float32", "shape": [len(spec.action_names)], "names": list(spec.action_names)}}
+    if spec.environment_names:
+        out[ENVIRONMENT] = {"dtype": "float32", "shape": [len(spec.environment_names)],
+                            "names": list(spec.environment_names)}
     for cam in spec.cameras:
         out[cam.key] = {"dtype": "video", "shape": [cam.height, cam.width, 3], "names": ["height", "width", "channels"],
                         "info": {"video.height": cam.height, "video.width": cam.width, "video.codec": CODEC,
@@ -43,8 +48,10 @@ def features(spec: DatasetSpec) -> dict[str, dict]:
 def data_schema(spec: DatasetSpec) -> pa.Schema:
     """The arrow schema of ``data/*.parquet`` (vectors are fixed-size float32 lists)."""
     fields = [pa.field("observation.state", pa.list_(pa.float32(), len(spec.state_names))),
-              pa.field("action", pa.list_(pa.float32(), len(spec.action_names))),
-              pa.field("timestamp", pa.float32())]
+              pa.field("action", pa.list_(pa.float32(), len(spec.action_names)))]
+    if spec.environment_names:
+        fields.append(pa.field(ENVIRONMENT, pa.list_(pa.float32(), len(spec.environment_names))))
+    fields.append(pa.field("timestamp", pa.float32()))
     fields += [pa.field(name, pa.int64()) for name in INDEX_COLUMNS[1:]]
     return pa.schema(fields)
 

@@ -50,6 +50,43 @@ class EpisodeScene(NamedTuple):
         return cls(objects, place, data.get("seed"))
 
 
+BODY_FIELDS = {"box": ("size",), "cylinder": ("radius", "height"), "sphere": ("radius",), "urdf": ("file", "scale"),
+               "mesh": ("file", "scale")}  # an object's shape -> the fields that size it
+
+
+def object_bodies(run: RunConfig) -> dict[str, dict]:
+    """Every object of ``run``'s scene as a body: name -> {"shape", its sizes [m] (BODY_FIELDS), "mass" [kg],
+    "friction", "spinning_friction", "rolling_friction", "rgba"}; JSON-ready (what a recorded episode's line keeps,
+    so a replay can tell whether its config builds the same bodies)."""
+    out = {}
+    for o in run.scene_config.objects:
+        sizes = {k: (list(getattr(o, k)) if isinstance(getattr(o, k), tuple) else getattr(o, k))
+                 for k in BODY_FIELDS.get(o.shape, ())}
+        out[o.name] = {"shape": o.shape, **sizes, "mass": o.mass, "friction": o.friction,
+                       "spinning_friction": o.spinning_friction, "rolling_friction": o.rolling_friction,
+                       "rgba": list(o.rgba)}
+    return out
+
+
+def bodies_differ(recorded: dict, built: dict, tol: float = 1e-9) -> list[str]:
+    """'name.field: recorded vs built' for each body value of ``recorded`` (as :func:`object_bodies` writes
+    it) that ``built`` lacks or holds otherwise (numbers within ``tol``); one line for a body ``built`` lacks."""
+    out = []
+    for name, fields in recorded.items():
+        if name not in built:
+            out.append(f"{name}: recorded, but not in this config's scene (replay with the recording's --config)")
+            continue
+        for key, value in fields.items():
+            have = built.get(name, {}).get(key)
+            same = have == value
+            if not same and have is not None and not isinstance(value, str):
+                a, b = np.atleast_1d(np.asarray(value, dtype=float)), np.atleast_1d(np.asarray(have, dtype=float))
+                same = a.shape == b.shape and bool(np.all(np.abs(a - b) <= tol))
+            if not same:
+                out.append(f"{name}.{key}: recorded {value}, this config {have}")
+    return out
+
+
 def run_scenes(run: RunConfig, n_envs: int) -> list[EpisodeScene]:
     """The scene of each of a run's ``n_envs`` environments (its seed's draws; ``seed`` there is the run's)."""
     starts = object_starts(run, n_envs)

@@ -16,7 +16,7 @@ import numpy as np
 
 from app.config.randomization import RandomizationSection, randomization_of
 from app.config.schema import RunConfig
-from app.episode.episode_scene import EpisodeScene, run_scenes
+from app.episode.episode_scene import EpisodeScene, object_bodies, run_scenes
 from app.errors import InputError
 from app.kinematics.rotations import quat_multiply, quat_normalize
 from app.specs.look_spec import PRESETS
@@ -233,12 +233,13 @@ def episode_runs(run: RunConfig, envs: np.ndarray) -> list[tuple[RunConfig, np.n
 def scene_record(run: RunConfig, env: int, scenes: list[EpisodeScene]) -> dict:
     """Episode ``env``'s line of ``meta/episode_scenes.jsonl`` beyond its index: its scene (``scenes[env]``, the
     run's draws of starts; with randomisation, those of the episode's own run, e.g. a resized object's start
-    height) and, with randomisation, ``randomization``: its drawn values."""
+    height), ``bodies``: every object's shape, size, mass and friction as built (app.episode.episode_scene
+    .object_bodies) and, with randomisation, ``randomization``: its drawn values."""
     if randomization_of(run) is None:
-        return scenes[env].as_dict()
+        return {**scenes[env].as_dict(), "bodies": object_bodies(run)}
     draws = draw(run, env)
     own = randomized(run, draws)
-    return {**run_scenes(own, run.n_envs or 1)[env].as_dict(), "randomization": draws}
+    return {**run_scenes(own, run.n_envs or 1)[env].as_dict(), "bodies": object_bodies(own), "randomization": draws}
 
 
 def episode_run(run: RunConfig, scene_line: dict) -> RunConfig:

@@ -69,8 +69,9 @@ class Shard(NamedTuple):
     worker: str
 
 
-def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
-    """One worker's share of ``run``: the environments ``envs`` simulated in their own PyBullet client."""
+def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool, show_progress: bool = False) -> Shard:
+    """One worker's share of ``run``: the environments ``envs`` simulated in their own PyBullet client
+    (``show_progress``: the simulation's steps shown as app.run shows them)."""
     t0 = time.perf_counter()
     scene, robot = build_scene(run, envs=envs)
     build_s = time.perf_counter() - t0
@@ -79,7 +80,7 @@ def run_shard(run: RunConfig, envs: np.ndarray, record_video: bool) -> Shard:
         frames: list[FrameState] = []
         start = time.time()
         episode, timings = simulate(run, scene, robot, targets, frames.append if record_video else None,
-                                    on_tick=lambda k, controller, q: STOP.is_set(), show_progress=False)
+                                    on_tick=lambda k, controller, q: STOP.is_set(), show_progress=show_progress)
         timings["build"] = build_s
         end = final_state(run, robot, episode, targets, scene.t, scene=scene, envs=envs)
         return Shard(envs, end, frames, timings, (start, time.time()), f"{socket.gethostname()}:{os.getpid()}")

@@ -8,6 +8,7 @@ and Ray is never imported."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -17,7 +18,7 @@ from app.config.robots import rig_grippers, robot_model
 from app.config.schema import RunConfig
 from app.control.status import reached
 from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
-from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of
+from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, layout_names
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video_segments import encode_segment
@@ -26,16 +27,21 @@ from app.episode.sharding import run_shard
 from app.recording.episode_cameras import EpisodeCameras
 
 
+EpisodeDone = Callable[[int, tuple[bool, str], int], None]  # (env, (success, reason), n_frames): an episode is ready
+
+
 class Block(NamedTuple):
     """One block's episodes in environment order: envs (k,), episodes (SI units), outcomes (success, reason),
     poses (per episode: link camera name -> (n, 7)); files: per episode its finished ACT HDF5 file (in the
-    recording's scratch folder, to be moved into place), or None (LeRobot: the writer takes the episode)."""
+    recording's scratch folder, to be moved into place), or None (LeRobot: the writer takes the episode);
+    depths: per episode, each depth camera's npz file there (app.recording.episode_cameras.DEPTH_PATH's content)."""
 
     envs: np.ndarray
     episodes: list[EpisodeFrames]
     outcomes: list[tuple[bool, str]]
     poses: list[dict]
     files: list[str | None]
+    depths: list[dict] | tuple = ()
 
 
 class Sink(NamedTuple):
@@ -59,51 +65,84 @@ def outcomes(result) -> list[tuple[bool, str]]:
             for e in range(len(result.q_final))]
 
 
-def joint_names(run: RunConfig) -> list[str]:
-    """The dataset's state names for the run's robot (the Trossen layout)."""
-    return robot_layout(list(robot_model(run.scene_config).dof_names))[0]
+def joint_names(run: RunConfig, naming: str = "kits") -> list[str]:
+    """The dataset's state names for the run's robot (the Trossen layout, in ``naming``: app.dataset.joint_names)."""
+    return layout_names(len(arms_of(robot_layout(list(robot_model(run.scene_config).dof_names))[0])), naming)
 
 
-def record_block(item: tuple) -> Block:
+POSE_NAMES = ("x", "y", "z", "qw", "qx", "qy", "qz")  # an object's pose in observation.environment_state
+
+
+def environment_names(run: RunConfig) -> list[str]:
+    """The names of ``observation.environment_state``: each object's pose, ``<object>.x`` .. ``<object>.qz``
+    (position [m], quaternion wxyz, in its environment's frame); [] for a scene without objects."""
+    return [f"{o.name}.{k}" for o in run.scene_config.objects for k in POSE_NAMES]
+
+
+def environment_state(frames: list, env: int) -> np.ndarray | None:
+    """Environment ``env``'s objects' poses at each frame, (n_frames, 7 n_objects); None without objects."""
+    if not frames or frames[0].objects is None:
+        return None
+    return np.stack([f.objects[env].reshape(-1) for f in frames])
+
+
+def record_block(item: tuple, on_episode: EpisodeDone | None = None) -> Block:
     """Item (run, envs, Sink): simulate the block, cut its episodes, render them and hand them to the sink (see
-    :class:`Sink`). Module-level: it travels to Ray workers."""
+    :class:`Sink`); ``on_episode`` (in this process: the simulation's steps shown too) as each episode is ready.
+    Module-level: it travels to Ray workers."""
     run, envs, sink = item
     envs = np.asarray(envs, dtype=int)
     own_runs = episode_runs(run, envs)  # randomised scenes: each environment its own run (app.episode.randomize)
     if own_runs is not None:
-        return joined([record_block((own, e, sink)) for own, e in own_runs])
-    shard = run_shard(run, envs, record_video=True)
+        return joined([record_block((own, e, sink), on_episode) for own, e in own_runs])
+    shard = run_shard(run, envs, record_video=True, show_progress=on_episode is not None)
+    judged = outcomes(shard.result)
     names, dof_map = robot_layout(list(robot_model(run.scene_config).dof_names))
     q = np.stack([f.q for f in shard.frames], axis=1)  # (k, n_frames, n_dofs)
     cameras = EpisodeCameras(run) if run.scene_config.cameras else None
-    episodes, poses, files = [], [], []
+    cut = []
     try:
         for i in range(len(envs)):
             state = values_from_dofs(q[i], dof_map, len(names))
-            images, pose = cameras.render(shard.frames, i, run.video.fps) if cameras else ({}, {})
-            noisy_state, action = noisy(run, int(envs[i]), state, actions(run, state, shard.frames, i, names))
-            episode = EpisodeFrames(run.motion.type, noisy_state, action, images)
-            file = None
-            if sink.folder is not None and sink.format == "act-hdf5":
-                file = str(act_file(Path(sink.folder) / f"env-{int(envs[i]):06d}.hdf5", episode, run.video.fps, sink))
-                episode = episode._replace(images={})
-            elif sink.folder is not None:
-                episode = episode._replace(images={key: _encoded(Path(sink.folder), frames, run.video.fps)
-                                                   for key, frames in images.items()})
-            episodes.append(episode)
-            poses.append(pose)
-            files.append(file)
+            cut.append(_episode(run, sink, shard.frames, i, int(envs[i]), state, names, cameras))
+            if on_episode is not None:
+                on_episode(int(envs[i]), judged[i], len(state))
     finally:
         if cameras is not None:
             cameras.close()
-    return Block(envs, episodes, outcomes(shard.result), poses, files)
+    return Block(envs, [c[0] for c in cut], judged, [c[1] for c in cut], [c[2] for c in cut], [c[3] for c in cut])
+
+
+def _episode(run: RunConfig, sink: Sink, frames: list, i: int, env: int, state: np.ndarray, names: list[str],
+             cameras: EpisodeCameras | None) -> tuple[EpisodeFrames, dict, str | None, dict]:
+    """Block row ``i`` (environment ``env``) as an episode: (its frames, its link cameras' poses, its ACT file or
+    None, its depth files: camera -> npz in the sink's folder)."""
+    depth: dict = {}
+    images, pose = cameras.render(frames, i, run.video.fps, depth) if cameras else ({}, {})
+    noisy_state, action = noisy(run, env, state, actions(run, state, frames, i, names))
+    episode = EpisodeFrames(run.motion.type, noisy_state, action, images, environment_state(frames, i))
+    file, folder = None, Path(sink.folder) if sink.folder is not None else None
+    if folder is not None and sink.format == "act-hdf5":
+        file = str(act_file(folder / f"env-{env:06d}.hdf5", episode, run.video.fps, sink))
+        episode = episode._replace(images={})
+    elif folder is not None:
+        episode = episode._replace(images={key: _encoded(folder, v, run.video.fps) for key, v in images.items()})
+    return episode, pose, file, {name: depth_file(folder, env, name, v) for name, v in depth.items()}
+
+
+def depth_file(folder: Path, env: int, camera: str, depth: np.ndarray) -> str:
+    """A depth camera's episode (n, h, w) uint16 [mm] as ``depth_mm`` in an npz file in ``folder``; its path."""
+    path = folder / f"depth-env-{env:06d}-{camera}.npz"
+    folder.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, depth_mm=depth)
+    return str(path)
 
 
 def joined(blocks: list[Block]) -> Block:
     """Blocks of consecutive environments as one."""
     return Block(np.concatenate([b.envs for b in blocks]), [e for b in blocks for e in b.episodes],
                  [o for b in blocks for o in b.outcomes], [p for b in blocks for p in b.poses],
-                 [f for b in blocks for f in b.files])
+                 [f for b in blocks for f in b.files], [d for b in blocks for d in b.depths])
 
 
 def actions(run: RunConfig, state: np.ndarray, frames: list, env: int, names: list[str]) -> np.ndarray:
@@ -140,15 +179,21 @@ def _encoded(folder: Path, frames: np.ndarray, fps: int) -> EncodedVideo:
     return EncodedVideo(str(encode_segment(folder, frames, fps)), n, h, w, image_stats(frames))
 
 
-def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink) -> list[Block]:
-    """Every environment of ``run`` in blocks, in environment order: one block here (workers 1) or blocks over
-    ``workers`` Ray workers (app.episode.sharding.blocks, app.runtime.work_pool.run_everywhere)."""
+def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink,
+                  on_episode: EpisodeDone | None = None) -> list[Block]:
+    """Every environment of ``run`` in blocks, in environment order: one block here (workers 1; ``on_episode`` as
+    each episode is ready) or blocks over ``workers`` Ray workers (app.episode.sharding.blocks,
+    app.runtime.work_pool.run_everywhere; ``on_episode`` for each of a block's episodes as the block comes back)."""
     n = run.n_envs or 1
     if workers <= 1:
-        return [record_block((run, np.arange(n), sink))]
+        return [record_block((run, np.arange(n), sink), on_episode)]
     from app.episode.sharding import blocks
     from app.runtime.work_pool import run_everywhere
 
+    def block_done(_: int, block: Block) -> None:
+        for env, outcome, episode in zip(block.envs, block.outcomes, block.episodes):
+            on_episode(int(env), outcome, len(episode.state))
+
     items = [(run, envs, sink) for envs in blocks(n, workers)]
-    found, _ = run_everywhere(items, record_block, workers, address)
+    found, _ = run_everywhere(items, record_block, workers, address, on_result=block_done if on_episode else None)
     return sorted(found, key=lambda b: int(b.envs[0]))

@@ -3,6 +3,10 @@ rendered after the simulation from the recorded states (joints and object poses 
 copy of the scene, so that rendering stays out of the control loop and every episode sees only its own
 environment. A camera slower than the dataset's rate holds its latest picture; a faster one is sampled.
 
+A camera with ``depth: true`` (or every camera, ``app.record --depth``) also records its depth along the optical
+axis, uint16 millimetres (0: nothing within its far plane), one ``depth/<camera>/episode_NNNNNN.npz`` per episode
+beside the dataset (array ``depth_mm``, (frames, height, width)): LeRobot v3.0 has no lossless 16-bit video.
+
 What the cameras are is recorded beside the data: ``meta/cameras.json`` (per camera its dataset key, size, rate,
 the pinhole matrix K, the optical-frame convention, and its mount: the fixed pose, or the link and the offset)
 and, for cameras on a link, ``meta/camera_poses.parquet``: the optical frame's pose in the environment frame at
@@ -67,7 +71,22 @@ def cameras_json(run: RunConfig) -> dict:
                        "fov_vertical_deg": c.fov, "K": intrinsics(c).tolist(), "distortion": None,
                        "near_m": c.near, "far_m": c.far, "frame": "optical: x right, y down, z forward; environment "
                        "frame of the episode", "renderer": "pybullet TinyRenderer", "mount": mount}
+        if c.depth:
+            out[c.name]["depth"] = {"path": DEPTH_PATH.replace("{camera}", c.name), "array": "depth_mm",
+                                    "dtype": "uint16", "unit": "mm", "shape": "(frames, height, width)",
+                                    "meaning": "depth along the optical axis (z); 0: nothing within far_m"}
     return out
+
+
+DEPTH_PATH = "depth/{camera}/episode_{episode_index:06d}.npz"  # beside the dataset: array "depth_mm", (n, h, w)
+DEPTH_MAX_MM = 65535  # uint16's largest: depth beyond it (or nothing within far) is stored as 0
+
+
+def depth_mm(depth_m: np.ndarray) -> np.ndarray:
+    """Depth along the optical axis [m] (float, ``inf`` for nothing) as uint16 millimetres, rounded; 0 where
+    nothing lies within the camera's far plane or beyond 65.535 m."""
+    mm = np.round(np.asarray(depth_m, dtype=np.float64) * 1000.0)
+    return np.where(np.isfinite(mm) & (mm <= DEPTH_MAX_MM), mm, 0).astype(np.uint16)
 
 
 class EpisodeCameras:
@@ -80,11 +99,13 @@ class EpisodeCameras:
         self.cameras = SceneCameras(self.scene, self.robot, self.streams)
         self.link_cameras = [c.name for c in self.streams if c.link is not None]
 
-    def render(self, frames: list[FrameState], env: int, fps: float) -> tuple[dict, dict]:
+    def render(self, frames: list[FrameState], env: int, fps: float, depth: dict | None = None) -> tuple[dict, dict]:
         """Environment ``env``'s pictures at the dataset's ``fps``: (key -> (n, h, w, 3) uint8, name -> poses
-        (n, 7): position and quat wxyz of each link camera's optical frame)."""
+        (n, 7): position and quat wxyz of each link camera's optical frame); ``depth``, where given, receives
+        each depth camera's name -> (n, h, w) uint16 depth [mm] (see :func:`depth_mm`)."""
         n = len(frames)
         images = {c.name: np.empty((n, c.height, c.width, 3), np.uint8) for c in self.streams}
+        depths = {c.name: np.zeros((n, c.height, c.width), np.uint16) for c in self.streams if c.depth}
         poses = {name: np.empty((n, 7)) for name in self.link_cameras}
         shown = {c.name: -1 for c in self.streams}
         for k, state in enumerate(frames):
@@ -93,12 +114,19 @@ class EpisodeCameras:
             for name in self.link_cameras:
                 poses[name][k] = np.concatenate([at[name][0], matrix_to_quat(at[name][1])])
             due = [c.name for c in self.streams if int(np.floor(k / fps * c.fps + 1e-9)) != shown[c.name]]
-            for name, image in self.cameras.render(at, 0, due).items():
+            seen: dict = {}
+            for name, image in self.cameras.render(at, 0, due, seen).items():
                 images[name][k] = image
+                if name in depths:
+                    depths[name][k] = depth_mm(seen[name])
                 shown[name] = int(np.floor(k / fps * next(c.fps for c in self.streams if c.name == name) + 1e-9))
             for c in self.streams:
                 if c.name not in due:
                     images[c.name][k] = images[c.name][k - 1]
+                    if c.name in depths:
+                        depths[c.name][k] = depths[c.name][k - 1]
+        if depth is not None:
+            depth.update(depths)
         return {KEY_PREFIX + name: v for name, v in images.items()}, poses
 
     def close(self) -> None:

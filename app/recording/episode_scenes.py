@@ -38,9 +38,10 @@ class SceneLog:
             os.fsync(f.fileno())
 
 
-def read_scenes(root: str | Path, run: RunConfig) -> dict[int, EpisodeScene]:
-    """episode_index -> EpisodeScene of a dataset's ``meta/episode_scenes.jsonl`` ({} where there is none: another
-    tool's recording); DatasetError naming the file and line for a line that is not a scene of ``run``."""
+def read_lines(root: str | Path) -> dict[int, tuple[dict, str]]:
+    """episode_index -> (its line of a dataset's ``meta/episode_scenes.jsonl`` as JSON, 'FILE line K'); {} where
+    there is none (another tool's recording, or ``root`` is not a folder); DatasetError naming the file and
+    line for a line that is not a JSON object with an episode_index."""
     path = Path(root) / FILE
     if not path.is_file():
         return {}
@@ -53,5 +54,11 @@ def read_scenes(root: str | Path, run: RunConfig) -> dict[int, EpisodeScene]:
             index = int(data["episode_index"])
         except (ValueError, KeyError, TypeError) as exc:
             raise DatasetError(f"line {k} is not an episode scene (JSON with episode_index): {exc}", str(path)) from None
-        out[index] = EpisodeScene.from_dict(data, run, f"{path} line {k}")
+        out[index] = (data, f"{path} line {k}")
     return out
+
+
+def read_scenes(root: str | Path, run: RunConfig) -> dict[int, EpisodeScene]:
+    """episode_index -> EpisodeScene of a dataset's ``meta/episode_scenes.jsonl`` ({} where there is none: another
+    tool's recording); DatasetError naming the file and line for a line that is not a scene of ``run``."""
+    return {index: EpisodeScene.from_dict(data, run, where) for index, (data, where) in read_lines(root).items()}

@@ -15,7 +15,7 @@ from app.dataset import ROBOT_TYPES, DatasetSpec
 from app.dataset.continuation import NEW_MARK, WRITTEN, act_episodes, check_act, check_lerobot, foreign_files
 from app.dataset.files import read_json
 from app.errors import AppError, DatasetError
-from app.recording.blocks import joint_names
+from app.recording.blocks import environment_names, joint_names
 from app.recording.episode_cameras import cameras_json, dataset_cameras
 from app.runtime.leftovers import remove_stale
 from app.runtime.outputs import PARTIAL
@@ -37,13 +37,14 @@ def check_writable(out: Path) -> None:
         raise AppError(f"--out {out}: {above} is not writable by this user")
 
 
-def dataset_spec(run: RunConfig) -> DatasetSpec:
-    """The LeRobot spec of ``run``'s episodes."""
-    names = tuple(joint_names(run))
-    return DatasetSpec(run.video.fps, ROBOT_TYPES[len(names) // 7], names, names, dataset_cameras(run))
+def dataset_spec(run: RunConfig, naming: str = "kits") -> DatasetSpec:
+    """The LeRobot spec of ``run``'s episodes, its joints named in ``naming`` (app.dataset.joint_names)."""
+    names = tuple(joint_names(run, naming))
+    return DatasetSpec(run.video.fps, ROBOT_TYPES[len(names) // 7], names, names, dataset_cameras(run),
+                       tuple(environment_names(run)))
 
 
-def episodes_there(out: Path, run: RunConfig, fmt: str, units: str) -> int:
+def episodes_there(out: Path, run: RunConfig, fmt: str, units: str, naming: str = "kits") -> int:
     """How many episodes ``out`` already holds that this recording continues (0: a new dataset).
 
     Raises:
@@ -55,10 +56,10 @@ def episodes_there(out: Path, run: RunConfig, fmt: str, units: str) -> int:
         raise DatasetError(f"holds a {'LeRobot' if lerobot else 'ACT HDF5'} dataset; --format {fmt} cannot "
                            "continue it: use its format or a new --out", str(out))
     if lerobot:
-        info, _ = check_lerobot(out, dataset_spec(run), units)
+        info, _ = check_lerobot(out, dataset_spec(run, naming), units)
         n = info["total_episodes"]
     elif act:
-        n = check_act(out, tuple(joint_names(run)), float(run.video.fps), units)
+        n = check_act(out, tuple(joint_names(run, naming)), float(run.video.fps), units)
     else:
         found = foreign_files(out) + (["*.hdf5"] if any(out.glob("*.hdf5")) else [])
         if found:

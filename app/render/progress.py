@@ -68,6 +68,15 @@ class Progress:
         t_first, n_first = self._first
         return f"ETA {(now - t_first) * (self.total - done) / (done - n_first):.1f} s"
 
+    def eta(self) -> str:
+        """'ETA x s' now (see the class docstring); '' before a tenth is done or once all is."""
+        with self._lock:
+            return self._eta(self._clock(), self._done)
+
+    def elapsed(self) -> float:
+        """Seconds since this progress began."""
+        return self._clock() - self._t0
+
     def close(self) -> None:
         with self._lock:
             if self._bar is not None:

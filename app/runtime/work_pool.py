@@ -72,12 +72,14 @@ class _WhileRayStarts:
 
 
 def run_everywhere(items: list, work: Callable, workers: int, address: str | None = None,
-                   on_done: Callable[[int], None] | None = None) -> tuple[list, dict]:
+                   on_done: Callable[[int], None] | None = None,
+                   on_result: Callable[[int, object], None] | None = None) -> tuple[list, dict]:
     """``work(item)`` for every item, each once: this process works on the first items (on a thread) while Ray
     starts (from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors take
     the rest through Ray's ActorPool, each item going to the first free actor. ``work`` must be a module-level
     function (it travels to the workers). Returns (the results in item order, timings: ray_start and wall
-    [s], items_here, actors (those the cluster can run)); ``on_done(i)`` as item i finishes (progress). The
+    [s], items_here, actors (those the cluster can run)); ``on_done(i)`` as item i finishes (progress), and
+    ``on_result(i, result)`` with what it returned (on the thread that took it back). The
     first error raised by ``work`` anywhere is raised here. ``APP_SCALE_LOCAL=0``: this process takes no
     item (tests use it to have every item computed by actors)."""
     require_ray()
@@ -88,6 +90,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
         results[i] = value
         if on_done is not None:
             on_done(i)
+        if on_result is not None:
+            on_result(i, value)
 
     here = _WhileRayStarts(items, work, done) if works_here() else None
     pool, ray_up_s, n_actors, first = None, 0.0, 0, 0

@@ -86,9 +86,11 @@ class SceneCameras:
         return out
 
     def render(self, poses: dict[str, tuple[np.ndarray, np.ndarray]], env: int = 0,
-               names: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+               names: Sequence[str] | None = None, depths: dict | None = None) -> dict[str, np.ndarray]:
         """Pictures of the scene as it stands (its robot and objects posed by the caller) from the cameras
-        ``names`` (default all) at ``poses`` (environment ``env``'s frame): name -> (height, width, 3) uint8."""
+        ``names`` (default all) at ``poses`` (environment ``env``'s frame): name -> (height, width, 3) uint8.
+        ``depths``, where given, receives for each of them that records depth (``CameraStream.depth``) its
+        depth along the optical axis [m], (height, width) float32, ``inf`` where nothing lies within ``far``."""
         origin = np.asarray(self.scene.env_origins[env], dtype=float)
         images = {}
         for c in self.cameras:
@@ -97,5 +99,18 @@ class SceneCameras:
             p, R = poses[c.name]
             view = Camera(self.scene.client, view_matrix(p + origin, R), self._proj[c.name], c.width, c.height,
                           self.scene.look.render_kwargs())
-            images[c.name] = view.frame()
+            if depths is not None and c.depth:
+                layer = view.layer()
+                images[c.name] = np.ascontiguousarray(layer.pixels.view(np.uint8).reshape(c.height, c.width, 4)[..., :3])
+                depths[c.name] = metric_depth(layer.depth, c.near, c.far)
+            else:
+                images[c.name] = view.frame()
         return images
+
+
+def metric_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:
+    """OpenGL's depth buffer (values in [0, 1]) of a perspective projection with clip planes ``near``/``far`` [m] as
+    the depth along the optical axis [m] (float32; ``inf`` where the buffer holds the far plane: nothing there)."""
+    d = np.asarray(buffer, dtype=np.float64)
+    z = far * near / (far - (far - near) * d)
+    return np.where(d >= 1.0 - 1e-7, np.inf, z).astype(np.float32)

@@ -36,6 +36,7 @@ class CameraStream:
     fps: float = 30.0
     near: float = 0.01
     far: float = 10.0
+    depth: bool = False  # also record its depth (app.record: uint16 millimetres beside the dataset)
 
     def checks(self, at: Where, model=None) -> list[Check]:
         """Name, size, rate, optics and pose; with the robot's ``model``, the link it is attached to."""
@@ -49,6 +50,7 @@ class CameraStream:
             (at("fps"), 0 < self.fps <= 1000, f"must be in (0, 1000] Hz, got {self.fps}"),
             fov_check(at("fov"), self.fov),
             (at("near"), 0 < self.near < self.far, f"must be > 0 and below far={self.far} m, got {self.near}"),
+            (at("depth"), isinstance(self.depth, bool), f"must be true or false, got {self.depth!r}"),
             (at("offset_quat"), nonzero(self.offset_quat), "must be a nonzero (w, x, y, z) quaternion"),
             (at("eye"), not fixed or math.dist(self.eye, self.target) > 1e-6, "must differ from target"),
             (at("up"), not fixed or not_parallel(self.up, [t - e for t, e in zip(self.target, self.eye)]),
