@@ -96,7 +96,21 @@ def _failures(blocks: list[Block], keep_failed: bool) -> list[int]:
     return failed
 
 
-def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits: FileLimits, first: int) -> int:
+class Commits:
+    """What this command has committed so far (for the line a signal ends it with): episodes and where."""
+
+    def __init__(self) -> None:
+        self.count, self.out = 0, ""
+
+    def stopped_line(self) -> str:
+        if not self.count:
+            return "no episode was committed; the dataset (if any) is as it was"
+        return (f"{self.count} episode(s) of this run committed to {self.out} before the signal (it loads with "
+                f"them); the rest were not written")
+
+
+def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits: FileLimits, first: int,
+           commits: Commits) -> int:
     """The blocks' episodes in episode order into the dataset after its ``first`` ones (failed ones left out or
     flagged), each episode's camera poses before the episode is counted; returns how many."""
     units = "trossen" if args.trossen_units else "si"
@@ -125,6 +139,7 @@ def _write(args: argparse.Namespace, run: RunConfig, blocks: list[Block], limits
         scenes = scenes or SceneLog(out, run)
         scenes.add(first + k_out, env)
         k_out += 1
+        commits.count, commits.out = k_out, str(out)
     return k_out
 
 
@@ -167,7 +182,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _main(args: argparse.Namespace) -> int:
+def _main(args: argparse.Namespace, commits: Commits) -> int:
     if args.episodes < 1:
         raise AppError(f"--episodes must be >= 1, got {args.episodes}")
     _check_workers(args.workers, args.episodes)
@@ -182,7 +197,7 @@ def _main(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     try:
         with FolderLock(out):
-            written, blocks = _record_into(args, run, out, limits)
+            written, blocks = _record_into(args, run, out, limits, commits)
     except BaseException:
         if made and not any(out.iterdir()):
             out.rmdir()
@@ -193,7 +208,8 @@ def _main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: FileLimits) -> tuple[int, list]:
+def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: FileLimits,
+                 commits: Commits) -> tuple[int, list]:
     """With ``out``'s lock held: what is there checked, the episodes simulated and written after it."""
     units = "trossen" if args.trossen_units else "si"
     first = episodes_there(out, run, args.format, units, args.joint_names)
@@ -207,7 +223,7 @@ def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: Fi
     try:
         blocks = record_blocks(run, args.workers, args.ray_address, sink, progress.episode_done)
         progress.close()
-        return _write(args, run, blocks, limits, first), blocks
+        return _write(args, run, blocks, limits, first, commits), blocks
     finally:
         progress.close()
         if segments is not None:
@@ -216,7 +232,8 @@ def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: Fi
 
 
 def main(argv: list[str] | None = None) -> int:
-    return command_main(parse_args, _main, argv)
+    commits = Commits()
+    return command_main(parse_args, lambda args: _main(args, commits), argv, commits.stopped_line)
 
 
 if __name__ == "__main__":

@@ -228,3 +228,27 @@ def test_a_recording_killed_after_its_first_episode_resumes_with_every_pose_row_
     assert main([str(config), "--episodes", "1", "--out", str(out), "--keep-failed", "--duration", "1"]) == 0
     assert episodes_of_poses(out) == {k: 30 for k in range(counted + 1)}
     assert not list(out.rglob(".app-*")) and not list(out.rglob("tmp*.txt"))
+
+
+def test_a_signal_after_an_episode_was_committed_says_so_instead_of_no_output(tmp_path, monkeypatch, capsys):
+    """A SIGINT landing while app.record writes its second episode: the first is in the dataset, and the
+    command's last line says that (it said 'no output was written or replaced')."""
+    import app.record as record
+
+    appended = []
+    real_append = record.LeRobotWriter.append
+
+    def append_then_interrupt(self, episode):
+        if appended:
+            raise KeyboardInterrupt
+        real_append(self, episode)
+        appended.append(episode)
+
+    monkeypatch.setattr(record.LeRobotWriter, "append", append_then_interrupt)
+    out = tmp_path / "ds"
+    code = main([str(ROOT / "configs" / "pick_place.yaml"), "--episodes", "2", "--duration", "0.2", "--keep-failed",
+                 "--cameras", "none", "--out", str(out)])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 130
+    assert "1 episode(s) of this run committed to" in last and str(out) in last, last
+    assert json.loads((out / "meta" / "info.json").read_text())["total_episodes"] == 1

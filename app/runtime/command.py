@@ -62,7 +62,8 @@ def catch_signals_while_importing() -> None:
 
 
 def command_main(parse: Callable[[list[str] | None], argparse.Namespace], body: Callable[[argparse.Namespace], int],
-                 argv: list[str] | None = None, stopped: str = "no output was written or replaced") -> int:
+                 argv: list[str] | None = None,
+                 stopped: str | Callable[[], str] = "no output was written or replaced") -> int:
     """What every command line's ``main`` does: parse ``argv`` (argparse's own errors exit 2), log at INFO (DEBUG
     where the command has a true ``--verbose``), then ``body(args)`` under :func:`run_cli`; an AppError raised by
     the body ends the command with ``error: ...`` as its last line on stderr and exit code 2."""
@@ -80,9 +81,9 @@ def command_main(parse: Callable[[list[str] | None], argparse.Namespace], body: 
     return run_cli(guarded, stopped)
 
 
-def run_cli(body, stopped: str = "no output was written or replaced") -> int:
-    """``body()``'s exit code, with SIGINT and SIGTERM ending it in one line (130 / 143) and no Ray process
-    left behind."""
+def run_cli(body, stopped: str | Callable[[], str] = "no output was written or replaced") -> int:
+    """``body()``'s exit code, with SIGINT and SIGTERM ending it in one line (130 / 143): ``stopped`` (or what it
+    returns when called then) says what the command left; no Ray process left behind."""
     previous_int = signal.getsignal(signal.SIGINT)  # from here on a KeyboardInterrupt (Interrupted), unless ignored
     if previous_int in (_stopped_while_importing, signal.default_int_handler):
         signal.signal(signal.SIGINT, _interrupt)
@@ -100,7 +101,7 @@ def run_cli(body, stopped: str = "no output was written or replaced") -> int:
             raise
         word, code = ("interrupted (SIGINT)", 130) if isinstance(signal_exc, KeyboardInterrupt) else \
             ("terminated (SIGTERM)", 143)
-        print(f"{word}: stopped; {stopped}", file=sys.stderr)
+        print(f"{word}: stopped; {stopped() if callable(stopped) else stopped}", file=sys.stderr)
         return code
     finally:
         signal.signal(signal.SIGTERM, previous)
