@@ -220,15 +220,18 @@ def _record_into(args: argparse.Namespace, run: RunConfig, out: Path, limits: Fi
     segments = out / SEGMENTS if act or run.scene_config.cameras else None
     sink = Sink(segments, args.format, units, tuple(joint_names(run, args.joint_names)))
     progress = RecordProgress(run.n_envs or 1)
+    failed = True
     try:
         blocks = record_blocks(run, args.workers, args.ray_address, sink, progress.episode_done)
         progress.close()
-        return _write(args, run, blocks, limits, first, commits), blocks
+        written = _write(args, run, blocks, limits, first, commits)
+        failed = False
+        return written, blocks
     finally:
         progress.close()
         if segments is not None:
             shutil.rmtree(segments, ignore_errors=True)
-        end_new(out)
+        end_new(out, failed)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -252,3 +252,28 @@ def test_a_signal_after_an_episode_was_committed_says_so_instead_of_no_output(tm
     assert code == 130
     assert "1 episode(s) of this run committed to" in last and str(out) in last, last
     assert json.loads((out / "meta" / "info.json").read_text())["total_episodes"] == 1
+
+
+def test_a_full_disk_before_a_new_datasets_first_commit_leaves_no_folder_with_data_but_no_info(tmp_path, monkeypatch,
+                                                                                                 capsys):
+    """ENOSPC while the first episode's info.json is written: the run exits 2 naming the file and the cause, and
+    what it had written (data, stats, tasks) is taken back, so --out is not left holding a dataset without
+    meta/info.json (it was: the data parquet and stats stayed, and the next reader called the folder foreign)."""
+    import errno
+
+    import app.dataset.files as files
+
+    real_write_atomic = files.write_atomic
+
+    def full_disk_on_info(path, suffix, write):
+        def write_full(tmp):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write_atomic(path, suffix, write_full if path.name == "info.json" else write)
+
+    monkeypatch.setattr(files, "write_atomic", full_disk_on_info)
+    out = tmp_path / "ds"
+    code = main([str(ROOT / "configs" / "pick_place.yaml"), "--episodes", "1", "--duration", "0.2", "--keep-failed",
+                 "--cameras", "none", "--out", str(out)])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and "No space left on device" in last and "info.json" in last, last
+    assert not out.exists(), sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))

@@ -21,7 +21,7 @@ from app.errors import DatasetError
 
 # what a LeRobot or ACT recording writes: a folder holding any of them but no dataset is someone else's
 WRITTEN = ("meta/info.json", "meta/stats.json", "meta/tasks.parquet", "meta/episodes", "meta/cameras.json",
-           "meta/camera_poses.parquet", "data", "videos")
+           "meta/camera_poses.parquet", "data", "videos", "depth")
 ACT_EPISODE = re.compile(r"episode_(\d+)\.hdf5")
 NEW_MARK = ".app-partial.new-dataset"  # a recording began a new dataset here and has not counted an episode yet
 

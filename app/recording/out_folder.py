@@ -111,18 +111,32 @@ def begin_new(out: Path) -> None:
     """Mark ``out`` as a new dataset being begun (so that a recording killed before its first episode counted
     may start it again), clearing what such a killed one had written."""
     if (out / NEW_MARK).exists():
-        for name in WRITTEN:
-            path = out / name
-            if path.is_dir():
-                shutil.rmtree(path)
-            elif path.exists():
-                path.unlink()
+        _remove_written(out)
     (out / NEW_MARK).touch()
 
 
-def end_new(out: Path) -> None:
-    """Remove the new-dataset mark once the dataset counts an episode or nothing was written."""
+def end_new(out: Path, failed: bool = False) -> None:
+    """Remove the new-dataset mark once the dataset counts an episode or nothing was written. A recording that
+    ``failed`` (an error or a signal) before the new dataset counted an episode takes back what it wrote, so that
+    no folder is left holding data without ``meta/info.json``."""
     mark = out / NEW_MARK
-    if mark.exists() and ((out / "meta" / "info.json").exists() or act_episodes(out)
-                          or not any((out / name).exists() for name in WRITTEN)):
+    if not mark.exists() or (out / "meta" / "info.json").exists() or act_episodes(out):
+        mark.unlink(missing_ok=True)
+        return
+    if failed:
+        _remove_written(out)
+        remove_leftovers(out)
+    if not any((out / name).exists() for name in WRITTEN):
         mark.unlink()
+        meta = out / "meta"
+        if meta.is_dir() and not any(meta.iterdir()):
+            meta.rmdir()
+
+
+def _remove_written(out: Path) -> None:
+    for name in WRITTEN:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
