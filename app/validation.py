@@ -91,6 +91,15 @@ def nonzero(quat: Sequence[float]) -> bool:
     return any(quat)
 
 
+def yaml_syntax_error(exc: Exception, path: object) -> ConfigError:
+    """One line for a YAML parser's error in the file ``path``: ``path:line:column: YAML syntax error: problem``
+    (PyYAML's own text spans several lines with the offending source)."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+    problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+    return ConfigError(f"{where}: YAML syntax error: {problem}")
+
+
 def unknown_key(key: object, valid: list[str], where: str) -> ConfigError:
     """ConfigError for a key not among ``valid`` (with the closest valid one)."""
     close = difflib.get_close_matches(str(key), valid, n=1)

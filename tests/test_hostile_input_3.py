@@ -118,24 +118,44 @@ def _sphere_yaml(tmp_path, body):
 
 
 def test_more_hand_written_spheres_on_a_link_than_allowed_are_refused_naming_the_file(tmp_path):
-    from app.collision.robot_spheres import MAX_LINK_SPHERES, _hand_tuned
+    from app.collision.sphere_file import MAX_LINK_SPHERES, read_sphere_file
 
     body = "".join(f"    - {{center: [0, 0, {k * 1e-4}], radius: 0.01}}\n" for k in range(MAX_LINK_SPHERES + 1))
     path = _sphere_yaml(tmp_path, body)
     with pytest.raises(ConfigError, match=rf"r.spheres.yaml: collision_spheres.link_6: {MAX_LINK_SPHERES + 1} spheres;"
                                           rf" a link takes at most {MAX_LINK_SPHERES}"):
-        _hand_tuned(path, ("link_6",))
+        read_sphere_file(path, ("link_6",))
 
 
-@pytest.mark.parametrize("body", ["    - {center: [0, 0, 0], radius: true}\n",
-                                  "    - {center: [0, false, 0], radius: 0.01}\n",
-                                  "    - {center: [0, 0], radius: 0.01}\n"])
-def test_a_hand_written_sphere_value_that_is_no_number_is_refused(tmp_path, body):
-    """``radius: true`` was read as 1 m."""
-    from app.collision.robot_spheres import _hand_tuned
+@pytest.mark.parametrize(("text", "words"), [
+    ("collision_spheres:\n  link_6:\n    - {center: [0, 0, 0], radius: true}\n",
+     "collision_spheres.link_6[0].radius must be a finite number > 0"),
+    ("collision_spheres:\n  link_6:\n    - {center: [0, false, 0], radius: 0.01}\n",
+     "collision_spheres.link_6[0].center must be three finite numbers"),
+    ("collision_spheres:\n  link_6:\n    - {center: [0, 0], radius: 0.01}\n",
+     "collision_spheres.link_6[0].center must be three finite numbers"),
+    ("collision_spheres:\n  link_6:\n    - {center: [0, 0, 0], radius: None}\n",
+     "collision_spheres.link_6[0].radius must be a finite number > 0"),
+    ("collision_spheres:\n  link_6:\n    - {center: [0, 0, 0], radius: 0.01}\n    - {center: [0, 0, 0]}\n",
+     "collision_spheres.link_6[1] must be {center: [x, y, z], radius: r}"),
+    ("collision_spheres:\n  link_6: {center: [0, 0, 0], radius: 0.01}\n", "collision_spheres.link_6 must be a list"),
+    ("self_collision_ignore:\n  link_6: link_4\n", "self_collision_ignore.link_6 must be a list of link names"),
+    ("self_collision_ignore: link_6\n", "self_collision_ignore must map link names to lists"),
+    ("colision_spheres: {}\n", "unknown key 'colision_spheres'; did you mean 'collision_spheres'?"),
+    ("collision_spheres:\n  link_6:\n    - {center: [0, 0, 0], radius: 0.1\n", ":4:1: YAML syntax error: expected ','"),
+    ("- link_6\n", "the top level must be a mapping"),
+])
+def test_a_malformed_sphere_file_is_one_line_naming_the_file_and_the_key(tmp_path, text, words):
+    """``radius: true`` was read as 1 m, ``link_6: link_4`` ignored pairs with links 'l', 'i', ..., and a YAML
+    error gave PyYAML's several lines; each is now one line with the file and the key path."""
+    from app.collision.sphere_file import read_sphere_file
 
-    with pytest.raises(ConfigError, match=r"r.spheres.yaml: collision_spheres must map .*true/false are not numbers"):
-        _hand_tuned(_sphere_yaml(tmp_path, body), ("link_6",))
+    path = tmp_path / "r.spheres.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        read_sphere_file(path, ("link_4", "link_6"))
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{path}") and words in message, message
 
 
 def test_cameras_whose_episode_pictures_exceed_memory_are_refused_before_the_simulation(tmp_path, capsys):

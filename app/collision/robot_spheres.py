@@ -2,7 +2,7 @@
 
 The cache file (JSON, written atomically) is keyed on the URDF text, the bytes of every mesh it uses, the
 hand-tuned sphere file and the fitting version. Hand-tuned spheres, cuRobo's way, go in a YAML file beside
-the URDF named ``<urdf name>.spheres.yaml``::
+the URDF named ``<urdf name>.spheres.yaml`` (read by app.collision.sphere_file)::
 
     collision_spheres:
       link_6:
@@ -24,18 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import yaml
-
 from app.collision.link_geometry import REACH, shape_box, shape_spheres
 from app.collision.sampling import excess_over, mesh_samples
 from app.collision.shapes import collision_shapes, files_key
-from app.errors import ConfigError
+from app.collision.sphere_file import read_sphere_file, sphere_yaml_path
 from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import parse_urdf_string
 
 log = logging.getLogger(__name__)
 VERSION = b"spheres-3"
-MAX_LINK_SPHERES = 256  # hand-written spheres of one link (a fit makes at most 64 a shape)
 
 
 @dataclass(frozen=True)
@@ -76,52 +73,12 @@ class RobotSpheres:
                    d["key"], int(d["samples"]))
 
 
-def sphere_yaml_path(urdf_path: str) -> Path:
-    """Where hand-tuned spheres for ``urdf_path`` are looked for."""
-    path = Path(urdf_path)
-    stem = path.name.removesuffix(".xacro").removesuffix(".urdf")
-    return path.with_name(f"{stem}.spheres.yaml")
-
-
-def _sphere_rows(items: list) -> np.ndarray:
-    """A link's hand-written spheres as rows (x, y, z, r), shape (n, 4); TypeError for a value that is no number
-    (a YAML ``true`` is not 1 m) or a centre that is not three."""
-    rows = [[*s["center"], s["radius"]] for s in items]
-    if any(len(r) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in rows):
-        raise TypeError("centres are three numbers and radii a number (true/false are not numbers)")
-    return np.array(rows, dtype=float).reshape(-1, 4)
-
-
-def _hand_tuned(path: Path, links: tuple[str, ...]) -> tuple[dict[str, np.ndarray], frozenset, bytes]:
-    if not path.is_file():
-        return {}, frozenset(), b""
-    raw = path.read_bytes()
-    try:
-        doc = yaml.safe_load(raw) or {}
-        spheres = {str(link): _sphere_rows(items) for link, items in (doc.get("collision_spheres") or {}).items()}
-        ignore = frozenset(tuple(sorted((str(a), str(b)))) for a, bs in (doc.get("self_collision_ignore") or {}).items()
-                           for b in bs)
-    except (yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ConfigError(f"{path}: collision_spheres must map link names to lists of {{center: [x, y, z], "
-                          f"radius: r}} and self_collision_ignore link names to lists of link names ({exc})") from None
-    for name in set(spheres) | {n for pair in ignore for n in pair}:
-        if name not in links:
-            raise ConfigError(f"{path}: unknown link {name!r}; links: {list(links)}")
-    for name, s in spheres.items():
-        if len(s) > MAX_LINK_SPHERES:
-            raise ConfigError(f"{path}: collision_spheres.{name}: {len(s)} spheres; a link takes at most "
-                              f"{MAX_LINK_SPHERES} (every distance query goes through each of them)")
-        if not (np.isfinite(s).all() and (s[:, 3] > 0).all()):
-            raise ConfigError(f"{path}: collision_spheres.{name}: centres must be finite and radii > 0")
-    return spheres, ignore, raw
-
-
 def fit_robot(text: str, urdf_path: str, package_dirs=None, cached: bool = True) -> RobotSpheres:
     """Every link's primitives (no pairs yet), from the cache where a file of this key exists (then it
     carries its pairs too). See the module docstring for the YAML."""
     model = KinematicModel(parse_urdf_string(text, urdf_path))
     shapes, key = spheres_key(text, urdf_path, package_dirs)
-    tuned, ignore, _ = _hand_tuned(sphere_yaml_path(urdf_path), model.link_names)
+    tuned, ignore = read_sphere_file(sphere_yaml_path(urdf_path), model.link_names)
     found = load_cached(key) if cached else None
     if found is not None:
         return found

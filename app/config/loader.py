@@ -17,7 +17,8 @@ from app.config.look_robot import load_drawn
 from app.config.robots import check_start, checked_model, load_description, resolve_robots, rig_start
 from app.config.schema import RunConfig, SceneConfig
 from app.errors import AppError, ConfigError
-from app.validation import CheckContext, Where, convert, in_file, key_path, raise_first, type_hints, unknown_key
+from app.validation import (CheckContext, Where, convert, in_file, key_path, raise_first, type_hints, unknown_key,
+                            yaml_syntax_error)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,12 +52,8 @@ def read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: nested too deeply for a config (mappings or lists within each other)") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise ConfigError(f"{where}: YAML syntax error: {exc.problem}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: YAML error: {exc}") from None
+        raise yaml_syntax_error(exc, path) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
