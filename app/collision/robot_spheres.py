@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from app.collision.link_geometry import REACH, shape_box, shape_spheres
 from app.collision.sampling import excess_over, mesh_samples
 from app.collision.shapes import collision_shapes, files_key
