@@ -46,3 +46,22 @@ def test_a_terminal_bar_shows_the_same_eta_and_none_before_a_tenth():
     _, bars = _run(_Terminal(), start_up_s=30.0, per_unit_s=0.1)
     assert "5/100" in bars[5] and "ETA" not in bars[5], bars[5]
     assert "50/100" in bars[50] and "ETA 5.0 s" in bars[50], bars[50]
+
+
+def test_units_finishing_in_a_burst_with_the_first_give_no_eta_of_zero():
+    """Blocks of 4 episodes finishing together after 480 s (a recording on workers): the ETA said 0.0 s with 6
+    of 10 to go; the burst now counts as the first unit, and the next block's pace gives the estimate."""
+    clock, stream = _Clock(), io.StringIO()
+    progress = Progress("episodes", 10, unit="episode", stream=stream, clock=clock)
+    clock.now = 480.0
+    etas = []
+    for _ in range(4):
+        progress.add(1)
+        etas.append(progress.eta())
+        clock.now += 0.001
+    clock.now = 600.0
+    for _ in range(3):
+        progress.add(1)
+        etas.append(progress.eta())
+    assert etas[:4] == ["", "", "", ""], etas  # nothing is known of the pace yet: no estimate, not 0.0 s
+    assert etas[4] == f"ETA {(600.0 - 480.003) * 5 / 1:.1f} s", etas  # the pace since the burst

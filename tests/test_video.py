@@ -1,5 +1,7 @@
 """Atomic mp4 writing: complete videos only, even sizes, no temp files left behind."""
 
+import os
+
 import imageio.v2 as imageio
 import numpy as np
 import pytest
@@ -42,3 +44,43 @@ def test_odd_size_and_no_frames_are_errors(tmp_path):
     with pytest.raises(InputError, match="no frames"):
         write_mp4(tmp_path / "none.mp4", iter(()), fps=10)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device that is always full)")
+def test_ffmpeg_failing_on_a_full_disk_is_one_error_line_not_a_silent_truncated_video():
+    """imageio's writer returns normally when ffmpeg cannot write the trailer (a full disk), printing ffmpeg's own
+    lines; our encoder checks ffmpeg's outcome and raises one AppError naming the file and the cause."""
+    from app.errors import AppError
+    from app.runtime.h264 import encode_h264
+
+    with pytest.raises(AppError, match=r"^cannot write /dev/full: ffmpeg: No space left on device$"):
+        encode_h264("/dev/full", _frames(30), 30, ("-f", "mp4"))
+
+
+def test_a_failed_encode_leaves_no_file_and_names_the_output_asked_for(tmp_path, monkeypatch):
+    """The encoder fails after writing part of the temporary file: the previous video is untouched, no temporary
+    file stays, and the message names out.mp4 (not the hidden temporary name)."""
+    from app.render import mp4
+    from app.errors import AppError
+    from app.runtime.h264 import encode_h264
+
+    def full_disk(path, frames, fps, params=(), on_frame=None, name=None):
+        encode_h264(path, frames, fps, params)
+        raise AppError(f"cannot write {name}: ffmpeg: No space left on device")
+
+    monkeypatch.setattr(mp4, "encode_h264", full_disk)
+    (tmp_path / "out.mp4").write_bytes(b"previous good video")
+    with pytest.raises(AppError, match=rf"^cannot write {tmp_path / 'out.mp4'}: ffmpeg"):
+        write_mp4(tmp_path / "out.mp4", _frames(4), fps=10)
+    assert (tmp_path / "out.mp4").read_bytes() == b"previous good video"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.mp4"]
+
+
+def test_frames_of_another_size_than_the_first_are_refused(tmp_path):
+    def mixed():
+        yield from _frames(2)
+        yield np.zeros((32, 32, 3), np.uint8)
+
+    with pytest.raises(InputError, match=r"like the first \(64, 96, 3\), got \(32, 32, 3\)"):
+        write_mp4(tmp_path / "out.mp4", mixed(), fps=10)
+    assert list(tmp_path.iterdir()) == []

@@ -17,7 +17,8 @@ import imageio_ffmpeg
 import numpy as np
 
 from app.errors import DatasetError
-from app.runtime.outputs import PARTIAL, write_atomic
+from app.runtime.h264 import encode_h264
+from app.runtime.outputs import PARTIAL, output_path, write_atomic
 
 CODEC = "h264"
 PIX_FMT = "yuv420p"
@@ -41,13 +42,7 @@ def _encode(path: str, frames: np.ndarray, fps: int) -> None:
     h, w = frames.shape[1:3]
     if h % 2 or w % 2:
         raise DatasetError(f"camera frames must have even width and height (H.264 yuv420p), got {w}x{h}")
-    writer = imageio.get_writer(path, fps=fps, codec="libx264", pixelformat=PIX_FMT, macro_block_size=1,
-                                ffmpeg_log_level="error", output_params=["-preset", "veryfast", "-bf", "0"])
-    try:
-        for frame in frames:
-            writer.append_data(frame)
-    finally:
-        writer.close()
+    encode_h264(path, frames, fps, ("-preset", "veryfast", "-bf", "0"), name=output_path(path))
 
 
 def encode_segment(folder: Path, frames: np.ndarray, fps: int) -> Path:

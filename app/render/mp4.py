@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-import imageio.v2 as imageio
 import numpy as np
 
 from app.errors import InputError
 from app.render.progress import Progress
-from app.runtime.outputs import write_atomic
+from app.runtime.h264 import encode_h264
+from app.runtime.outputs import output_path, write_atomic
 
 
 def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: int | None = None,
@@ -27,25 +27,23 @@ def write_mp4(path: str | Path, frames: Iterable[np.ndarray], fps: int, total: i
     """
     progress = Progress(label, total, unit="frame") if total else None
 
+    def checked(frames: Iterable[np.ndarray]) -> Iterable[np.ndarray]:
+        first = None
+        for frame in frames:
+            first = frame.shape if first is None else first
+            if frame.shape != first or frame.ndim != 3 or frame.shape[2] != 3:
+                raise InputError(f"video frames must all be (height, width, 3) like the first {first}, "
+                                 f"got {frame.shape}")
+            if frame.shape[0] % 2 or frame.shape[1] % 2:
+                raise InputError(f"video frames must have even width and height, got {frame.shape[1]}x"
+                                 f"{frame.shape[0]}")
+            yield frame
+
     def encode(tmp: str) -> None:
-        writer = None
-        try:
-            for count, frame in enumerate(frames, 1):
-                if writer is None:
-                    h, w = frame.shape[:2]
-                    if h % 2 or w % 2:
-                        raise InputError(f"video frames must have even width and height, got {w}x{h}")
-                    writer = imageio.get_writer(tmp, fps=fps, codec="libx264", pixelformat="yuv420p",
-                                                macro_block_size=1, ffmpeg_log_level="error",
-                                                output_params=["-preset", "veryfast"])
-                writer.append_data(frame)
-                if progress:
-                    progress.update(count)
-            if writer is None:
-                raise InputError("no frames to write")
-        finally:
-            if writer is not None:
-                writer.close()
+        sent = encode_h264(tmp, checked(frames), fps, ("-preset", "veryfast"),
+                           on_frame=progress.update if progress else None, name=output_path(path))
+        if sent == 0:
+            raise InputError("no frames to write")
 
     try:
         return write_atomic(path, ".mp4", encode)

@@ -7,13 +7,18 @@ import sys
 import threading
 import time
 
+BURST_S = 0.05  # [s] units finishing this soon after the first finished with it
+BURST_FRACTION = 0.01  # ... or within this fraction of the time the first took
+
 
 class Progress:
     """Progress of ``total`` units of work labelled ``label``; :meth:`update` with the count done so far.
 
     The ETA (both on a terminal and in plain lines) comes from the pace since the first unit finished, once a
     tenth is done: the first unit carries the start-up (numba's first compile, a render pool), which would
-    otherwise stretch or shrink every estimate after it.
+    otherwise stretch or shrink every estimate after it. Units finishing together with the first (a block of
+    work: within ``BURST_FRACTION`` of the start-up, or ``BURST_S``) count as the first, so that they are not
+    read as a pace of no time per unit.
 
     Args:
         stream: Where to write (stderr). position: Line of the bar on a terminal (0 top), for two at once.
@@ -25,7 +30,7 @@ class Progress:
         self.label, self.total, self.stream = label, max(int(total), 1), stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._clock = clock
-        self._last, self._t0, self._done, self._first = -1, clock(), 0, None
+        self._last, self._t0, self._done, self._first, self._origin = -1, clock(), 0, None, None
         self._lock = threading.Lock()
         self._bar = None
         if self.tty:
@@ -50,7 +55,9 @@ class Progress:
         done = min(int(done), self.total)
         now = self._clock()
         if self._first is None and done > 0:
-            self._first = (now, done)
+            self._first = self._origin = (now, done)
+        elif done > 0 and now - self._origin[0] <= max(BURST_S, BURST_FRACTION * (self._origin[0] - self._t0)):
+            self._first = (now, done)  # finished with the first (a block of units): part of the start-up
         eta = self._eta(now, done)
         if self._bar is not None:
             self._bar.set_postfix_str(eta, refresh=False)

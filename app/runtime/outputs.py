@@ -7,6 +7,7 @@ ones a killed earlier run left in its folder before it starts (one run per folde
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,15 @@ from app.errors import AppError
 from app.runtime.leftovers import remove_stale
 
 PARTIAL = ".app-partial."
+_TEMPORARY = re.compile(re.escape(PARTIAL) + r"(?P<stem>.+)\.[^.]+(?P<suffix>\.[^.]+)$")  # what mkstemp names here
+
+
+def output_path(path: str | Path) -> Path:
+    """The output a temporary file of this module stands for (``.app-partial.report.x1y2.json`` -> ``report.json``
+    in the same folder); any other path as it is. Errors name the file the user asked for, not ours."""
+    path = Path(path)
+    found = _TEMPORARY.match(path.name)
+    return path.with_name(found["stem"] + found["suffix"]) if found else path
 
 
 class OutputSet:
@@ -79,7 +89,7 @@ def write_atomic(path: str | Path, suffix: str, write: Callable[[str], None]) ->
         os.replace(tmp, path)
         os.chmod(path, 0o644)  # mkstemp made it private
     except OSError as exc:  # a full or read-only file system, a folder taken away: one line, nothing left
-        raise AppError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise AppError(f"cannot write {output_path(path)}: {exc.strerror or exc}") from None
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
