@@ -8,6 +8,7 @@ reader uses them where present, otherwise the Trossen names for the width and th
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -41,7 +42,10 @@ def write_act_episode(path: str | Path, qpos: np.ndarray, qvel: np.ndarray, acti
     names = joint_names or trossen_names(qpos.shape[1] // 7)
 
     def write(tmp: str) -> None:
-        with h5py.File(tmp, "w") as f:
+        # built in memory, then written as bytes: HDF5 on a full disk fails in its destructors (and may crash
+        # the process at exit); Python's own write fails with one OSError
+        buffer = io.BytesIO()
+        with h5py.File(buffer, "w") as f:
             f.attrs["sim"] = True
             f.attrs["fps"] = float(fps)
             f.attrs["joint_names"] = [n.encode() for n in names]
@@ -51,6 +55,7 @@ def write_act_episode(path: str | Path, qpos: np.ndarray, qvel: np.ndarray, acti
                 f.create_dataset(f"/observations/images/{cam}", data=frames, dtype=np.uint8,
                                  chunks=(1, *frames.shape[1:]), compression="gzip", compression_opts=IMAGE_GZIP)
             f.create_dataset("/action", data=action)
+        Path(tmp).write_bytes(buffer.getbuffer())
     return write_atomic(path, ".hdf5", write)
 
 

@@ -7,6 +7,7 @@ failure is one AppError line naming the output file and ffmpeg's last message.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import threading
 from collections import deque
@@ -82,6 +83,9 @@ def _finish(proc: subprocess.Popen, reader: threading.Thread, errors: deque, nam
         pass
     code = proc.wait()
     reader.join()
+    if code < 0:  # a signal: SIGXFSZ where a file size limit (ulimit -f) stopped it
+        raise AppError(f"cannot write {name}: ffmpeg was stopped by {signal.Signals(-code).name}"
+                       f"{' (the file size limit, ulimit -f)' if -code == signal.SIGXFSZ else ''}")
     if code != 0 or any("Error" in line for line in errors):
         last = next((line for line in reversed(errors) if "No space left" in line), errors[-1] if errors else "")
         cause = "No space left on device" if "No space left" in last else " ".join(last.split())[-200:]
