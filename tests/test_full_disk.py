@@ -2,7 +2,6 @@
 the limit fails with EFBIG, in our process and in the ffmpeg it starts, as ENOSPC would), the command exits 2
 with one line naming the file, no traceback, no crash, and no dataset left half-written."""
 
-import os
 import subprocess
 import sys
 
@@ -32,7 +31,7 @@ except AppError as exc:
 
 def _run_limited(limit_bytes: int, module: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", COMMAND, str(limit_bytes), module, *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, check=False)
 
 
 def test_an_act_recording_on_a_full_disk_is_one_line_and_leaves_no_folder(tmp_path):
@@ -52,7 +51,7 @@ def test_a_video_that_does_not_fit_is_one_line_naming_it_and_no_truncated_file_i
     and the like), so a truncated video was renamed into place; now one AppError names the output."""
     out = tmp_path / "video.mp4"
     done = subprocess.run([sys.executable, "-c", WRITE_VIDEO, "50000", str(out)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, check=False)
     # a real full disk: "ffmpeg: No space left on device"; under a file size limit ffmpeg gets SIGXFSZ (Python's
     # subprocess restores its default action in children)
     assert done.stdout.strip() == (f"cannot write {out}: ffmpeg was stopped by SIGXFSZ (the file size limit, "
