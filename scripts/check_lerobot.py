@@ -62,9 +62,12 @@ def _checks(root: Path, want_episodes: int | None, want_frames: int | None) -> l
         row = ds.meta.episodes[ep]
         for at in (row["dataset_from_index"], row["dataset_to_index"] - 1):  # first and last frame of the episode
             item = ds[at]
-            for key in ("observation.state", "action"):
+            for key in ("observation.state", "action", "observation.environment_state"):
+                if key not in info["features"]:  # a scene without objects has no environment state
+                    continue
                 shape = tuple(item[key].shape)
-                check(shape == tuple(info["features"][key]["shape"]), f"episode {ep} index {at} {key} shape {shape}")
+                check(shape == tuple(info["features"][key]["shape"]) and bool(item[key].isfinite().all()),
+                      f"episode {ep} index {at} {key} shape {shape}, finite")
             for cam in cameras:
                 frame = item[cam]
                 h, w, c = info["features"][cam]["shape"]
