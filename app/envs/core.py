@@ -21,6 +21,7 @@ from app.envs.spaces import action_space, observation_space
 from app.envs.stalls import StepStalls
 from app.envs.world import EnvWorld
 from app.episode.episode_scene import EpisodeScene, draw_scene
+from app.episode.loop import object_poses
 
 
 class EnvCore:
@@ -90,9 +91,11 @@ class EnvCore:
     def _infos(self, verdict, q: np.ndarray) -> list[dict]:
         m = self.world.robot.model
         excess = np.maximum(np.maximum(m.q_lower - q, q - m.q_upper), 0.0).max(axis=1)
+        ee, place = self._task_state(q)
         return [{"is_success": bool(verdict.success[e]), "stage": int(verdict.stage[e]),
                  "place_error_m": float(verdict.place_error_m[e]), "limit_excess": float(excess[e]),
-                 "collided": bool(verdict.collided[e])} for e in range(self.n)]
+                 "collided": bool(verdict.collided[e]), "ee_pose": ee[e],
+                 **({"place_target": place[e]} if place is not None else {})} for e in range(self.n)]
 
     @property
     def last_goal(self) -> np.ndarray | None:
@@ -106,24 +109,25 @@ class EnvCore:
         out = {}
         if self.options.agent_pos:
             out["agent_pos"] = self.world.layout.agent_pos(q).astype(np.float32)
-        if self.options.environment_state:
-            out["environment_state"] = self._environment_state(q)
+        if self.options.environment_state and self.world.scene.objects:
+            out["environment_state"] = self._environment_state()
         if self.pixels is not None:
             out["pixels"] = self.pixels.render(q)
         return out
 
-    def _environment_state(self, q: np.ndarray) -> np.ndarray:
-        """Per environment: the object's pose (7) and the place target (2) where there is an object, then each
-        arm's end-effector pose (7), environment frames."""
+    def _environment_state(self) -> np.ndarray:
+        """Per environment every scene object's pose (7 each: position [m], quat wxyz, environment frames), in the
+        scene's order: app.record's ``observation.environment_state``, so a policy trained on a recording reads
+        the same values here."""
+        return object_poses(self.world.scene).reshape(self.n, -1).astype(np.float32)
+
+    def _task_state(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each arm's end-effector pose (n, n_arms, 7) and the place target (n, 2) or None without an object."""
         pos, quat = self.world.layout.ee_poses(q)
-        parts = [np.concatenate([pos, quat], axis=2).reshape(self.n, -1)]
+        place = None
         if self.world.object_name is not None:
-            obj = self.world.scene.objects[self.world.object_name]
-            o_pos, o_quat = obj.poses()
-            place = np.stack([s.place if s is not None and s.place is not None else np.zeros(2)
-                              for s in self.scenes])
-            parts = [o_pos, o_quat, place] + parts
-        return np.concatenate(parts, axis=1).astype(np.float32)
+            place = np.stack([s.place if s is not None and s.place is not None else np.zeros(2) for s in self.scenes])
+        return np.concatenate([pos, quat], axis=2), place
 
     def close(self) -> None:
         if self.pixels is not None:

@@ -48,14 +48,15 @@ def action_space(world, mode: str) -> spaces.Box:
 
 def observation_space(world, options, cameras) -> spaces.Dict:
     """The observation space: ``agent_pos`` (n_values,), ``pixels`` {camera: (h, w, 3) uint8},
-    ``environment_state`` (object pose 7, place target 2, each arm's end-effector pose 7), as options ask."""
+    ``environment_state`` (every scene object's pose, 7 each, as app.record writes it; absent without
+    objects), as options ask."""
     out = {}
     if options.agent_pos:
         low, high = joint_bounds(world)
         out["agent_pos"] = spaces.Box((low - STATE_SLACK).astype(np.float32), (high + STATE_SLACK).astype(np.float32),
                                       dtype=np.float32)
-    if options.environment_state:
-        n = environment_state_size(world)
+    n = environment_state_size(world)
+    if options.environment_state and n:
         out["environment_state"] = spaces.Box(-np.inf, np.inf, (n,), dtype=np.float32)
     if options.pixels:
         out["pixels"] = spaces.Dict({c.name: spaces.Box(0, 255, (c.height, c.width, 3), dtype=np.uint8)
@@ -64,4 +65,5 @@ def observation_space(world, options, cameras) -> spaces.Dict:
 
 
 def environment_state_size(world) -> int:
-    return (9 if world.object_name is not None else 0) + 7 * len(world.layout.arms)
+    """7 values per scene object (position, quat wxyz)."""
+    return 7 * len(world.scene.objects)

@@ -1,7 +1,8 @@
 """A LeRobot policy folder (``pretrained_model/``: ``config.json``, ``model.safetensors`` and the processor
 pipelines ``lerobot-train`` saves) run in our vector environment as ``lerobot-eval`` runs it: each step the
 batched observation goes through lerobot's own ``preprocess_observation`` (``pixels`` -> ``observation.images.*``
-float CHW in [0, 1], ``agent_pos`` -> ``observation.state``), then the policy's saved preprocessor (normalisation,
+float CHW in [0, 1], ``agent_pos`` -> ``observation.state``, ``environment_state`` ->
+``observation.environment_state``: the objects' poses as app.record writes them), then the policy's saved preprocessor (normalisation,
 device), ``select_action`` under ``torch.inference_mode``, the saved postprocessor (unnormalisation); ``reset()``
 (the runner calls it before every wave of episodes) empties the policy's action queue.
 
@@ -32,6 +33,9 @@ def _lerobot():
     except ImportError as exc:
         raise InputError(f"--lerobot-policy needs {NEEDS} ({type(exc).__name__}: {exc})") from None
     return torch, PreTrainedConfig, preprocess_observation, get_policy_class, make_pre_post_processors
+
+
+LEROBOT_KEYS = ("pixels", "agent_pos", "environment_state")  # what lerobot's preprocess_observation reads
 
 
 def check_lerobot() -> None:
@@ -73,7 +77,8 @@ class LeRobotPolicy:
 
     def _check_features(self, env, config) -> None:
         space = env.single_observation_space
-        ours = {"observation.state": space["agent_pos"].shape} if "agent_pos" in space.spaces else {}
+        ours = {f"observation.{'state' if k == 'agent_pos' else k}": space[k].shape
+                for k in ("agent_pos", "environment_state") if k in space.spaces}
         if "pixels" in space.spaces:
             ours.update({f"observation.images.{k}": (3, *s.shape[:2]) for k, s in space["pixels"].spaces.items()})
         for key, feature in config.input_features.items():
@@ -92,7 +97,7 @@ class LeRobotPolicy:
         self.policy.reset()
 
     def select_action(self, observation: dict) -> np.ndarray:
-        batch = self._preprocess({k: v for k, v in observation.items() if k in ("pixels", "agent_pos")})
+        batch = self._preprocess({k: v for k, v in observation.items() if k in LEROBOT_KEYS})
         batch["task"] = [""] * self.n  # lerobot-eval adds the envs' task; ours have none to tell a policy
         batch = self.pre(batch)
         with self.torch.inference_mode():

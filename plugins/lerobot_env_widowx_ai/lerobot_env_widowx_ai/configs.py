@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from lerobot.configs.types import FeatureType, PolicyFeature
 from lerobot.envs.configs import EnvConfig
 
-ACTION, OBS_STATE, OBS_IMAGES = "action", "observation.state", "observation.images"
+ACTION, OBS_STATE, OBS_ENV, OBS_IMAGES = ("action", "observation.state", "observation.environment_state",
+                                         "observation.images")
 
 
 def _features(task: str, kwargs: dict) -> tuple[dict, dict]:
@@ -29,6 +30,10 @@ def _features(task: str, kwargs: dict) -> tuple[dict, dict]:
         if "agent_pos" in obs.spaces:
             features["agent_pos"] = PolicyFeature(type=FeatureType.STATE, shape=tuple(obs["agent_pos"].shape))
             names["agent_pos"] = OBS_STATE
+        if "environment_state" in obs.spaces:  # the objects' poses, as app.record writes them
+            features["environment_state"] = PolicyFeature(type=FeatureType.ENV,
+                                                          shape=tuple(obs["environment_state"].shape))
+            names["environment_state"] = OBS_ENV
         for cam, space in (obs["pixels"].spaces.items() if "pixels" in obs.spaces else ()):
             features[f"pixels/{cam}"] = PolicyFeature(type=FeatureType.VISUAL, shape=tuple(space.shape))
             names[f"pixels/{cam}"] = f"{OBS_IMAGES}.{cam}"
