@@ -86,4 +86,39 @@ step "lerobot-eval $("$VNEW/bin/python" -c 'import importlib.metadata as m; prin
 "$VNEW/bin/lerobot-eval" "${EVAL[@]}" --output_dir="$OUT/eval_lerobot_new" > "$OUT/eval_lerobot_new.log" 2>&1
 grep 'Aggregated Metrics for overall' -A1 "$OUT/eval_lerobot_new.log" | tail -n 1 | cut -c1-300
 ls "$OUT"/eval_lerobot044/eval_info.json "$OUT"/eval_lerobot_new/eval_info.json "$OUT"/eval_app/eval_info.json
+# the Stationary AI's handover, state only (observation.state + observation.environment_state, no cameras): a
+# 14-value ACT trained on app.record's episodes, evaluated by app.eval at 1 and 2 environments a world (the
+# per-episode results compared) and by the newest lerobot-eval through the plugin's stationary_ai_handover
+H="$OUT/handover"; rm -rf "$H"; mkdir -p "$H"
+step "handover: record $EPISODES episodes, state only" python -m app.record configs/handover.yaml --cameras none
+"$V044/bin/python" -m app.record "$REPO/configs/handover.yaml" --episodes "$EPISODES" --cameras none --out "$H/ds" \
+  > "$H/record.log" 2>&1
+tail_of "$H/record.log" 1
+HTRAIN=(--dataset.repo_id=local/handover --dataset.root="$H/ds" --output_dir="$H/train")
+for A in "${TRAIN[@]}"; do
+  case "$A" in --dataset.repo_id=*|--dataset.root=*|--output_dir=*) ;; *) HTRAIN+=("$A") ;; esac
+done
+step "handover: train a tiny ACT on state and environment_state (lerobot 0.4.4)" lerobot-train "${HTRAIN[@]}"
+"$V044/bin/lerobot-train" "${HTRAIN[@]}" > "$H/train.log" 2>&1
+grep -o 'step:[0-9]* smpl.*loss:[0-9.]*' "$H/train.log" | tail -n 2
+for N in 1 2; do
+  step "handover: app.eval --lerobot-policy --num-envs $N" python -m app.eval configs/handover.yaml --obs-type state
+  "$V044/bin/python" -m app.eval "$REPO/configs/handover.yaml" --lerobot-policy "$H/train" --obs-type state \
+    --episodes "$EVAL_EPISODES" --num-envs "$N" --seed 1000 --out "$H/eval_n$N" > "$H/eval_n$N.log" 2>&1
+  tail_of "$H/eval_n$N.log" 2
+done
+"$V044/bin/python" - "$H" <<'EOF2'
+import json, sys
+a, b = (json.load(open(f"{sys.argv[1]}/eval_n{n}/eval_info.json"))["per_episode"] for n in (1, 2))
+same = [(x["success"], x["reason"], x["steps"]) == (y["success"], y["reason"], y["steps"]) for x, y in zip(a, b)]
+gap = max(abs(x["place_error_m"] - y["place_error_m"]) for x, y in zip(a, b))
+print(f"1 vs 2 environments a world: {sum(same)}/{len(same)} episodes alike in outcome, reason and steps; "
+      f"place error differs by at most {1e3 * gap:.3f} mm")
+EOF2
+step "handover: lerobot-eval (newest, plugin env stationary_ai_handover)" lerobot-eval --env.type=stationary_ai_handover
+"$VNEW/bin/lerobot-eval" --policy.path="$H/train/checkpoints/last/pretrained_model" --env.type=stationary_ai_handover \
+  --env.obs_type=state --eval.n_episodes="$EVAL_EPISODES" --eval.batch_size=2 --policy.device=cpu \
+  --output_dir="$H/eval_lerobot_new" > "$H/eval_lerobot_new.log" 2>&1
+grep 'Aggregated Metrics for overall' -A1 "$H/eval_lerobot_new.log" | tail -n 1 | cut -c1-300
+
 echo; echo "lerobot end to end: every step ran; logs in $OUT"
