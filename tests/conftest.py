@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -179,8 +180,14 @@ def shared_ray():
     if not ray.is_initialized():  # its workers import this checkout, also for the commands that join it
         with pytest.MonkeyPatch.context() as env:
             env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+            # its session folder (logs, sockets) in a folder of the test run's, not /tmp/ray: removed at shutdown
+            _RAY_TEMP.append(tempfile.mkdtemp(prefix="app-test-ray-", dir="/tmp" if os.name == "posix" else None))
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING,
+                     _temp_dir=_RAY_TEMP[-1])
     return ray
+
+
+_RAY_TEMP: list[str] = []  # the shared Ray's session folders, removed when it is shut down
 
 
 def require_reference() -> Path:
@@ -239,3 +246,5 @@ def pytest_runtest_teardown(item, nextitem) -> None:
         ray = sys.modules.get("ray")
         if ray is not None and ray.is_initialized():
             ray.shutdown()
+        while _RAY_TEMP:
+            shutil.rmtree(_RAY_TEMP.pop(), ignore_errors=True)

@@ -30,6 +30,7 @@ from app.dataset.records import DatasetSpec, EncodedVideo, EpisodeFrames
 from app.dataset.rollover import FileLimits, files_after, next_file, size_mb, table_rolls, video_rolls
 from app.dataset.stats import STAT_KEYS, aggregate, image_stats, to_json, vector_stats
 from app.errors import DatasetError
+from app.runtime.outputs import PARTIAL
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +65,25 @@ class LeRobotWriter:
     def append(self, episode: EpisodeFrames) -> int:
         """Add a finished episode; returns its index. Nothing is counted until every file holds it.
 
+        An append that fails or is interrupted (at any point: a Ctrl-C between encoding a camera's segment and
+        joining it to the video) takes its segment files with it.
+
         Raises:
             DatasetError: shapes that do not fit the spec, non-finite values, a camera missing.
         """
+        before = set(self._segments())
+        try:
+            return self._append(episode)
+        except BaseException:
+            for path in set(self._segments()) - before:
+                path.unlink(missing_ok=True)
+            raise
+
+    def _segments(self) -> list[Path]:
+        """The cameras' episode segments being encoded or joined (app.dataset.video_segments.encode_segment)."""
+        return list((self.root / "videos").glob(f"*/{PARTIAL}segment.*"))
+
+    def _append(self, episode: EpisodeFrames) -> int:
         n = self._check(episode)
         index = self.n_episodes
         if episode.task not in self._tasks:

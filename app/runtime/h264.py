@@ -44,13 +44,13 @@ def encode_h264(path: str | Path, frames: Iterable[np.ndarray], fps: float, para
             count += 1
             if on_frame is not None:
                 on_frame(count)
-    except BaseException:
         if proc is not None:
+            _finish(proc, reader, errors, name or path)
+    except BaseException:  # ffmpeg ended before we return, so it cannot write the file after the caller removed it
+        if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
         raise
-    if proc is not None:
-        _finish(proc, reader, errors, name or path)
     return count
 
 
