@@ -32,11 +32,11 @@ def encode_h264(path: str | Path, frames: Iterable[np.ndarray], fps: float, para
         AppError: ffmpeg failed (the file at ``path`` is then incomplete): "cannot write NAME: ffmpeg: ..."
             with ``name`` (default ``path``) the output the user knows.
     """
-    proc, errors, count = None, deque(maxlen=20), 0
+    proc, errors, count, started = None, deque(maxlen=20), 0, []
     try:
         for frame in frames:
             if proc is None:
-                proc, reader = _start(path, frame.shape[1], frame.shape[0], fps, params, errors)
+                proc, reader = _start(path, frame.shape[1], frame.shape[0], fps, params, errors, started)
             try:
                 proc.stdin.write(np.ascontiguousarray(frame, dtype=np.uint8).tobytes())
             except BrokenPipeError:  # ffmpeg stopped: its status and message follow
@@ -47,21 +47,28 @@ def encode_h264(path: str | Path, frames: Iterable[np.ndarray], fps: float, para
         if proc is not None:
             _finish(proc, reader, errors, name or path)
     except BaseException:  # ffmpeg ended before we return, so it cannot write the file after the caller removed it
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        for started_proc in started:  # (a Ctrl-C inside _start, after ffmpeg started, included)
+            if started_proc.poll() is None:
+                started_proc.kill()
+                started_proc.wait()
         raise
     return count
 
 
-def _start(path, width: int, height: int, fps: float, params: tuple[str, ...], errors: deque):
+def _start(path, width: int, height: int, fps: float, params: tuple[str, ...], errors: deque, started: list):
+    """ffmpeg reading frames on stdin, put in ``started`` as it returns (no signal check between the two), and a
+    thread draining its stderr into ``errors``."""
+    fmt = () if "-f" in params else ("-f", "mp4")
     cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-hide_banner", "-v", "error", "-f", "rawvideo",
            "-vcodec", "rawvideo", "-s", f"{width}x{height}", "-pix_fmt", "rgb24",
            "-r", str(Fraction(fps).limit_denominator()), "-i", "-", "-vcodec", "libx264", "-pix_fmt", "yuv420p",
-           "-crf", str(CRF), *params, str(path)]
-    # its own process group: a terminal's Ctrl-C reaches us, and we stop ffmpeg ourselves
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+           "-crf", str(CRF), *params, *fmt, "fd:"]
+    # ffmpeg writes to the file we opened (its stdout, a seekable fd: ffmpeg's fd: protocol), never to a path: an
+    # ffmpeg whose Popen a Ctrl-C cut off (its pid lost) then writes into whatever the caller removed, and no file
+    # appears after the caller cleaned up. Its own process group: a terminal's Ctrl-C reaches us, not it.
+    with open(path, "wb") as out:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, start_new_session=True)
+    started.append(proc)
     reader = threading.Thread(target=_drain, args=(proc.stderr, errors), daemon=True)
     reader.start()
     return proc, reader
