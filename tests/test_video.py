@@ -63,8 +63,8 @@ def test_ffmpeg_failing_is_one_error_line_naming_the_output_not_ffmpegs_own_line
 def test_a_failed_encode_leaves_no_file_and_names_the_output_asked_for(tmp_path, monkeypatch):
     """The encoder fails after writing part of the temporary file: the previous video is untouched, no temporary
     file stays, and the message names out.mp4 (not the hidden temporary name)."""
-    from app.render import mp4
     from app.errors import AppError
+    from app.render import mp4
     from app.runtime.h264 import encode_h264
 
     def full_disk(path, frames, fps, params=(), on_frame=None, name=None):
