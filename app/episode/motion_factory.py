@@ -10,7 +10,10 @@ from app.config.robots import rig_grippers
 from app.config.schema import RunConfig
 from app.control.grasps import GraspGeometry
 from app.control.handover import HandoverMotion, HandoverSequencer
-from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer, draw_places
+from app.control.object_motion import draw_places
+from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer
+from app.control.planned_pick import PlannedPickPlace
+from app.episode.planned_moves import SceneMover
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
 from app.sim.robot import Robot
@@ -53,7 +56,7 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
     if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
         return task.targets(n_envs, base_pos, run.seed, envs)
     pos, places = _drawn(run, n_envs, envs)
-    return object_motion(run, robot, pos, places)
+    return object_motion(run, robot, pos, places, envs)
 
 
 def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
@@ -72,11 +75,12 @@ def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[np.nda
     return pos, places
 
 
-def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray,
-                  places: np.ndarray) -> PickPlaceSequencer | HandoverSequencer:
+def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.ndarray,
+                  envs: np.ndarray | None = None) -> PickPlaceSequencer | HandoverSequencer:
     """The run's pick-and-place or hand-over for environments whose object starts at ``obj_pos`` (k, 3) [m] and
     goes to ``places`` (k, 2) [m] (environment frames): what it needs of the scene (the object's geometry, the
-    gripper's axes and opening, the arms' reach) taken from the robot."""
+    gripper's axes and opening, the arms' reach) taken from the robot. ``envs``: their indices in the whole run
+    (None: 0..k-1), which seed a planned pick's moves."""
     task = run.motion
     obj = next(o for o in run.scene_config.objects if o.name == task.object)
     if isinstance(task, HandoverMotion):
@@ -89,12 +93,17 @@ def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray,
     geometry = GraspGeometry(obj.half_extents(), obj.shape in ("cylinder", "sphere"))
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
     collision = None
+    boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
     if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
-        boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
         collision = robot.sphere_model(boxes)
-    return PickPlaceSequencer(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
-                              geometry, places, obj_pos[:, 2], robot.gripper.max_opening, axes, robot.arm_dofs,
-                              collision, task.grasp_min_distance)
+    args = (task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()), geometry, places,
+            obj_pos[:, 2], robot.gripper.max_opening, axes, robot.arm_dofs, collision, task.grasp_min_distance)
+    if task.planner is None:
+        return PickPlaceSequencer(*args)
+    envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
+    mover = SceneMover(robot, run.scene_config.robot.ee_link, boxes, task.planner, run.seed, envs,
+                       obj.half_extents())
+    return PlannedPickPlace(*args, mover=mover)
 
 
 def _reach(robot: Robot, links: list[str]):

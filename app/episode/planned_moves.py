@@ -1,0 +1,153 @@
+"""Planned moves for a run's motions: a goal pose (or joints) in an environment's frame -> app.planning's
+collision-free path against the scene's table and boxes (and the held object while carrying), timed by Ruckig
+and turned into an end-effector :class:`~app.control.tracks.Track` the controllers follow.
+
+The planner is seeded per move from (run seed, settings seed, the environment's index in the whole run, the
+move, how many moves that environment planned before): a run gives the same paths in one process or split over
+workers (app.episode.sharding), and run after run.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from app.collision import CollisionModel, HeldObject, World, robot_spheres
+from app.control.planned_pick import MoveRequest, PlannedMove
+from app.control.planner_settings import MOVES, PlannerSettings
+from app.control.tracks import Track
+from app.kinematics.base_frame import BaseFrame
+from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
+from app.planning import PlanOptions, PoseGoal, plan, time_parameterize
+from app.sim.sphere_world import scene_world
+
+log = logging.getLogger(__name__)
+
+TRACK_RATE = 240.0  # [Hz] the tracks' samples (the controllers read them between samples, interpolated)
+
+
+def plan_options(settings: PlannerSettings, seed: int) -> PlanOptions:
+    """app.planning's options for one search of ``settings`` seeded ``seed``."""
+    return PlanOptions(planner=settings.planner, timeout=settings.timeout, resolution=settings.resolution,
+                       min_distance=settings.min_distance, self_min_distance=0.0, shortcut_attempts=settings.shortcut_attempts,
+                       max_goals=settings.max_goals, seed=int(seed))
+
+
+def move_seed(run_seed: int, settings: PlannerSettings, env: int, move: str, nth: int) -> int:
+    """The seed of environment ``env``'s ``nth`` planned move ``move`` (a 31-bit integer)."""
+    key = [int(run_seed) % 2**32, int(settings.seed) % 2**32, int(env), MOVES.index(move) if move in MOVES else 9,
+           int(nth)]
+    return int(np.random.SeedSequence(key).generate_state(1)[0] % (2**31 - 2))
+
+
+def timed_track(model, base: BaseFrame, link: str, path: np.ndarray, settings: PlannerSettings) -> Track:
+    """The full-DOF path (N, n_dofs) timed within ``settings``' bounds and sampled at TRACK_RATE, as ``link``'s
+    poses in the environment's frame (velocity by central differences) with the joints."""
+    traj = time_parameterize(path, model.v_max * settings.velocity_scale, settings.acceleration, settings.jerk,
+                             TRACK_RATE)
+    pos_b, quat_b = model.forward_kinematics(traj.q, [link])
+    pos, quat = base.poses_from_base(pos_b[:, 0], quat_b[:, 0])
+    vel = np.gradient(pos, 1.0 / TRACK_RATE, axis=0) if len(pos) > 1 else np.zeros_like(pos)
+    vel[-1] = 0.0
+    return Track(pos, quat_to_matrix(quat), vel, traj.q, TRACK_RATE)
+
+
+def path_clearance(collision: CollisionModel, q: np.ndarray) -> dict:
+    """The closest approach along the joints q (K, n_dofs) by the spheres: to the world (table, boxes, a held
+    object) and within the arm [m], with the world's closest pair."""
+    d, _ = collision.distances(q, with_gradient=False)
+    kinds = np.array(collision.pair_kinds)
+    out = {}
+    for kind in ("world", "self"):
+        cols = np.flatnonzero(kinds == kind)
+        out[f"clearance_{kind}_min_m"] = float(d[:, cols].min()) if len(cols) else None
+    world = np.flatnonzero(kinds == "world")
+    if len(world):
+        k = world[np.argmin(d[:, world].min(axis=0))]
+        out["closest_world_pair"] = list(collision.pair_names[k])
+    return out
+
+
+class SceneMover:
+    """The ``mover`` of a planned pick-and-place (app.control.planned_pick.Mover) on the scene robot ``robot``.
+
+    Args:
+        robot: the scene's Robot (app.sim.robot) after the build; its model, base frame, boxes and gripper.
+        link: the end effector planned for; boxes: the scene boxes avoided (table, obstacles).
+        settings: the task's planner section; run_seed: the run's seed.
+        envs: the whole run's index of each environment this motion drives (k,) (a worker's share).
+        obj_half: (3,) [m] the task object's half extents (held while carrying).
+    """
+
+    def __init__(self, robot, link: str, boxes: tuple[str, ...], settings: PlannerSettings, run_seed: int,
+                 envs: np.ndarray, obj_half: np.ndarray):
+        self.model, self.link, self.settings, self.run_seed = robot.model, link, settings, int(run_seed)
+        self.base, self.envs = BaseFrame(*robot.base_frames()), np.asarray(envs, dtype=int)
+        self.spheres = robot_spheres(robot.urdf, robot.package_dirs, text=robot.description_text)
+        self.world = scene_world(robot, boxes)
+        self.collision = CollisionModel(self.model, self.spheres, self.world)
+        self.obj_half = tuple(float(v) for v in obj_half)
+        parent, fingers = self.model.fk_tables.parent, {int(i) for g in robot.grippers.values() for i in g.links}
+        self.carrier = self.model.link_names[min({int(parent[i]) for i in fingers} - fingers)] if fingers else link
+        self.count = np.zeros(len(self.envs), dtype=int)
+
+    def __call__(self, request: MoveRequest) -> list[PlannedMove]:
+        return [self._one(request, k, int(e)) for k, e in enumerate(request.envs)]
+
+    def _world(self, request: MoveRequest, k: int, q0: np.ndarray) -> CollisionModel:
+        """The scene's boxes, with the object held in the carrier link's frame while carrying."""
+        if request.move != "carry":
+            return self.collision
+        p_obj, q_obj = self.base.targets_to_base(request.obj_pos[k][None], request.obj_quat[k][None])
+        R_l, p_l = self.model.link_frames(q0[None])
+        li = self.model.link_index(self.carrier)
+        R, p = R_l[0, li], p_l[0, li]
+        held = HeldObject("held", self.carrier, self.obj_half, tuple(R.T @ (p_obj[0] - p)),
+                          tuple(matrix_to_quat(R.T @ quat_to_matrix(q_obj[0]))))
+        return CollisionModel(self.model, self.spheres, self.world._replace(held=held))
+
+    def _goal(self, request: MoveRequest, k: int, q0: np.ndarray):
+        """The goal as joints: the IK solution from the request's hint (the grasp ranking's branch), else from the
+        start; where that IK does not converge, the pose itself (every closed-form branch, nearest first)."""
+        pos, quat = self.base.targets_to_base(request.goal_pos[k][None], matrix_to_quat(request.goal_rot[k])[None])
+        seed = q0 if request.q_hint is None else self.model.clip(np.asarray(request.q_hint[k], dtype=float))
+        info = self.model.inverse_kinematics(self.link, pos[0], quat[0], init_qpos=seed, return_info=True,
+                                             max_restarts=0)
+        if bool(np.all(info.converged)):
+            q = np.asarray(info.q, dtype=float).reshape(-1).copy()
+            q[~self.model.revolute] = q0[~self.model.revolute]
+            return q
+        return PoseGoal(self.link, tuple(pos[0]), tuple(quat[0]))
+
+    def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int):
+        """The shortest of ``settings.searches`` plans (seeds seed, seed + 1, ...), its ``seconds`` the time of them
+        all; the first failure where none succeeds."""
+        results = []
+        for i in range(self.settings.searches):
+            res = plan(self.model, goal, q0, collision=collision, options=plan_options(self.settings, seed + i))
+            results.append(res)
+            if res.reason in ("start_in_collision", "goal_in_collision", "no_ik_goal"):
+                break  # the same for every seed
+        found = [r for r in results if r.success]
+        best = min(found, key=lambda r: r.length) if found else results[0]
+        return best._replace(seconds=sum(r.seconds for r in results))
+
+    def _one(self, request: MoveRequest, k: int, e: int) -> PlannedMove:
+        """Environment e's (local index) move: planned, timed and turned into a track, or its failure."""
+        q0 = self.model.clip(np.asarray(request.q[k], dtype=float))
+        seed = move_seed(self.run_seed, self.settings, int(self.envs[e]), request.move, int(self.count[e]))
+        self.count[e] += 1
+        collision = self._world(request, k, q0)
+        goal = self._goal(request, k, q0)
+        res = self._best(goal, q0, collision, seed)
+        stats = {"planner": self.settings.planner, "success": bool(res.success), "reason": res.reason,
+                 "planning_s": round(res.seconds, 4), "path_length_rad": round(res.length, 6),
+                 "raw_length_rad": round(res.raw_length, 6), "waypoints": int(len(res.path)), "seed": seed}
+        if not res.success:
+            log.info("env %d: %s not planned: %s (%s)", self.envs[e], request.move, res.reason, res.detail)
+            reason = "plan_timeout" if res.reason == "timeout" else res.reason
+            return PlannedMove(None, reason, {**stats, "detail": res.detail})
+        track = timed_track(self.model, self.base, self.link, res.path, self.settings)
+        stats |= {"duration_s": round(track.duration, 4), **path_clearance(collision, track.q)}
+        return PlannedMove(track, "", stats)
