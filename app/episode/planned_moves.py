@@ -20,6 +20,7 @@ from app.control.tracks import Track
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
 from app.planning import PlanOptions, PoseGoal, plan, time_parameterize
+from app.planning.clearance import path_clearance
 from app.sim.sphere_world import scene_world
 
 log = logging.getLogger(__name__)
@@ -51,22 +52,6 @@ def timed_track(model, base: BaseFrame, link: str, path: np.ndarray, settings: P
     vel = np.gradient(pos, 1.0 / TRACK_RATE, axis=0) if len(pos) > 1 else np.zeros_like(pos)
     vel[-1] = 0.0
     return Track(pos, quat_to_matrix(quat), vel, traj.q, TRACK_RATE)
-
-
-def path_clearance(collision: CollisionModel, q: np.ndarray) -> dict:
-    """The closest approach along the joints q (K, n_dofs) by the spheres: to the world (table, boxes, a held
-    object) and within the arm [m], with the world's closest pair."""
-    d, _ = collision.distances(q, with_gradient=False)
-    kinds = np.array(collision.pair_kinds)
-    out = {}
-    for kind in ("world", "self"):
-        cols = np.flatnonzero(kinds == kind)
-        out[f"clearance_{kind}_min_m"] = float(d[:, cols].min()) if len(cols) else None
-    world = np.flatnonzero(kinds == "world")
-    if len(world):
-        k = world[np.argmin(d[:, world].min(axis=0))]
-        out["closest_world_pair"] = list(collision.pair_names[k])
-    return out
 
 
 class SceneMover:
