@@ -97,6 +97,10 @@ class MotionBase:
     def codes(self) -> np.ndarray | None:
         return None
 
+    def outcomes(self) -> list[dict] | None:
+        """A time-driven motion's per-environment results for the report (a plan task's); None: none."""
+        return None
+
     def restart(self, envs) -> None:
         """Start the episodes of the environments ``envs`` again from where they stand (``can_restart``)."""
         raise NotApplicableError(f"{type(self).__name__} cannot start an episode again (can_restart is False)")

@@ -1,4 +1,4 @@
-"""The run's motion for its environments (time-only, script, pick-and-place or hand-over), with the objects' start
+"""The run's motion for its environments (time-only, script, planned, pick-and-place or hand-over), with the objects' start
 poses drawn from the seed: what a feedback motion needs of the scene (the object's geometry, the gripper's axes
 and opening, the arms' reach) given to it when it is made."""
 
@@ -12,7 +12,9 @@ from app.control.grasps import GraspGeometry
 from app.control.handover import HandoverMotion, HandoverSequencer
 from app.control.object_motion import draw_places
 from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer
+from app.control.plan_motion import PlanMotion
 from app.control.planned_pick import PlannedPickPlace
+from app.episode.plan_task import plan_task
 from app.episode.planned_moves import SceneMover
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
@@ -53,6 +55,8 @@ def object_starts(run: RunConfig, n_envs: int) -> dict[str, tuple[np.ndarray, np
 def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarray | None = None):
     """The run's motion for ``n_envs`` environments, or for the environments ``envs`` of them (draws sliced)."""
     task, base_pos = run.motion, np.array(run.scene_config.robot.base_pos)
+    if isinstance(task, PlanMotion):  # planned before the episode, on the scene's robot
+        return plan_task(run, robot, n_envs, envs)
     if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
         return task.targets(n_envs, base_pos, run.seed, envs)
     pos, places = _drawn(run, n_envs, envs)

@@ -10,12 +10,13 @@ workers (app.episode.sharding), and run after run.
 from __future__ import annotations
 
 import logging
+import zlib
 
 import numpy as np
 
 from app.collision import CollisionModel, HeldObject, World, robot_spheres
 from app.control.planned_pick import MoveRequest, PlannedMove
-from app.control.planner_settings import MOVES, PlannerSettings
+from app.control.planner_settings import PlannerSettings
 from app.control.tracks import Track
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
@@ -37,8 +38,7 @@ def plan_options(settings: PlannerSettings, seed: int) -> PlanOptions:
 
 def move_seed(run_seed: int, settings: PlannerSettings, env: int, move: str, nth: int) -> int:
     """The seed of environment ``env``'s ``nth`` planned move ``move`` (a 31-bit integer)."""
-    key = [int(run_seed) % 2**32, int(settings.seed) % 2**32, int(env), MOVES.index(move) if move in MOVES else 9,
-           int(nth)]
+    key = [int(run_seed) % 2**32, int(settings.seed) % 2**32, int(env), zlib.crc32(move.encode()), int(nth)]
     return int(np.random.SeedSequence(key).generate_state(1)[0] % (2**31 - 2))
 
 
@@ -62,17 +62,17 @@ class SceneMover:
         link: the end effector planned for; boxes: the scene boxes avoided (table, obstacles).
         settings: the task's planner section; run_seed: the run's seed.
         envs: the whole run's index of each environment this motion drives (k,) (a worker's share).
-        obj_half: (3,) [m] the task object's half extents (held while carrying).
+        obj_half: (3,) [m] the task object's half extents (held while carrying); None: no object.
     """
 
     def __init__(self, robot, link: str, boxes: tuple[str, ...], settings: PlannerSettings, run_seed: int,
-                 envs: np.ndarray, obj_half: np.ndarray):
+                 envs: np.ndarray, obj_half: np.ndarray | None = None):
         self.model, self.link, self.settings, self.run_seed = robot.model, link, settings, int(run_seed)
         self.base, self.envs = BaseFrame(*robot.base_frames()), np.asarray(envs, dtype=int)
         self.spheres = robot_spheres(robot.urdf, robot.package_dirs, text=robot.description_text)
         self.world = scene_world(robot, boxes)
         self.collision = CollisionModel(self.model, self.spheres, self.world)
-        self.obj_half = tuple(float(v) for v in obj_half)
+        self.obj_half = None if obj_half is None else tuple(float(v) for v in obj_half)
         parent, fingers = self.model.fk_tables.parent, {int(i) for g in robot.grippers.values() for i in g.links}
         self.carrier = self.model.link_names[min({int(parent[i]) for i in fingers} - fingers)] if fingers else link
         self.count = np.zeros(len(self.envs), dtype=int)
@@ -82,7 +82,7 @@ class SceneMover:
 
     def _world(self, request: MoveRequest, k: int, q0: np.ndarray) -> CollisionModel:
         """The scene's boxes, with the object held in the carrier link's frame while carrying."""
-        if request.move != "carry":
+        if request.move != "carry" or self.obj_half is None:
             return self.collision
         p_obj, q_obj = self.base.targets_to_base(request.obj_pos[k][None], request.obj_quat[k][None])
         R_l, p_l = self.model.link_frames(q0[None])
@@ -119,18 +119,24 @@ class SceneMover:
         return best._replace(seconds=sum(r.seconds for r in results))
 
     def _one(self, request: MoveRequest, k: int, e: int) -> PlannedMove:
-        """Environment e's (local index) move: planned, timed and turned into a track, or its failure."""
+        """Environment e's (local index) move of ``request``: planned, timed and turned into a track, or its
+        failure."""
         q0 = self.model.clip(np.asarray(request.q[k], dtype=float))
-        seed = move_seed(self.run_seed, self.settings, int(self.envs[e]), request.move, int(self.count[e]))
+        return self.plan_to(e, q0, self._goal(request, k, q0), request.move, self._world(request, k, q0))
+
+    def plan_to(self, e: int, q0: np.ndarray, goal, move: str, collision: CollisionModel | None = None) -> PlannedMove:
+        """Environment e (local index) from joints q0 (n_dofs,) to ``goal`` (joints (n_dofs,) or a base-frame
+        PoseGoal) against ``collision`` (None: the scene's boxes): the best of the settings' searches, timed and
+        turned into a track, or the reason it failed (app.control.phases.PLAN_REASONS)."""
+        seed = move_seed(self.run_seed, self.settings, int(self.envs[e]), move, int(self.count[e]))
         self.count[e] += 1
-        collision = self._world(request, k, q0)
-        goal = self._goal(request, k, q0)
+        collision = self.collision if collision is None else collision
         res = self._best(goal, q0, collision, seed)
         stats = {"planner": self.settings.planner, "success": bool(res.success), "reason": res.reason,
                  "planning_s": round(res.seconds, 4), "path_length_rad": round(res.length, 6),
                  "raw_length_rad": round(res.raw_length, 6), "waypoints": int(len(res.path)), "seed": seed}
         if not res.success:
-            log.info("env %d: %s not planned: %s (%s)", self.envs[e], request.move, res.reason, res.detail)
+            log.info("env %d: %s not planned: %s (%s)", self.envs[e], move, res.reason, res.detail)
             reason = "plan_timeout" if res.reason == "timeout" else res.reason
             return PlannedMove(None, reason, {**stats, "detail": res.detail})
         track = timed_track(self.model, self.base, self.link, res.path, self.settings)
