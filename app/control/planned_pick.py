@@ -38,7 +38,7 @@ class MoveRequest(NamedTuple):
     q_hint: np.ndarray | None = None
 
 
-HINTS = {"pre_grasp": 0, "carry": 3}  # the grasp ranking's pose (app.control.grasps.POSES) nearest each goal
+HINTS = {"pre_grasp": 0}  # the grasp ranking's pose (app.control.grasps.POSES) of a goal; carry: IK from where the arm is
 
 
 class PlannedMove(NamedTuple):
