@@ -54,6 +54,18 @@ def timed_track(model, base: BaseFrame, link: str, path: np.ndarray, settings: P
     return Track(pos, quat_to_matrix(quat), vel, traj.q, TRACK_RATE)
 
 
+def tilt(model, link: str, path: np.ndarray, step: float = 0.05) -> float:
+    """The largest angle [rad] between ``link``'s orientation along the path (N, n_dofs) (edges sampled every
+    ``step`` [rad] per DOF) and its orientation at the start."""
+    edges = [a + np.linspace(0.0, 1.0, max(2, int(np.ceil(np.abs(b - a).max() / step)) + 1))[:, None] * (b - a)
+             for a, b in zip(path[:-1], path[1:])]
+    q = np.concatenate(edges) if edges else path
+    R, _ = model.link_frames(q)
+    R = R[:, model.link_index(link)]
+    cos = (np.einsum("kij,ij->k", R, R[0]) - 1.0) / 2.0  # trace(R0^T R) = sum of the elementwise product
+    return float(np.arccos(np.clip(cos, -1.0, 1.0)).max())
+
+
 class SceneMover:
     """The ``mover`` of a planned pick-and-place (app.control.planned_pick.Mover) on the scene robot ``robot``.
 
@@ -105,9 +117,11 @@ class SceneMover:
             return q
         return PoseGoal(self.link, tuple(pos[0]), tuple(quat[0]))
 
-    def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int):
-        """The shortest of ``settings.searches`` plans (seeds seed, seed + 1, ...), its ``seconds`` the time of them
-        all; the first failure where none succeeds."""
+    def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int, level: bool = False):
+        """The best of ``settings.searches`` plans (seeds seed, seed + 1, ...): the shortest, or with ``level`` the
+        one whose end effector turns least from its start orientation on the way (:func:`tilt`; a held object
+        pivots in the fingers where the gripper tilts), its ``seconds`` the time of them all; the first failure
+        where none succeeds."""
         results = []
         for i in range(self.settings.searches):
             res = plan(self.model, goal, q0, collision=collision, options=plan_options(self.settings, seed + i))
@@ -115,7 +129,8 @@ class SceneMover:
             if res.reason in ("start_in_collision", "goal_in_collision", "no_ik_goal"):
                 break  # the same for every seed
         found = [r for r in results if r.success]
-        best = min(found, key=lambda r: r.length) if found else results[0]
+        cost = (lambda r: tilt(self.model, self.link, r.path) + 0.05 * r.length) if level else (lambda r: r.length)
+        best = min(found, key=cost) if found else results[0]
         return best._replace(seconds=sum(r.seconds for r in results))
 
     def _one(self, request: MoveRequest, k: int, e: int) -> PlannedMove:
@@ -131,7 +146,7 @@ class SceneMover:
         seed = move_seed(self.run_seed, self.settings, int(self.envs[e]), move, int(self.count[e]))
         self.count[e] += 1
         collision = self.collision if collision is None else collision
-        res = self._best(goal, q0, collision, seed)
+        res = self._best(goal, q0, collision, seed, level=move == "carry")
         stats = {"planner": self.settings.planner, "success": bool(res.success), "reason": res.reason,
                  "planning_s": round(res.seconds, 4), "path_length_rad": round(res.length, 6),
                  "raw_length_rad": round(res.raw_length, 6), "waypoints": int(len(res.path)), "seed": seed}
