@@ -18,7 +18,7 @@ import numpy as np
 from app.control.motion_protocol import MotionBase, Targets
 from app.control.phases import WORDS
 from app.control.planner_settings import PlannerSettings
-from app.control.tracks import Track
+from app.control.tracks import Track, polylines
 from app.kinematics.rotations import matrix_to_quat
 from app.validation import Check, CheckContext, Where
 
@@ -89,6 +89,7 @@ class PlannedPath(MotionBase):
     def __init__(self, tracks: list[Track], moves: list[list[dict]], reasons: list[str]):
         self.tracks, self.moves, self.reasons = tracks, moves, reasons
         self._t = 0.0
+        self.paths = polylines(tracks)  # every move's path, drawn for the whole run
 
     def __call__(self, t: float) -> Targets:
         self._t = float(t)

@@ -19,7 +19,7 @@ import numpy as np
 from app.control.observation import Observation
 from app.control.phases import Phase
 from app.control.pick_place import PickPlaceSequencer
-from app.control.tracks import Track, TrackedSegments
+from app.control.tracks import Track, TrackedSegments, polylines
 
 
 class MoveRequest(NamedTuple):
@@ -69,6 +69,11 @@ class PlannedPickPlace(PickPlaceSequencer):
     def tracks(self) -> list[Track | None]:
         """Each environment's track being followed now (None: a straight segment), for pictures."""
         return self.seg.tracks if self.seg is not None else [None] * len(self.place)
+
+    @property
+    def paths(self) -> np.ndarray:
+        """The planned paths being followed now (app.control.tracks.polylines), for pictures."""
+        return polylines(self.tracks)
 
     def _goto(self, envs: np.ndarray, t: float, obs: Observation, pose: int, phase: Phase) -> None:
         super()._goto(envs, t, obs, pose, phase)

@@ -42,6 +42,19 @@ class Track(NamedTuple):
         return pos, self.rot[np.rint(x).astype(int)], vel
 
 
+PATH_POINTS = 48  # points of a track a picture draws (app.render.overlay)
+
+
+def polylines(tracks: list[Track | None], points: int = PATH_POINTS) -> np.ndarray:
+    """Each track's end-effector path as ``points`` points spread over its samples (its last sample last), NaN
+    for an environment without a track: (n_envs, points, 3) float32 [m], environment frames."""
+    out = np.full((len(tracks), points, 3), np.nan, dtype=np.float32)
+    for e, track in enumerate(tracks):
+        if track is not None:
+            out[e] = track.pos[np.linspace(0, len(track.pos) - 1, points).round().astype(int)]
+    return out
+
+
 class TrackedSegments(Segments):
     """:class:`Segments` whose environments may each follow a :class:`Track` (:meth:`follow`); a later
     :meth:`start` or :meth:`hold` of an environment ends its track there (from where the track's target is)."""

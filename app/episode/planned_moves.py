@@ -105,17 +105,22 @@ class SceneMover:
         return CollisionModel(self.model, self.spheres, self.world._replace(held=held))
 
     def _goal(self, request: MoveRequest, k: int, q0: np.ndarray):
-        """The goal as joints: the IK solution from the request's hint (the grasp ranking's branch), else from the
-        start; where that IK does not converge, the pose itself (every closed-form branch, nearest first)."""
+        """The goal as joints: of the IK solutions from the request's hint (the grasp ranking's branch) and from the
+        start, the nearer to the start; where neither converges, the pose itself (every closed-form branch,
+        nearest first)."""
         pos, quat = self.base.targets_to_base(request.goal_pos[k][None], matrix_to_quat(request.goal_rot[k])[None])
-        seed = q0 if request.q_hint is None else self.model.clip(np.asarray(request.q_hint[k], dtype=float))
-        info = self.model.inverse_kinematics(self.link, pos[0], quat[0], init_qpos=seed, return_info=True,
-                                             max_restarts=0)
-        if bool(np.all(info.converged)):
-            q = np.asarray(info.q, dtype=float).reshape(-1).copy()
-            q[~self.model.revolute] = q0[~self.model.revolute]
-            return q
-        return PoseGoal(self.link, tuple(pos[0]), tuple(quat[0]))
+        seeds = [q0] + ([] if request.q_hint is None else [self.model.clip(np.asarray(request.q_hint[k], float))])
+        found = []
+        for seed in seeds:
+            info = self.model.inverse_kinematics(self.link, pos[0], quat[0], init_qpos=seed, return_info=True,
+                                                 max_restarts=0)
+            if bool(np.all(info.converged)):
+                q = np.asarray(info.q, dtype=float).reshape(-1).copy()
+                q[~self.model.revolute] = q0[~self.model.revolute]
+                found.append(q)
+        if not found:
+            return PoseGoal(self.link, tuple(pos[0]), tuple(quat[0]))
+        return min(found, key=lambda q: float(np.linalg.norm(q - q0)))
 
     def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int, level: bool = False):
         """The best of ``settings.searches`` plans (seeds seed, seed + 1, ...): the shortest, or with ``level`` the
