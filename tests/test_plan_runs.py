@@ -198,3 +198,27 @@ def test_plan_task_goal_in_collision_holds_and_says_why():
     assert plan_summary(motion.outcomes())["plan_failed"] == {"goal_in_collision": [0]}
     motion(1.0)
     assert code_label(int(motion.codes()[0])) == "goal_in_collision"
+
+
+def test_the_video_draws_each_planned_path_and_nothing_for_an_environment_without_one():
+    """draw_overlay with paths: cyan pixels along environment 0's path, none where environment 1 has NaN rows;
+    polylines gives the tracks' points, its last sample last."""
+    from app.control.tracks import polylines
+    from app.render.framing import CameraView
+    from app.render.overlay import PATH_RGB, FrameOverlay, OverlayStyle, draw_overlay
+
+    view = CameraView(np.array([0.0, -1.0, 0.5]), np.zeros(3), 45.0, 320, 240)
+    track = _track([-0.2, 0.0, 0.0], [0.2, 0.0, 0.2], n=101)
+    paths = polylines([track, None], points=16)
+    assert np.isnan(paths[1]).all() and np.allclose(paths[0, -1], [0.2, 0.0, 0.2]) and paths.dtype == np.float32
+    frame = FrameOverlay("t", 0.0, np.full((2, 1, 3), 5.0), np.tile(np.eye(3), (2, 1, 1, 1)), np.zeros(2, int),
+                         np.full((2, 3), 5.0), paths=paths)
+    style = OverlayStyle.for_view(view, [("reached", (0, 200, 0))])
+    image = draw_overlay(np.zeros((240, 320, 3), np.uint8), view, frame, style)
+    cyan = (image == np.array(PATH_RGB, np.uint8)).all(axis=-1)
+    px, _ = view.project(paths[0].astype(float))
+    assert cyan.sum() > 50
+    for x, y in px[[0, 8, 15]].round().astype(int):
+        assert cyan[max(0, y - 3):y + 4, max(0, x - 3):x + 4].any()
+    blank = draw_overlay(np.zeros((240, 320, 3), np.uint8), view, frame._replace(paths=paths[1:]), style)
+    assert not (blank == np.array(PATH_RGB, np.uint8)).all(axis=-1).any()
