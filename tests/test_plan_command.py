@@ -69,5 +69,5 @@ def test_two_ray_workers_give_the_plans_of_one_process(tmp_path, shared_ray):
         assert sorted(a.files) == sorted(b.files)
         for name in a.files:
             np.testing.assert_array_equal(a[name], b[name])
-    strip = lambda r: [{k: v for k, v in p.items() if k != "planning_s"} for p in r["plans"]]  # noqa: E731
+    strip = lambda r: [{k: v for k, v in p.items() if k != "planning_s"} for p in r["plans"]]
     assert strip(_plans(tmp_path / "a")) == strip(_plans(tmp_path / "b"))

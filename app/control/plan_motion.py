@@ -66,8 +66,8 @@ class PlanMotion:
         rows = [
             (at("goals"), len(self.goals) > 0, "needs at least one goal (joints: [...] or pos: [...])"),
             (at("dwell"), 0 <= self.dwell <= 60, f"must be in [0, 60] s, got {self.dwell}"),
-            (at("type"), not ctx.scene.robot.arms, "plans one arm: the scene's robot has named arms "
-             f"{sorted(ctx.scene.robot.arms or {})}"),
+            (at("type"), not ctx.scene.robot.arms,
+             f"plans one arm: the scene's robot has named arms {sorted(ctx.scene.robot.arms or {})}"),
         ]
         for i, goal in enumerate(self.goals):
             rows += goal.checks(at.sub("goals", i), ctx)

@@ -11,7 +11,7 @@ from app.validation import Check, CheckContext, Where
 
 # app.planning.PLANNERS' names (control does not import planning; tests/test_plan_runs.py holds them equal)
 PLANNER_NAMES = ("RRTConnect", "RRT", "RRTstar", "InformedRRTstar", "BITstar", "AORRTC", "PRMstar")
-MOVES = ("pre_grasp", "carry", "retreat")  # a pick-and-place's free-space moves the planner may take
+MOVES = ("pre_grasp", "carry", "retreat", "to_meet")  # free-space moves a planner may take (to_meet: a hand-over's)
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class PlannerSettings:
         max_goals: IK goals (closed-form branches) offered for a pose goal, nearest to the start first.
         velocity_scale: fraction of the URDF's joint velocity limits the timed path keeps.
         acceleration: [rad/s^2] and jerk [rad/s^3]: the timing's bounds (Ruckig, rest to rest per edge).
-        moves: which of a pick-and-place's moves are planned (MOVES); the others stay straight lines.
+        moves: which moves are planned (MOVES; a pick-and-place's pre_grasp, carry, retreat; a hand-over's
+            pre_grasp (both arms together), to_meet (the giver), carry (the taker)); the others stay straight.
         seed: added to the run's seed and the environment's index for each search.
     """
 
@@ -53,8 +54,8 @@ class PlannerSettings:
         """Rows for app.validation.raise_first: a known planner and move, positive budgets and bounds."""
         positive = ("timeout", "resolution", "acceleration", "jerk")
         return [
-            (at("planner"), self.planner in PLANNER_NAMES, f"unknown planner {self.planner!r}; planners: "
-             f"{list(PLANNER_NAMES)}"),
+            (at("planner"), self.planner in PLANNER_NAMES,
+             f"unknown planner {self.planner!r}; planners: {list(PLANNER_NAMES)}"),
             (at("min_distance"), 0 <= self.min_distance <= 0.2, f"must be in [0, 0.2] m, got {self.min_distance}"),
             (at("shortcut_attempts"), 0 <= self.shortcut_attempts <= 10000,
              f"must be 0..10000, got {self.shortcut_attempts}"),

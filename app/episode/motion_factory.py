@@ -13,7 +13,9 @@ from app.control.handover import HandoverMotion, HandoverSequencer
 from app.control.object_motion import draw_places
 from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer
 from app.control.plan_motion import PlanMotion
+from app.control.planned_handover import PlannedHandover
 from app.control.planned_pick import PlannedPickPlace
+from app.episode.planned_arms import ArmsSceneMover
 from app.episode.plan_task import plan_task
 from app.episode.planned_moves import SceneMover
 from app.kinematics.base_frame import BaseFrame
@@ -66,7 +68,7 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
 def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
     """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
     pos, places = _drawn(run, n_envs, envs)
-    return object_motion(run, robot, pos, places)
+    return object_motion(run, robot, pos, places, envs)
 
 
 def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -92,8 +94,14 @@ def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.
         axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
         openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
         links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
-        return HandoverSequencer(task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes,
-                                 _reach(robot, links))
+        args = (task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes, _reach(robot, links))
+        if task.planner is None:
+            return HandoverSequencer(*args)
+        envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
+        boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
+        mover = ArmsSceneMover(robot, (task.giver, task.taker), tuple(links), boxes, task.planner, run.seed, envs,
+                               obj.half_extents())
+        return PlannedHandover(*args, mover=mover)
     geometry = GraspGeometry(obj.half_extents(), obj.shape in ("cylinder", "sphere"))
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
     collision = None

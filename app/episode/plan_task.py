@@ -64,7 +64,7 @@ def _goal(mover: SceneMover, goal: PlanGoal, q: np.ndarray):
 
 def _rest(mover: SceneMover, q: np.ndarray, seconds: float) -> Track:
     """The end effector at rest at joints q for ``seconds`` (one sample at least)."""
-    k = max(1, int(round(seconds * TRACK_RATE)))
+    k = max(1, round(seconds * TRACK_RATE))
     one = _fk_track(mover, q[None])
     return Track(np.repeat(one.pos, k, 0), np.repeat(one.rot, k, 0), np.zeros((k, 3)), np.repeat(q[None], k, 0),
                  TRACK_RATE)

@@ -9,12 +9,13 @@ workers (app.episode.sharding), and run after run.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import zlib
 
 import numpy as np
 
-from app.collision import CollisionModel, HeldObject, World, robot_spheres
+from app.collision import CollisionModel, HeldObject, robot_spheres
 from app.control.planned_pick import MoveRequest, PlannedMove
 from app.control.planner_settings import PlannerSettings
 from app.control.tracks import Track
@@ -42,23 +43,32 @@ def move_seed(run_seed: int, settings: PlannerSettings, env: int, move: str, nth
     return int(np.random.SeedSequence(key).generate_state(1)[0] % (2**31 - 2))
 
 
-def timed_track(model, base: BaseFrame, link: str, path: np.ndarray, settings: PlannerSettings) -> Track:
-    """The full-DOF path (N, n_dofs) timed within ``settings``' bounds and sampled at TRACK_RATE, as ``link``'s
-    poses in the environment's frame (velocity by central differences) with the joints."""
+def timed_tracks(model, base: BaseFrame, links: list[str], path: np.ndarray, settings: PlannerSettings) -> list[Track]:
+    """The full-DOF path (N, n_dofs) timed within ``settings``' bounds and sampled at TRACK_RATE, as each of
+    ``links``' poses in the environment's frame (velocity by central differences) with the joints."""
     traj = time_parameterize(path, model.v_max * settings.velocity_scale, settings.acceleration, settings.jerk,
                              TRACK_RATE)
-    pos_b, quat_b = model.forward_kinematics(traj.q, [link])
-    pos, quat = base.poses_from_base(pos_b[:, 0], quat_b[:, 0])
-    vel = np.gradient(pos, 1.0 / TRACK_RATE, axis=0) if len(pos) > 1 else np.zeros_like(pos)
-    vel[-1] = 0.0
-    return Track(pos, quat_to_matrix(quat), vel, traj.q, TRACK_RATE)
+    pos_b, quat_b = model.forward_kinematics(traj.q, list(links))
+    tracks = []
+    for i in range(len(links)):
+        pos, quat = base.poses_from_base(pos_b[:, i], quat_b[:, i])
+        vel = np.gradient(pos, 1.0 / TRACK_RATE, axis=0) if len(pos) > 1 else np.zeros_like(pos)
+        vel[-1] = 0.0
+        tracks.append(Track(pos, quat_to_matrix(quat), vel, traj.q, TRACK_RATE))
+    return tracks
+
+
+def carrier_link(model, finger_links) -> str:
+    """The link that carries a gripper's fingers (the parent of its finger links outside them)."""
+    parent, fingers = model.fk_tables.parent, {int(i) for i in finger_links}
+    return model.link_names[min({int(parent[i]) for i in fingers} - fingers)]
 
 
 def tilt(model, link: str, path: np.ndarray, step: float = 0.05) -> float:
     """The largest angle [rad] between ``link``'s orientation along the path (N, n_dofs) (edges sampled every
     ``step`` [rad] per DOF) and its orientation at the start."""
     edges = [a + np.linspace(0.0, 1.0, max(2, int(np.ceil(np.abs(b - a).max() / step)) + 1))[:, None] * (b - a)
-             for a, b in zip(path[:-1], path[1:])]
+             for a, b in itertools.pairwise(path)]
     q = np.concatenate(edges) if edges else path
     R, _ = model.link_frames(q)
     R = R[:, model.link_index(link)]
@@ -83,10 +93,11 @@ class SceneMover:
         self.base, self.envs = BaseFrame(*robot.base_frames()), np.asarray(envs, dtype=int)
         self.spheres = robot_spheres(robot.urdf, robot.package_dirs, text=robot.description_text)
         self.world = scene_world(robot, boxes)
+        self.self_pairs: list[tuple[str, str]] | None = None  # the robot's pairs checked (None: the sampled ones)
         self.collision = CollisionModel(self.model, self.spheres, self.world)
         self.obj_half = None if obj_half is None else tuple(float(v) for v in obj_half)
-        parent, fingers = self.model.fk_tables.parent, {int(i) for g in robot.grippers.values() for i in g.links}
-        self.carrier = self.model.link_names[min({int(parent[i]) for i in fingers} - fingers)] if fingers else link
+        fingers = [int(i) for g in robot.grippers.values() for i in g.links]
+        self.carrier = carrier_link(self.model, fingers) if fingers else link
         self.count = np.zeros(len(self.envs), dtype=int)
 
     def __call__(self, request: MoveRequest) -> list[PlannedMove]:
@@ -96,13 +107,18 @@ class SceneMover:
         """The scene's boxes, with the object held in the carrier link's frame while carrying."""
         if request.move != "carry" or self.obj_half is None:
             return self.collision
-        p_obj, q_obj = self.base.targets_to_base(request.obj_pos[k][None], request.obj_quat[k][None])
+        return self.held_world(self.carrier, q0, request.obj_pos[k], request.obj_quat[k])
+
+    def held_world(self, carrier: str, q0: np.ndarray, obj_pos: np.ndarray, obj_quat: np.ndarray) -> CollisionModel:
+        """The scene's boxes with the object (at obj_pos (3,), obj_quat (4,) in the environment's frame) held in
+        ``carrier``'s frame at joints q0 (n_dofs,)."""
+        p_obj, q_obj = self.base.targets_to_base(obj_pos[None], obj_quat[None])
         R_l, p_l = self.model.link_frames(q0[None])
-        li = self.model.link_index(self.carrier)
+        li = self.model.link_index(carrier)
         R, p = R_l[0, li], p_l[0, li]
-        held = HeldObject("held", self.carrier, self.obj_half, tuple(R.T @ (p_obj[0] - p)),
+        held = HeldObject("held", carrier, self.obj_half, tuple(R.T @ (p_obj[0] - p)),
                           tuple(matrix_to_quat(R.T @ quat_to_matrix(q_obj[0]))))
-        return CollisionModel(self.model, self.spheres, self.world._replace(held=held))
+        return CollisionModel(self.model, self.spheres, self.world._replace(held=held), self.self_pairs)
 
     def _goal(self, request: MoveRequest, k: int, q0: np.ndarray):
         """The goal as joints: of the IK solutions from the request's hint (the grasp ranking's branch) and from the
@@ -122,19 +138,23 @@ class SceneMover:
             return PoseGoal(self.link, tuple(pos[0]), tuple(quat[0]))
         return min(found, key=lambda q: float(np.linalg.norm(q - q0)))
 
-    def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int, level: bool = False):
+    def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int, level: bool = False,
+              dofs: np.ndarray | None = None, link: str | None = None):
         """The best of ``settings.searches`` plans (seeds seed, seed + 1, ...): the shortest, or with ``level`` the
         one whose end effector turns least from its start orientation on the way (:func:`tilt`; a held object
         pivots in the fingers where the gripper tilts), its ``seconds`` the time of them all; the first failure
-        where none succeeds."""
+        where none succeeds. ``dofs``: the planned DOFs (None: every revolute one); ``link``: the one whose turning
+        counts (None: the mover's)."""
         results = []
         for i in range(self.settings.searches):
-            res = plan(self.model, goal, q0, collision=collision, options=plan_options(self.settings, seed + i))
+            res = plan(self.model, goal, q0, collision=collision, dofs_idx_local=dofs,
+                       options=plan_options(self.settings, seed + i))
             results.append(res)
             if res.reason in ("start_in_collision", "goal_in_collision", "no_ik_goal"):
                 break  # the same for every seed
         found = [r for r in results if r.success]
-        cost = (lambda r: tilt(self.model, self.link, r.path) + 0.05 * r.length) if level else (lambda r: r.length)
+        turning = self.link if link is None else link
+        cost = (lambda r: tilt(self.model, turning, r.path) + 0.05 * r.length) if level else (lambda r: r.length)
         best = min(found, key=cost) if found else results[0]
         return best._replace(seconds=sum(r.seconds for r in results))
 
@@ -144,21 +164,32 @@ class SceneMover:
         q0 = self.model.clip(np.asarray(request.q[k], dtype=float))
         return self.plan_to(e, q0, self._goal(request, k, q0), request.move, self._world(request, k, q0))
 
+    def seed(self, e: int, move: str) -> int:
+        """Environment e's (local index) next move's seed (move_seed with its index in the whole run)."""
+        self.count[e] += 1
+        return move_seed(self.run_seed, self.settings, int(self.envs[e]), move, int(self.count[e]) - 1)
+
+    def stats(self, res, seed: int) -> dict:
+        """A plan's figures for the report; on failure the reason as the episode gives it (``plan_timeout`` for
+        the planner's ``timeout``) and the planner's sentence."""
+        stats = {"planner": self.settings.planner, "success": bool(res.success), "reason": res.reason,
+                 "planning_s": round(res.seconds, 4), "path_length_rad": round(res.length, 6),
+                 "raw_length_rad": round(res.raw_length, 6), "waypoints": len(res.path), "seed": seed}
+        if not res.success:
+            stats |= {"reason": "plan_timeout" if res.reason == "timeout" else res.reason, "detail": res.detail}
+        return stats
+
     def plan_to(self, e: int, q0: np.ndarray, goal, move: str, collision: CollisionModel | None = None) -> PlannedMove:
         """Environment e (local index) from joints q0 (n_dofs,) to ``goal`` (joints (n_dofs,) or a base-frame
         PoseGoal) against ``collision`` (None: the scene's boxes): the best of the settings' searches, timed and
         turned into a track, or the reason it failed (app.control.phases.PLAN_REASONS)."""
-        seed = move_seed(self.run_seed, self.settings, int(self.envs[e]), move, int(self.count[e]))
-        self.count[e] += 1
+        seed = self.seed(e, move)
         collision = self.collision if collision is None else collision
         res = self._best(goal, q0, collision, seed, level=move == "carry")
-        stats = {"planner": self.settings.planner, "success": bool(res.success), "reason": res.reason,
-                 "planning_s": round(res.seconds, 4), "path_length_rad": round(res.length, 6),
-                 "raw_length_rad": round(res.raw_length, 6), "waypoints": int(len(res.path)), "seed": seed}
+        stats = self.stats(res, seed)
         if not res.success:
             log.info("env %d: %s not planned: %s (%s)", self.envs[e], move, res.reason, res.detail)
-            reason = "plan_timeout" if res.reason == "timeout" else res.reason
-            return PlannedMove(None, reason, {**stats, "detail": res.detail})
-        track = timed_track(self.model, self.base, self.link, res.path, self.settings)
+            return PlannedMove(None, stats["reason"], stats)
+        (track,) = timed_tracks(self.model, self.base, [self.link], res.path, self.settings)
         stats |= {"duration_s": round(track.duration, 4), **path_clearance(collision, track.q)}
         return PlannedMove(track, "", stats)

@@ -30,8 +30,8 @@ import yaml
 
 from app.collision import World, WorldBox
 from app.errors import AppError, ConfigError
-from app.planning.goals import PoseGoal
 from app.planning.clearance import path_clearance
+from app.planning.goals import PoseGoal
 from app.planning.planner import PlanOptions, model_collision, plan
 from app.planning.timing import time_parameterize
 from app.validation import convert, type_hints, unknown_key
@@ -147,7 +147,7 @@ def solve_problem(model, batch: Batch, problem: Problem) -> dict:
                options=dataclasses.replace(batch.options, seed=problem.seed))
     out = {"name": problem.name, "success": bool(res.success), "reason": res.reason, "detail": res.detail,
            "seed": problem.seed, "planning_s": round(res.seconds, 4), "path_length_rad": res.length,
-           "raw_length_rad": res.raw_length, "waypoints": int(len(res.path))}
+           "raw_length_rad": res.raw_length, "waypoints": len(res.path)}
     arrays = {"path": res.path, "trajectory": np.zeros((0, model.n_dofs))}
     if res.success:
         traj = time_parameterize(res.path, model.v_max, rate=batch.rate)

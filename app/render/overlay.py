@@ -110,18 +110,20 @@ PATH_RGB = (0, 215, 255)
 
 
 def _draw_paths(draw: ImageDraw.ImageDraw, view: CameraView, paths: np.ndarray, style: OverlayStyle) -> None:
-    """Each environment's planned path (P, 3) as a cyan line on a dark outline; rows of NaN are no path, points
-    behind the camera are left out."""
+    """Each environment's planned paths (P, 3) as cyan lines on a dark outline: a row of NaN ends a line (no path,
+    or between two arms' paths); points behind the camera are left out."""
     flat = np.nan_to_num(paths.reshape(-1, 3).astype(float))
     px, in_front = view.project(flat)
     finite = np.isfinite(paths.reshape(-1, 3)).all(axis=1) & in_front
     px, finite = px.reshape(len(paths), -1, 2), finite.reshape(len(paths), -1)
     w = max(2, style.line_px - 1)
     for e in range(len(paths)):
-        points = [tuple(p) for p in px[e][finite[e]]]
-        if len(points) >= 2:
-            draw.line(points, fill=OUTLINE_RGB, width=w + 2, joint="curve")
-            draw.line(points, fill=PATH_RGB, width=w, joint="curve")
+        cuts = np.flatnonzero(np.diff(np.concatenate([[0], finite[e].astype(int), [0]])))
+        for start, stop in zip(cuts[::2], cuts[1::2]):
+            points = [tuple(p) for p in px[e][start:stop]]
+            if len(points) >= 2:
+                draw.line(points, fill=OUTLINE_RGB, width=w + 2, joint="curve")
+                draw.line(points, fill=PATH_RGB, width=w, joint="curve")
 
 
 def _draw_marks(draw: ImageDraw.ImageDraw, view: CameraView, points: np.ndarray, style: OverlayStyle) -> None:
