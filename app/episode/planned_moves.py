@@ -20,7 +20,7 @@ from app.control.planned_pick import MoveRequest, PlannedMove
 from app.control.planner_settings import PlannerSettings
 from app.control.tracks import Track
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
+from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, so3_exp, so3_log
 from app.planning import PlanOptions, PoseGoal, plan, time_parameterize
 from app.planning.clearance import path_clearance
 from app.sim.sphere_world import scene_world
@@ -66,13 +66,18 @@ def carrier_link(model, finger_links) -> str:
 
 def tilt(model, link: str, path: np.ndarray, step: float = 0.05) -> float:
     """The largest angle [rad] between ``link``'s orientation along the path (N, n_dofs) (edges sampled every
-    ``step`` [rad] per DOF) and its orientation at the start."""
+    ``step`` [rad] per DOF) and the steady turn from its start orientation to its end one (the geodesic, at the
+    same fraction of the path's joint-space length): 0 for a path that turns the link as a straight segment would;
+    for equal ends, its largest angle from the start orientation."""
     edges = [a + np.linspace(0.0, 1.0, max(2, int(np.ceil(np.abs(b - a).max() / step)) + 1))[:, None] * (b - a)
              for a, b in itertools.pairwise(path)]
     q = np.concatenate(edges) if edges else path
     R, _ = model.link_frames(q)
     R = R[:, model.link_index(link)]
-    cos = (np.einsum("kij,ij->k", R, R[0]) - 1.0) / 2.0  # trace(R0^T R) = sum of the elementwise product
+    arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(q, axis=0), axis=1))])
+    frac = arc / arc[-1] if arc[-1] > 0 else np.zeros_like(arc)
+    R_ref = R[0] @ so3_exp(frac[:, None] * so3_log(R[0].T @ R[-1])[None])
+    cos = (np.einsum("kij,kij->k", R, R_ref) - 1.0) / 2.0  # trace(R_ref^T R) = sum of the elementwise product
     return float(np.arccos(np.clip(cos, -1.0, 1.0)).max())
 
 
@@ -141,8 +146,8 @@ class SceneMover:
     def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int, level: bool = False,
               dofs: np.ndarray | None = None, link: str | None = None):
         """The best of ``settings.searches`` plans (seeds seed, seed + 1, ...): the shortest, or with ``level`` the
-        one whose end effector turns least from its start orientation on the way (:func:`tilt`; a held object
-        pivots in the fingers where the gripper tilts), its ``seconds`` the time of them all; the first failure
+        one whose end effector turns least away from a steady turn between its end orientations (:func:`tilt`; a
+        held object pivots in the fingers where the gripper tilts), its ``seconds`` the time of them all; the first failure
         where none succeeds. ``dofs``: the planned DOFs (None: every revolute one); ``link``: the one whose turning
         counts (None: the mover's)."""
         results = []
