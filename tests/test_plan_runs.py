@@ -222,3 +222,24 @@ def test_the_video_draws_each_planned_path_and_nothing_for_an_environment_withou
         assert cyan[max(0, y - 3):y + 4, max(0, x - 3):x + 4].any()
     blank = draw_overlay(np.zeros((240, 320, 3), np.uint8), view, frame._replace(paths=paths[1:]), style)
     assert not (blank == np.array(PATH_RGB, np.uint8)).all(axis=-1).any()
+
+
+def test_planned_handover_moves_both_arms_together_and_each_carry_past_the_other_arm():
+    """configs/handover_planned.yaml, 2 environments: both hand the cube over and place it; the first move is one
+    plan over both arms, the carries move one arm each; every planned path keeps the min_distance from the other
+    arm (the sphere model's arm pairs) and the world (the held cube included); the drawn paths of both arms."""
+    run = load_run_config(ROOT / "configs" / "handover_planned.yaml", sets={"n_envs": 2})
+    scene, robot = build_scene(run)
+    try:
+        motion = run_motion(run, robot.n_envs, robot=robot)
+        episode, _ = simulate(run, scene, robot, motion, show_progress=False)
+        result = final_state(run, robot, episode, motion, scene.t, scene=scene)
+    finally:
+        scene.close()
+    assert [ep["success"] for ep in result.episodes] == [True, True]
+    for ep in result.episodes:
+        assert [(p["move"], p["arms"]) for p in ep["plans"]] == [
+            ("pre_grasp", ["giver", "taker"]), ("to_meet", ["giver"]), ("carry", ["taker"])]
+        for p in ep["plans"]:
+            assert p["clearance_arms_min_m"] >= 0.02 - 1e-9 and p["clearance_world_min_m"] >= 0.02 - 1e-9
+    assert motion.paths.shape[1] == 2 * 48 + 1 and np.isnan(motion.paths[:, 48]).all()
