@@ -86,36 +86,41 @@ def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.
     """The run's pick-and-place or hand-over for environments whose object starts at ``obj_pos`` (k, 3) [m] and
     goes to ``places`` (k, 2) [m] (environment frames): what it needs of the scene (the object's geometry, the
     gripper's axes and opening, the arms' reach) taken from the robot. ``envs``: their indices in the whole run
-    (None: 0..k-1), which seed a planned pick's moves."""
+    (None: 0..k-1), which seed a planned motion's moves."""
     task = run.motion
     obj = next(o for o in run.scene_config.objects if o.name == task.object)
+    envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
+    boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
     if isinstance(task, HandoverMotion):
-        grippers = rig_grippers(run.scene_config)
-        axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
-        openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
-        links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
-        args = (task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes, _reach(robot, links))
-        if task.planner is None:
-            return HandoverSequencer(*args)
-        envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
-        boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
-        mover = ArmsSceneMover(robot, (task.giver, task.taker), tuple(links), boxes, task.planner, run.seed, envs,
-                               obj.half_extents())
-        return PlannedHandover(*args, mover=mover)
+        return _handover(run, robot, obj, obj_pos, places, envs, boxes)
     geometry = GraspGeometry(obj.half_extents(), obj.shape in ("cylinder", "sphere"))
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
     collision = None
-    boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
     if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
         collision = robot.sphere_model(boxes)
     args = (task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()), geometry, places,
             obj_pos[:, 2], robot.gripper.max_opening, axes, robot.arm_dofs, collision, task.grasp_min_distance)
     if task.planner is None:
         return PickPlaceSequencer(*args)
-    envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
     mover = SceneMover(robot, run.scene_config.robot.ee_link, boxes, task.planner, run.seed, envs,
                        obj.half_extents())
     return PlannedPickPlace(*args, mover=mover)
+
+
+def _handover(run: RunConfig, robot: Robot, obj, obj_pos: np.ndarray, places: np.ndarray, envs: np.ndarray,
+              boxes: tuple[str, ...]) -> HandoverSequencer:
+    """The hand-over of :func:`object_motion` (planned where the task has a planner)."""
+    task = run.motion
+    grippers = rig_grippers(run.scene_config)
+    axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
+    openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
+    links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
+    args = (task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes, _reach(robot, links))
+    if task.planner is None:
+        return HandoverSequencer(*args)
+    mover = ArmsSceneMover(robot, (task.giver, task.taker), tuple(links), boxes, task.planner, run.seed, envs,
+                           obj.half_extents())
+    return PlannedHandover(*args, mover=mover)
 
 
 def _reach(robot: Robot, links: list[str]):
