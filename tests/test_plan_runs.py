@@ -243,3 +243,14 @@ def test_planned_handover_moves_both_arms_together_and_each_carry_past_the_other
         for p in ep["plans"]:
             assert p["clearance_arms_min_m"] >= 0.02 - 1e-9 and p["clearance_world_min_m"] >= 0.02 - 1e-9
     assert motion.paths.shape[1] == 2 * 48 + 1 and np.isnan(motion.paths[:, 48]).all()
+
+
+def test_a_planned_retreat_starts_beside_the_table_with_the_clearance_it_has():
+    """moves with retreat: the fingers start a few mm from the table, closer than min_distance; the retreat keeps
+    90 % of that start clearance instead, is planned and the pick succeeds."""
+    result, _ = _pick({"n_envs": 1, "task.planner.moves": ["pre_grasp", "carry", "retreat"]})
+    (ep,) = result.episodes
+    assert ep["success"], ep["reason"]
+    retreat = ep["plans"][-1]
+    assert retreat["move"] == "retreat" and retreat["success"]
+    assert 0.0 < retreat["clearance_world_min_m"] < 0.03

@@ -30,10 +30,12 @@ log = logging.getLogger(__name__)
 TRACK_RATE = 240.0  # [Hz] the tracks' samples (the controllers read them between samples, interpolated)
 
 
-def plan_options(settings: PlannerSettings, seed: int) -> PlanOptions:
-    """app.planning's options for one search of ``settings`` seeded ``seed``."""
+def plan_options(settings: PlannerSettings, seed: int, min_distance: float | None = None) -> PlanOptions:
+    """app.planning's options for one search of ``settings`` seeded ``seed`` (``min_distance`` [m]: instead of
+    the settings')."""
+    clearance = settings.min_distance if min_distance is None else min_distance
     return PlanOptions(planner=settings.planner, timeout=settings.timeout, resolution=settings.resolution,
-                       min_distance=settings.min_distance, self_min_distance=0.0, shortcut_attempts=settings.shortcut_attempts,
+                       min_distance=clearance, self_min_distance=0.0, shortcut_attempts=settings.shortcut_attempts,
                        max_goals=settings.max_goals, seed=int(seed))
 
 
@@ -144,16 +146,16 @@ class SceneMover:
         return min(found, key=lambda q: float(np.linalg.norm(q - q0)))
 
     def _best(self, goal, q0: np.ndarray, collision: CollisionModel, seed: int, level: bool = False,
-              dofs: np.ndarray | None = None, link: str | None = None):
+              dofs: np.ndarray | None = None, link: str | None = None, min_distance: float | None = None):
         """The best of ``settings.searches`` plans (seeds seed, seed + 1, ...): the shortest, or with ``level`` the
         one whose end effector turns least away from a steady turn between its end orientations (:func:`tilt`; a
         held object pivots in the fingers where the gripper tilts), its ``seconds`` the time of them all; the first failure
         where none succeeds. ``dofs``: the planned DOFs (None: every revolute one); ``link``: the one whose turning
-        counts (None: the mover's)."""
+        counts (None: the mover's); ``min_distance``: instead of the settings'."""
         results = []
         for i in range(self.settings.searches):
             res = plan(self.model, goal, q0, collision=collision, dofs_idx_local=dofs,
-                       options=plan_options(self.settings, seed + i))
+                       options=plan_options(self.settings, seed + i, min_distance))
             results.append(res)
             if res.reason in ("start_in_collision", "goal_in_collision", "no_ik_goal"):
                 break  # the same for every seed
@@ -168,6 +170,15 @@ class SceneMover:
         failure."""
         q0 = self.model.clip(np.asarray(request.q[k], dtype=float))
         return self.plan_to(e, q0, self._goal(request, k, q0), request.move, self._world(request, k, q0))
+
+    def _clearance(self, move: str, q0: np.ndarray, collision: CollisionModel) -> float | None:
+        """A retreat starts with the fingers beside the table and the object: it keeps the smaller of min_distance
+        and 90 % of the start's clearance from the world (None: the settings' for every other move)."""
+        if move != "retreat":
+            return None
+        d, _ = collision.distances(q0[None], with_gradient=False)
+        world = d[0, np.array(collision.pair_kinds) == "world"]
+        return float(np.clip(0.9 * world.min(), 0.0, self.settings.min_distance)) if len(world) else None
 
     def seed(self, e: int, move: str) -> int:
         """Environment e's (local index) next move's seed (move_seed with its index in the whole run)."""
@@ -190,7 +201,8 @@ class SceneMover:
         turned into a track, or the reason it failed (app.control.phases.PLAN_REASONS)."""
         seed = self.seed(e, move)
         collision = self.collision if collision is None else collision
-        res = self._best(goal, q0, collision, seed, level=move == "carry")
+        res = self._best(goal, q0, collision, seed, level=move == "carry", min_distance=self._clearance(move, q0,
+                                                                                                        collision))
         stats = self.stats(res, seed)
         if not res.success:
             log.info("env %d: %s not planned: %s (%s)", self.envs[e], move, res.reason, res.detail)
