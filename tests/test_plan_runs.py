@@ -254,3 +254,21 @@ def test_a_planned_retreat_starts_beside_the_table_with_the_clearance_it_has():
     retreat = ep["plans"][-1]
     assert retreat["move"] == "retreat" and retreat["success"]
     assert 0.0 < retreat["clearance_world_min_m"] < 0.03
+
+
+@pytest.mark.parametrize("goals, message", [
+    ([{"joints": [0.0] * 6, "pos": [0.3, 0.0, 0.1]}], r"task\.goals\[0\]: give joints or pos"),
+    ([{"joints": [0.0] * 5}], r"task\.goals\[0\]\.joints: needs 8 or 6 values, got 5"),
+    ([], r"task\.goals: needs at least one goal"),
+    ([{"pos": [0.3, 0.0, 0.1], "qaut": [1, 0, 0, 0]}], r"task\.goals\[0\]: unknown key 'qaut'"),
+])
+def test_a_bad_plan_goal_is_an_error_naming_the_file_and_key(tmp_path, goals, message):
+    import yaml
+
+    data = yaml.safe_load(PLAN.read_text())
+    data["scene"] = str(ROOT / data["scene"])
+    data["task"]["goals"] = goals
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"plan\.yaml: " + message):
+        load_run_config(path)
