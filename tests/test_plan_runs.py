@@ -154,6 +154,22 @@ def test_planned_pick_places_behind_the_shelf_and_reports_each_move(shelf_runs):
         assert ep["plans"][1]["closest_world_pair"]  # a name pair, e.g. the held cube and the shelf
 
 
+def test_every_planned_path_is_clear_by_pybullets_closest_points(shelf_runs):
+    """The referee (app.sim.path_check: PyBullet's closest points between the arm's real shapes and the table and
+    shelf, and between the arm's own links) along every followed track's joints at 1 mrad steps: no contact."""
+    from app.collision import World
+    from app.episode.planned_moves import SceneMover
+    from app.sim.path_check import PyBulletReferee
+
+    _, motion = shelf_runs[0]
+    assert sorted(m for _, m, _ in motion.followed) == ["carry", "carry", "pre_grasp", "pre_grasp"]
+    collision = motion.mover.collision
+    assert isinstance(motion.mover, SceneMover) and isinstance(collision.world, World)
+    with PyBulletReferee(motion.model, collision) as referee:
+        for _, _, track in motion.followed:
+            assert referee.check_path(track.q, step=1e-3) is None
+
+
 def test_two_planned_runs_are_the_same(shelf_runs):
     """The same config twice in one process: the same plans (seeds, lengths) and final joints."""
     (a, _), (b, _) = shelf_runs

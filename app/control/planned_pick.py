@@ -64,6 +64,7 @@ class PlannedPickPlace(PickPlaceSequencer):
         super().__init__(*args, **kwargs)
         self.mover, self.moves = mover, tuple(self.task.planner.moves)
         self.plans: list[list[dict]] = [[] for _ in range(len(self.place))]
+        self.followed: list[tuple[int, str, Track]] = []  # (environment, move, track) of every planned move
 
     @property
     def tracks(self) -> list[Track | None]:
@@ -105,6 +106,7 @@ class PlannedPickPlace(PickPlaceSequencer):
                 failed[e], reasons[e] = True, planned.reason
             else:
                 self.seg.follow(int(e), t, planned.track)
+                self.followed.append((int(e), move, planned.track))
         for reason in sorted(set(reasons.values())):
             self._fail(failed & np.array([reasons.get(e) == reason for e in range(len(failed))]), reason, t)
 
