@@ -1,6 +1,6 @@
-"""The run's motion for its environments (time-only, script, planned, pick-and-place or hand-over), with the objects' start
-poses drawn from the seed: what a feedback motion needs of the scene (the object's geometry, the gripper's axes
-and opening, the arms' reach) given to it when it is made."""
+"""The run's motion for its environments (time-only, script, planned, pick-and-place or hand-over), with the
+objects' start poses drawn from the seed: what a feedback motion needs of the scene (the object's geometry, the
+gripper's axes and opening, the arms' reach, a planner's mover) given to it when it is made."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer
 from app.control.plan_motion import PlanMotion
 from app.control.planned_handover import PlannedHandover
 from app.control.planned_pick import PlannedPickPlace
-from app.episode.planned_arms import ArmsSceneMover
 from app.episode.plan_task import plan_task
+from app.episode.planned_arms import ArmsSceneMover
 from app.episode.planned_moves import SceneMover
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
