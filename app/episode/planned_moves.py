@@ -149,9 +149,9 @@ class SceneMover:
               dofs: np.ndarray | None = None, link: str | None = None, min_distance: float | None = None):
         """The best of ``settings.searches`` plans (seeds seed, seed + 1, ...): the shortest, or with ``level`` the
         one whose end effector turns least away from a steady turn between its end orientations (:func:`tilt`; a
-        held object pivots in the fingers where the gripper tilts), its ``seconds`` the time of them all; the first failure
-        where none succeeds. ``dofs``: the planned DOFs (None: every revolute one); ``link``: the one whose turning
-        counts (None: the mover's); ``min_distance``: instead of the settings'."""
+        held object pivots in the fingers where the gripper tilts), its ``seconds`` the time of them all; the
+        first failure where none succeeds. ``dofs``: the planned DOFs (None: every revolute one); ``link``: the one
+        whose turning counts (None: the mover's); ``min_distance``: instead of the settings'."""
         results = []
         for i in range(self.settings.searches):
             res = plan(self.model, goal, q0, collision=collision, dofs_idx_local=dofs,
