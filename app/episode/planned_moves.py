@@ -3,8 +3,9 @@ collision-free path against the scene's table and boxes (and the held object whi
 and turned into an end-effector :class:`~app.control.tracks.Track` the controllers follow.
 
 The planner is seeded per move from (run seed, settings seed, the environment's index in the whole run, the
-move, how many moves that environment planned before): a run gives the same paths in one process or split over
-workers (app.episode.sharding), and run after run.
+move, how many moves that environment planned before): a move's plan depends on its problem and that seed alone,
+not on the process or the block of environments that plans it, and a run repeats run after run (a pick split over
+workers still starts its later moves from slightly other simulated states: docs/planning.md, Repeatability).
 """
 
 from __future__ import annotations
