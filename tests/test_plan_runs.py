@@ -288,3 +288,26 @@ def test_a_bad_plan_goal_is_an_error_naming_the_file_and_key(tmp_path, goals, me
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match=r"plan\.yaml: " + message):
         load_run_config(path)
+
+
+def test_the_gui_window_draws_a_planned_path_once_per_change(monkeypatch):
+    """Window.points: the finite points of a path as one set of dots, drawn again only when the path changes,
+    removed when it is gone (PyBullet's debug items, counted on a DIRECT client)."""
+    import pybullet as pb
+
+    from app.sim.window import Window
+
+    calls = {"add": [], "remove": []}
+    monkeypatch.setattr(pb, "addUserDebugPoints", lambda pts, rgb, size, **kw: calls["add"].append(pts) or 7)
+    monkeypatch.setattr(pb, "removeUserDebugItem", lambda item, **kw: calls["remove"].append(item))
+    client = pb.connect(pb.DIRECT)
+    try:
+        window = Window(client)
+        path = np.array([[0.0, 0.0, 0.1], [np.nan] * 3, [0.1, 0.0, 0.2]])
+        window.points("planned path", path)
+        window.points("planned path", path.copy())
+        assert calls == {"add": [[[0.0, 0.0, 0.1], [0.1, 0.0, 0.2]]], "remove": []}
+        window.points("planned path", np.full((3, 3), np.nan))
+        assert calls["remove"] == [7] and len(calls["add"]) == 1
+    finally:
+        pb.disconnect(client)
