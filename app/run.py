@@ -93,7 +93,7 @@ def _main(args: argparse.Namespace) -> int:
         summary = result.summary
     for line in summary_lines(summary):
         log.info("%s", line)
-    goal = summary.get("placed", summary["reached"])  # a pick-and-place is judged by what it placed
+    goal = summary.get("placed", min(summary["reached"], summary.get("planned", summary["n_envs"])))  # a pick: placed
     return 3 if args.check and goal < summary["n_envs"] else 0
 
 
@@ -110,6 +110,10 @@ def summary_lines(s: dict) -> list[str]:
         f"placed {s['placed']}/{s['n_envs']}" + ("; failed: " + ", ".join(f"{reason} {envs}" for reason, envs in
                                                                        s["failed"].items()) if s["failed"] else "")
         + f"; largest slip of a held object {mm(s['slip_max_m'])}"]
+    if "planned" in s:
+        pick.append(f"planned {s['planned']}/{s['n_envs']}" + ("; failed: " + ", ".join(
+            f"{reason} {envs}" for reason, envs in s["plan_failed"].items()) if s["plan_failed"] else "")
+            + f"; planning median {s['planning_median_s'] or 0.0:.3f} s per move")
     stopped = [f"stopped early: {s['simulated_s']:.2f} s simulated of the run's {s['duration_s']:g} s; what follows is "
                "the state then"] if s.get("stopped_early") else []
     return stopped + pick + [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "

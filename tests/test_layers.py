@@ -12,7 +12,7 @@ from tests.conftest import ROOT
 
 APP = ROOT / "app"
 VOCABULARY = {"errors", "validation"}  # what every layer may say: the exception family, boundary checks
-COMMANDS = {"run", "record", "replay", "track", "solve", "sweep", "eval"}  # python -m app.X; nothing imports them
+COMMANDS = {"run", "record", "replay", "track", "solve", "sweep", "eval", "plan"}  # python -m app.X; nothing imports them
 LOWER = {"vocabulary", "runtime", "kernels", "specs", "kinematics", "collision", "ik", "control", "sim", "render",
          "dataset", "config", "planning"}
 ALLOWED = {  # layer -> the layers it may import (besides itself)

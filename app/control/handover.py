@@ -26,6 +26,7 @@ from app.control.motions import arm_link
 from app.control.object_motion import ObjectMotion
 from app.control.observation import Observation
 from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
+from app.control.planner_settings import PlannerSettings
 from app.control.segments import Segments
 from app.kinematics.rotations import matrix_to_quat
 from app.validation import Check, CheckContext, Where
@@ -51,6 +52,7 @@ class HandoverMotion(ObjectMotion):
     take_depth: float = 0.02
     approach_height: float = 0.06
     lift_height: float = 0.08
+    planner: PlannerSettings | None = None  # plan the free-space moves (app.control.planned_handover)
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first), and what the scene must hold: two
@@ -72,7 +74,7 @@ class HandoverMotion(ObjectMotion):
              f"both arms need a gripper (robots[].gripper); arms with one: {grippers}"),
             (at("give_depth"), depth_ok, "give_depth and take_depth must be in (0, the object's height) m, got "
                                          f"{self.give_depth}, {self.take_depth}"),
-        ] + super().checks(at, ctx)
+        ] + (self.planner.checks(at.sub("planner"), ctx) if self.planner else []) + super().checks(at, ctx)
 
     def moved_links(self, robot) -> list[tuple[tuple, str]]:
         """The giver's and the taker's end effectors (see PoseMotion.moved_links)."""
@@ -92,11 +94,12 @@ class HandoverSequencer(MotionBase):
 
     n_targets = 2
     feedback = True
+    segments_cls = Segments  # what _begin makes (a planned hand-over's follow tracks)
 
     def __init__(self, task: HandoverMotion, half: np.ndarray, place_xy: np.ndarray, rest_z: np.ndarray,
                  max_opening: np.ndarray, axes: tuple[str, str], reach):
         self.task, self.half, self.axes, self.reach = task, np.asarray(half, dtype=float), axes, reach
-        self.arms = (task.giver, task.taker)
+        self.arms, self.object_name = (task.giver, task.taker), task.object
         n = len(place_xy)
         self.place = np.column_stack([place_xy, np.asarray(rest_z, dtype=float).reshape(n)])
         self.max_opening = np.asarray(max_opening, dtype=float)
@@ -143,10 +146,6 @@ class HandoverSequencer(MotionBase):
         (the giver to the meeting point, the taker to the place), -1 otherwise."""
         return np.where(self.step == Step.TO_MEET, GIVER, np.where(self.step == Step.CARRY, TAKER, -1))
 
-    @property
-    def object_name(self) -> str:
-        return self.task.object
-
     def codes(self) -> np.ndarray:
         """Per environment the overlay's word index (app.control.phases.episode_words)."""
         return np.array([WORDS.index(self.reason[e] if self.step[e] == Step.FAILED else STEPS[self.step[e]])
@@ -183,7 +182,7 @@ class HandoverSequencer(MotionBase):
         """Segments from where the arms are; the geometry of every environment; fail what cannot be done."""
         task = self.task
         bounds = (task.speed, task.accel, task.angular_speed)
-        self.segs = [Segments(g.ee_pos, g.ee_rot, *bounds), Segments(k.ee_pos, k.ee_rot, *bounds)]
+        self.segs = [self.segments_cls(o.ee_pos, o.ee_rot, *bounds) for o in (g, k)]
         self.obj_start = (g.obj_pos.copy(), g.obj_quat.copy())
         to_giver = g.ee_pos - self.meet
         to_giver[:, 2] = 0.0

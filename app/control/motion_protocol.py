@@ -50,6 +50,11 @@ class Motion(Protocol):
     def marks(self) -> np.ndarray | None:
         """Points a picture marks (n_envs, k, 3) [m] (a place target); None: none."""
 
+    @property
+    def paths(self) -> np.ndarray | None:
+        """Planned end-effector paths a picture draws (n_envs, P, 3) [m], NaN rows where an environment follows
+        none (app.control.tracks.polylines); None: a motion that plans nothing."""
+
 
 class FeedbackMotion(Motion, Protocol):
     """A motion that observes (app.control.observation.Observation; one per arm, by name, for ``arms``) before
@@ -90,11 +95,16 @@ class MotionBase:
     arms: tuple[str, ...] = ()
     object_name: str | None = None
     marks: np.ndarray | None = None
+    paths: np.ndarray | None = None
 
     def closing_at(self, t: float) -> np.ndarray | None:
         return None
 
     def codes(self) -> np.ndarray | None:
+        return None
+
+    def outcomes(self) -> list[dict] | None:
+        """A time-driven motion's per-environment results for the report (a plan task's); None: none."""
         return None
 
     def restart(self, envs) -> None:

@@ -57,3 +57,20 @@ class ObjectMotion:
              f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {self.place_range}"),
             (at("min_separation"), self.min_separation >= 0, f"must be >= 0 m, got {self.min_separation}"),
         ] + [(at(name), getattr(self, name) > 0, f"must be > 0, got {getattr(self, name)}") for name in POSITIVE]
+
+
+def draw_places(task: ObjectMotion, start_xy: np.ndarray, seed: int) -> np.ndarray:
+    """Place points (n_envs, 2) [m]: the fixed one, or per environment e a draw from ``place_range`` by the
+    generator seeded (seed, 2, e) at least ``min_separation`` from start_xy[e] (n_envs, 2)."""
+    n = len(start_xy)
+    if task.place_range is None:
+        return np.tile(np.asarray(task.place_pos, dtype=float), (n, 1))
+    lo, hi = np.asarray(task.place_range, dtype=float)
+    out = np.empty((n, 2))
+    for e in range(n):
+        rng = np.random.default_rng([seed, 2, e])
+        for _ in range(1000):
+            out[e] = rng.uniform(lo, hi)
+            if np.linalg.norm(out[e] - start_xy[e]) >= task.min_separation:
+                break
+    return out

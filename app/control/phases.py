@@ -42,8 +42,12 @@ class HandoverPhase(IntEnum):
 
 PHASES = tuple(p.name.lower() for p in Phase)
 HANDOVER_PHASES = tuple(p.name.lower() for p in HandoverPhase)
-REASONS = ("unreachable", "ungraspable", "grasp_missed", "slipped", "dropped", "collision", "timeout", "misplaced")
-WORDS = PHASES + REASONS + tuple(w for w in HANDOVER_PHASES if w not in PHASES)  # what an episode code names
+# a planned move's failures (app.planning's reasons; its ``timeout`` is ``plan_timeout``, a phase's is ``timeout``)
+PLAN_REASONS = ("start_in_collision", "goal_in_collision", "no_ik_goal", "plan_timeout", "path_in_collision")
+REASONS = ("unreachable", "ungraspable", "grasp_missed", "slipped", "dropped", "collision", "timeout",
+           "misplaced") + PLAN_REASONS
+PLAN_WORDS = ("moving", "arrived")  # a plan task's environment on its track, and after it (app.control.plan_motion)
+WORDS = PHASES + REASONS + tuple(w for w in HANDOVER_PHASES if w not in PHASES) + PLAN_WORDS  # an episode code's word
 
 
 def code_label(code: int) -> str:

@@ -20,9 +20,10 @@ import numpy as np
 from app.control.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
 from app.control.holding import check_hold, in_hand, reached
 from app.control.motion_protocol import MotionBase, Targets
-from app.control.object_motion import ObjectMotion
+from app.control.object_motion import ObjectMotion, draw_places
 from app.control.observation import Observation
 from app.control.phases import PHASES, Phase, PickLog
+from app.control.planner_settings import PlannerSettings
 from app.control.segments import Segments
 from app.kinematics.rotations import axis_vector, matrix_to_quat
 from app.validation import Check, CheckContext, Where
@@ -47,6 +48,7 @@ class PickPlaceMotion(ObjectMotion):
     grasp_yaws: int = 8
     grasp_collision: bool = False
     grasp_min_distance: float = 0.005
+    planner: PlannerSettings | None = None  # plan the free-space moves (app.control.planned_pick)
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first), and what the scene must hold: the
@@ -70,24 +72,7 @@ class PickPlaceMotion(ObjectMotion):
              f"candidate is solved by IK before the arm moves), got {len(self.grasp_tilts)}"),
             (at("grasp_min_distance"), 0 <= self.grasp_min_distance <= 0.1,
              f"must be in [0, 0.1] m (the clearance a grasp's arm poses keep), got {self.grasp_min_distance}"),
-        ] + super().checks(at, ctx)
-
-
-def draw_places(task: PickPlaceMotion, start_xy: np.ndarray, seed: int) -> np.ndarray:
-    """Place points (n_envs, 2) [m]: the fixed one, or per environment e a draw from ``place_range`` by the
-    generator seeded (seed, 2, e) at least ``min_separation`` from start_xy[e] (n_envs, 2)."""
-    n = len(start_xy)
-    if task.place_range is None:
-        return np.tile(np.asarray(task.place_pos, dtype=float), (n, 1))
-    lo, hi = np.asarray(task.place_range, dtype=float)
-    out = np.empty((n, 2))
-    for e in range(n):
-        rng = np.random.default_rng([seed, 2, e])
-        for _ in range(1000):
-            out[e] = rng.uniform(lo, hi)
-            if np.linalg.norm(out[e] - start_xy[e]) >= task.min_separation:
-                break
-    return out
+        ] + (self.planner.checks(at.sub("planner"), ctx) if self.planner else []) + super().checks(at, ctx)
 
 
 class PickPlaceSequencer(MotionBase):
@@ -105,6 +90,7 @@ class PickPlaceSequencer(MotionBase):
     n_targets = 1
     feedback = True
     can_restart = True
+    segments_cls = Segments  # what _begin makes (a planned pick's follow tracks)
 
     def __init__(self, task: PickPlaceMotion, model, ee_link: str, base, geometry: GraspGeometry,
                  place_xy: np.ndarray, rest_z: np.ndarray, max_opening: float, axes: tuple[str, str],
@@ -198,7 +184,7 @@ class PickPlaceSequencer(MotionBase):
     def _begin(self, t: float, obs: Observation) -> None:
         """The first tick: rank the grasps, start from where the arm is, fail what cannot be grasped."""
         task = self.task
-        self.seg = Segments(obs.ee_pos, obs.ee_rot, task.speed, task.accel, task.angular_speed)
+        self.seg = self.segments_cls(obs.ee_pos, obs.ee_rot, task.speed, task.accel, task.angular_speed)
         self.log.start(obs.obj_pos, obs.obj_quat)
         self._plan(np.arange(len(self.place)), t, obs)
 
@@ -258,9 +244,12 @@ class PickPlaceSequencer(MotionBase):
             self.log.enter(grasped, Phase.LIFT, t)
         opened = np.flatnonzero((ph == Phase.OPEN) & (self.log.phase == Phase.OPEN) & (obs.closing < 0.05))
         if len(opened):
-            back = self.task.approach_height * self._approach_world(opened)
-            self.seg.start(opened, t, self.seg.p1[opened] - back, self.seg.R1[opened])
-            self.log.enter(opened, Phase.RETREAT, t)
+            self._retreat(opened, t, obs)
+
+    def _retreat(self, envs: np.ndarray, t: float, obs: Observation) -> None:
+        back = self.task.approach_height * self._approach_world(envs)
+        self.seg.start(envs, t, self.seg.p1[envs] - back, self.seg.R1[envs])
+        self.log.enter(envs, Phase.RETREAT, t)
 
     def _approach_world(self, envs: np.ndarray) -> np.ndarray:
         """The approach direction (k, 3) of the segments' goal orientations."""

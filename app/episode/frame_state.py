@@ -22,3 +22,4 @@ class FrameState(NamedTuple):
     gripper: np.ndarray | None = None  # (n_envs,) [m] the fingers' opening, where the robot has a gripper
     finger_goals: np.ndarray | None = None  # (n_envs, n_grippers) [m]: each gripper's commanded finger position
     # (Gripper.finger_goal), in the robot's gripper order
+    paths: np.ndarray | None = None  # (n_envs, P, 3) [m] planned end-effector paths drawn (NaN: none), env frames

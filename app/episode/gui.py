@@ -197,7 +197,8 @@ class GuiSession:
         self.draw(controller)
 
     def draw(self, controller) -> None:
-        """Actual end-effector frames, status lights, the selected environment's text, the camera."""
+        """Actual end-effector frames, status lights, the selected environment's planned path and text, the
+        camera."""
         pos, quat = self.robot.forward_kinematics(self.robot.unbatch(self.q_last), links_idx_local=self.links[:1])
         pos, quat = np.reshape(pos, (-1, 3)), np.reshape(quat, (-1, 4))
         self.actual.set_pose(self.robot.unbatch(pos), self.robot.unbatch(quat))
@@ -205,6 +206,8 @@ class GuiSession:
         status = latest_status(controller.telemetry, self.robot.n_envs)
         self.lights.set([STATUS_STYLE[EnvStatus(c)][1] for c in status])
         origin = self.scene.env_origins[self.selected]
+        if self.targets.paths is not None:  # the selected environment's planned path(s), as dots
+            self.window.points("planned path", self.targets.paths[self.selected] + origin)
         if self.k % TEXT_EVERY == 0 or self.paused:
             self._draw_text(controller, status, origin)
         if self.views.name is not None:

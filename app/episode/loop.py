@@ -42,6 +42,7 @@ class RunResult:
     summary: dict = field(default_factory=dict)
     scale: dict = field(default_factory=dict)  # a sharded run's workers, blocks and pace (app.episode.sharding)
     episodes: list = field(default_factory=list)  # pick-and-place: one result per environment (PickLog.results)
+    plans: list = field(default_factory=list)  # a plan task: one result per environment (PlannedPath.outcomes)
     objects: dict = field(default_factory=dict)  # name -> start_pos, start_quat, final_pos, final_quat (n_envs, .)
     simulated_s: float | None = None  # simulated time at the end [s] (less than the run's duration: stopped early)
 
@@ -147,7 +148,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
                                     object_poses(scene), motion.codes(), motion.marks,
                                     feedback.opening[-1] if feedback is not None and feedback.opening else None,
-                                    _finger_goals(robot)))
+                                    _finger_goals(robot), motion.paths))
                 n_frames += 1
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1
@@ -189,6 +190,8 @@ def final_state(run: RunConfig, robot: Robot, episode: Episode, motion: Motion, 
         result.telemetry.update(feedback.telemetry())
     if feedback is not None and motion.feedback:
         result.episodes = motion.finish(feedback.observe(robot.read_states()[0]))
+    elif not motion.feedback:
+        result.plans = motion.outcomes() or []
     return result
 
 

@@ -1,6 +1,6 @@
-"""The run's motion for its environments (time-only, script, pick-and-place or hand-over), with the objects' start
-poses drawn from the seed: what a feedback motion needs of the scene (the object's geometry, the gripper's axes
-and opening, the arms' reach) given to it when it is made."""
+"""The run's motion for its environments (time-only, script, planned, pick-and-place or hand-over), with the
+objects' start poses drawn from the seed: what a feedback motion needs of the scene (the object's geometry, the
+gripper's axes and opening, the arms' reach, a planner's mover) given to it when it is made."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from app.config.robots import rig_grippers
 from app.config.schema import RunConfig
 from app.control.grasps import GraspGeometry
 from app.control.handover import HandoverMotion, HandoverSequencer
-from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer, draw_places
+from app.control.object_motion import draw_places
+from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer
+from app.control.plan_motion import PlanMotion
+from app.control.planned_handover import PlannedHandover
+from app.control.planned_pick import PlannedPickPlace
+from app.episode.plan_task import plan_task
+from app.episode.planned_arms import ArmsSceneMover
+from app.episode.planned_moves import SceneMover
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
 from app.sim.robot import Robot
@@ -50,16 +57,18 @@ def object_starts(run: RunConfig, n_envs: int) -> dict[str, tuple[np.ndarray, np
 def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarray | None = None):
     """The run's motion for ``n_envs`` environments, or for the environments ``envs`` of them (draws sliced)."""
     task, base_pos = run.motion, np.array(run.scene_config.robot.base_pos)
+    if isinstance(task, PlanMotion):  # planned before the episode, on the scene's robot
+        return plan_task(run, robot, n_envs, envs)
     if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
         return task.targets(n_envs, base_pos, run.seed, envs)
     pos, places = _drawn(run, n_envs, envs)
-    return object_motion(run, robot, pos, places)
+    return object_motion(run, robot, pos, places, envs)
 
 
 def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
     """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
     pos, places = _drawn(run, n_envs, envs)
-    return object_motion(run, robot, pos, places)
+    return object_motion(run, robot, pos, places, envs)
 
 
 def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -72,29 +81,46 @@ def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[np.nda
     return pos, places
 
 
-def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray,
-                  places: np.ndarray) -> PickPlaceSequencer | HandoverSequencer:
+def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.ndarray,
+                  envs: np.ndarray | None = None) -> PickPlaceSequencer | HandoverSequencer:
     """The run's pick-and-place or hand-over for environments whose object starts at ``obj_pos`` (k, 3) [m] and
     goes to ``places`` (k, 2) [m] (environment frames): what it needs of the scene (the object's geometry, the
-    gripper's axes and opening, the arms' reach) taken from the robot."""
+    gripper's axes and opening, the arms' reach) taken from the robot. ``envs``: their indices in the whole run
+    (None: 0..k-1), which seed a planned motion's moves."""
     task = run.motion
     obj = next(o for o in run.scene_config.objects if o.name == task.object)
+    envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
+    boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
     if isinstance(task, HandoverMotion):
-        grippers = rig_grippers(run.scene_config)
-        axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
-        openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
-        links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
-        return HandoverSequencer(task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes,
-                                 _reach(robot, links))
+        return _handover(run, robot, obj, obj_pos, places, envs, boxes)
     geometry = GraspGeometry(obj.half_extents(), obj.shape in ("cylinder", "sphere"))
     axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
     collision = None
     if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
-        boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
         collision = robot.sphere_model(boxes)
-    return PickPlaceSequencer(task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()),
-                              geometry, places, obj_pos[:, 2], robot.gripper.max_opening, axes, robot.arm_dofs,
-                              collision, task.grasp_min_distance)
+    args = (task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()), geometry, places,
+            obj_pos[:, 2], robot.gripper.max_opening, axes, robot.arm_dofs, collision, task.grasp_min_distance)
+    if task.planner is None:
+        return PickPlaceSequencer(*args)
+    mover = SceneMover(robot, run.scene_config.robot.ee_link, boxes, task.planner, run.seed, envs,
+                       obj.half_extents())
+    return PlannedPickPlace(*args, mover=mover)
+
+
+def _handover(run: RunConfig, robot: Robot, obj, obj_pos: np.ndarray, places: np.ndarray, envs: np.ndarray,
+              boxes: tuple[str, ...]) -> HandoverSequencer:
+    """The hand-over of :func:`object_motion` (planned where the task has a planner)."""
+    task = run.motion
+    grippers = rig_grippers(run.scene_config)
+    axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
+    openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
+    links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
+    args = (task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes, _reach(robot, links))
+    if task.planner is None:
+        return HandoverSequencer(*args)
+    mover = ArmsSceneMover(robot, (task.giver, task.taker), tuple(links), boxes, task.planner, run.seed, envs,
+                           obj.half_extents())
+    return PlannedHandover(*args, mover=mover)
 
 
 def _reach(robot: Robot, links: list[str]):

@@ -75,7 +75,19 @@ def pick_summary(episodes: list[dict]) -> dict:
             "slip_max_m": max(slips) if slips else None}
 
 
-def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = None) -> dict:
+def plan_summary(plans: list[dict]) -> dict:
+    """A plan task's outcome over every environment: planned n/N, the failures' reasons, planning times [s]."""
+    failed: dict[str, list[int]] = {}
+    for e, p in enumerate(plans):
+        if not p["success"]:
+            failed.setdefault(p["reason"], []).append(e)
+    times = [m["planning_s"] for p in plans for m in p["moves"]]
+    return {"planned": sum(p["success"] for p in plans), "plan_failed": failed,
+            "planning_median_s": float(np.median(times)) if times else None}
+
+
+def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = None,
+                plans: list[dict] | None = None) -> dict:
     """How the run went, over every environment: the figures the console prints and ``--check`` reads."""
     def worst(key, pick=max):
         values = [e[key] for e in envs if e[key] is not None]
@@ -91,7 +103,7 @@ def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = 
             "solver_failed_ticks": sum(e["solver_failed_ticks"] for e in envs),  # env-ticks, as the warnings count
             "min_obstacle_distance_m": worst("min_obstacle_distance_m", min), "d_safe_m": d_safe,
             "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min),
-            **(pick_summary(episodes) if episodes else {})}
+            **(pick_summary(episodes) if episodes else {}), **(plan_summary(plans) if plans else {})}
 
 
 def task_description(run: RunConfig) -> dict:
@@ -130,12 +142,13 @@ def report_dict(run: RunConfig, result, model) -> dict:
             **({"objects": {name: {k: v[e] for k, v in o.items()} for name, o in result.objects.items()}}
                if result.objects else {}),
             **({"pick_place": result.episodes[e]} if result.episodes else {}),
+            **({"plan": result.plans[e]} if result.plans else {}),
             **({"gripper": gripper_report(tel, e, run.controller, run.scene_config.physics_hz)}
                if "gripper_opening_m" in tel else {}),
             **({"arms": arm_report(run, result, e)} if run.scene_config.robot.arms else {}),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
-    summary = run_summary(run, envs, result.episodes)
+    summary = run_summary(run, envs, result.episodes, result.plans)
     if result.simulated_s is not None and result.simulated_s < run.duration - 0.5 / run.scene_config.physics_hz:
         summary |= {"stopped_early": True, "simulated_s": round(result.simulated_s, 4), "duration_s": run.duration}
     return {"config": run.name, "controller": controller, "task": run.motion.type,

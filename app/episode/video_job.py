@@ -89,7 +89,8 @@ class SceneRenderer:
         overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
                                notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :],
-                               episodes_done(state))
+                               episodes_done(state),
+                               None if state.paths is None else state.paths + spec.env_origins[:, None, :])
         return draw_overlay(image, v, overlay, spec.style)
 
     def _backdrop(self, v: CameraView, fixed: bool) -> Layer | None:

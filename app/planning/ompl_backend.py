@@ -89,7 +89,18 @@ def _state(si, q: np.ndarray):
     return s
 
 
-_SEEDED = False  # OMPL's seed can be set once per process
+def _reseed(ou, seed: int) -> None:
+    """OMPL's seed generator reset to ``seed`` before this search's planner, samplers and nearest-neighbour
+    structures are made: each takes its RNG's seed from that generator in order, so a search depends on its own
+    seed alone, not on what the process planned before (another block of environments, another worker). OMPL logs
+    an error when the generator had handed out seeds already and applies the seed all the same (2.0.1, tested in
+    tests/test_plan_runs.py): the log is silenced for the call."""
+    level = ou.getLogLevel()
+    ou.setLogLevel(ou.LOG_NONE)
+    try:
+        ou.RNG.setSeed(int(seed) % (2**31 - 2) + 1)  # 0 is refused
+    finally:
+        ou.setLogLevel(level)
 
 
 def search(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, planner: str = "RRTConnect",
@@ -100,17 +111,16 @@ def search(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, planner: 
     Args:
         planner: a key of PLANNERS; an optimizing one runs until ``timeout`` and returns its best path.
         timeout: [s] wall-clock budget of the search.
-        seed: OMPL's random seed (set once per process: OMPL allows only that); None: leave OMPL's.
+        seed: OMPL's random seed, set before this search (:func:`_reseed`): with RRT-Connect (which stops at its
+            first path) the same problem and seed give the same path in any process; None: OMPL's stream goes on.
         step: [rad] the planner's range (longest edge it adds, Euclidean), where it has one; None: OMPL's
             default (a fifth of the space's extent).
     Returns:
         SearchResult; path None when no exact solution was found within the timeout.
     """
     ob, og, ou = _ompl()
-    global _SEEDED
-    if seed is not None and not _SEEDED:
-        ou.RNG.setSeed(int(seed) % (2**31 - 1) + 1)
-        _SEEDED = True
+    if seed is not None:
+        _reseed(ou, seed)
     si, read, keep = _space_information(ob, space)
     pdef = ob.ProblemDefinition(si)
     pdef.addStartState(_state(si, start))

@@ -32,7 +32,8 @@ REASONS = ("success", "start_in_collision", "goal_in_collision", "no_ik_goal", "
 class PlanOptions:
     """planner: OMPL planner (ompl_backend.PLANNERS); timeout [s] per search; resolution [rad]: per-DOF step
     between checked configurations while searching and shortcutting; check_resolution [rad]: the same for the
-    final dense re-check; min_distance [m]: clearance by the spheres; smooth_path: shortcut; shortcut_attempts;
+    final dense re-check; min_distance [m]: clearance by the spheres; self_min_distance [m]: the clearance
+    between links of one arm instead (None: min_distance; 0: contact, as the controllers allow); smooth_path: shortcut; shortcut_attempts;
     max_retry: searches after a failed one; max_goals: IK goals kept; seed: shortcutting's and IK's seed;
     ignore_collision: bounds only (Genesis's option); step [rad]: the planner's range (None: OMPL's default)."""
 
@@ -41,6 +42,7 @@ class PlanOptions:
     resolution: float = 0.05
     check_resolution: float = 0.001  # [rad]: the final path checked at <= 1 mrad steps (as the PyBullet referee)
     min_distance: float = 0.0
+    self_min_distance: float | None = None
     smooth_path: bool = True
     shortcut_attempts: int = 60
     max_retry: int = 1
@@ -57,6 +59,10 @@ class PlanOptions:
                 raise InputError(f"{name} must be a finite number > 0, got {value!r}")
         if not (np.isfinite(self.min_distance) and self.min_distance >= 0):
             raise InputError(f"min_distance must be a finite number >= 0 [m], got {self.min_distance!r}")
+        if self.self_min_distance is not None and not (np.isfinite(self.self_min_distance)
+                                                       and self.self_min_distance >= 0):
+            raise InputError(f"self_min_distance must be None or a finite number >= 0 [m], got "
+                             f"{self.self_min_distance!r}")
         if int(self.max_retry) < 0 or int(self.max_goals) < 1:
             raise InputError(f"max_retry must be >= 0 and max_goals >= 1, got {self.max_retry}, {self.max_goals}")
 
@@ -138,10 +144,12 @@ def plan(model, goal, q_start=None, *, world: World | None = None, collision: Co
         raise InputError(f"qpos_start must have shape ({model.n_dofs},), got {q0.shape}")
     cm = model_collision(model, world, collision)
     space = PlanningSpace(model, cm, q0, dofs_idx_local, opts.resolution, opts.min_distance, opts.ignore_collision)
+    if opts.self_min_distance is not None:
+        space.margins = cm.margins(opts.min_distance, self_margin=opts.self_min_distance)
     start = space.active(q0)
     if not space.valid(start[None])[0]:
         d, _ = cm.distances(q0[None], with_gradient=False)
-        return _failure(space, "start_in_collision", t0, f"closest pair {cm.closest(d)[0]}")
+        return _failure(space, "start_in_collision", t0, f"closest pair {cm.closest(d, space.margins)[0]}")
     goals = _goal_set(space, goal, q0, opts)
     if goals.reason is not None:
         return _failure(space, goals.reason, t0, goals.detail)
@@ -152,7 +160,7 @@ def _search_loop(space: PlanningSpace, start: np.ndarray, goals: np.ndarray, opt
                  t0: float) -> PlanResult:
     raw = None
     for attempt in range(1 + int(opts.max_retry)):
-        found = search(space, start, goals, opts.planner, opts.timeout, opts.seed, step=opts.step)
+        found = search(space, start, goals, opts.planner, opts.timeout, opts.seed + attempt, step=opts.step)
         if found.path is None:
             continue
         raw = found.path

@@ -53,6 +53,7 @@ class PlanningSpace:
         self.lower = np.where(np.isfinite(lo), lo, centre - UNLIMITED)
         self.upper = np.where(np.isfinite(hi), hi, centre + UNLIMITED)
         self.resolution, self.min_distance = float(resolution), float(min_distance)
+        self.margins: float | np.ndarray = self.min_distance  # what valid() keeps: one for all, or (P,) per pair
         self.ignore_collision = bool(ignore_collision)
         self.checked = 0  # configurations checked so far (for reports)
 
@@ -72,10 +73,11 @@ class PlanningSpace:
         return np.asarray(q_full, dtype=float)[..., self.dofs]
 
     def valid(self, q_active: np.ndarray, min_distance: float | None = None) -> np.ndarray:
-        """Within the bounds and clear by ``min_distance`` (None: the space's) [m]: (..., n_active) -> (...) bool."""
+        """Within the bounds and clear by ``min_distance`` (None: the space's ``margins``, ``min_distance`` for every
+        pair unless set per pair) [m]: (..., n_active) -> (...) bool."""
         q = np.asarray(q_active, dtype=float)
         inside = ((q >= self.lower - 1e-9) & (q <= self.upper + 1e-9)).all(axis=-1)
-        md = self.min_distance if min_distance is None else min_distance
+        md = self.margins if min_distance is None else min_distance
         self.checked += int(np.prod(q.shape[:-1], dtype=np.int64))
         if self.ignore_collision:
             return inside

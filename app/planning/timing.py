@@ -1,6 +1,6 @@
 """Time parameterisation of a piecewise-straight joint path with Ruckig (PyPI ``ruckig``): each edge is a
-time-optimal, jerk-limited, phase-synchronised motion from rest to rest, so the motion stays on the checked
-straight edges (every DOF moves in proportion) and position, velocity and acceleration are continuous (the jerk
+time-optimal, jerk-limited motion from rest to rest along the edge's own line (Ruckig on the path parameter),
+so the motion stays on the checked straight edges exactly (every DOF moves in proportion) and position, velocity and acceleration are continuous (the jerk
 is bounded). Sampled at a fixed rate into (t, q, qd, qdd).
 
 Limits: ``v_max`` (n,) [rad/s] (the URDF's, or lower), ``a_max`` [rad/s^2] and ``j_max`` [rad/s^3] (scalars or
@@ -46,17 +46,38 @@ def _limits(value, n: int, name: str) -> np.ndarray:
     return arr.copy()
 
 
-def _edge(ruckig, a: np.ndarray, b: np.ndarray, v: np.ndarray, acc: np.ndarray, jerk: np.ndarray):
-    n = len(a)
-    inp = ruckig.InputParameter(n)
-    inp.current_position, inp.target_position = a.tolist(), b.tolist()
-    inp.max_velocity, inp.max_acceleration, inp.max_jerk = v.tolist(), acc.tolist(), jerk.tolist()
-    inp.synchronization = ruckig.Synchronization.Phase
-    traj = ruckig.Trajectory(n)
-    result = ruckig.Ruckig(n).calculate(inp, traj)
+class _Edge(NamedTuple):
+    """One straight edge a -> b timed as the 1-DOF motion of s from 0 to 1 (q = a + s (b - a))."""
+
+    a: np.ndarray
+    delta: np.ndarray
+    traj: object
+
+    @property
+    def duration(self) -> float:
+        return float(self.traj.duration)
+
+    def at_time(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        s, ds, dds = self.traj.at_time(t)
+        return self.a + s[0] * self.delta, ds[0] * self.delta, dds[0] * self.delta
+
+
+def _edge(ruckig, a: np.ndarray, b: np.ndarray, v: np.ndarray, acc: np.ndarray, jerk: np.ndarray) -> _Edge:
+    """The edge timed along its own line: Ruckig on the path parameter s with the tightest of every DOF's limits
+    divided by its share of the edge, so every DOF moves in proportion exactly (Ruckig's phase synchronisation of
+    the DOFs themselves falls back to time synchronisation, off the line, where the per-DOF limits differ)."""
+    delta = b - a
+    share = np.abs(delta)
+    moving = share > 0
+    limit = [float(np.min(lim[moving] / share[moving])) for lim in (v, acc, jerk)]
+    inp = ruckig.InputParameter(1)
+    inp.current_position, inp.target_position = [0.0], [1.0]
+    inp.max_velocity, inp.max_acceleration, inp.max_jerk = [limit[0]], [limit[1]], [limit[2]]
+    traj = ruckig.Trajectory(1)
+    result = ruckig.Ruckig(1).calculate(inp, traj)
     if result not in (ruckig.Result.Working, ruckig.Result.Finished):
         raise TimingError(f"ruckig could not time the edge {a.tolist()} -> {b.tolist()}: {result}")
-    return traj
+    return _Edge(a, delta, traj)
 
 
 def time_parameterize(path: np.ndarray, v_max: object, a_max: object = DEFAULT_ACCELERATION,

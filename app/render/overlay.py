@@ -53,6 +53,7 @@ class FrameOverlay(NamedTuple):
     notes: tuple[str, ...] | None = None  # a word per environment beside its number (a pick's phase or result)
     marks: np.ndarray | None = None  # (n_envs, M, 3) world points drawn as rings (a pick's place target)
     finished: int | None = None  # environments whose phased episode is done (a pick's); None: not a phased motion
+    paths: np.ndarray | None = None  # (n_envs, P, 3) world points of planned paths drawn as lines (NaN: none)
 
 
 @functools.lru_cache(maxsize=8)
@@ -64,6 +65,8 @@ def draw_overlay(image: np.ndarray, view: CameraView, frame: FrameOverlay, style
     """``image`` (H, W, 3) uint8 with the annotations drawn; a new array."""
     picture = Image.fromarray(image)
     draw = ImageDraw.Draw(picture)
+    if frame.paths is not None:
+        _draw_paths(draw, view, frame.paths, style)
     if frame.marks is not None:
         _draw_marks(draw, view, frame.marks.reshape(-1, 3), style)
     _draw_frames(draw, view, frame.targets_pos.reshape(-1, 3), frame.targets_rot.reshape(-1, 3, 3), style)  # env-major
@@ -101,6 +104,26 @@ def _draw_label(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, s
     font = _font(max(9, style.font_px - 3))
     x = xy[0] - draw.textlength(text, font=font)
     draw.text((x, xy[1]), text, fill=(255, 255, 255), font=font, stroke_width=2, stroke_fill=OUTLINE_RGB)
+
+
+PATH_RGB = (0, 215, 255)
+
+
+def _draw_paths(draw: ImageDraw.ImageDraw, view: CameraView, paths: np.ndarray, style: OverlayStyle) -> None:
+    """Each environment's planned paths (P, 3) as cyan lines on a dark outline: a row of NaN ends a line (no path,
+    or between two arms' paths); points behind the camera are left out."""
+    flat = np.nan_to_num(paths.reshape(-1, 3).astype(float))
+    px, in_front = view.project(flat)
+    finite = np.isfinite(paths.reshape(-1, 3)).all(axis=1) & in_front
+    px, finite = px.reshape(len(paths), -1, 2), finite.reshape(len(paths), -1)
+    w = max(2, style.line_px - 1)
+    for e in range(len(paths)):
+        cuts = np.flatnonzero(np.diff(np.concatenate([[0], finite[e].astype(int), [0]])))
+        for start, stop in zip(cuts[::2], cuts[1::2]):
+            points = [tuple(p) for p in px[e][start:stop]]
+            if len(points) >= 2:
+                draw.line(points, fill=OUTLINE_RGB, width=w + 2, joint="curve")
+                draw.line(points, fill=PATH_RGB, width=w, joint="curve")
 
 
 def _draw_marks(draw: ImageDraw.ImageDraw, view: CameraView, points: np.ndarray, style: OverlayStyle) -> None:

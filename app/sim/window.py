@@ -61,6 +61,22 @@ class Window:
         self._texts[slot] = pb.addUserDebugText(text, list(map(float, at)), list(rgb), size,
                                                 replaceItemUniqueId=previous, physicsClientId=self.client)
 
+    def points(self, slot: str, points: np.ndarray, rgb=(0.0, 0.85, 1.0), size: float = 4.0) -> None:
+        """Show ``points`` (k, 3) world [m] as dots (a planned path), replacing what ``slot`` showed; rows with a NaN
+        are left out, none removes the slot's dots. Drawn only when they change (each call waits a window frame)."""
+        pts = np.asarray(points, dtype=float).reshape(-1, 3)
+        pts = pts[np.isfinite(pts).all(axis=1)]
+        shown = pts.round(6).tobytes()
+        if self._shown.get(slot) == shown:
+            return
+        self._shown[slot] = shown
+        previous = self._texts.pop(slot, -1)
+        if previous >= 0:
+            pb.removeUserDebugItem(previous, physicsClientId=self.client)
+        if len(pts):
+            self._texts[slot] = pb.addUserDebugPoints(pts.tolist(), [list(rgb)] * len(pts), size,
+                                                      physicsClientId=self.client)
+
     def look_at(self, target: Sequence[float], distance: float = 0.9, yaw_deg: float = 45.0,
                 pitch_deg: float = -30.0) -> None:
         """Point the window's camera at ``target`` (3,) [m]."""
