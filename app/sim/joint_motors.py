@@ -64,21 +64,26 @@ class JointMotors:
         out[order] = tau_pb
         return out
 
-    def apply(self, kinds: np.ndarray, q_des: np.ndarray, v_des: np.ndarray, tau: np.ndarray) -> None:
+    def apply(self, kinds: np.ndarray, q_des: np.ndarray, v_des: np.ndarray, tau: np.ndarray,
+              force: np.ndarray | None = None) -> None:
         """Set every DOF's motor until the next call. kinds: MotorKind per DOF; q_des [rad | m], v_des
         [rad/s | m/s], tau [N m | N]: shape (n_dofs,) each, read where the DOF's kind uses them (torques are
-        clipped to the DOF's force limit)."""
+        clipped to the DOF's force limit). force: the most a POSITION or VELOCITY motor may push [N m | N]
+        (n_dofs,), capped at the DOF's limit; None: the limit (a BRAKE always pushes up to it)."""
         kinds = np.asarray(kinds)
+        cap = self.force_max if force is None else np.minimum(np.abs(np.asarray(force, float)), self.force_max)
+        cap = np.where(kinds == MotorKind.BRAKE, self.force_max, cap)
         tau = np.clip(np.asarray(tau, dtype=float), -self.force_max, self.force_max)
         self.torque = np.where(kinds == MotorKind.TORQUE, tau, 0.0)
         pos = np.flatnonzero(kinds == MotorKind.POSITION)
         if pos.size:
             self._send(pos, pb.POSITION_CONTROL, targetPositions=q_des[pos], targetVelocities=v_des[pos],
-                       positionGains=[self.kp] * pos.size, velocityGains=[self.kd] * pos.size)
+                       positionGains=[self.kp] * pos.size, velocityGains=[self.kd] * pos.size, forces=cap[pos])
         vel = np.flatnonzero((kinds == MotorKind.VELOCITY) | (kinds == MotorKind.BRAKE))
         if vel.size:
             v = np.where(kinds[vel] == MotorKind.BRAKE, 0.0, v_des[vel])
-            self._send(vel, pb.VELOCITY_CONTROL, targetVelocities=v, velocityGains=[self.kd] * vel.size)
+            self._send(vel, pb.VELOCITY_CONTROL, targetVelocities=v, velocityGains=[self.kd] * vel.size,
+                       forces=cap[vel])
         trq = np.flatnonzero(kinds == MotorKind.TORQUE)
         if trq.size:  # the default velocity motor off, then the torque
             self._send(trq, pb.VELOCITY_CONTROL, targetVelocities=np.zeros(trq.size), forces=np.zeros(trq.size))

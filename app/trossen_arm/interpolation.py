@@ -51,9 +51,9 @@ class Ramp:
             return "linear"
         return "cubic" if self.order == 1 else "quintic"
 
-    def sample(self, t: float) -> np.ndarray:
+    def sample(self, t: float, q_dofs: np.ndarray | None = None) -> np.ndarray:
         """State at time t [s]: shape (3, n): value, derivative, second derivative (zeros where the kind has
-        none)."""
+        none). ``q_dofs`` (the measured joints) is not used: a ramp is open loop."""
         kind = self.kind()
         s = (t - self.t0) / self.duration if self.duration > 0 else 1.0
         if kind == "step" or s >= 1.0:
