@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 GRIPPER = N_JOINTS - 1
 GRIPPER_SPEED = 0.8  # of velocity_max: how fast the force-limited gripper motor runs in an effort mode
+GRIPPER_STOP = 0.002  # [m]: the gripper motor slows to a stop over this much before the end of its travel
 SAFE_CLOSE = (-0.01, 5.0)  # [m/s], [N]: the gripper after an error ("closes with a safe force")
 
 
@@ -136,8 +137,10 @@ class SimulatedArm:
                 extra = self.measured.compensation[j] if mode == Mode.external_effort else 0.0
                 kinds[j], tau[j] = MotorKind.TORQUE, d[0, j] + extra
         if self.modes[GRIPPER] in (Mode.effort, Mode.external_effort) and self.error_state == ErrorState.none:
-            push = d[0, GRIPPER]  # a force-limited motor at a bounded speed (its gear, not a free carriage)
-            kinds[GRIPPER], v[GRIPPER] = MotorKind.VELOCITY, np.sign(push) * GRIPPER_SPEED * vmax[GRIPPER]
+            push = d[0, GRIPPER]  # a force-limited motor at a bounded speed (its gear, not a free carriage),
+            room = (hi[GRIPPER] - self.measured.q[GRIPPER]) if push > 0 else (self.measured.q[GRIPPER] - lo[GRIPPER])
+            slow = np.clip(room / GRIPPER_STOP, 0.0, 1.0)  # that slows to a stop at the end of its travel
+            kinds[GRIPPER], v[GRIPPER] = MotorKind.VELOCITY, np.sign(push) * GRIPPER_SPEED * vmax[GRIPPER] * slow
             force[GRIPPER] = abs(push)
         if self.error_state != ErrorState.none:
             kinds[GRIPPER], v[GRIPPER], force[GRIPPER] = MotorKind.VELOCITY, SAFE_CLOSE[0], SAFE_CLOSE[1]

@@ -30,6 +30,7 @@ from app.trossen_arm.standard import default_joint_limits
 log = logging.getLogger(__name__)
 
 PHYSICS_DT = 0.001  # [s]: the arm controller's 1 kHz cycle
+POSITION_KP = 16.0  # [1/s]: the position loop's gain (Trossen's default position-mode kp), PyBullet's kp / dt
 SLEEP_POSE = np.zeros(7)  # where a WidowX AI rests when powered on: every joint at 0, the gripper closed
 
 
@@ -83,7 +84,7 @@ class SimWorld:
         self.scene.robots.append(robot)
         joints = JointMap.of(robot.model)
         robot.set_qpos(joints.dofs_of(SLEEP_POSE))
-        controller = SimulatedArm(JointMotors(robot), joints, default_joint_limits(), PHYSICS_DT)
+        controller = SimulatedArm(JointMotors(robot, position_gain=POSITION_KP * PHYSICS_DT), joints, default_joint_limits(), PHYSICS_DT)
         return ArmSlot(place, robot, robot.model, joints, controller)
 
     def sync(self) -> None:
