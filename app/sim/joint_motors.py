@@ -26,6 +26,9 @@ class MotorKind(IntEnum):
     TORQUE = 3
 
 
+_BRAKE, _POSITION, _VELOCITY, _TORQUE = (int(k) for k in MotorKind)  # plain ints for the per-step code
+
+
 class JointMotors:
     """The motors of ``robot``'s body in environment ``env``, DOFs in the model's order.
 
@@ -56,10 +59,15 @@ class JointMotors:
 
     def gravity_torques(self, q: np.ndarray) -> np.ndarray:
         """Torques [N m | N] that hold the body at q (n_dofs,) against gravity, at rest. Shape (n_dofs,)."""
+        zeros = np.zeros(len(self.joints))
+        return self.inverse_dynamics(q, zeros, zeros)
+
+    def inverse_dynamics(self, q: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """Torques [N m | N] that give the free body (no contacts) accelerations a at q, v (each (n_dofs,)):
+        gravity, Coriolis and inertia. Shape (n_dofs,)."""
         order = self._pb_order
-        q_pb = np.asarray(q, dtype=float)[order].tolist()
-        zeros = [0.0] * len(q_pb)
-        tau_pb = pb.calculateInverseDynamics(self.body, q_pb, zeros, zeros, physicsClientId=self.client)
+        rows = [np.asarray(x, dtype=float)[order].tolist() for x in (q, v, a)]
+        tau_pb = pb.calculateInverseDynamics(self.body, *rows, physicsClientId=self.client)
         out = np.empty(len(order))
         out[order] = tau_pb
         return out
@@ -72,19 +80,19 @@ class JointMotors:
         (n_dofs,), capped at the DOF's limit; None: the limit (a BRAKE always pushes up to it)."""
         kinds = np.asarray(kinds)
         cap = self.force_max if force is None else np.minimum(np.abs(np.asarray(force, float)), self.force_max)
-        cap = np.where(kinds == MotorKind.BRAKE, self.force_max, cap)
+        cap = np.where(kinds == _BRAKE, self.force_max, cap)
         tau = np.clip(np.asarray(tau, dtype=float), -self.force_max, self.force_max)
-        self.torque = np.where(kinds == MotorKind.TORQUE, tau, 0.0)
-        pos = np.flatnonzero(kinds == MotorKind.POSITION)
+        self.torque = np.where(kinds == _TORQUE, tau, 0.0)
+        pos = np.flatnonzero(kinds == _POSITION)
         if pos.size:
             self._send(pos, pb.POSITION_CONTROL, targetPositions=q_des[pos], targetVelocities=v_des[pos],
                        positionGains=[self.kp] * pos.size, velocityGains=[self.kd] * pos.size, forces=cap[pos])
-        vel = np.flatnonzero((kinds == MotorKind.VELOCITY) | (kinds == MotorKind.BRAKE))
+        vel = np.flatnonzero((kinds == _VELOCITY) | (kinds == _BRAKE))
         if vel.size:
-            v = np.where(kinds[vel] == MotorKind.BRAKE, 0.0, v_des[vel])
+            v = np.where(kinds[vel] == _BRAKE, 0.0, v_des[vel])
             self._send(vel, pb.VELOCITY_CONTROL, targetVelocities=v, velocityGains=[self.kd] * vel.size,
                        forces=cap[vel])
-        trq = np.flatnonzero(kinds == MotorKind.TORQUE)
+        trq = np.flatnonzero(kinds == _TORQUE)
         if trq.size:  # the default velocity motor off, then the torque
             self._send(trq, pb.VELOCITY_CONTROL, targetVelocities=np.zeros(trq.size), forces=np.zeros(trq.size))
             self._send(trq, pb.TORQUE_CONTROL, forces=tau[trq])

@@ -41,6 +41,7 @@ class DriverCore:
         self._tool: ToolKinematics | None = None
         self._ever_configured = False
         self._settings: dict = {}
+        self._cache: dict = {}  # what the outputs computed for the arm's latest physics step
 
     # ------------------------------------------------------------------ life
     def configure(self, model: Model, end_effector: EndEffector, serv_ip: str, clear_error: bool,
@@ -71,7 +72,7 @@ class DriverCore:
             if slot.controller.error_state != ErrorState.none:
                 raise self._error_state_error(slot)
             slot.controller.set_modes(np.arange(N_JOINTS), Mode.idle)
-        slot.owner, self._slot, self._ever_configured = self, slot, True
+        slot.owner, self._slot, self._ever_configured, self._cache = self, slot, True, {}
         self.set_end_effector_unchecked(end_effector)
         logging.getLogger(self._logger).info("Driver version: 'v%s'; controller firmware version: 'v%s'",
                                              DRIVER_VERSION, CONTROLLER_VERSION)
@@ -178,7 +179,7 @@ class DriverCore:
 
     def set_end_effector_unchecked(self, end_effector: EndEffector) -> None:
         """Keep a copy of the end effector and move the tool frame to its t_flange_tool."""
-        self._end_effector = copied(end_effector)
+        self._end_effector, self._cache = copied(end_effector), {}
         slot = self._slot
         if slot is not None:
             tool = np.array(list(self._end_effector.t_flange_tool), dtype=float)

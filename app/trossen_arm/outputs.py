@@ -3,7 +3,8 @@ efforts (all joints, arm, gripper, one joint), temperatures, the Cartesian state
 
 Measured after the last physics step (the world is stepped to now first). Efforts are the motors' applied
 torques [N m] / forces [N]; compensation efforts are gravity's at the measured joints (zero for the gripper);
-external efforts = efforts - compensation. The Cartesian state is the tool frame's in the base frame: pose by
+external efforts are what the environment applies (app.trossen_arm.simulated_arm.SimulatedArm.external_efforts:
+the efforts less the arm's own inverse dynamics; zero in free space). The Cartesian state is the tool frame's in the base frame: pose by
 FK, twist J v, acceleration J a (the J-dot v term left out), wrench from the external efforts by the least
 squares of J^T f = tau. Temperatures are a constant 30 C (no thermal model).
 """
@@ -38,12 +39,18 @@ class Outputs(DriverCore):
         self._world.sync()
         return self._slot.controller.measured
 
-    def _rows(self) -> dict[str, np.ndarray]:
-        m = self._measured()
+    def _rows(self, sync: bool = True) -> dict[str, np.ndarray]:
+        """Every joint row measured now, computed once per physics step."""
+        m = self._measured() if sync else (self._slot and self._slot.controller.measured)
         if m is None:
             return {k: np.zeros(0) for k in ("q", "v", "a", "effort", "external", "compensation", "temperature")}
-        return {"q": m.q, "v": m.v, "a": m.a, "effort": m.effort, "external": m.effort - m.compensation,
-                "compensation": m.compensation, "temperature": np.full(len(m.q), TEMPERATURE)}
+        c = self._slot.controller
+        cached = self._cache.get("rows")
+        if cached is None or cached[0] != c.output_id:
+            rows = {"q": m.q, "v": m.v, "a": m.a, "effort": m.effort, "external": c.external_efforts(),
+                    "compensation": c.compensation_efforts(), "temperature": np.full(len(m.q), TEMPERATURE)}
+            cached = self._cache["rows"] = (c.output_id, rows)
+        return cached[1]
 
     def _all(self, key: str) -> VectorDouble:
         return VectorDouble(self._rows()[key])
@@ -193,14 +200,21 @@ class Outputs(DriverCore):
         return self._joint("temperature", joint_index)
 
     # ------------------------------------------------------------------ Cartesian
-    def _cartesian(self) -> dict[str, np.ndarray]:
-        m = self._measured()
-        if m is None:
+    def _cartesian(self, sync: bool = True) -> dict[str, np.ndarray]:
+        """The tool's pose, twist, acceleration and wrench now, computed once per physics step."""
+        rows = self._rows(sync)
+        if not rows["q"].size:
             return {k: np.zeros(6) for k in ("positions", "velocities", "accelerations", "external_efforts")}
-        J = self._tool.jacobian(m.q_dofs)
-        wrench = np.linalg.lstsq(J.T, (m.effort - m.compensation)[:6], rcond=None)[0]
-        return {"positions": pose_vector(self._tool.tool_pose(m.q_dofs)), "velocities": J @ m.v[:6],
-                "accelerations": J @ m.a[:6], "external_efforts": wrench}
+        c = self._slot.controller
+        cached = self._cache.get("cartesian")
+        if cached is None or cached[0] != c.output_id:
+            m = c.measured
+            J = self._tool.jacobian(m.q_dofs)
+            wrench = np.linalg.lstsq(J.T, rows["external"][:6], rcond=None)[0]
+            out = {"positions": pose_vector(self._tool.tool_pose(m.q_dofs)), "velocities": J @ m.v[:6],
+                   "accelerations": J @ m.a[:6], "external_efforts": wrench}
+            cached = self._cache["cartesian"] = (c.output_id, out)
+        return cached[1]
 
     def get_cartesian_positions(self) -> ArrayDouble6:
         """The tool frame's pose in the base frame: translation [m], angle-axis [rad]."""
@@ -221,11 +235,12 @@ class Outputs(DriverCore):
     def get_robot_output(self) -> RobotOutput:
         """Everything above in one RobotOutput (its header: the cycle id and the simulated time [us])."""
         out, rows = RobotOutput(), self._rows()
+        cartesian = self._cartesian(sync=False)
         for field, (one, key) in FIELDS.items():
             setattr(out.joint.all, field, rows[key])
             setattr(out.joint.arm, field, rows[key][:-1])
             setattr(out.joint.gripper, one, float(rows[key][-1]) if rows[key].size else 0.0)
-        for field, value in self._cartesian().items():
+        for field, value in cartesian.items():
             setattr(out.cartesian, field, value)
         if self._slot is not None:
             out.header.id = self._slot.controller.output_id

@@ -29,8 +29,16 @@ log = logging.getLogger(__name__)
 
 GRIPPER = N_JOINTS - 1
 GRIPPER_SPEED = 0.8  # of velocity_max: how fast the force-limited gripper motor runs in an effort mode
+NUMERIC_SLACK = 1e-6  # of velocity_max: a velocity command clipped at the limit is met, not exceeded
 GRIPPER_STOP = 0.002  # [m]: the gripper motor slows to a stop over this much before the end of its travel
 SAFE_CLOSE = (-0.01, 5.0)  # [m/s], [N]: the gripper after an error ("closes with a safe force")
+
+
+# plain ints of the enums, for the per-step code (an IntEnum member lookup costs a microsecond)
+_IDLE, _POSITION, _EXTERNAL = int(Mode.idle), int(Mode.position), int(Mode.external_effort)
+_BRAKE_MOTOR, _VELOCITY_MOTOR = int(MotorKind.BRAKE), int(MotorKind.VELOCITY)
+_KIND_OF_MODE = np.array([MotorKind.BRAKE, MotorKind.POSITION, MotorKind.VELOCITY, MotorKind.TORQUE, MotorKind.TORQUE],
+                         dtype=int)  # indexed by Mode
 
 
 class Source(Protocol):
@@ -41,12 +49,13 @@ class Source(Protocol):
 
 
 class Measured:
-    """What the arm measured after a step (driver joints, 7 each): q, v, a, effort, compensation."""
+    """What the arm measured after a step (driver joints, 7 each): q, v, a, effort, compensation (gravity's),
+    and the robot DOFs' q_dofs, v_dofs, a_dofs."""
 
     def __init__(self, n: int = N_JOINTS):
         self.q, self.v, self.a = np.zeros(n), np.zeros(n), np.zeros(n)
         self.effort, self.compensation = np.zeros(n), np.zeros(n)
-        self.q_dofs = np.zeros(0)
+        self.q_dofs = self.v_dofs = self.a_dofs = np.zeros(0)
 
 
 class SimulatedArm:
@@ -60,6 +69,7 @@ class SimulatedArm:
     def __init__(self, motors: JointMotors, joints: JointMap, limits: list[JointLimit], dt: float):
         self.motors, self.joints, self.dt = motors, joints, dt
         self.limits = limits
+        self._gravity_known = False
         self.modes = [Mode.idle] * N_JOINTS
         self.desired = np.zeros((3, N_JOINTS))
         self._sources: list[tuple[Source, np.ndarray]] = []
@@ -78,6 +88,8 @@ class SimulatedArm:
         self.desired[:, idx] = 0.0
         if mode == Mode.position:
             self.desired[0, idx] = self.measured.q[idx]
+        if mode == Mode.external_effort:
+            self.measured.compensation = self.compensation_efforts()
 
     def drive(self, idx: np.ndarray, source: Source) -> None:
         """From now on ``source`` gives the desired state of joints ``idx``."""
@@ -120,67 +132,80 @@ class SimulatedArm:
 
     def _motor_commands(self) -> tuple[np.ndarray, ...]:
         """Per driver joint: motor kind, position, velocity, torque and force cap, from the modes and desires."""
-        n = N_JOINTS
-        kinds, q, v, tau = np.full(n, MotorKind.BRAKE), np.zeros(n), np.zeros(n), np.zeros(n)
-        force = np.array([lim.effort_max for lim in self.limits], dtype=float)
-        lo, hi, vmax = self._limit_rows()
-        d = self.desired
-        for j, mode in enumerate(self.modes):
-            if self.error_state != ErrorState.none or mode == Mode.idle:
-                continue
-            if mode == Mode.position:
-                kinds[j], q[j], v[j] = MotorKind.POSITION, np.clip(d[0, j], lo[j], hi[j]), np.clip(d[1, j], -vmax[j],
-                                                                                                  vmax[j])
-            elif mode == Mode.velocity:
-                kinds[j], v[j] = MotorKind.VELOCITY, np.clip(d[0, j], -vmax[j], vmax[j])
-            else:
-                extra = self.measured.compensation[j] if mode == Mode.external_effort else 0.0
-                kinds[j], tau[j] = MotorKind.TORQUE, d[0, j] + extra
-        if self.modes[GRIPPER] in (Mode.effort, Mode.external_effort) and self.error_state == ErrorState.none:
+        lim, d, modes = self._table, self.desired, np.array(self.modes, dtype=int)
+        lo, hi, vmax, force = lim[:, 0], lim[:, 1], lim[:, 3], lim[:, 5].copy()
+        kinds = _KIND_OF_MODE[modes]
+        q = np.clip(d[0], lo, hi)
+        v = np.where(modes == _POSITION, np.clip(d[1], -vmax, vmax), np.clip(d[0], -vmax, vmax))
+        tau = d[0] + np.where(modes == _EXTERNAL, self.measured.compensation, 0.0)
+        if modes[GRIPPER] >= _EXTERNAL:
             push = d[0, GRIPPER]  # a force-limited motor at a bounded speed (its gear, not a free carriage),
             room = (hi[GRIPPER] - self.measured.q[GRIPPER]) if push > 0 else (self.measured.q[GRIPPER] - lo[GRIPPER])
             slow = np.clip(room / GRIPPER_STOP, 0.0, 1.0)  # that slows to a stop at the end of its travel
-            kinds[GRIPPER], v[GRIPPER] = MotorKind.VELOCITY, np.sign(push) * GRIPPER_SPEED * vmax[GRIPPER] * slow
+            kinds[GRIPPER], v[GRIPPER] = _VELOCITY_MOTOR, np.sign(push) * GRIPPER_SPEED * vmax[GRIPPER] * slow
             force[GRIPPER] = abs(push)
-        if self.error_state != ErrorState.none:
-            kinds[GRIPPER], v[GRIPPER], force[GRIPPER] = MotorKind.VELOCITY, SAFE_CLOSE[0], SAFE_CLOSE[1]
+        if self.error_state:
+            kinds[:] = _BRAKE_MOTOR
+            kinds[GRIPPER], v[GRIPPER], force[GRIPPER] = _VELOCITY_MOTOR, SAFE_CLOSE[0], SAFE_CLOSE[1]
         return kinds, q, v, tau, force
 
     def after_step(self) -> None:
         """Read the motors and check the limits."""
         self.read()
         self.output_id += 1
-        if self.error_state == ErrorState.none:
+        if not self.error_state:
             self._check_limits()
 
     def read(self) -> None:
         """Measure: positions, velocities, accelerations (difference over a step), efforts, compensation."""
         q, v, tau = self.motors.read()
         m, meas = self.joints, self.measured
-        tau = np.where(np.isin(np.arange(len(tau)), m.dof), tau, 0.0)
-        torque_dofs = self.motors.torque != 0.0
-        tau = np.where(torque_dofs, self.motors.torque, tau)
-        v7 = m.driver_of(v)
-        meas.a = (v7 - meas.v) / self.dt if meas.q_dofs.size else np.zeros(N_JOINTS)
-        meas.q_dofs, meas.q, meas.v, meas.effort = q, m.driver_of(q), v7, m.driver_of(tau)
-        gravity = m.driver_of(self.motors.gravity_torques(q))
-        gravity[GRIPPER] = 0.0
-        meas.compensation = gravity
+        tau = np.where(self.motors.torque != 0.0, self.motors.torque, tau)
+        meas.a_dofs = (v - meas.v_dofs) / self.dt if meas.v_dofs.size else np.zeros_like(v)
+        meas.q_dofs, meas.v_dofs, meas.a = q, v, m.driver_of(meas.a_dofs)
+        meas.q, meas.v, meas.effort = m.driver_of(q), m.driver_of(v), m.driver_of(tau)
+        if _EXTERNAL in self.modes or not self._gravity_known:  # what the external_effort mode adds
+            gravity = m.driver_of(self.motors.gravity_torques(q))
+            gravity[GRIPPER] = 0.0
+            meas.compensation, self._gravity_known = gravity, _EXTERNAL in self.modes
 
-    def _limit_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        lo = np.array([lim.position_min for lim in self.limits])
-        hi = np.array([lim.position_max for lim in self.limits])
-        return lo, hi, np.array([lim.velocity_max for lim in self.limits])
+    def compensation_efforts(self) -> np.ndarray:
+        """Gravity's torques at the measured joints [N m] (7,; zero for the gripper): the compensation efforts."""
+        g = self.joints.driver_of(self.motors.gravity_torques(self.measured.q_dofs))
+        g[GRIPPER] = 0.0
+        return g
+
+    def external_efforts(self) -> np.ndarray:
+        """What the environment applies at each driver joint [N m | N] (7,): the efforts less what the arm's own
+        motion takes (inverse dynamics at the measured q, v, a: gravity, Coriolis, inertia); zero in free
+        space, the contacts' share otherwise. (The real driver subtracts its compensation model instead.)"""
+        meas = self.measured
+        if not meas.v_dofs.size:
+            return np.zeros(N_JOINTS)
+        own = self.joints.driver_of(self.motors.inverse_dynamics(meas.q_dofs, meas.v_dofs, meas.a_dofs))
+        return meas.effort - own
+
+    @property
+    def limits(self) -> list[JointLimit]:
+        """The seven JointLimits (set whole: ``arm.limits = [...]``)."""
+        return self._limits
+
+    @limits.setter
+    def limits(self, limits: list[JointLimit]) -> None:
+        self._limits = list(limits)
+        self._table = np.array([[lim.position_min, lim.position_max, lim.position_tolerance, lim.velocity_max,
+                                 lim.velocity_tolerance, lim.effort_max, lim.effort_tolerance] for lim in limits])
 
     def _check_limits(self) -> None:
-        meas = self.measured
-        for j, (lim, mode) in enumerate(zip(self.limits, self.modes)):
-            if mode == Mode.idle:
-                continue
-            beyond = _beyond(lim, meas.q[j], meas.v[j], meas.effort[j])
-            if beyond:
-                self.fault(ErrorState.joint_limit_exceeded, f"joint {j} {beyond}")
-                return
+        meas, t = self.measured, self._table
+        active = np.array(self.modes, dtype=int) != _IDLE
+        over = ((meas.q > t[:, 1] + t[:, 2]) | (meas.q < t[:, 0] - t[:, 2])
+                | (np.abs(meas.v) > t[:, 3] * (1 + NUMERIC_SLACK) + t[:, 4]) | (np.abs(meas.effort) > t[:, 5] + t[:, 6]))
+        bad = np.flatnonzero(over & active)
+        if bad.size:
+            j = int(bad[0])
+            self.fault(ErrorState.joint_limit_exceeded,
+                       f"joint {j} {_beyond(self._limits[j], meas.q[j], meas.v[j], meas.effort[j])}")
 
 
 def _beyond(lim: JointLimit, q: float, v: float, effort: float) -> str:
@@ -188,7 +213,7 @@ def _beyond(lim: JointLimit, q: float, v: float, effort: float) -> str:
     if q > lim.position_max + lim.position_tolerance or q < lim.position_min - lim.position_tolerance:
         return (f"position {q:.6g} outside [{lim.position_min:.6g}, {lim.position_max:.6g}] padded by "
                 f"{lim.position_tolerance:.6g}")
-    if abs(v) > lim.velocity_max + lim.velocity_tolerance:
+    if abs(v) > lim.velocity_max * (1 + NUMERIC_SLACK) + lim.velocity_tolerance:
         return f"velocity {v:.6g} beyond {lim.velocity_max:.6g} + {lim.velocity_tolerance:.6g}"
     if abs(effort) > lim.effort_max + lim.effort_tolerance:
         return f"effort {effort:.6g} beyond {lim.effort_max:.6g} + {lim.effort_tolerance:.6g}"
