@@ -73,7 +73,8 @@ class DriverCore:
                 raise self._error_state_error(slot)
             slot.controller.set_modes(np.arange(N_JOINTS), Mode.idle)
         slot.owner, self._slot, self._ever_configured, self._cache = self, slot, True, {}
-        self.set_end_effector_unchecked(end_effector)
+        self._set_end_effector(end_effector)
+        self._warm_up()
         logging.getLogger(self._logger).info("Driver version: 'v%s'; controller firmware version: 'v%s'",
                                              DRIVER_VERSION, CONTROLLER_VERSION)
 
@@ -118,6 +119,15 @@ class DriverCore:
         c = slot.controller
         text = ERROR_INFORMATION[c.error_state]
         return text if not c.error_log else f"{text}; {c.error_log}"
+
+    def _warm_up(self) -> None:
+        """Run the per-call numerics once (FK, Jacobian, least squares, inverse dynamics), so a script's first
+        1 kHz loop iteration is as quick as the others."""
+        slot = self._slot
+        q = slot.controller.measured.q_dofs
+        self._tool.joint_velocities(q, np.zeros(6))
+        np.linalg.lstsq(self._tool.jacobian(q).T, slot.controller.external_efforts()[:6], rcond=None)
+        self._tool.tool_pose(q)
 
     # ------------------------------------------------------------------ plumbing
     def _require(self) -> ArmSlot:
@@ -177,7 +187,7 @@ class DriverCore:
                 raise logic_error(f"Requested to set joint {j} {WHAT[mode]} but it is in mode {have.name}",
                                   self._logger)
 
-    def set_end_effector_unchecked(self, end_effector: EndEffector) -> None:
+    def _set_end_effector(self, end_effector: EndEffector) -> None:
         """Keep a copy of the end effector and move the tool frame to its t_flange_tool."""
         self._end_effector, self._cache = copied(end_effector), {}
         slot = self._slot

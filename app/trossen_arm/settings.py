@@ -65,7 +65,7 @@ class Settings(DriverCore):
     def set_end_effector(self, end_effector: EndEffector) -> None:
         """Set the end effector properties: its t_flange_tool moves the tool frame of Cartesian commands."""
         self._ready()
-        self.set_end_effector_unchecked(end_effector)
+        self._set_end_effector(end_effector)
 
     def get_joint_limits(self) -> list[JointLimit]:
         """The joint limits of all joints (copies)."""
