@@ -141,6 +141,7 @@ class DriverCore:
         self._world.sync()
         if slot.controller.error_state != ErrorState.none:
             raise self._error_state_error(slot)
+        slot.controller.refresh(self._world.t)
         return slot
 
     def _error_state_error(self, slot: ArmSlot):

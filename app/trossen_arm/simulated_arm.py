@@ -121,10 +121,14 @@ class SimulatedArm:
         self.set_modes(np.arange(N_JOINTS), Mode.idle)
 
     # ------------------------------------------------------------------ stepping
-    def before_step(self, t: float) -> None:
-        """Sample the sources at t [s] and set the motors for the coming step."""
+    def refresh(self, t: float) -> None:
+        """The desired state of every driven joint at t [s] (a new command starts from it)."""
         for source, idx in self._sources:
             self.desired[:, idx] = source.sample(t, self.measured.q_dofs)
+
+    def before_step(self, t: float) -> None:
+        """Sample the sources at t [s] and set the motors for the coming step."""
+        self.refresh(t)
         kinds, q, v, tau, force = self._motor_commands()
         m = self.joints
         self.motors.apply(m.dofs_of(kinds).astype(int), m.dofs_of(q), m.dofs_of(v), m.dofs_of(tau),
