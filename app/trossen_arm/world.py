@@ -62,6 +62,7 @@ class SimWorld:
         self.clock = SimClock(scale_from_env() if scale is None else scale)
         self.arms: dict[str, ArmSlot] = {}
         self.lock = threading.RLock()
+        self._due = 0.0  # [s]: the simulated time waits have asked for (may lie up to half a step ahead)
 
     @property
     def t(self) -> float:
@@ -94,10 +95,12 @@ class SimWorld:
             self.clock.drop_lag(self.t)
 
     def run_for(self, seconds: float) -> None:
-        """Step ``seconds`` [s] more, then wait for the wall clock (a blocking goal)."""
+        """Step ``seconds`` [s] more, then wait for the wall clock (a blocking goal). What is shorter than a
+        step is owed, not lost: many short waits add up to the steps they make."""
         with self.lock:
-            self.step_to(self.t + max(0.0, seconds))
-            self.clock.wait_until(self.t)
+            self._due = max(self._due, self.t) + max(0.0, seconds)
+            self.step_to(self._due)
+            self.clock.wait_until(self._due)
 
     def step_to(self, t: float) -> None:
         """Physics steps until the simulated time reaches t [s] (to within half a step)."""
