@@ -67,7 +67,7 @@ class CartesianCommands(JointCommands):
                 self._joint_space_goal(slot, q_now, goal, ff_v, t)
         except UnreachablePose as exc:
             raise runtime_error(IK_FAILED.format(", ".join(fmt_double(x) for x in exc.pose)), self._logger) from None
-        self._finish(t, blocking)
+        self._finish(t, blocking, f"cartesian positions ({space.name} space)")
 
     def _joint_space_goal(self, slot, q_now: np.ndarray, goal: np.ndarray, ff_v: np.ndarray | None,
                           t: float) -> None:
@@ -102,7 +102,7 @@ class CartesianCommands(JointCommands):
             a_goal = None if acc is None else self._tool.joint_velocities(q, acc)
             c.drive(ARM, Ramp(self._world.t, t, c.desired[:, ARM].copy(), state_rows(v_goal, a_goal),
                               ORDER[Mode.velocity]))
-        self._finish(t, blocking)
+        self._finish(t, blocking, f"cartesian velocities ({space.name} space)")
 
     def set_cartesian_external_efforts(self, goal_external_efforts: Sequence[float],
                                        interpolation_space: InterpolationSpace, goal_time: float = 2.0,
@@ -117,4 +117,4 @@ class CartesianCommands(JointCommands):
         c = slot.controller
         tau = self._tool.jacobian(c.measured.q_dofs).T @ wrench
         c.drive(ARM, Ramp(self._world.t, t, c.desired[:, ARM].copy(), state_rows(tau), ORDER[Mode.external_effort]))
-        self._finish(t, blocking)
+        self._finish(t, blocking, "cartesian external efforts")

@@ -149,8 +149,10 @@ class DriverCore:
         return runtime_error(f"{ERROR_INFORMATION[c.error_state]}; Latest log on the arm controller since powered "
                              f"on: {c.error_log}", self._logger)
 
-    def _finish(self, goal_time: float, blocking: bool) -> None:
-        """After a command: a blocking one steps (and waits) until its goal time, then checks the error state."""
+    def _finish(self, goal_time: float, blocking: bool, kind: str) -> None:
+        """After a command of ``kind``: a blocking one steps (and waits) until its goal time, then checks the
+        error state."""
+        self._world.note(self._slot, kind)
         if blocking:
             slot = self._slot
             self._world.run_for(goal_time)

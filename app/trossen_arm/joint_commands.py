@@ -75,7 +75,7 @@ class JointCommands(DriverCore):
         c = slot.controller
         start = c.desired[:, idx].copy()
         c.drive(idx, Ramp(self._world.t, t, start, state_rows(goal, d1, d2), ORDER[mode]))
-        self._finish(t, blocking)
+        self._finish(t, blocking, f"joint {what}")
 
     # ------------------------------------------------------------------ positions
     def set_all_positions(self, goal_positions: Sequence[float], goal_time: float = 2.0, blocking: bool = True,

@@ -11,6 +11,7 @@ are this package's own (no driver has them): a test or a script can let time pas
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from app.sim.scene import Scene
 from app.trossen_arm.clock import SimClock, scale_from_env
 from app.trossen_arm.joint_space import JointMap
 from app.trossen_arm.layout import TABLE, ArmPlace, arm_urdf, place_of
+from app.trossen_arm.recorder import from_env
 from app.trossen_arm.simulated_arm import SimulatedArm
 from app.trossen_arm.standard import default_joint_limits
 
@@ -52,17 +54,21 @@ class SimWorld:
 
     Args:
         scale: Simulated seconds per wall-clock second (app.trossen_arm.clock); None: from the environment.
-        gui: PyBullet's window (needs a display).
+        gui: PyBullet's window (needs a display); None: as APP_TROSSEN_GUI says. APP_TROSSEN_OUTPUTS names a
+            folder for a video and a report (app.trossen_arm.recorder).
     """
 
-    def __init__(self, scale: float | None = None, gui: bool = False):
-        self.scene = Scene(gui=gui, dt=PHYSICS_DT)
+    def __init__(self, scale: float | None = None, gui: bool | None = None):
+        self.recorder, gui_env = from_env()
+        self.scene = Scene(gui=gui_env if gui is None else gui, dt=PHYSICS_DT)
         self.scene.add_box(TABLE)
         self.scene.build()
         self.clock = SimClock(scale_from_env() if scale is None else scale)
         self.arms: dict[str, ArmSlot] = {}
         self.lock = threading.RLock()
         self._due = 0.0  # [s]: the simulated time waits have asked for (may lie up to half a step ahead)
+        if self.recorder is not None:
+            atexit.register(self.write_outputs)
 
     @property
     def t(self) -> float:
@@ -111,8 +117,22 @@ class SimWorld:
             self.scene.step()
             for arm in arms:
                 arm.after_step()
+            if self.recorder is not None:
+                self.recorder.step(self.t, self.arms)
+
+    def note(self, slot: ArmSlot, kind: str) -> None:
+        """A driver's command of ``kind`` to the arm of ``slot`` now (for the recorder's report)."""
+        if self.recorder is not None:
+            self.recorder.command(slot.place.name, kind, self.t)
+
+    def write_outputs(self) -> None:
+        """The recorder's video and report (at process exit, where APP_TROSSEN_OUTPUTS asked for them)."""
+        if self.recorder is not None and self.scene.client is not None:
+            recorder, self.recorder = self.recorder, None
+            recorder.write(self)
 
     def close(self) -> None:
+        self.write_outputs()
         self.scene.close()
 
 
