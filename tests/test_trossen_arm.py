@@ -11,7 +11,7 @@ import socket
 import numpy as np
 import pytest
 
-import app.trossen_arm as trossen_arm
+import app.trossen_arm as trossen_arm  # noqa: PLR0402  (as a script for the real driver imports it)
 from app.errors import AppError
 from app.trossen_arm import world
 from app.trossen_arm.clock import SimClock, scale_from_env

@@ -10,7 +10,7 @@ the Stationary AI's .2-.5 are its four arms, in one world). Simulated time follo
 """
 
 from app.errors import DriverLogicError as LogicError
-from app.errors import DriverRuntimeError as RuntimeError  # noqa: A001  (the real package's name)
+from app.errors import DriverRuntimeError as RuntimeError  # the real package's name for its runtime errors
 from app.trossen_arm.containers import ArrayDouble3, ArrayDouble6, ArrayDouble9, VectorDouble
 from app.trossen_arm.driver import TrossenArmDriver
 from app.trossen_arm.enums import (ERROR_INFORMATION, MODE_NAME, MODEL_NAME, ErrorState, InterpolationSpace, IPMethod,
@@ -20,8 +20,8 @@ from app.trossen_arm.properties import (AlgorithmParameter, DiscoverResult, EndE
 from app.trossen_arm.robot_output import RobotOutput
 from app.trossen_arm.standard import StandardEndEffector, StandardJoints, StandardLinks, StandardMotorParameters
 
-__all__ = ["AlgorithmParameter", "ArrayDouble3", "ArrayDouble6", "ArrayDouble9", "DiscoverResult",
-           "ERROR_INFORMATION", "EndEffector", "ErrorState", "IPMethod", "InterpolationSpace", "Joint",
-           "JointCharacteristic", "JointLimit", "Link", "LogLevel", "LogicError", "MODEL_NAME", "MODE_NAME", "Mode",
-           "Model", "MotorParameter", "Notice", "PIDParameter", "RobotOutput", "RuntimeError", "StandardEndEffector",
-           "StandardJoints", "StandardLinks", "StandardMotorParameters", "TrossenArmDriver", "VectorDouble"]
+__all__ = ["ERROR_INFORMATION", "MODEL_NAME", "MODE_NAME", "AlgorithmParameter", "ArrayDouble3", "ArrayDouble6",
+           "ArrayDouble9", "DiscoverResult", "EndEffector", "ErrorState", "IPMethod", "InterpolationSpace", "Joint",
+           "JointCharacteristic", "JointLimit", "Link", "LogLevel", "LogicError", "Mode", "Model", "MotorParameter",
+           "Notice", "PIDParameter", "RobotOutput", "RuntimeError", "StandardEndEffector", "StandardJoints",
+           "StandardLinks", "StandardMotorParameters", "TrossenArmDriver", "VectorDouble"]

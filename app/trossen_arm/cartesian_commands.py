@@ -30,7 +30,7 @@ IK_FAILED = "Algorithm interface cannot find an inverse kinematics solution for 
 def fmt_double(x: float) -> str:
     """A float as the real driver's fmt ``{}`` prints it (shortest round trip, no trailing ``.0``)."""
     text = repr(float(x))
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 class CartesianCommands(JointCommands):

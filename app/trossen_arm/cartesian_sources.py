@@ -42,7 +42,7 @@ class CartesianPath:
     def __init__(self, tool: ToolKinematics, q_start: np.ndarray, goal: np.ndarray, t0: float, duration: float):
         self.t0, self.duration = t0, duration
         profile = Ramp(0.0, duration, state_rows(np.zeros(1)), state_rows(np.ones(1)), order=2)
-        n = max(2, int(math.ceil(duration / SAMPLE_DT)) + 1)
+        n = max(2, math.ceil(duration / SAMPLE_DT) + 1)
         self.times = np.linspace(0.0, duration, n)
         s = np.array([profile.sample(t)[0, 0] for t in self.times])
         poses = straight_line(tool.tool_pose(q_start), goal, s)

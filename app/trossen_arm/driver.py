@@ -6,6 +6,9 @@ Its methods come from the mixins, one concept each: life and plumbing (driver_co
 
 from __future__ import annotations
 
+import contextlib
+
+from app.errors import AppError
 from app.trossen_arm.cartesian_commands import CartesianCommands
 from app.trossen_arm.outputs import Outputs
 from app.trossen_arm.settings import Settings
@@ -18,7 +21,6 @@ class TrossenArmDriver(CartesianCommands, Outputs, Settings):
         super().__init__()
 
     def __del__(self) -> None:
-        try:
+        """A driver that goes away frees its arm (the real one disconnects and the arm goes idle)."""
+        with contextlib.suppress(AppError, AttributeError):  # the world may be gone at interpreter exit
             self.cleanup()
-        except Exception:  # the world may be gone at interpreter exit
-            pass

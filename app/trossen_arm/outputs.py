@@ -244,5 +244,5 @@ class Outputs(DriverCore):
             setattr(out.cartesian, field, value)
         if self._slot is not None:
             out.header.id = self._slot.controller.output_id
-            out.header.timestamp = int(round(self._world.t * 1e6))
+            out.header.timestamp = round(self._world.t * 1e6)
         return out

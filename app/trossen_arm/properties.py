@@ -31,9 +31,7 @@ class Field:
         return getattr(obj, self.name)
 
     def __set__(self, obj, value) -> None:
-        if self.kind in (float, int, str, bool):
-            value = self.kind(value)
-        elif not isinstance(value, self.kind):
+        if self.kind in (float, int, str, bool) or not isinstance(value, self.kind):
             value = self.kind(value)
         setattr(obj, self.name, value)
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 
-import yaml
-
+from app.trossen_arm.config_file import NETWORK_DEFAULTS, load_configs, save_configs
 from app.trossen_arm.containers import VectorDouble
 from app.trossen_arm.driver_core import CONTROLLER_VERSION, DRIVER_VERSION, DriverCore
 from app.trossen_arm.enums import IPMethod, LogLevel, Mode, Model, Notice
@@ -23,8 +22,6 @@ from app.trossen_arm.joint_space import N_JOINTS
 from app.trossen_arm.properties import AlgorithmParameter, DiscoverResult, EndEffector, JointCharacteristic, JointLimit
 from app.trossen_arm.standard import StandardJoints, StandardLinks, StandardMotorParameters, copied
 
-NETWORK_DEFAULTS = {"ip_method": IPMethod.manual, "manual_ip": "192.168.1.2", "dns": "8.8.8.8",
-                    "gateway": "192.168.1.1", "subnet": "255.255.255.0", "factory_reset_flag": False}
 CHARACTERISTIC_FIELDS = ("effort_correction", "friction_transition_velocity", "friction_constant_term",
                          "friction_coulomb_coef", "friction_viscous_coef", "position_offset")
 
@@ -233,34 +230,13 @@ class Settings(DriverCore):
 
     # ------------------------------------------------------------------ files, versions, logging
     def save_configs_to_file(self, file_path: str) -> None:
-        """Save the network settings, joint limits and end effector tool frame to a YAML file."""
+        """Save the network settings, joint limits and the end effector's tool frame to a YAML file."""
         self._require()
-        data = {k: (v.name if isinstance(v, IPMethod) else v) for k, v in
-                ((k, self._setting(k)) for k in NETWORK_DEFAULTS)}
-        data["joint_limits"] = [{f: getattr(lim, f) for f in LIMIT_FIELDS} for lim in self.get_joint_limits()]
-        data["end_effector"] = {"t_flange_tool": list(self._end_effector.t_flange_tool)}
-        with open(file_path, "w") as f:
-            yaml.safe_dump(data, f, sort_keys=False)
+        save_configs(self, file_path)
 
     def load_configs_from_file(self, file_path: str) -> None:
         """Load configurations from a YAML file (as save_configs_to_file writes, or Trossen's) and set them."""
-        with open(file_path) as f:
-            data = yaml.safe_load(f) or {}
-        for key in NETWORK_DEFAULTS:
-            if key in data:
-                self._keep(key, IPMethod[data[key]] if key == "ip_method" else data[key])
-        if "joint_limits" in data:
-            limits = []
-            for row in data["joint_limits"]:
-                lim = JointLimit()
-                for f in LIMIT_FIELDS:
-                    setattr(lim, f, row[f])
-                limits.append(lim)
-            self.set_joint_limits(limits)
-        if "t_flange_tool" in (data.get("end_effector") or {}):
-            ee = self.get_end_effector()
-            ee.t_flange_tool = data["end_effector"]["t_flange_tool"]
-            self.set_end_effector(ee)
+        load_configs(self, file_path)
 
     def get_driver_version(self) -> str:
         """The driver version (the trossen_arm release whose interface this is)."""
@@ -312,5 +288,3 @@ class Settings(DriverCore):
         return out
 
 
-LIMIT_FIELDS = ("position_min", "position_max", "position_tolerance", "velocity_max", "velocity_tolerance",
-                "effort_max", "effort_tolerance")

@@ -11,6 +11,7 @@ simulation's kinematics, inertias and motor gains are the URDF's and app.sim's.
 from __future__ import annotations
 
 import copy
+from typing import ClassVar
 
 from app.trossen_arm.enums import Mode
 from app.trossen_arm.properties import EndEffector, Joint, JointLimit, Link, MotorParameter
@@ -59,8 +60,8 @@ for _name, _row in _END_EFFECTORS.items():
 class StandardJoints:
     """Joint kinematic properties for standard variants (8 each: six arm joints, two fingers)."""
 
-    wxai_v0_20250509: list = [Joint() for _ in range(8)]
-    wxai_v0_20260626: list = [Joint() for _ in range(8)]
+    wxai_v0_20250509: ClassVar[list] = [Joint() for _ in range(8)]
+    wxai_v0_20260626: ClassVar[list] = [Joint() for _ in range(8)]
 
     def __init__(self) -> None:
         pass
@@ -69,8 +70,8 @@ class StandardJoints:
 class StandardLinks:
     """Link inertial properties for standard variants (9 each: base, six arm links, palm... as the real)."""
 
-    wxai_v0_20250509: list = [Link() for _ in range(9)]
-    wxai_v0_20260626: list = [Link() for _ in range(9)]
+    wxai_v0_20250509: ClassVar[list] = [Link() for _ in range(9)]
+    wxai_v0_20260626: ClassVar[list] = [Link() for _ in range(9)]
 
     def __init__(self) -> None:
         pass
@@ -83,10 +84,10 @@ def _motor_set() -> list:
 class StandardMotorParameters:
     """Motor parameters for standard variants (7 joints, one MotorParameter per mode)."""
 
-    wxai_v0_20250509: list = _motor_set()
-    wxai_v0_20260317: list = _motor_set()
-    wxai_v0_default: list = wxai_v0_20260317
-    wxai_v0_latest: list = wxai_v0_20260317
+    wxai_v0_20250509: ClassVar[list] = _motor_set()
+    wxai_v0_20260317: ClassVar[list] = _motor_set()
+    wxai_v0_default: ClassVar[list] = wxai_v0_20260317
+    wxai_v0_latest: ClassVar[list] = wxai_v0_20260317
 
     def __init__(self) -> None:
         pass
