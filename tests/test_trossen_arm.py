@@ -212,3 +212,31 @@ def test_simulated_time_follows_the_wall_clock_at_the_scale_asked():
     assert frozen.target() == 0.0
     with pytest.raises(AppError, match="APP_TROSSEN_TIME_SCALE"):
         scale_from_env({"APP_TROSSEN_TIME_SCALE": "fast"})
+
+
+def test_configurations_saved_to_a_yaml_file_load_back(driver, tmp_path):
+    """Joint limits, the IP method and the tool frame written by save_configs_to_file come back through
+    load_configs_from_file on another arm's driver."""
+    limits = driver.get_joint_limits()
+    limits[0].position_max, limits[0].velocity_tolerance = 1.0, 0.5
+    driver.set_joint_limits(limits)
+    driver.set_ip_method(trossen_arm.IPMethod.dhcp)
+    ee = driver.get_end_effector()
+    ee.t_flange_tool[0] = 0.1
+    driver.set_end_effector(ee)
+    driver.save_configs_to_file(str(tmp_path / "arm.yaml"))
+    other = trossen_arm.TrossenArmDriver()
+    other.configure(trossen_arm.Model.wxai_v0, trossen_arm.StandardEndEffector.wxai_v0_base, "192.168.1.3", False)
+    other.load_configs_from_file(str(tmp_path / "arm.yaml"))
+    got = other.get_joint_limits()[0]
+    assert (got.position_max, got.velocity_tolerance) == (1.0, 0.5)
+    assert other.get_ip_method() == trossen_arm.IPMethod.dhcp
+    assert other.get_end_effector().t_flange_tool[0] == 0.1
+    other.cleanup()
+
+
+def test_discover_lists_the_stationary_ai_arms_without_a_network(driver):
+    """discover on a subnet answers the kit's four simulated controllers (.2-.5) within the range asked."""
+    found = trossen_arm.TrossenArmDriver.discover("192.168.1", 3, 254)
+    assert [r.ip for r in found] == ["192.168.1.3", "192.168.1.4", "192.168.1.5"]
+    assert all(r.error_state == trossen_arm.ErrorState.none for r in found)

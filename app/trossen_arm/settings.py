@@ -276,15 +276,17 @@ class Settings(DriverCore):
 
     @staticmethod
     def discover(subnet: str, ip_start: int = 1, ip_end: int = 254, timeout: float = 0.01) -> list[DiscoverResult]:
-        """The simulated arms loaded so far whose place number lies in [ip_start, ip_end], on ``subnet``."""
+        """The simulated arms answering on ``subnet`` with a last number in [ip_start, ip_end]: the Stationary
+        AI's four (.2-.5, app.trossen_arm.layout) and any other loaded so far, with their error states."""
+        from app.trossen_arm.layout import KIT
         from app.trossen_arm.world import loaded_arms
+        states = {number: slot.controller.error_state for number, slot in loaded_arms()}
         out = []
-        for number, slot in loaded_arms():
+        for number in sorted(set(KIT) | set(states)):
             if ip_start <= number <= ip_end:
                 r = DiscoverResult()
                 r.ip, r.model, r.firmware_version = f"{subnet}.{number}", Model.wxai_v0, CONTROLLER_VERSION
-                r.error_state = slot.controller.error_state
+                if number in states:
+                    r.error_state = states[number]
                 out.append(r)
         return out
-
-
