@@ -67,7 +67,7 @@ class CartesianCommands(JointCommands):
                 self._joint_space_goal(slot, q_now, goal, ff_v, t)
         except UnreachablePose as exc:
             raise runtime_error(IK_FAILED.format(", ".join(fmt_double(x) for x in exc.pose)), self._logger) from None
-        self._finish(t, blocking, f"cartesian positions ({space.name} space)")
+        self._finish(t, blocking, f"cartesian positions ({space.name} space)", goal=pose_matrix(goal))
 
     def _joint_space_goal(self, slot, q_now: np.ndarray, goal: np.ndarray, ff_v: np.ndarray | None,
                           t: float) -> None:

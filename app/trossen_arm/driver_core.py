@@ -149,10 +149,13 @@ class DriverCore:
         return runtime_error(f"{ERROR_INFORMATION[c.error_state]}; Latest log on the arm controller since powered "
                              f"on: {c.error_log}", self._logger)
 
-    def _finish(self, goal_time: float, blocking: bool, kind: str) -> None:
+    def _finish(self, goal_time: float, blocking: bool, kind: str, goal=None) -> None:
         """After a command of ``kind``: a blocking one steps (and waits) until its goal time, then checks the
-        error state."""
-        self._world.note(self._slot, kind)
+        error state. ``goal``: the tool's goal pose (4x4, base frame), or a callable giving it, for the
+        recorder's video (called only where one records)."""
+        if self._world.recorder is not None:
+            pose = goal() if callable(goal) else goal
+            self._world.note(self._slot, kind, None if pose is None else self._slot.base_T @ pose)
         if blocking:
             slot = self._slot
             self._world.run_for(goal_time)

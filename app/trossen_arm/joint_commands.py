@@ -75,7 +75,19 @@ class JointCommands(DriverCore):
         c = slot.controller
         start = c.desired[:, idx].copy()
         c.drive(idx, Ramp(self._world.t, t, start, state_rows(goal, d1, d2), ORDER[mode]))
-        self._finish(t, blocking, f"joint {what}")
+        self._finish(t, blocking, f"joint {what}", goal=lambda: self._tool_goal(c, idx, goal, mode))
+
+    def _tool_goal(self, c, idx: np.ndarray, goal: np.ndarray, mode: Mode) -> np.ndarray | None:
+        """Where a position goal puts the tool (4x4, base frame), the other joints where they are commanded."""
+        if mode != Mode.position or not np.isin(idx, ARM).any():
+            return None
+        q = c.measured.q_dofs.copy()
+        arm = c.desired[0, ARM].copy()
+        for j, value in zip(idx, goal):
+            if j < len(ARM):
+                arm[j] = value
+        q[self._slot.joints.dof[ARM]] = arm
+        return self._tool.tool_pose(q)
 
     # ------------------------------------------------------------------ positions
     def set_all_positions(self, goal_positions: Sequence[float], goal_time: float = 2.0, blocking: bool = True,

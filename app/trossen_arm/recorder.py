@@ -1,13 +1,14 @@
 """Seeing what a script did: ``APP_TROSSEN_OUTPUTS=FOLDER`` makes the world record every arm's joints at
 ``FPS`` frames per simulated second, its commands and its controller errors, and write when the process
 ends (atexit) ``FOLDER/video.mp4`` (a fixed camera over the arms, TinyRenderer, re-posed from the recorded
-joints) and ``FOLDER/report.json`` (simulated time, per arm: commands by kind with their first times, errors
+joints, each arm's latest tool goal drawn as a frame) and ``FOLDER/report.json`` (simulated time, per arm: commands by kind with their first times, errors
 with time and the controller's log, final joints). ``APP_TROSSEN_GUI=1`` opens PyBullet's window instead
 (needs a display). No extra code in the script: the variables are read when the world is made.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import os
@@ -48,12 +49,16 @@ class Recorder:
         self.times: list[float] = []
         self.frames: list[dict[str, np.ndarray]] = []  # per frame: arm -> its robot DOFs
         self.arms: dict[str, ArmLog] = {}
+        self.goals: dict[str, list[tuple[float, np.ndarray]]] = {}  # arm -> (t, the tool's goal in the world)
         self._next = 0.0
 
-    def command(self, arm: str, kind: str, t: float) -> None:
-        """A command of ``kind`` (the driver method's name) to ``arm`` at simulated time t [s]."""
+    def command(self, arm: str, kind: str, t: float, goal: np.ndarray | None = None) -> None:
+        """A command of ``kind`` to ``arm`` at simulated time t [s]; ``goal``: the tool's goal pose in the world
+        (4x4), drawn in the video from then on."""
         entry = self.arms.setdefault(arm, ArmLog()).commands.setdefault(kind, [0, t])
         entry[0] += 1
+        if goal is not None:
+            self.goals.setdefault(arm, []).append((t, goal))
 
     def step(self, t: float, slots: dict) -> None:
         """After a physics step at simulated time t [s]: a frame when one is due, errors as they appear."""
@@ -93,14 +98,27 @@ class Recorder:
                                    target, 45, *SIZE)
         robots = {name: slot.robot for name, slot in world.arms.items()}
         kept = {name: robot.read_states() for name, robot in robots.items()}
+        markers = {name: world.scene.draw_debug_frame(goals[0][1], axis_length=0.06) for name, goals in
+                   self.goals.items() if name in robots}
         try:
-            for frame in self.frames:
+            for t, frame in zip(self.times, self.frames):
                 for name, q in frame.items():
                     robots[name].teleport(q[None], np.zeros((1, len(q))), np.array([0]))
+                for name, marker in markers.items():  # each arm's latest goal so far
+                    marker.set_T(_latest(self.goals[name], t))
+                world.scene.update_debug_objects()
                 yield camera.frame()
-        finally:  # the arms back where the simulation left them, moving as they were
+        finally:  # the arms back where the simulation left them, moving as they were; no markers
             for name, (q, v) in kept.items():
                 robots[name].teleport(q, v, np.array([0]))
+            for marker in markers.values():
+                world.scene.clear_debug_object(marker)
+
+
+def _latest(goals: list[tuple[float, np.ndarray]], t: float) -> np.ndarray:
+    """The last goal given by time t [s] (the first one before it)."""
+    k = max(0, bisect.bisect_right([g[0] for g in goals], t + 1e-9) - 1)
+    return goals[k][1]
 
 
 def from_env(environ=os.environ) -> tuple[Recorder | None, bool]:

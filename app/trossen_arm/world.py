@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.ik.robot_model import RobotModel
+from app.kinematics.rotations import quat_to_matrix
 from app.sim.joint_motors import JointMotors
 from app.sim.robot import Robot
 from app.sim.scene import Scene
@@ -46,6 +47,14 @@ class ArmSlot:
     joints: JointMap
     controller: SimulatedArm
     number: int = 0  # the last number of its IP address
+
+    @property
+    def base_T(self) -> np.ndarray:
+        """The arm's base frame in the world (4x4)."""
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = quat_to_matrix(np.array(self.place.base_quat)), self.place.base_pos
+        return T
+
     owner: object = None  # the configured driver holding it (one at a time, as a controller takes one)
 
 
@@ -120,10 +129,11 @@ class SimWorld:
             if self.recorder is not None:
                 self.recorder.step(self.t, self.arms)
 
-    def note(self, slot: ArmSlot, kind: str) -> None:
-        """A driver's command of ``kind`` to the arm of ``slot`` now (for the recorder's report)."""
+    def note(self, slot: ArmSlot, kind: str, goal: np.ndarray | None = None) -> None:
+        """A driver's command of ``kind`` to the arm of ``slot`` now, with the tool's goal pose in the world
+        (4x4) where it has one (for the recorder's report and video)."""
         if self.recorder is not None:
-            self.recorder.command(slot.place.name, kind, self.t)
+            self.recorder.command(slot.place.name, kind, self.t, goal)
 
     def write_outputs(self) -> None:
         """The recorder's video and report (at process exit, where APP_TROSSEN_OUTPUTS asked for them)."""
