@@ -249,5 +249,6 @@ def test_a_script_run_with_app_trossen_outputs_leaves_a_video_and_a_report(tmp_p
     arm = report["arms"]["leader_right"]
     assert arm["commands"]["joint positions"]["count"] >= 2
     assert [e["state"] for e in arm["errors"]] == ["joint_limit_exceeded"] and "joint 5" in arm["errors"][0]["log"]
+    assert arm["collisions"] == []  # the arm touched nothing on its way home and back
     frames = imageio.get_reader(out / "video.mp4").count_frames()
     assert frames == report["frames"] == pytest.approx(report["simulated_time_s"] * 30, abs=2)

@@ -1,9 +1,10 @@
 """Seeing what a script did: ``APP_TROSSEN_OUTPUTS=FOLDER`` makes the world record every arm's joints at
-``FPS`` frames per simulated second, its commands and its controller errors, and write when the process
-ends (atexit) ``FOLDER/video.mp4`` (a fixed camera over the arms, TinyRenderer, re-posed from the recorded
-joints, each arm's latest tool goal drawn as a frame) and ``FOLDER/report.json`` (simulated time, per arm: commands by kind with their first times, errors
-with time and the controller's log, final joints). ``APP_TROSSEN_GUI=1`` opens PyBullet's window instead
-(needs a display). No extra code in the script: the variables are read when the world is made.
+``FPS`` frames per simulated second, its commands, its controller errors and its contacts, and write when the
+process ends (atexit) ``FOLDER/video.mp4`` (a fixed camera over the arms, TinyRenderer, re-posed from the
+recorded joints, each arm's latest tool goal drawn as a frame) and ``FOLDER/report.json`` (simulated time, per
+arm: commands by kind with their first times, errors with time and the controller's log, collisions as they
+begin, final joints). ``APP_TROSSEN_GUI=1`` opens PyBullet's window instead (needs a display). No extra code
+in the script: the variables are read when the world is made.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class ArmLog:
     commands: dict[str, list[float]] = field(default_factory=dict)  # kind -> [count, first t]
     errors: list[dict] = field(default_factory=list)
     last_error: str = "none"
+    collisions: list[dict] = field(default_factory=list)  # contacts as they begin: t, the arm's link, with what
+    touching: set = field(default_factory=set)
 
 
 class Recorder:
@@ -71,8 +74,24 @@ class Recorder:
         if t + 1e-9 < self._next:
             return
         self._next = t + 1.0 / FPS
+        self._contacts(t, slots)
         self.times.append(t)
         self.frames.append({name: slot.controller.measured.q_dofs.copy() for name, slot in slots.items()})
+
+    def _contacts(self, t: float, slots: dict) -> None:
+        """Collision events at a frame: what each arm's moving links touch, logged where a contact begins."""
+        names = {robot_body: name for name, slot in slots.items() for robot_body in
+                 (b.body_id for b in slot.robot.bodies)}
+        for name, slot in slots.items():
+            robot = slot.robot
+            boxes = {i: box for box, ids in robot.box_ids.items() for i in ids}
+            touching = {(boxes.get(body) or names.get(body, f"body {body}"),
+                         robot.model.link_names[robot.pb_to_model_link[link]])
+                        for body, links in robot.contact_links(0).items() for link in links}
+            arm = self.arms.setdefault(name, ArmLog())
+            for other, link in sorted(touching - arm.touching):
+                arm.collisions.append({"t": round(t, 4), "link": link, "with": other})
+            arm.touching = touching
 
     def write(self, world) -> None:
         """report.json, then video.mp4 (the world's robots re-posed frame by frame: call at the end)."""
@@ -82,6 +101,7 @@ class Recorder:
                    "commands": {k: {"count": v[0], "first_t": round(v[1], 4)} for k, v in
                                 self.arms.get(name, ArmLog()).commands.items()},
                    "errors": self.arms.get(name, ArmLog()).errors,
+                   "collisions": self.arms.get(name, ArmLog()).collisions,
                    "final_joints": np.round(slot.controller.measured.q, 6).tolist()}
             for name, slot in world.arms.items()}}
         write_atomic(self.folder / "report.json", ".json",
