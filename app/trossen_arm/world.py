@@ -150,9 +150,9 @@ _WORLD: SimWorld | None = None
 
 
 def world() -> SimWorld:
-    """The process's world, made on first use."""
+    """The process's world, made on first use (and again after a world was closed)."""
     global _WORLD
-    if _WORLD is None:
+    if _WORLD is None or _WORLD.scene.client is None:
         _WORLD = SimWorld()
     return _WORLD
 
