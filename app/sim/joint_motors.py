@@ -44,6 +44,7 @@ class JointMotors:
         self.joints = [robot.bodies[env].joint_index[n] for n in robot.model.dof_names]
         effort = robot.model.effort_max
         self.force_max = np.where(np.isfinite(effort), effort, 1e3).astype(float)  # [N m] or [N]
+        self._fmax = self.force_max.tolist()
         self.kp, self.kd = float(position_gain), float(velocity_gain)
         self._pb_order = np.argsort(self.joints)  # inverse dynamics takes the movable joints in PyBullet's order
         self.torque = np.zeros(len(self.joints))  # the torques of TORQUE DOFs as last applied
@@ -78,27 +79,27 @@ class JointMotors:
         [rad/s | m/s], tau [N m | N]: shape (n_dofs,) each, read where the DOF's kind uses them (torques are
         clipped to the DOF's force limit). force: the most a POSITION or VELOCITY motor may push [N m | N]
         (n_dofs,), capped at the DOF's limit; None: the limit (a BRAKE always pushes up to it)."""
-        kinds = np.asarray(kinds)
-        cap = self.force_max if force is None else np.minimum(np.abs(np.asarray(force, float)), self.force_max)
-        cap = np.where(kinds == _BRAKE, self.force_max, cap)
-        tau = np.clip(np.asarray(tau, dtype=float), -self.force_max, self.force_max)
-        self.torque = np.where(kinds == _TORQUE, tau, 0.0)
-        pos = np.flatnonzero(kinds == _POSITION)
-        if pos.size:
-            self._send(pos, pb.POSITION_CONTROL, targetPositions=q_des[pos], targetVelocities=v_des[pos],
-                       positionGains=[self.kp] * pos.size, velocityGains=[self.kd] * pos.size, forces=cap[pos])
-        vel = np.flatnonzero((kinds == _VELOCITY) | (kinds == _BRAKE))
-        if vel.size:
-            v = np.where(kinds[vel] == _BRAKE, 0.0, v_des[vel])
-            self._send(vel, pb.VELOCITY_CONTROL, targetVelocities=v, velocityGains=[self.kd] * vel.size,
-                       forces=cap[vel])
-        trq = np.flatnonzero(kinds == _TORQUE)
-        if trq.size:  # the default velocity motor off, then the torque
-            self._send(trq, pb.VELOCITY_CONTROL, targetVelocities=np.zeros(trq.size), forces=np.zeros(trq.size))
-            self._send(trq, pb.TORQUE_CONTROL, forces=tau[trq])
+        kinds = [int(k) for k in kinds]  # a handful of DOFs: plain lists beat numpy's per-call cost here
+        q_des, v_des = np.asarray(q_des, float).tolist(), np.asarray(v_des, float).tolist()
+        fmax = self._fmax
+        cap = fmax if force is None else [min(abs(f), m) for f, m in zip(np.asarray(force, float).tolist(), fmax)]
+        tau = [min(max(x, -m), m) for x, m in zip(np.asarray(tau, float).tolist(), fmax)]
+        groups: dict[int, list[int]] = {_POSITION: [], _VELOCITY: [], _TORQUE: []}
+        for i, k in enumerate(kinds):
+            groups[_VELOCITY if k == _BRAKE else k].append(i)
+        self.torque = np.array([tau[i] if k == _TORQUE else 0.0 for i, k in enumerate(kinds)])
+        if pos := groups[_POSITION]:
+            self._send(pos, pb.POSITION_CONTROL, targetPositions=[q_des[i] for i in pos],
+                       targetVelocities=[v_des[i] for i in pos], positionGains=[self.kp] * len(pos),
+                       velocityGains=[self.kd] * len(pos), forces=[cap[i] for i in pos])
+        if vel := groups[_VELOCITY]:
+            self._send(vel, pb.VELOCITY_CONTROL, velocityGains=[self.kd] * len(vel),
+                       targetVelocities=[0.0 if kinds[i] == _BRAKE else v_des[i] for i in vel],
+                       forces=[fmax[i] if kinds[i] == _BRAKE else cap[i] for i in vel])
+        if trq := groups[_TORQUE]:  # the default velocity motor off, then the torque
+            self._send(trq, pb.VELOCITY_CONTROL, targetVelocities=[0.0] * len(trq), forces=[0.0] * len(trq))
+            self._send(trq, pb.TORQUE_CONTROL, forces=[tau[i] for i in trq])
 
-    def _send(self, idx: np.ndarray, mode: int, **arrays) -> None:
-        args = {k: np.asarray(v, dtype=float).tolist() for k, v in arrays.items()}
-        args.setdefault("forces", self.force_max[idx].tolist())
+    def _send(self, idx: list[int], mode: int, **lists) -> None:
         pb.setJointMotorControlArray(self.body, [self.joints[i] for i in idx], mode, physicsClientId=self.client,
-                                     **args)
+                                     **lists)

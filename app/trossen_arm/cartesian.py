@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.ik.robot_model import RobotModel
-from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, so3_exp, so3_log
+from app.kinematics.rotations import matrix_to_quat, so3_exp, so3_log
 from app.trossen_arm.joint_space import FLANGE_LINK, JointMap
 
 POS_TOL, ROT_TOL = 1e-4, 1e-3  # [m], [rad]: what counts as an IK solution
@@ -44,23 +44,30 @@ class ToolKinematics:
 
     def set_tool(self, t_flange_tool: np.ndarray) -> None:
         self.T_flange_tool = pose_matrix(np.asarray(t_flange_tool, float))
+        self._point = np.ascontiguousarray(self.T_flange_tool[:3, 3])
+        self._flange = self.model.link_index(FLANGE_LINK)
+
+    def pose_and_jacobian(self, q_dofs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tool frame's 4x4 pose in the base frame and its geometric Jacobian on the arm DOFs (6, 6; rows
+        linear then angular) at robot DOFs q (n_dofs,), from one FK."""
+        R, p = self.model.link_frames(np.asarray(q_dofs, dtype=float))
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = R[self._flange], p[self._flange]
+        J = self.model.jacobian_from_frames(R, p, self._flange, self._point)
+        return T @ self.T_flange_tool, J[:, self.arm_dofs]
 
     def tool_pose(self, q_dofs: np.ndarray) -> np.ndarray:
         """The tool frame's 4x4 pose in the base frame at robot DOFs q (n_dofs,)."""
-        p, quat = self.model.forward_kinematics(q_dofs, [FLANGE_LINK])
-        T = np.eye(4)
-        T[:3, :3] = quat_to_matrix(quat[0])
-        T[:3, 3] = p[0]
-        return T @ self.T_flange_tool
+        return self.pose_and_jacobian(q_dofs)[0]
 
     def jacobian(self, q_dofs: np.ndarray) -> np.ndarray:
         """The tool point's geometric Jacobian on the arm DOFs, rows linear then angular. Shape (6, 6)."""
-        J = self.model.get_jacobian(q_dofs, FLANGE_LINK, local_point=self.T_flange_tool[:3, 3])
-        return J[:, self.arm_dofs]
+        return self.pose_and_jacobian(q_dofs)[1]
 
-    def joint_velocities(self, q_dofs: np.ndarray, twist: np.ndarray) -> np.ndarray:
-        """Arm joint velocities (6,) [rad/s] that give the tool the twist (linear [m/s], angular [rad/s])."""
-        J = self.jacobian(q_dofs)
+    def joint_velocities(self, q_dofs: np.ndarray, twist: np.ndarray, J: np.ndarray | None = None) -> np.ndarray:
+        """Arm joint velocities (6,) [rad/s] that give the tool the twist (linear [m/s], angular [rad/s]); ``J``:
+        the tool Jacobian at q_dofs when the caller has it."""
+        J = self.jacobian(q_dofs) if J is None else J
         return J.T @ np.linalg.solve(J @ J.T + DAMPING**2 * np.eye(6), twist)
 
     def solve(self, goal: np.ndarray, q_seed: np.ndarray) -> np.ndarray | None:

@@ -96,7 +96,7 @@ class CartesianCommands(JointCommands):
         if space == InterpolationSpace.cartesian:
             start = state_rows(J @ c.desired[0, :6])
             ramp = Ramp(self._world.t, t, start, state_rows(twist, acc), ORDER[Mode.velocity])
-            c.drive(ARM, TwistSource(self._tool, ramp))
+            c.drive(ARM, TwistSource(self._tool, ramp, q, J))
         else:
             v_goal = self._tool.joint_velocities(q, twist)
             a_goal = None if acc is None else self._tool.joint_velocities(q, acc)

@@ -20,6 +20,7 @@ from app.trossen_arm.cartesian import ToolKinematics, pose_vector, straight_line
 from app.trossen_arm.interpolation import Ramp, state_rows
 
 SAMPLE_DT = 0.01  # [s]: IK along a Cartesian path every 10 ms
+RESOLVE_DT = 0.002  # [s]: a held twist's joint velocities from the Jacobian at the joints every 2 ms
 
 
 class UnreachablePose(Exception):
@@ -78,11 +79,15 @@ class TwistSource:
             angular [rad/s]).
     """
 
-    def __init__(self, tool: ToolKinematics, twist: Ramp):
+    def __init__(self, tool: ToolKinematics, twist: Ramp, q_dofs: np.ndarray, J: np.ndarray):
         self.tool, self.twist = tool, twist
+        self._at, self._qdot = twist.t0, tool.joint_velocities(q_dofs, twist.sample(twist.t0)[0], J)
 
     def sample(self, t: float, q_dofs: np.ndarray) -> np.ndarray:
-        """(3, 6): the arm joints' velocities now (row 0, a velocity mode's value), zeros below."""
+        """(3, 6): the arm joints' velocities now (row 0, a velocity mode's value), zeros below; the Jacobian
+        is taken again every RESOLVE_DT of a ramp at rest (and every step while the twist ramps)."""
+        if t - self._at >= RESOLVE_DT or t < self.twist.t_end:
+            self._at, self._qdot = t, self.tool.joint_velocities(q_dofs, self.twist.sample(t)[0])
         out = np.zeros((3, 6))
-        out[0] = self.tool.joint_velocities(q_dofs, self.twist.sample(t)[0])
+        out[0] = self._qdot
         return out

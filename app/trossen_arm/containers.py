@@ -20,7 +20,12 @@ class _Doubles:
     __hash__ = None  # type: ignore[assignment]  # mutable, as the real ones
 
     def __init__(self, values: Iterable | None = None):
-        self._values = [] if values is None else [float(x) for x in values]
+        if values is None:
+            self._values = []
+        elif isinstance(values, np.ndarray):  # the driver's own outputs: one conversion, not one per value
+            self._values = values.astype(float).ravel().tolist()
+        else:
+            self._values = [float(x) for x in values]
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         return np.array(self._values, dtype=dtype or float)

@@ -5,8 +5,8 @@ Measured after the last physics step (the world is stepped to now first). Effort
 torques [N m] / forces [N]; compensation efforts are gravity's at the measured joints (zero for the gripper);
 external efforts are what the environment applies (app.trossen_arm.simulated_arm.SimulatedArm.external_efforts:
 the efforts less the arm's own inverse dynamics; zero in free space). The Cartesian state is the tool frame's in the base frame: pose by
-FK, twist J v, acceleration J a (the J-dot v term left out), wrench from the external efforts by the least
-squares of J^T f = tau. Temperatures are a constant 30 C (no thermal model).
+FK, twist J v, acceleration J a (the J-dot v term left out), wrench from the external efforts by the damped
+least squares of J^T f = tau. Temperatures are a constant 30 C (no thermal model).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from app.trossen_arm.robot_output import RobotOutput
 from app.trossen_arm.simulated_arm import Measured
 
 TEMPERATURE = 30.0  # [C]
+WRENCH_DAMPING = 1e-3  # the tool wrench from the joints' external efforts: damped least squares of J^T f = tau
 FIELDS = {  # RobotOutput.Joint.All field -> (its Gripper field, the measured row)
     "positions": ("position", "q"), "velocities": ("velocity", "v"), "accelerations": ("acceleration", "a"),
     "efforts": ("effort", "effort"), "external_efforts": ("external_effort", "external"),
@@ -209,9 +210,9 @@ class Outputs(DriverCore):
         cached = self._cache.get("cartesian")
         if cached is None or cached[0] != c.output_id:
             m = c.measured
-            J = self._tool.jacobian(m.q_dofs)
-            wrench = np.linalg.lstsq(J.T, rows["external"][:6], rcond=None)[0]
-            out = {"positions": pose_vector(self._tool.tool_pose(m.q_dofs)), "velocities": J @ m.v[:6],
+            T, J = self._tool.pose_and_jacobian(m.q_dofs)
+            wrench = J @ np.linalg.solve(J.T @ J + WRENCH_DAMPING**2 * np.eye(6), rows["external"][:6])
+            out = {"positions": pose_vector(T), "velocities": J @ m.v[:6],
                    "accelerations": J @ m.a[:6], "external_efforts": wrench}
             cached = self._cache["cartesian"] = (c.output_id, out)
         return cached[1]

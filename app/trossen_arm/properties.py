@@ -14,6 +14,9 @@ from app.trossen_arm.containers import ArrayDouble3, ArrayDouble6, ArrayDouble9
 from app.trossen_arm.enums import ErrorState, Model
 
 
+_SCALARS = (float, int, str, bool)
+
+
 class Field:
     """A typed attribute: ``kind`` converts a value set (float, an array class, a struct class)."""
 
@@ -26,14 +29,15 @@ class Field:
     def __get__(self, obj, owner=None):
         if obj is None:
             return self
-        if not hasattr(obj, self.name):
-            setattr(obj, self.name, self.kind() if self.default is None else self.default)
-        return getattr(obj, self.name)
+        values = obj.__dict__
+        if self.name not in values:
+            values[self.name] = self.kind() if self.default is None else self.default
+        return values[self.name]
 
     def __set__(self, obj, value) -> None:
-        if self.kind in (float, int, str, bool) or not isinstance(value, self.kind):
+        if self.kind in _SCALARS or not isinstance(value, self.kind):
             value = self.kind(value)
-        setattr(obj, self.name, value)
+        obj.__dict__[self.name] = value
 
 
 class Struct:

@@ -99,9 +99,9 @@ class SimulatedArm:
 
     def _release(self, idx: np.ndarray) -> None:
         """Joints ``idx`` leave the sources that drove them (a source left with none is dropped)."""
-        kept = []
+        kept, taken = [], set(idx.tolist())
         for source, joints in self._sources:
-            rest = np.setdiff1d(joints, idx)
+            rest = np.array([j for j in joints.tolist() if j not in taken], dtype=int)
             if rest.size == joints.size:
                 kept.append((source, joints))
             elif rest.size:
