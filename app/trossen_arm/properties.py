@@ -13,7 +13,6 @@ import copy
 from app.trossen_arm.containers import ArrayDouble3, ArrayDouble6, ArrayDouble9
 from app.trossen_arm.enums import ErrorState, Model
 
-
 _SCALARS = (float, int, str, bool)
 
 
