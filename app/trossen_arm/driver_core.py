@@ -123,11 +123,17 @@ class DriverCore:
     def _warm_up(self) -> None:
         """Run the per-call numerics once (FK, Jacobian, least squares, inverse dynamics), so a script's first
         1 kHz loop iteration is as quick as the others."""
+        from app.trossen_arm.cartesian_sources import TwistSource
+        from app.trossen_arm.interpolation import Ramp, state_rows
         slot = self._slot
         q = slot.controller.measured.q_dofs
-        self._tool.joint_velocities(q, np.zeros(6))
-        np.linalg.lstsq(self._tool.jacobian(q).T, slot.controller.external_efforts()[:6], rcond=None)
-        self._tool.tool_pose(q)
+        T, J = self._tool.pose_and_jacobian(q)
+        np.linalg.solve(J.T @ J + np.eye(6), slot.controller.external_efforts()[:6])
+        for order in (0, 1, 2):  # each interpolation kind once, and a twist's joint velocities
+            for duration in (0.0, 0.1, 1.0):
+                Ramp(0.0, duration, state_rows(np.zeros(6)), state_rows(np.ones(6)), order).sample(0.05)
+        TwistSource(self._tool, Ramp(0.0, 0.0, state_rows(np.zeros(6)), state_rows(np.zeros(6)), 1), q, J).sample(
+            0.01, q)
 
     # ------------------------------------------------------------------ plumbing
     def _require(self) -> ArmSlot:
