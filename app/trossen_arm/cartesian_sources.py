@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from app.errors import AppError
 from app.trossen_arm.cartesian import ToolKinematics, pose_vector, straight_line
 from app.trossen_arm.interpolation import Ramp, state_rows
 
@@ -23,7 +24,7 @@ SAMPLE_DT = 0.01  # [s]: IK along a Cartesian path every 10 ms
 RESOLVE_DT = 0.002  # [s]: a held twist's joint velocities from the Jacobian at the joints every 2 ms
 
 
-class UnreachablePose(Exception):
+class UnreachablePose(AppError):
     """No IK solution for a pose of a Cartesian path (``pose``: its 6-vector). Internal: the driver turns it
     into its RuntimeError."""
 
