@@ -16,6 +16,7 @@ from app.errors import AppError
 from app.trossen_arm import world
 from app.trossen_arm.clock import SimClock, scale_from_env
 from app.trossen_arm.interpolation import Ramp, state_rows
+from app.trossen_arm.layout import arm_urdf
 
 HOME = np.array([0.0, np.pi / 2, np.pi / 2, 0.0, 0.0, 0.0, 0.0])
 
@@ -240,3 +241,29 @@ def test_discover_lists_the_stationary_ai_arms_without_a_network(driver):
     found = trossen_arm.TrossenArmDriver.discover("192.168.1", 3, 254)
     assert [r.ip for r in found] == ["192.168.1.3", "192.168.1.4", "192.168.1.5"]
     assert all(r.error_state == trossen_arm.ErrorState.none for r in found)
+
+
+def test_app_trossen_scene_names_the_scene_whose_robots_the_ips_address(monkeypatch, tmp_path):
+    """APP_TROSSEN_SCENE=FILE: the scene's robots are the arms .2, .3 (in order, at their base poses) and its
+    table and obstacles the world's boxes."""
+    scene = tmp_path / "pair.yaml"
+    urdf = arm_urdf()
+    scene.write_text(f"""
+robots:
+  - {{name: left, urdf: {urdf}, base_pos: [0.0, 0.5, 0.0]}}
+  - {{name: right, urdf: {urdf}, base_pos: [0.0, -0.5, 0.0], base_quat: [0.7071068, 0.0, 0.0, 0.7071068]}}
+table: {{name: table, size: [1.0, 1.4, 0.04], pos: [0.2, 0.0, -0.0205]}}
+obstacles:
+  - {{name: block, size: [0.05, 0.05, 0.1], pos: [0.4, 0.0, 0.05]}}
+""")
+    monkeypatch.setenv("APP_TROSSEN_SCENE", str(scene))
+    w = world.reset_world(scale=0.0)
+    d = trossen_arm.TrossenArmDriver()
+    d.configure(trossen_arm.Model.wxai_v0, trossen_arm.StandardEndEffector.wxai_v0_follower, "192.168.1.3", False)
+    assert list(w.arms) == ["right"] and w.arms["right"].place.base_pos == (0.0, -0.5, 0.0)
+    assert set(w.scene.box_ids) == {"table", "block"}
+    d.set_all_modes(trossen_arm.Mode.position)
+    d.set_joint_position(0, 0.4, 0.5)
+    assert d.get_joint_position(0) == pytest.approx(0.4, abs=1e-3)
+    d.cleanup()
+    w.close()

@@ -276,13 +276,13 @@ class Settings(DriverCore):
 
     @staticmethod
     def discover(subnet: str, ip_start: int = 1, ip_end: int = 254, timeout: float = 0.01) -> list[DiscoverResult]:
-        """The simulated arms answering on ``subnet`` with a last number in [ip_start, ip_end]: the Stationary
-        AI's four (.2-.5, app.trossen_arm.layout) and any other loaded so far, with their error states."""
-        from app.trossen_arm.layout import KIT
-        from app.trossen_arm.world import loaded_arms
+        """The simulated arms answering on ``subnet`` with a last number in [ip_start, ip_end]: the layout's (the
+        Stationary AI's four, .2-.5, app.trossen_arm.layout) and any other loaded so far, with their error
+        states."""
+        from app.trossen_arm.world import loaded_arms, world
         states = {number: slot.controller.error_state for number, slot in loaded_arms()}
         out = []
-        for number in sorted(set(KIT) | set(states)):
+        for number in sorted(set(world().layout.places) | set(states)):
             if ip_start <= number <= ip_end:
                 r = DiscoverResult()
                 r.ip, r.model, r.firmware_version = f"{subnet}.{number}", Model.wxai_v0, CONTROLLER_VERSION

@@ -25,7 +25,7 @@ from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.trossen_arm.clock import SimClock, scale_from_env
 from app.trossen_arm.joint_space import JointMap
-from app.trossen_arm.layout import TABLE, ArmPlace, arm_urdf, place_of
+from app.trossen_arm.layout import ArmPlace, arm_urdf, layout_from_env, place_of
 from app.trossen_arm.recorder import from_env
 from app.trossen_arm.simulated_arm import SimulatedArm
 from app.trossen_arm.standard import default_joint_limits
@@ -69,8 +69,10 @@ class SimWorld:
 
     def __init__(self, scale: float | None = None, gui: bool | None = None):
         self.recorder, gui_env = from_env()
+        self.layout = layout_from_env()
         self.scene = Scene(gui=gui_env if gui is None else gui, dt=PHYSICS_DT)
-        self.scene.add_box(TABLE)
+        for box in self.layout.boxes:
+            self.scene.add_box(box)
         self.scene.build()
         self.clock = SimClock(scale_from_env() if scale is None else scale)
         self.arms: dict[str, ArmSlot] = {}
@@ -86,7 +88,7 @@ class SimWorld:
 
     def arm(self, ip: str) -> ArmSlot:
         """The arm the address names, loaded into the scene on first use (at the sleep pose, idle)."""
-        place = place_of(ip)
+        place = place_of(ip, self.layout)
         slot = self.arms.get(place.name)
         if slot is None:
             slot = self.arms[place.name] = self._load(place)
@@ -95,7 +97,7 @@ class SimWorld:
         return slot
 
     def _load(self, place: ArmPlace) -> ArmSlot:
-        robot = Robot(self.scene.client, arm_urdf(), place.base_pos, place.base_quat, None)
+        robot = Robot(self.scene.client, place.urdf or arm_urdf(), place.base_pos, place.base_quat, None)
         robot.build(np.zeros((1, 3)), batched=False, box_ids=self.scene.box_ids, box_specs=self.scene.boxes)
         self.scene.robots.append(robot)
         joints = JointMap.of(robot.model)
