@@ -127,7 +127,7 @@ class DriverCore:
         from app.trossen_arm.interpolation import Ramp, state_rows
         slot = self._slot
         q = slot.controller.measured.q_dofs
-        T, J = self._tool.pose_and_jacobian(q)
+        _, J = self._tool.pose_and_jacobian(q)
         np.linalg.solve(J.T @ J + np.eye(6), slot.controller.external_efforts()[:6])
         for order in (0, 1, 2):  # each interpolation kind once, and a twist's joint velocities
             for duration in (0.0, 0.1, 1.0):
