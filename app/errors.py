@@ -105,3 +105,15 @@ class IncompatibleError(InputError):
     def __init__(self, first: object, second: object, reason: str):
         self.first, self.second, self.reason = first, second, reason
         super().__init__(f"{first!r} and {second!r} cannot be combined: {reason}")
+
+
+class DriverRuntimeError(AppError, RuntimeError):
+    """What the simulated Trossen arm driver (app.trossen_arm) raises where the real ``trossen_arm`` raises its
+    ``RuntimeError``: the arm in an error state, no IK solution for a Cartesian goal, a controller that cannot
+    be reached. ``app.trossen_arm.RuntimeError`` is this class."""
+
+
+class DriverLogicError(AppError, AssertionError):
+    """What the simulated Trossen arm driver raises where the real one raises its ``LogicError`` (an
+    AssertionError there too): a driver used before ``configure``, arguments of the wrong size or sign.
+    ``app.trossen_arm.LogicError`` is this class."""
