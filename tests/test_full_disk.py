@@ -57,3 +57,14 @@ def test_a_video_that_does_not_fit_is_one_line_naming_it_and_no_truncated_file_i
     assert done.stdout.strip() == (f"cannot write {out}: ffmpeg was stopped by SIGXFSZ (the file size limit, "
                                    "ulimit -f)"), (done.stdout, done.stderr[-1000:])
     assert "Error" not in done.stderr and list(tmp_path.iterdir()) == []
+
+
+def test_a_run_that_cannot_write_its_outputs_leaves_no_folder_it_created(tmp_path):
+    """app.run whose plot does not fit (a 20 kB file limit): exit 2 naming the file; the --out folder (and the
+    parent it made) are removed again, as they were left empty before."""
+    out = tmp_path / "new" / "run"
+    done = _run_limited(20_000, "app.run", "configs/single_ik.yaml", "--duration", "0.5", "--no-video",
+                        "--out", str(out))
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 2 and last.startswith(f"error: cannot write {out}/"), done.stderr[-1500:]
+    assert not (tmp_path / "new").exists()

@@ -37,6 +37,8 @@ class OutputSet:
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise AppError(f"--out {self.folder}: exists and is not a folder")
+        missing = [p for p in (self.folder, *self.folder.parents) if not p.exists()]
+        self._made = missing[-1] if missing else None  # the top folder this run creates (removed again if unused)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, probe = tempfile.mkstemp(prefix=PARTIAL + "probe.", dir=self.folder)
@@ -70,10 +72,20 @@ class OutputSet:
         return done
 
     def discard(self) -> None:
-        """Remove every temporary file (the run failed or was interrupted)."""
+        """Remove every temporary file (the run failed or was interrupted), and the folders this run created
+        where they are left empty: a refused run leaves nothing behind."""
         for tmp in self._pending.values():
             tmp.unlink(missing_ok=True)
         self._pending.clear()
+        if self._made is None:
+            return
+        for folder in (self.folder, *self.folder.parents):
+            try:
+                folder.rmdir()  # only an empty folder goes
+            except OSError:
+                return
+            if folder == self._made:
+                return
 
 
 def write_atomic(path: str | Path, suffix: str, write: Callable[[str], None]) -> Path:
