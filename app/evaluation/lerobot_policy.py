@@ -2,8 +2,8 @@
 pipelines ``lerobot-train`` saves) run in our vector environment as ``lerobot-eval`` runs it: each step the
 batched observation goes through lerobot's own ``preprocess_observation`` (``pixels`` -> ``observation.images.*``
 float CHW in [0, 1], ``agent_pos`` -> ``observation.state``, ``environment_state`` ->
-``observation.environment_state``: the objects' poses as app.record writes them), then the policy's saved preprocessor (normalisation,
-device), ``select_action`` under ``torch.inference_mode``, the saved postprocessor (unnormalisation); ``reset()``
+``observation.environment_state``: the objects' poses as app.record writes them), then the policy's saved
+preprocessor (normalisation, device), ``select_action`` under ``torch.inference_mode``, the saved postprocessor (unnormalisation); ``reset()``
 (the runner calls it before every wave of episodes) empties the policy's action queue.
 
 lerobot and torch are imported here only, when such a policy is asked for: without them it is an InputError

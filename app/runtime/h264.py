@@ -32,31 +32,31 @@ def encode_h264(path: str | Path, frames: Iterable[np.ndarray], fps: float, para
         AppError: ffmpeg failed (the file at ``path`` is then incomplete): "cannot write NAME: ffmpeg: ..."
             with ``name`` (default ``path``) the output the user knows.
     """
-    proc, errors, count, started = None, deque(maxlen=20), 0, []
+    errors, count, started = deque(maxlen=20), 0, []  # started: the ffmpeg process, once there is one
     try:
         for frame in frames:
-            if proc is None:
-                proc, reader = _start(path, frame.shape[1], frame.shape[0], fps, params, errors, started)
+            if not started:
+                reader = _start(path, frame.shape[1], frame.shape[0], fps, params, errors, started)
             try:
-                proc.stdin.write(np.ascontiguousarray(frame, dtype=np.uint8).tobytes())
+                started[0].stdin.write(np.ascontiguousarray(frame, dtype=np.uint8).tobytes())
             except BrokenPipeError:  # ffmpeg stopped: its status and message follow
                 break
             count += 1
             if on_frame is not None:
                 on_frame(count)
-        if proc is not None:
-            _finish(proc, reader, errors, name or path)
+        if started:
+            _finish(started[0], reader, errors, name or path)
     except BaseException:  # ffmpeg ended before we return, so it cannot write the file after the caller removed it
-        for started_proc in started:  # (a Ctrl-C inside _start, after ffmpeg started, included)
-            if started_proc.poll() is None:
-                started_proc.kill()
-                started_proc.wait()
+        if started and started[0].poll() is None:  # (a Ctrl-C inside _start, after ffmpeg started, included)
+            started[0].kill()
+            started[0].wait()
         raise
     return count
 
 
-def _start(path, width: int, height: int, fps: float, params: tuple[str, ...], errors: deque, started: list):
-    """ffmpeg reading frames on stdin, put in ``started`` as it returns (no signal check between the two), and a
+def _start(path, width: int, height: int, fps: float, params: tuple[str, ...], errors: deque,
+           started: list) -> threading.Thread:
+    """ffmpeg reading frames on stdin, put in ``started`` as it returns (no signal check between the two); the
     thread draining its stderr into ``errors``."""
     fmt = () if "-f" in params else ("-f", "mp4")
     cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-hide_banner", "-v", "error", "-f", "rawvideo",
@@ -68,10 +68,10 @@ def _start(path, width: int, height: int, fps: float, params: tuple[str, ...], e
     # appears after the caller cleaned up. Its own process group: a terminal's Ctrl-C reaches us, not it.
     with open(path, "wb") as out:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, start_new_session=True)
-    started.append(proc)
+        started.append(proc)
     reader = threading.Thread(target=_drain, args=(proc.stderr, errors), daemon=True)
     reader.start()
-    return proc, reader
+    return reader
 
 
 def _drain(stream, errors: deque) -> None:
@@ -94,6 +94,8 @@ def _finish(proc: subprocess.Popen, reader: threading.Thread, errors: deque, nam
         raise AppError(f"cannot write {name}: ffmpeg was stopped by {signal.Signals(-code).name}"
                        f"{' (the file size limit, ulimit -f)' if -code == signal.SIGXFSZ else ''}")
     if code != 0 or any("Error" in line for line in errors):
-        last = next((line for line in reversed(errors) if "No space left" in line), errors[-1] if errors else "")
-        cause = "No space left on device" if "No space left" in last else " ".join(last.split())[-200:]
-        raise AppError(f"cannot write {name}: ffmpeg: {cause or f'exit status {code}'}")
+        if any("No space left" in line for line in errors):
+            cause = "No space left on device"
+        else:
+            cause = " ".join(errors[-1].split())[-200:] if errors else f"exit status {code}"
+        raise AppError(f"cannot write {name}: ffmpeg: {cause}")
