@@ -32,13 +32,7 @@ def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
     whole = WHOLE_EPISODES.get(run.motion.type)
     run = load_run_config(config, duration=duration) if whole is None else \
         load_run_config(config, n_envs=min(whole, run.n_envs or 1))
-    scene, robot = build_scene(run)
-    try:
-        targets = run_motion(run, robot.n_envs, robot=robot)
-        controller, _ = simulate(run, scene, robot, targets, show_progress=False)
-        result = final_state(run, robot, controller, targets, scene.t, scene=scene)
-    finally:
-        scene.close()
+    result, _ = run_to_end(run)
     out = {"config": run.name, "duration_s": run.duration, "q_final": result.q_final.tolist(),
            "links_pos": result.ee_pos.tolist(), "links_quat_wxyz": result.ee_quat.tolist()}
     if result.objects:
@@ -46,6 +40,17 @@ def final_poses(config: str | Path, duration: float = GOLDEN_DURATION) -> dict:
     if result.episodes:
         out["success"] = [ep["success"] for ep in result.episodes]
     return out
+
+
+def run_to_end(run):
+    """``run`` simulated headless to its end: (its final state, app.episode.loop.final_state's, and the motion)."""
+    scene, robot = build_scene(run)
+    try:
+        motion = run_motion(run, robot.n_envs, robot=robot)
+        episode, _ = simulate(run, scene, robot, motion, show_progress=False)
+        return final_state(run, robot, episode, motion, scene.t, scene=scene), motion
+    finally:
+        scene.close()
 
 
 def compare(actual: dict, golden: dict, tol: float = GOLDEN_TOLERANCE) -> list[str]:

@@ -17,7 +17,6 @@ from app.control.phases import PLAN_REASONS, REASONS, code_label
 from app.control.planner_settings import PLANNER_NAMES
 from app.control.segments import Segments
 from app.control.tracks import Track, TrackedSegments
-from app.episode.loop import final_state, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.planned_moves import move_seed
 from app.episode.run_report import pick_summary, plan_summary
@@ -25,6 +24,7 @@ from app.episode.scene_build import build_scene
 from app.errors import ConfigError
 from app.planning import PLANNERS, PlanOptions, plan
 from tests.conftest import ROOT
+from tests.golden_runs import run_to_end
 
 SHELF = ROOT / "configs" / "pick_shelf.yaml"
 PLAN = ROOT / "configs" / "plan_shelf.yaml"
@@ -112,12 +112,15 @@ def test_an_unknown_planner_key_or_name_is_an_error_naming_the_file_and_key(tmp_
 
 
 def _pick(sets: dict):
-    run = load_run_config(SHELF, sets=sets)
+    return run_to_end(load_run_config(SHELF, sets=sets))
+
+
+def _plan_motion(sets: dict):
+    """The plan task's motion for ``sets`` (planned as it is built) and the robot it was planned for."""
+    run = load_run_config(PLAN, sets=sets)
     scene, robot = build_scene(run)
     try:
-        motion = run_motion(run, robot.n_envs, robot=robot)
-        episode, _ = simulate(run, scene, robot, motion, show_progress=False)
-        return final_state(run, robot, episode, motion, scene.t, scene=scene), motion
+        return run, robot, run_motion(run, 1, robot=robot)
     finally:
         scene.close()
 
@@ -181,12 +184,7 @@ def test_two_planned_runs_are_the_same(shelf_runs):
 def test_plan_task_plans_every_goal_and_ends_at_the_last():
     """The plan task's moves (two poses across the panel, then joints) all planned; the track ends at rest at
     the FK of the last goal's joints; the first move ends at its pose goal."""
-    run = load_run_config(PLAN, sets={"n_envs": 1})
-    scene, robot = build_scene(run)
-    try:
-        motion = run_motion(run, 1, robot=robot)
-    finally:
-        scene.close()
+    run, _, motion = _plan_motion({"n_envs": 1})
     (out,) = motion.outcomes()
     assert out["success"] and [m["goal"] for m in out["moves"]] == [0, 1, 2]
     track = motion.tracks[0]
@@ -202,12 +200,7 @@ def test_plan_task_plans_every_goal_and_ends_at_the_last():
 def test_plan_task_goal_in_collision_holds_and_says_why():
     """A joint goal into the table: goal_in_collision, the environment holds at its start, no later move."""
     bad = {"joints": [0.0, 2.2, 0.2, 0.0, 0.0, 0.0]}
-    run = load_run_config(PLAN, sets={"n_envs": 1, "task.goals": [bad, {"joints": [0.0, 1.2, 1.0, -0.3, 0.0, 0.0]}]})
-    scene, robot = build_scene(run)
-    try:
-        motion = run_motion(run, 1, robot=robot)
-    finally:
-        scene.close()
+    _, robot, motion = _plan_motion({"n_envs": 1, "task.goals": [bad, {"joints": [0.0, 1.2, 1.0, -0.3, 0.0, 0.0]}]})
     (out,) = motion.outcomes()
     assert not out["success"] and out["reason"] == "goal_in_collision" and len(out["moves"]) == 1
     np.testing.assert_allclose(motion.tracks[0].q[-1], robot.initial_qpos[0])
@@ -245,14 +238,7 @@ def test_planned_handover_moves_both_arms_together_and_carries_over_the_panel_pa
     is one plan over both arms, the carry to the meeting point moves the giver alone; every planned path keeps the
     min_distance from the other arm (the sphere model's arm pairs) and the world (the panel, the held cube); the
     drawn paths of both arms."""
-    run = load_run_config(ROOT / "configs" / "handover_wall.yaml", sets={"n_envs": 2})
-    scene, robot = build_scene(run)
-    try:
-        motion = run_motion(run, robot.n_envs, robot=robot)
-        episode, _ = simulate(run, scene, robot, motion, show_progress=False)
-        result = final_state(run, robot, episode, motion, scene.t, scene=scene)
-    finally:
-        scene.close()
+    result, motion = run_to_end(load_run_config(ROOT / "configs" / "handover_wall.yaml", sets={"n_envs": 2}))
     assert [ep["success"] for ep in result.episodes] == [True, True]
     for ep in result.episodes:
         assert [(p["move"], p["arms"]) for p in ep["plans"]] == [("pre_grasp", ["giver", "taker"]), ("to_meet", ["giver"])]
