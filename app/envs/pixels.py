@@ -40,7 +40,7 @@ class Pixels:
     def __init__(self, world, cameras: list[CameraStream]):
         self.world, self.cameras = world, list(cameras)
         self.replica = PosedReplica(world.run, n_envs=1)
-        self.views = SceneCameras(self.replica.scene, self.replica.robot, self.cameras)
+        self.views = SceneCameras(self.replica.scene, self.replica.robot, self.cameras, backdrops=True)
 
     def render(self, q: np.ndarray, envs: list[int] | None = None) -> dict[str, np.ndarray]:
         """{camera: (len(envs), h, w, 3) uint8} of the environments ``envs`` (default all) at the world's joints

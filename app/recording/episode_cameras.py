@@ -96,7 +96,7 @@ class EpisodeCameras:
         self.streams = camera_streams(run)
         self.replica = PosedReplica(run, n_envs=1)
         self.scene, self.robot = self.replica.scene, self.replica.robot
-        self.cameras = SceneCameras(self.scene, self.robot, self.streams)
+        self.cameras = SceneCameras(self.scene, self.robot, self.streams, backdrops=True)
         self.link_cameras = [c.name for c in self.streams if c.link is not None]
 
     def render(self, frames: list[FrameState], env: int, fps: float, depth: dict | None = None) -> tuple[dict, dict]:

@@ -41,10 +41,20 @@ class Camera:
     def frame(self, backdrop: Layer | None = None) -> np.ndarray:
         """An RGB image of the current scene; over ``backdrop`` (bodies rendered once elsewhere, absent here),
         each pixel from the nearer of the two. Shape (height, width, 3), uint8."""
+        return self.rgb(self.over(backdrop))
+
+    def over(self, backdrop: Layer | None) -> Layer:
+        """The current scene's picture laid over ``backdrop`` by depth (each pixel and its depth from the nearer
+        of the two); the scene's own picture where ``backdrop`` is None."""
         layer = self.layer()
-        pixels = layer.pixels if backdrop is None else np.where(layer.depth < backdrop.depth, layer.pixels,
-                                                                backdrop.pixels)
-        return np.ascontiguousarray(pixels.view(np.uint8).reshape(self.height, self.width, 4)[..., :3])
+        if backdrop is None:
+            return layer
+        nearer = layer.depth < backdrop.depth
+        return Layer(np.where(nearer, layer.pixels, backdrop.pixels), np.where(nearer, layer.depth, backdrop.depth))
+
+    def rgb(self, layer: Layer) -> np.ndarray:
+        """A layer's pixels as an RGB image, (height, width, 3) uint8."""
+        return np.ascontiguousarray(layer.pixels.view(np.uint8).reshape(self.height, self.width, 4)[..., :3])
 
     def layer(self) -> Layer:
         """TinyRenderer's picture of the current scene, lit as ``light`` says (without shadows, the default, each

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
-from app.sim.camera import Camera
+from app.sim.backdrop import render_backdrop, show_boxes
+from app.sim.camera import Camera, Layer
 from app.specs import CameraStream
 
 GL_FROM_OPTICAL = np.diag([1.0, -1.0, -1.0])
@@ -57,10 +58,15 @@ class SceneCameras:
 
     Args:
         scene: The built Scene. robot: Its Robot (link cameras ride its links). cameras: The streams.
+        backdrops: The scene is a replica drawn only by these cameras (app.episode.replica): a fixed camera
+            renders its boxes once (app.sim.backdrop) and then, with the boxes hidden, only what moves, the same
+            pixels and depths; for the plain look only (shadows and lights fall across bodies).
     """
 
-    def __init__(self, scene, robot, cameras: Sequence[CameraStream]):
+    def __init__(self, scene, robot, cameras: Sequence[CameraStream], backdrops: bool = False):
         self.scene, self.robot, self.cameras = scene, robot, tuple(cameras)
+        self._backdrops: dict | None = {} if backdrops and scene.look.is_plain() else None
+        self._boxes_shown = True
         self.K = {c.name: intrinsics(c) for c in self.cameras}
         self._proj = {c.name: projection_matrix(c) for c in self.cameras}
         self._offset = {c.name: (np.asarray(c.offset_pos, dtype=float),
@@ -99,13 +105,25 @@ class SceneCameras:
             p, R = poses[c.name]
             view = Camera(self.scene.client, view_matrix(p + origin, R), self._proj[c.name], c.width, c.height,
                           self.scene.look.render_kwargs())
+            layer = view.over(self._backdrop(c, view, env))
+            images[c.name] = view.rgb(layer)
             if depths is not None and c.depth:
-                layer = view.layer()
-                images[c.name] = np.ascontiguousarray(layer.pixels.view(np.uint8).reshape(c.height, c.width, 4)[..., :3])
                 depths[c.name] = metric_depth(layer.depth, c.near, c.far)
-            else:
-                images[c.name] = view.frame()
         return images
+
+    def _backdrop(self, c: CameraStream, view: Camera, env: int) -> Layer | None:
+        """Camera ``c``'s backdrop in environment ``env`` (rendered on first use), its boxes hidden; None, the boxes
+        shown, for a camera on a link or without backdrops."""
+        fixed = self._backdrops is not None and c.link is None
+        if fixed != (not self._boxes_shown):
+            show_boxes(self.scene, not fixed)
+            self._boxes_shown = not fixed
+        if not fixed:
+            return None
+        if (c.name, env) not in self._backdrops:
+            self._backdrops[c.name, env] = render_backdrop(self.scene, np.reshape(view.view, (4, 4)).T,
+                                                          np.reshape(view.proj, (4, 4)).T, c.width, c.height)
+        return self._backdrops[c.name, env]
 
 
 def metric_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:
