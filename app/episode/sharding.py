@@ -149,7 +149,7 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
             progress.close()
         steady_s, steady_envs = steady_phase(shards, timings["actors"] + (1 if timings["items_here"] else 0))
         scale = {"workers": workers, "actors": timings["actors"], "blocks": [len(g) for g in groups],
-                 "blocks_here": timings["items_here"],
+                 "blocks_here": timings["items_here"], "blocks_per_node": timings["nodes"],
                  "all_working_s": round(steady_s, 4), "all_working_env_episodes": round(steady_envs, 3)}
         timings = {"ray_start": timings["ray_start"], "blocks": timings["wall"]}
         with ray_released():

@@ -101,6 +101,7 @@ def start_ray(workers: int, address: str | None = None):
     _quiet_ray_notices()
     address = address or os.environ.get("RAY_ADDRESS") or None
     if not ray.is_initialized():
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # Ray's documented opt-out: nothing leaves this machine
         quiet = dict(logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
         before = {p.pid for p in psutil.Process().children()}
         _before.clear()

@@ -29,7 +29,7 @@ def _actor_class(ray):
             os.environ["APP_THREADS"] = "1"
 
         def call(self, work: Callable, i: int, item):
-            return i, work(item)
+            return i, ray.get_runtime_context().get_node_id(), work(item)
 
     return Worker
 
@@ -78,13 +78,14 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
     starts (from the main thread, which its processes' lifetime is tied to), then ``workers`` Ray actors take
     the rest through Ray's ActorPool, each item going to the first free actor. ``work`` must be a module-level
     function (it travels to the workers). Returns (the results in item order, timings: ray_start and wall
-    [s], items_here, actors (those the cluster can run)); ``on_done(i)`` as item i finishes (progress), and
-    ``on_result(i, result)`` with what it returned (on the thread that took it back). The
+    [s], items_here, actors (those the cluster can run), nodes (Ray node id -> the items actors there worked
+    on)); ``on_done(i)`` as item i finishes (progress), and ``on_result(i, result)`` with what it returned (on
+    the thread that took it back). The
     first error raised by ``work`` anywhere is raised here. ``APP_SCALE_LOCAL=0``: this process takes no
     item (tests use it to have every item computed by actors)."""
     require_ray()
     check_reachable(address)  # before this process takes any item: an unreachable cluster costs no work
-    t0, results = time.perf_counter(), {}
+    t0, results, nodes = time.perf_counter(), {}, {}
 
     def done(i: int, value) -> None:
         results[i] = value
@@ -105,7 +106,9 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             for i in range(first, len(items)):
                 pool.submit(lambda actor, i: actor.call.remote(work, i, items[i]), i)
             while pool.has_next():
-                done(*_owned(_get_next(ray, pool)))
+                i, node, value = _owned(_get_next(ray, pool))
+                nodes[node] = nodes.get(node, 0) + 1
+                done(i, value)
                 if here is not None and here.future.done():
                     here.future.result()  # an error here stops the run at once
         if here is not None:
@@ -117,7 +120,8 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             wait([here.future], timeout=120)  # never left running into the interpreter's exit (PyBullet would crash)
         STOP.clear()
         pool = None  # its actors end with their last handle (one freed after Ray's shutdown would end the process)
-    timings = {"ray_start": ray_up_s, "wall": time.perf_counter() - t0, "items_here": first, "actors": n_actors}
+    timings = {"ray_start": ray_up_s, "wall": time.perf_counter() - t0, "items_here": first, "actors": n_actors,
+               "nodes": nodes}
     return [results[i] for i in range(len(items))], timings
 
 
