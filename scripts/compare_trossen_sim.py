@@ -70,7 +70,7 @@ out = {"wall_s": wall, "raised": raised, "errors_logged": errors, "final": final
 if side == "ours":
     from app.trossen_arm import world
     out["simulated_s"] = world.simulated_time()
-print("RESULT " + json.dumps(out))
+print("\\nRESULT " + json.dumps(out))  # input() prompts end without a newline
 '''
 
 
