@@ -39,7 +39,7 @@ def _colour_pixels(image: np.ndarray, rgb, tol: int = 40) -> int:
 
 @pytest.fixture
 def recorded(monkeypatch, tmp_path):
-    """A world at scale 0 recording into tmp_path/out: a wrist goal past its limit (clipped), then the shoulder
+    """A world at scale 0 recording into tmp_path/out: wrist goals past its limit (clipped), then the shoulder
     pitched down until the fingers touch the table; outputs written, the world closed after."""
     monkeypatch.setenv("APP_TROSSEN_OUTPUTS", str(tmp_path / "out"))
     monkeypatch.delenv("APP_TROSSEN_GUI", raising=False)
@@ -48,6 +48,8 @@ def recorded(monkeypatch, tmp_path):
     driver.configure(trossen_arm.Model.wxai_v0, trossen_arm.StandardEndEffector.wxai_v0_leader, "127.0.0.2", False)
     driver.set_all_modes(trossen_arm.Mode.position)
     driver.set_joint_position(4, 1.65, 1.0)  # the wrist's limit is pi/2: the controller clips the goal
+    for _ in range(3):  # the same clip again: still the one event
+        driver.set_joint_position(4, 1.65, 0.05)
     driver.set_arm_positions([0.0, 1.5, 0.0, 0.0, 0.0, 0.0], 0.7)  # reaches down into the table
     w.write_outputs()
     yield tmp_path / "out", w
@@ -56,7 +58,8 @@ def recorded(monkeypatch, tmp_path):
 
 def test_the_report_has_app_runs_layout_and_the_limit_and_collision_events(recorded):
     """report.json: app.run's keys (summary, environments with q_final, pos_err_final_m, reached_final), the clipped
-    goal and the fingers' contacts with the table as events in time order; the arm pushed off its goal missed it."""
+    goals (one event, as clipping began) and the fingers' contacts with the table as events in time order; the arm
+    pushed off its goal missed it."""
     out, w = recorded
     report = json.loads((out / "report.json").read_text())
     assert {"config", "controller", "summary", "reached_tolerance", "invariants", "events", "environments"} <= set(report)

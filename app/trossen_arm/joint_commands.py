@@ -19,6 +19,8 @@ from app.trossen_arm.interpolation import Ramp, state_rows
 from app.trossen_arm.joint_space import N_JOINTS
 from app.trossen_arm.recorder import Goal
 
+CLIP_SLACK = 1e-6  # [rad or m]: a goal this close beyond a limit (rounding: a spline's end at 0) is not a clip
+
 ALL, ARM, GRIPPER = np.arange(N_JOINTS), np.arange(N_JOINTS - 1), np.array([N_JOINTS - 1])
 
 
@@ -83,7 +85,7 @@ class JointCommands(DriverCore):
         where they are commanded) and the joints it clips to their limits; a gripper goal keeps the arm's."""
         clipped = () if mode != Mode.position else tuple(
             int(j) for j, value in zip(idx, goal)
-            if not c.limits[j].position_min <= value <= c.limits[j].position_max)
+            if not c.limits[j].position_min - CLIP_SLACK <= value <= c.limits[j].position_max + CLIP_SLACK)
         if not np.isin(idx, ARM).any():
             return Goal(keep=True, clipped=clipped)
         if mode != Mode.position:

@@ -2,7 +2,7 @@
 
 Per arm (:class:`ArmTrack`): its commands by kind, its pose goal (the tool frame the latest position goal
 aims at, in the world frame), its status at a glance, its limit events (a goal clipped to the position limits,
-the controller entering an error state with its log), its collisions as they begin (the arm's link, what it
+the controller entering an error state with its log), both as they begin, its collisions as they begin (the arm's link, what it
 touched) and how far a measured joint went past its position limits. Per video frame (``FPS`` frames per
 simulated second): every arm's joints, pose goal, status and gripper position (:class:`ArmFrame`).
 """
@@ -70,6 +70,7 @@ class ArmTrack:
     events: list[dict] = field(default_factory=list)  # limit events and collisions, in time order
     error: str = "none"
     touching: frozenset = frozenset()
+    clipped: frozenset = frozenset()  # the joints the latest goal clipped
     limit_excess_max: float = 0.0  # [rad or m] how far a measured joint went past its position limits, at most
     status: int = int(ArmStatus.NO_GOAL)
 
@@ -92,9 +93,10 @@ class Recorder:
         track = self.track(arm)
         entry = track.commands.setdefault(kind, [0, t])
         entry[0] += 1
-        if goal.clipped:
-            track.events.append({"t": round(t, 4), "kind": "goal_clipped", "joints": list(goal.clipped),
-                                 "command": kind})
+        begun = sorted(set(goal.clipped) - track.clipped)
+        if begun:  # as clipping begins: a stream of 1 kHz goals at a limit is one event
+            track.events.append({"t": round(t, 4), "kind": "goal_clipped", "joints": begun, "command": kind})
+        track.clipped = frozenset(goal.clipped)
         if not goal.keep:
             track.goal = None if goal.pose is None else base_T @ goal.pose
             track.tool = tool
