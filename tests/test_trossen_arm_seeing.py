@@ -37,13 +37,15 @@ def _colour_pixels(image: np.ndarray, rgb, tol: int = 40) -> int:
     return int((np.abs(image.astype(int) - np.array(rgb)).max(axis=-1) < tol).sum())
 
 
-@pytest.fixture
-def recorded(monkeypatch, tmp_path):
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
     """A world at scale 0 recording into tmp_path/out: wrist goals past its limit (clipped), then the shoulder
-    pitched down until the fingers touch the table; outputs written, the world closed after."""
-    monkeypatch.setenv("APP_TROSSEN_OUTPUTS", str(tmp_path / "out"))
-    monkeypatch.delenv("APP_TROSSEN_GUI", raising=False)
-    w = world.reset_world(scale=0.0)
+    pitched down until the fingers touch the table; outputs written, the world closed after (once per module)."""
+    out = tmp_path_factory.mktemp("recorded") / "out"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("APP_TROSSEN_OUTPUTS", str(out))
+        env.delenv("APP_TROSSEN_GUI", raising=False)
+        w = world.reset_world(scale=0.0)
     driver = trossen_arm.TrossenArmDriver()
     driver.configure(trossen_arm.Model.wxai_v0, trossen_arm.StandardEndEffector.wxai_v0_leader, "127.0.0.2", False)
     driver.set_all_modes(trossen_arm.Mode.position)
@@ -52,7 +54,7 @@ def recorded(monkeypatch, tmp_path):
         driver.set_joint_position(4, 1.65, 0.05)
     driver.set_arm_positions([0.0, 1.5, 0.0, 0.0, 0.0, 0.0], 0.7)  # reaches down into the table
     w.write_outputs()
-    yield tmp_path / "out", w
+    yield out, w
     w.close()
 
 
