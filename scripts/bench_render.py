@@ -16,9 +16,10 @@ import numpy as np
 
 from app.config.loader import load_run_config
 from app.episode.execute import video_look
+from app.episode.frame_render import SceneRenderer
 from app.episode.frame_state import FrameState
 from app.episode.motion_factory import run_motion
-from app.episode.video_job import SceneRenderer, headless
+from app.episode.replica import headless
 from app.sim.backdrop import render_backdrop, show_boxes
 from app.sim.camera import Camera
 

@@ -101,7 +101,7 @@ def test_bad_cameras_are_config_errors_naming_the_key(tmp_path, camera, key):
 def test_a_videos_view_of_an_optical_frame_is_the_named_cameras_view_matrix(R):
     """app.episode.video_job.optical_view (the mp4's camera on a link) maps the world as app.sim.cameras.view_matrix
     (the datasets' camera) does, for a camera looking straight down and for a rolled one."""
-    from app.episode.video_job import optical_view
+    from app.episode.frame_render import optical_view
     from app.sim.cameras import view_matrix
 
     p = np.array([0.2, -0.1, 0.5])
@@ -113,9 +113,10 @@ def test_the_video_films_from_a_wrist_camera_following_its_link():
     same pose), and they change as the arm moves."""
     require_reference()
     from app.episode.execute import video_look
+    from app.episode.frame_render import SceneRenderer
     from app.episode.frame_state import FrameState
     from app.episode.replica import headless
-    from app.episode.video_job import SceneRenderer, named_stream
+    from app.episode.video_job import named_stream
 
     run = load_run_config(ROOT / "configs/bimanual_ik.yaml", {"video.camera": "cam_left_wrist", "video.width": 320,
                                                               "video.height": 240}, n_envs=1,

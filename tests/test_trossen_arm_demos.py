@@ -221,38 +221,3 @@ def test_trossens_own_demo_runs_with_only_its_import_line_changed(simulated_cloc
         arm = _arm(arm_name)
         assert arm.error_state.name == "none"
         assert np.abs(arm.measured.q[:6]).max() < 5e-3
-
-
-def test_a_script_run_with_app_trossen_outputs_leaves_a_video_and_a_report(tmp_path):
-    """APP_TROSSEN_OUTPUTS=FOLDER and no change to the script: at its exit FOLDER/video.mp4 (frames at 30 per
-    simulated second) and FOLDER/report.json (commands by kind, the limit error with its time, final joints)."""
-    import json
-    import os
-    import sys
-
-    import imageio.v2 as imageio
-
-    script = tmp_path / "script.py"
-    script.write_text(HEADER + textwrap.dedent("""
-        driver.set_all_modes(trossen_arm.Mode.position)
-        home = np.zeros(7); home[1] = home[2] = np.pi / 2
-        driver.set_all_positions(home, 1.0)
-        home[5] += np.pi
-        try:
-            driver.set_all_positions(home, 0.0)
-            driver.set_all_positions(np.zeros(7), 1.0)
-        except trossen_arm.RuntimeError:
-            driver.clear_error()
-    """))
-    out = tmp_path / "out"
-    env = {**os.environ, "APP_TROSSEN_OUTPUTS": str(out), "APP_TROSSEN_TIME_SCALE": "0",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    report = json.loads((out / "report.json").read_text())
-    arm = report["arms"]["leader_right"]
-    assert arm["commands"]["joint positions"]["count"] >= 2
-    assert [e["state"] for e in arm["errors"]] == ["joint_limit_exceeded"] and "joint 5" in arm["errors"][0]["log"]
-    assert arm["collisions"] == []  # the arm touched nothing on its way home and back
-    frames = imageio.get_reader(out / "video.mp4").count_frames()
-    assert frames == report["frames"] == pytest.approx(report["simulated_time_s"] * 30, abs=2)

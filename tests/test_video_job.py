@@ -150,9 +150,10 @@ def test_follow_env_frames_one_environment_close_up():
 def test_rendered_frame_shows_the_recorded_objects_where_they_were_and_the_place_marks():
     """A recorded object pose moves the cube in the picture; a place mark draws a yellow ring there."""
     from app.episode.execute import video_look
+    from app.episode.frame_render import SceneRenderer
     from app.episode.motion_factory import run_motion
+    from app.episode.replica import headless
     from app.episode.scene_build import build_scene
-    from app.episode.video_job import SceneRenderer, headless
 
     run = load_run_config(ROOT / "configs" / "pick_place.yaml", n_envs=1)
     scene, robot = build_scene(run)
@@ -251,7 +252,7 @@ def test_the_caption_counts_the_episodes_done_from_the_frames_phases_not_from_it
     """A pick's notes carry the gripper's opening ('done 90mm'): the caption counts the phase codes themselves;
     a motion without phases (a script) counts the environments that reached their targets."""
     from app.control.phases import WORDS
-    from app.episode.video_job import episodes_done, frame_notes
+    from app.episode.frame_render import episodes_done, frame_notes
     from app.render.overlay import FrameOverlay, caption_text
 
     n = 4

@@ -16,29 +16,25 @@ import queue
 import signal
 import threading
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.phases import code_label
 from app.control.status import STATUS_STYLE, EnvStatus
+from app.episode.frame_render import RendererRecipe, Replica, SceneRenderer, VideoSpec, optical_view
 from app.episode.frame_state import FrameState
-from app.episode.replica import PosedReplica, headless
+from app.episode.replica import headless
 from app.episode.run_report import target_labels
 from app.kernels.dispatch import available_cpus, run_in_background
-from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView, box_corners, fit_view
 from app.render.mp4 import write_mp4
-from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
+from app.render.overlay import OverlayStyle
 from app.runtime.render_server import render_context
 from app.runtime.signals import signals_held
-from app.sim.backdrop import render_backdrop, show_boxes
-from app.sim.camera import Camera, Layer
 from app.sim.cameras import SceneCameras
-from app.sim.sphere_markers import SphereMarkers
 from app.specs import CameraStream
 
 log = logging.getLogger(__name__)
@@ -47,101 +43,18 @@ MAX_AUTO_WORKERS = 4
 CAPTION_RESERVE = 0.1  # top fraction of the picture kept for the caption and legend
 
 
-class VideoSpec(NamedTuple):
-    """How the frames look (picklable, sent with each render task): the camera, the overlay's sizes and title,
-    each environment's world origin (n_envs, 3) and where its status dot goes (n_envs, 3)."""
-
-    title: str
-    view: CameraView
-    style: OverlayStyle
-    env_origins: np.ndarray
-    anchors: np.ndarray
-    link_camera: CameraStream | None = None  # a named camera on a robot link: the view follows it every frame
-    camera_env: int = 0  # the environment whose link carries it
-
-
 def legend() -> tuple:
     return tuple(STATUS_STYLE[code] for code in EnvStatus)
-
-
-class SceneRenderer:
-    """The run's scene posed from FrameStates (app.episode.replica) and rendered with the video's overlay."""
-
-    def __init__(self, run: RunConfig):
-        self.replica = PosedReplica(run)
-        self.scene, self.robot = self.replica.scene, self.replica.robot
-        self._camera: tuple | None = None
-        self._link_cameras: SceneCameras | None = None
-        self.spheres = SphereMarkers(self.robot) if run.video.show_spheres else None
-
-    def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
-        """The picture of ``state`` with its overlay. Shape (height, width, 3) uint8."""
-        q = self.replica.pose(state.q, state.objects)
-        v = spec.view if spec.link_camera is None else self._link_view(spec, q[spec.camera_env])
-        if self._camera is None or self._camera[0] is not v:
-            self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height,
-                                      self.scene.look.render_kwargs()),
-                            self._backdrop(v, fixed=spec.link_camera is None and self.scene.look.is_plain()))
-        if self.spheres is not None:
-            self.spheres.update(q)
-        image = self._camera[1].frame(self._camera[2])
-        notes = frame_notes(state)
-        overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
-                               quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
-                               notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :],
-                               episodes_done(state),
-                               None if state.paths is None else state.paths + spec.env_origins[:, None, :])
-        return draw_overlay(image, v, overlay, spec.style)
-
-    def _backdrop(self, v: CameraView, fixed: bool) -> Layer | None:
-        """From a fixed view, the boxes rendered once (app.sim.backdrop) and hidden in this scene; from a view
-        that moves every frame (a link camera) or in a look other than plain (shadows fall on the boxes; textures,
-        light), none, and the boxes shown."""
-        show_boxes(self.scene, not fixed)
-        return render_backdrop(self.scene, v.view, v.projection, v.width, v.height) if fixed else None
-
-    def _link_view(self, spec: VideoSpec, q: np.ndarray) -> CameraView:
-        """The link camera's view at joints q (n_dofs,) of its environment, at the video's size."""
-        if self._link_cameras is None or self._link_cameras.cameras[0] != spec.link_camera:
-            self._link_cameras = SceneCameras(self.scene, self.robot, [spec.link_camera])
-        p, R = self._link_cameras.poses(q)[spec.link_camera.name]
-        return optical_view(p + spec.env_origins[spec.camera_env], R, spec.link_camera.fov, spec.view.width,
-                            spec.view.height)
-
-    def close(self) -> None:
-        self.scene.close()
-
-
-def optical_view(p: np.ndarray, R: np.ndarray, fov: float, width: int, height: int) -> CameraView:
-    """The CameraView of an optical frame (x right, y down, z forward) at p (3,) with rotation R (3, 3), world
-    frame: looking along z, the picture's up along -y (any roll, straight down included)."""
-    return CameraView(p, p + R[:, 2], float(fov), int(width), int(height), tuple(-R[:, 1]))
-
-
-def episodes_done(state: FrameState) -> int | None:
-    """How many environments' phased episodes are done at this frame (their code is ``done``); None without
-    phases (a motion driven by time)."""
-    return None if state.episode is None else sum(code_label(int(c)) == "done" for c in state.episode)
-
-
-def frame_notes(state: FrameState) -> tuple[str, ...] | None:
-    """A word per environment for the overlay: a pick's phase (or failure) and the gripper's opening."""
-    if state.episode is None and state.gripper is None:
-        return None
-    n = len(state.q)
-    phase = [""] * n if state.episode is None else [code_label(int(c)) for c in state.episode]
-    grip = [""] * n if state.gripper is None else [f"{1e3 * g:.0f}mm" for g in state.gripper]
-    return tuple(f"{p} {g}".strip() for p, g in zip(phase, grip))
 
 
 _renderer: SceneRenderer | None = None  # one per render process
 
 
-def _worker_init(run: RunConfig) -> None:
+def _worker_init(recipe: RendererRecipe) -> None:
     global _renderer
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the pool
     run_in_background()  # already, where the fork server (app.episode.render_preload) started it
-    _renderer = SceneRenderer(run)
+    _renderer = recipe.build()
 
 
 def _worker_render(spec: VideoSpec, states: list[FrameState]) -> list[np.ndarray]:
@@ -166,20 +79,24 @@ class VideoJob:
     :meth:`start` gives the look of the frames before the first :meth:`add`.
 
     Args:
-        run: The run. path: The mp4 (a temporary name ending in .mp4). fps: Frames per second.
-        total: Frames expected (for progress). workers: Render processes; 0 renders here, on the caller's thread.
+        run: The run (None with ``replica``). path: The mp4 (a temporary name ending in .mp4). fps: Frames per
+            second. total: Frames expected (for progress). workers: Render processes; 0 renders here, on the
+            caller's thread. replica: A picklable callable giving the scene the frames pose (a
+            app.episode.frame_render.Replica); None: the run's.
     """
 
-    def __init__(self, run: RunConfig, path: Path, fps: int, total: int, workers: int):
+    def __init__(self, run: RunConfig | None, path: Path, fps: int, total: int, workers: int,
+                 replica: Callable[[], Replica] | None = None):
         self.spec: VideoSpec | None = None
         self.frames = 0
         self._batch: list[FrameState] = []
         self._chunks: queue.Queue = queue.Queue()  # lists of FrameStates (or, with workers=0, of frames); None ends
         self._aborted = threading.Event()
         self._error: BaseException | None = None
-        self._renderer = None if workers else SceneRenderer(headless(run))
+        recipe = RendererRecipe(None if run is None else headless(run), replica)
+        self._renderer = None if workers else recipe.build()
         context = render_context() if workers else None  # the fork server, from this (main) thread
-        self._thread = threading.Thread(target=self._encode, args=(run, context, workers, path, fps, total),
+        self._thread = threading.Thread(target=self._encode, args=(recipe, context, workers, path, fps, total),
                                         daemon=True, name="video-encoder")
         try:
             with signals_held():  # started, or not at all: a signal waits until start() has returned
@@ -207,13 +124,13 @@ class VideoJob:
         if batch:
             self._chunks.put([self._renderer.render(self.spec, s) for s in batch] if self._renderer else batch)
 
-    def _encode(self, run: RunConfig, context, workers: int, path: Path, fps: int, total: int) -> None:
+    def _encode(self, recipe: RendererRecipe, context, workers: int, path: Path, fps: int, total: int) -> None:
         pool = None
         run_in_background()  # this thread, the pool's threads and the encoder process leave the simulation its core
         try:
             if workers and not self._aborted.is_set():
                 pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init,
-                                           initargs=(headless(run),))
+                                           initargs=(recipe,))
                 for _ in range(workers):  # each submit while none is idle starts a process: all build now
                     pool.submit(int)
             write_mp4(path, self._rendered(pool), fps, total, label="video")

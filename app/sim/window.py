@@ -137,3 +137,9 @@ class StatusLights:
                 pb.changeVisualShape(self.bodies[i], -1, rgbaColor=[c / 255 for c in rgb] + [1.0],
                                      physicsClientId=self.client)
                 self._rgb[i] = rgb
+
+    def remove(self) -> None:
+        """Take the lights out of the scene."""
+        for body in self.bodies:
+            pb.removeBody(body, physicsClientId=self.client)
+        self.bodies, self._rgb = [], []

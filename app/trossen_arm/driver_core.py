@@ -19,6 +19,7 @@ from app.trossen_arm.enums import ERROR_INFORMATION, ErrorState, Mode, Model
 from app.trossen_arm.failures import NOT_CONFIGURED, logger_name, logic_error, runtime_error
 from app.trossen_arm.joint_space import N_JOINTS
 from app.trossen_arm.properties import EndEffector
+from app.trossen_arm.recorder import Goal
 from app.trossen_arm.standard import copied
 from app.trossen_arm.world import ArmSlot, SimWorld, world
 
@@ -157,11 +158,11 @@ class DriverCore:
 
     def _finish(self, goal_time: float, blocking: bool, kind: str, goal=None) -> None:
         """After a command of ``kind``: a blocking one steps (and waits) until its goal time, then checks the
-        error state. ``goal``: the tool's goal pose (4x4, base frame), or a callable giving it, for the
-        recorder's video (called only where one records)."""
+        error state. ``goal``: the tool's goal pose (4x4, base frame) or a recorder Goal, or a callable giving
+        either, for the recorder (called only where one records)."""
         if self._world.recorder is not None:
-            pose = goal() if callable(goal) else goal
-            self._world.note(self._slot, kind, None if pose is None else self._slot.base_T @ pose)
+            aim = goal() if callable(goal) else goal
+            self._world.note(self._slot, kind, aim if isinstance(aim, Goal) else Goal(aim), self._tool)
         if blocking:
             slot = self._slot
             self._world.run_for(goal_time)

@@ -17,6 +17,9 @@ from app.trossen_arm.enums import Mode
 from app.trossen_arm.failures import logic_error
 from app.trossen_arm.interpolation import Ramp, state_rows
 from app.trossen_arm.joint_space import N_JOINTS
+from app.trossen_arm.recorder import Goal
+
+CLIP_SLACK = 1e-6  # [rad or m]: a goal this close beyond a limit (rounding: a spline's end at 0) is not a clip
 
 ALL, ARM, GRIPPER = np.arange(N_JOINTS), np.arange(N_JOINTS - 1), np.array([N_JOINTS - 1])
 
@@ -77,17 +80,23 @@ class JointCommands(DriverCore):
         c.drive(idx, Ramp(self._world.t, t, start, state_rows(goal, d1, d2), ORDER[mode]))
         self._finish(t, blocking, f"joint {what}", goal=lambda: self._tool_goal(c, idx, goal, mode))
 
-    def _tool_goal(self, c, idx: np.ndarray, goal: np.ndarray, mode: Mode) -> np.ndarray | None:
-        """Where a position goal puts the tool (4x4, base frame), the other joints where they are commanded."""
-        if mode != Mode.position or not np.isin(idx, ARM).any():
-            return None
+    def _tool_goal(self, c, idx: np.ndarray, goal: np.ndarray, mode: Mode) -> Goal:
+        """What a goal aims the arm at: where a position goal puts the tool (4x4, base frame; the other joints
+        where they are commanded) and the joints it clips to their limits; a gripper goal keeps the arm's."""
+        clipped = () if mode != Mode.position else tuple(
+            int(j) for j, value in zip(idx, goal)
+            if not c.limits[j].position_min - CLIP_SLACK <= value <= c.limits[j].position_max + CLIP_SLACK)
+        if not np.isin(idx, ARM).any():
+            return Goal(keep=True, clipped=clipped)
+        if mode != Mode.position:
+            return Goal()
         q = c.measured.q_dofs.copy()
         arm = c.desired[0, ARM].copy()
         for j, value in zip(idx, goal):
             if j < len(ARM):
                 arm[j] = value
         q[self._slot.joints.dof[ARM]] = arm
-        return self._tool.tool_pose(q)
+        return Goal(self._tool.tool_pose(q), clipped=clipped)
 
     # ------------------------------------------------------------------ positions
     def set_all_positions(self, goal_positions: Sequence[float], goal_time: float = 2.0, blocking: bool = True,

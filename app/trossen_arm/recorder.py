@@ -1,147 +1,165 @@
-"""Seeing what a script did: ``APP_TROSSEN_OUTPUTS=FOLDER`` makes the world record every arm's joints at
-``FPS`` frames per simulated second, its commands, its controller errors and its contacts, and write when the
-process ends (atexit) ``FOLDER/video.mp4`` (a fixed camera over the arms, TinyRenderer, re-posed from the
-recorded joints, each arm's latest tool goal drawn as a frame) and ``FOLDER/report.json`` (simulated time, per
-arm: commands by kind with their first times, errors with time and the controller's log, collisions as they
-begin, final joints). ``APP_TROSSEN_GUI=1`` opens PyBullet's window instead (needs a display). No extra code
-in the script: the variables are read when the world is made.
+"""What a script did to the simulated arms, recorded for its video, its report and the GUI's drawings.
+
+Per arm (:class:`ArmTrack`): its commands by kind, its pose goal (the tool frame the latest position goal
+aims at, in the world frame), its status at a glance, its limit events (a goal clipped to the position limits,
+the controller entering an error state with its log), both as they begin, its collisions as they begin (the arm's link, what it
+touched) and how far a measured joint went past its position limits. Per video frame (``FPS`` frames per
+simulated second): every arm's joints, pose goal, status and gripper position (:class:`ArmFrame`).
 """
 
 from __future__ import annotations
 
-import bisect
-import json
-import logging
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from enum import IntEnum
+from typing import NamedTuple
 
 import numpy as np
 
-from app.render.mp4 import write_mp4
-from app.runtime.outputs import write_atomic
-from app.sim.camera import Camera
+from app.control.status import reached
+from app.kinematics.rotations import matrix_to_quat
 
-log = logging.getLogger(__name__)
+FPS = 30  # video frames per simulated second
 
-OUTPUTS_ENV, GUI_ENV = "APP_TROSSEN_OUTPUTS", "APP_TROSSEN_GUI"
-FPS = 30
-SIZE = (480, 360)  # [px]
+
+class ArmStatus(IntEnum):
+    """An arm's state at a glance (the video's status dot and the GUI's light): the legend's order."""
+
+    REACHED = 0  # at its pose goal, within the report's tolerances
+    MOVING = 1  # away from its pose goal
+    NO_GOAL = 2  # no pose goal (none given yet, or driven by velocities or efforts)
+    CONTACT = 3  # a link touches something
+    ERROR = 4  # the controller is in an error state
+
+
+STATUS_STYLE = {  # code -> (label, RGB 0-255)
+    ArmStatus.REACHED: ("goal reached", (40, 200, 70)),
+    ArmStatus.MOVING: ("moving", (250, 200, 30)),
+    ArmStatus.NO_GOAL: ("no pose goal", (150, 150, 160)),
+    ArmStatus.CONTACT: ("in contact", (240, 120, 20)),
+    ArmStatus.ERROR: ("error state", (230, 30, 60)),
+}
+
+
+class Goal(NamedTuple):
+    """What a command aims an arm at. pose: the tool frame's goal (4x4) in the arm's base frame, None for a
+    command without one (velocities, efforts); keep: the command leaves the arm's pose goal as it was (a
+    gripper goal); clipped: joints whose goal lies beyond their position limits (the controller clips it)."""
+
+    pose: np.ndarray | None = None
+    keep: bool = False
+    clipped: tuple[int, ...] = ()
+
+
+class ArmFrame(NamedTuple):
+    """One arm at one video frame: robot DOFs q (n_dofs,), its pose goal (4x4 world; None: none), status, the
+    gripper's position [m]."""
+
+    q: np.ndarray
+    goal: np.ndarray | None
+    status: int
+    gripper: float
 
 
 @dataclass
-class ArmLog:
-    """What one arm did: commands by kind (count, first time [s]), errors."""
+class ArmTrack:
+    """What one arm did (see the module docstring); times [s] of simulated time."""
 
     commands: dict[str, list[float]] = field(default_factory=dict)  # kind -> [count, first t]
-    errors: list[dict] = field(default_factory=list)
-    last_error: str = "none"
-    collisions: list[dict] = field(default_factory=list)  # contacts as they begin: t, the arm's link, with what
-    touching: set = field(default_factory=set)
+    goal: np.ndarray | None = None  # the tool's pose goal in the world (4x4)
+    tool: object = None  # the app.trossen_arm.cartesian.ToolKinematics the goal is a pose of
+    events: list[dict] = field(default_factory=list)  # limit events and collisions, in time order
+    error: str = "none"
+    touching: frozenset = frozenset()
+    clipped: frozenset = frozenset()  # the joints the latest goal clipped
+    limit_excess_max: float = 0.0  # [rad or m] how far a measured joint went past its position limits, at most
+    status: int = int(ArmStatus.NO_GOAL)
 
 
 class Recorder:
-    """Frames, commands and errors of a world's arms (see the module docstring).
+    """The tracks of a world's arms and the video's frames (see the module docstring)."""
 
-    Args:
-        folder: Where video.mp4 and report.json go (made if missing).
-    """
-
-    def __init__(self, folder: str | Path):
-        self.folder = Path(folder)
+    def __init__(self) -> None:
+        self.arms: dict[str, ArmTrack] = {}
         self.times: list[float] = []
-        self.frames: list[dict[str, np.ndarray]] = []  # per frame: arm -> its robot DOFs
-        self.arms: dict[str, ArmLog] = {}
-        self.goals: dict[str, list[tuple[float, np.ndarray]]] = {}  # arm -> (t, the tool's goal in the world)
+        self.frames: list[dict[str, ArmFrame]] = []
         self._next = 0.0
 
-    def command(self, arm: str, kind: str, t: float, goal: np.ndarray | None = None) -> None:
-        """A command of ``kind`` to ``arm`` at simulated time t [s]; ``goal``: the tool's goal pose in the world
-        (4x4), drawn in the video from then on."""
-        entry = self.arms.setdefault(arm, ArmLog()).commands.setdefault(kind, [0, t])
+    def track(self, arm: str) -> ArmTrack:
+        return self.arms.setdefault(arm, ArmTrack())
+
+    def command(self, arm: str, kind: str, t: float, goal: Goal, base_T: np.ndarray, tool) -> None:
+        """A command of ``kind`` to ``arm`` at simulated time t [s], aiming at ``goal``; base_T: the arm's base
+        frame in the world (4x4); tool: the driver's ToolKinematics (its tool frame, the goal's)."""
+        track = self.track(arm)
+        entry = track.commands.setdefault(kind, [0, t])
         entry[0] += 1
-        if goal is not None:
-            self.goals.setdefault(arm, []).append((t, goal))
+        begun = sorted(set(goal.clipped) - track.clipped)
+        if begun:  # as clipping begins: a stream of 1 kHz goals at a limit is one event
+            track.events.append({"t": round(t, 4), "kind": "goal_clipped", "joints": begun, "command": kind})
+        track.clipped = frozenset(goal.clipped)
+        if not goal.keep:
+            track.goal = None if goal.pose is None else base_T @ goal.pose
+            track.tool = tool
 
-    def step(self, t: float, slots: dict) -> None:
-        """After a physics step at simulated time t [s]: a frame when one is due, errors as they appear."""
+    def step(self, t: float, slots: dict) -> bool:
+        """After a physics step at simulated time t [s]: limit excess and error events; where a video frame is
+        due, collisions, statuses and the frame. Returns whether a frame was taken."""
         for name, slot in slots.items():
-            arm, c = self.arms.setdefault(name, ArmLog()), slot.controller
-            if c.error_state.name != arm.last_error:
-                arm.last_error = c.error_state.name
-                if c.error_state.name != "none":
-                    arm.errors.append({"t": round(t, 4), "state": c.error_state.name, "log": c.error_log})
+            self._limits(t, self.track(name), slot.controller)
         if t + 1e-9 < self._next:
-            return
+            return False
         self._next = t + 1.0 / FPS
-        self._contacts(t, slots)
         self.times.append(t)
-        self.frames.append({name: slot.controller.measured.q_dofs.copy() for name, slot in slots.items()})
+        self.frames.append({name: self._frame(t, self.track(name), slot, slots) for name, slot in slots.items()})
+        return True
 
-    def _contacts(self, t: float, slots: dict) -> None:
-        """Collision events at a frame: what each arm's moving links touch, logged where a contact begins."""
-        names = {robot_body: name for name, slot in slots.items() for robot_body in
-                 (b.body_id for b in slot.robot.bodies)}
-        for name, slot in slots.items():
-            robot = slot.robot
-            boxes = {i: box for box, ids in robot.box_ids.items() for i in ids}
-            touching = {(boxes.get(body) or names.get(body, f"body {body}"),
-                         robot.model.link_names[robot.pb_to_model_link[link]])
-                        for body, links in robot.contact_links(0).items() for link in links}
-            arm = self.arms.setdefault(name, ArmLog())
-            for other, link in sorted(touching - arm.touching):
-                arm.collisions.append({"t": round(t, 4), "link": link, "with": other})
-            arm.touching = touching
+    def _limits(self, t: float, track: ArmTrack, c) -> None:
+        q = c.measured.q
+        lo = np.fromiter((lim.position_min for lim in c.limits), float, len(q))
+        hi = np.fromiter((lim.position_max for lim in c.limits), float, len(q))
+        track.limit_excess_max = max(track.limit_excess_max, float(np.max(np.maximum(lo - q, q - hi))))
+        if c.error_state.name != track.error:
+            track.error = c.error_state.name
+            if track.error != "none":
+                track.events.append({"t": round(t, 4), "kind": track.error, "log": c.error_log})
 
-    def write(self, world) -> None:
-        """report.json, then video.mp4 (the world's robots re-posed frame by frame: call at the end)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        report = {"simulated_time_s": round(world.t, 4), "frames": len(self.times), "fps": FPS, "arms": {
-            name: {"place": slot.place.name, "base_pos": list(slot.place.base_pos),
-                   "commands": {k: {"count": v[0], "first_t": round(v[1], 4)} for k, v in
-                                self.arms.get(name, ArmLog()).commands.items()},
-                   "errors": self.arms.get(name, ArmLog()).errors,
-                   "collisions": self.arms.get(name, ArmLog()).collisions,
-                   "final_joints": np.round(slot.controller.measured.q, 6).tolist()}
-            for name, slot in world.arms.items()}}
-        write_atomic(self.folder / "report.json", ".json",
-                     lambda tmp: Path(tmp).write_text(json.dumps(report, indent=2) + "\n"))
-        if self.times and world.arms:
-            write_mp4(self.folder / "video.mp4", self._frames(world), FPS, total=len(self.times), label="video")
-        log.info("app.trossen_arm: wrote %s", self.folder)
+    def _frame(self, t: float, track: ArmTrack, slot, slots: dict) -> ArmFrame:
+        touching = touched(slot, slots)
+        for other, link in sorted(touching - track.touching):
+            track.events.append({"t": round(t, 4), "kind": "collision", "link": link, "with": other})
+        track.touching = touching
+        track.status = int(self._status(track, slot))
+        m = slot.controller.measured
+        return ArmFrame(m.q_dofs.copy(), track.goal, track.status, float(m.q[-1]))
 
-    def _frames(self, world):
-        bases = np.array([slot.place.base_pos for slot in world.arms.values()])
-        target = bases.mean(axis=0) + (0.2, 0.0, 0.15)  # over the arms, a little ahead of their bases
-        spread = np.ptp(bases[:, :2], axis=0).max() if len(bases) > 1 else 0.0
-        camera = Camera.looking_at(world.scene.client, target + (0.9 + spread, -1.0 - spread, 0.6 + 0.4 * spread),
-                                   target, 45, *SIZE)
-        robots = {name: slot.robot for name, slot in world.arms.items()}
-        kept = {name: robot.read_states() for name, robot in robots.items()}
-        markers = {name: world.scene.draw_debug_frame(goals[0][1], axis_length=0.06) for name, goals in
-                   self.goals.items() if name in robots}
-        try:
-            for t, frame in zip(self.times, self.frames):
-                for name, q in frame.items():
-                    robots[name].teleport(q[None], np.zeros((1, len(q))), np.array([0]))
-                for name, marker in markers.items():  # each arm's latest goal so far
-                    marker.set_T(_latest(self.goals[name], t))
-                world.scene.update_debug_objects()
-                yield camera.frame()
-        finally:  # the arms back where the simulation left them, moving as they were; no markers
-            for name, (q, v) in kept.items():
-                robots[name].teleport(q, v, np.array([0]))
-            for marker in markers.values():
-                world.scene.clear_debug_object(marker)
+    def _status(self, track: ArmTrack, slot) -> ArmStatus:
+        if slot.controller.error_state.name != "none":
+            return ArmStatus.ERROR
+        if track.touching:
+            return ArmStatus.CONTACT
+        if track.goal is None or track.tool is None:
+            return ArmStatus.NO_GOAL
+        pos_err, rot_err = pose_error(slot.base_T @ track.tool.tool_pose(slot.controller.measured.q_dofs), track.goal)
+        return ArmStatus.REACHED if reached(pos_err, rot_err) else ArmStatus.MOVING
 
 
-def _latest(goals: list[tuple[float, np.ndarray]], t: float) -> np.ndarray:
-    """The last goal given by time t [s] (the first one before it)."""
-    k = max(0, bisect.bisect_right([g[0] for g in goals], t + 1e-9) - 1)
-    return goals[k][1]
+def pose_error(T: np.ndarray, T_goal: np.ndarray) -> tuple[float, float]:
+    """(position error [m], rotation error [rad]) of pose T from T_goal (4x4 each, one frame)."""
+    dR = T[:3, :3].T @ T_goal[:3, :3]
+    angle = float(np.arccos(np.clip(0.5 * (np.trace(dR) - 1.0), -1.0, 1.0)))
+    return float(np.linalg.norm(T[:3, 3] - T_goal[:3, 3])), angle
 
 
-def from_env(environ=os.environ) -> tuple[Recorder | None, bool]:
-    """(the Recorder APP_TROSSEN_OUTPUTS asks for or None, whether APP_TROSSEN_GUI asks for the window)."""
-    folder = environ.get(OUTPUTS_ENV)
-    return (Recorder(folder) if folder else None), environ.get(GUI_ENV, "") not in ("", "0")
+def pose_quat(T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position (3,) [m], quaternion (4,) wxyz) of a 4x4 pose."""
+    return T[:3, 3].copy(), matrix_to_quat(T[:3, :3])
+
+
+def touched(slot, slots: dict) -> frozenset:
+    """(what, the arm's link) of every contact of the arm of ``slot`` now: a box by name, another arm by its name."""
+    names = {b.body_id: name for name, other in slots.items() for b in other.robot.bodies}
+    robot = slot.robot
+    boxes = {i: box for box, ids in robot.box_ids.items() for i in ids}
+    return frozenset((boxes.get(body) or names.get(body, f"body {body}"),
+                      robot.model.link_names[robot.pb_to_model_link[link]])
+                     for body, links in robot.contact_links(0).items() for link in links)

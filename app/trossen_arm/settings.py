@@ -1,5 +1,6 @@
-"""The driver's configurations: end effector, joint limits, network settings, joint characteristics, motor
-and algorithm parameters, links and joints, the YAML file of them, versions and logging.
+"""The driver's configurations: end effector, joint limits, motor and algorithm parameters, links and joints, the
+YAML file of them, versions and logging; the network settings (app.trossen_arm.network_settings) and the joint
+characteristics (app.trossen_arm.joint_characteristics) are mixed in.
 
 What the simulation uses: the end effector's ``t_flange_tool`` (the tool frame of every Cartesian command)
 and the joint limits (clipping and the error checks, app.trossen_arm.simulated_arm). Everything else is kept
@@ -13,45 +14,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 
-from app.trossen_arm.config_file import NETWORK_DEFAULTS, load_configs, save_configs
-from app.trossen_arm.containers import VectorDouble
-from app.trossen_arm.driver_core import CONTROLLER_VERSION, DRIVER_VERSION, DriverCore
-from app.trossen_arm.enums import IPMethod, LogLevel, Mode, Model, Notice
+from app.trossen_arm.config_file import load_configs, save_configs
+from app.trossen_arm.driver_core import CONTROLLER_VERSION, DRIVER_VERSION
+from app.trossen_arm.enums import LogLevel, Mode, Model, Notice
 from app.trossen_arm.failures import DEFAULT_LOGGER, logger_name, logic_error
+from app.trossen_arm.joint_characteristics import CharacteristicSettings
 from app.trossen_arm.joint_space import N_JOINTS
-from app.trossen_arm.properties import AlgorithmParameter, DiscoverResult, EndEffector, JointCharacteristic, JointLimit
-from app.trossen_arm.standard import StandardJoints, StandardLinks, StandardMotorParameters, copied
-
-CHARACTERISTIC_FIELDS = ("effort_correction", "friction_transition_velocity", "friction_constant_term",
-                         "friction_coulomb_coef", "friction_viscous_coef", "position_offset")
+from app.trossen_arm.network_settings import NetworkSettings
+from app.trossen_arm.properties import AlgorithmParameter, DiscoverResult, EndEffector, JointLimit
+from app.trossen_arm.standard import copied
 
 
-def _default_characteristic() -> JointCharacteristic:
-    c = JointCharacteristic()
-    c.effort_correction, c.friction_transition_velocity = 1.0, 0.01
-    return c
-
-
-class Settings(DriverCore):
+class Settings(NetworkSettings, CharacteristicSettings):
     """Configuration getters and setters."""
-
-    def _setting(self, key: str):
-        if key not in self._settings:
-            defaults = {**NETWORK_DEFAULTS, "joint_characteristics": [_default_characteristic() for _ in
-                                                                      range(N_JOINTS)],
-                        "motor_parameters": copied(StandardMotorParameters.wxai_v0_default),
-                        "algorithm_parameter": AlgorithmParameter(), "links": copied(StandardLinks.wxai_v0_20260626),
-                        "joints": copied(StandardJoints.wxai_v0_20260626)}
-            self._settings[key] = defaults[key]
-        return self._settings[key]
-
-    def _keep(self, key: str, value) -> None:
-        self._require()
-        if not self._settings.get("_noted"):
-            logging.getLogger(self._logger).info("simulated arm: %s (and the other network, friction, motor, link "
-                                                 "and joint settings) kept but not simulated", key)
-            self._settings["_noted"] = True
-        self._settings[key] = copied(value)
 
     # ------------------------------------------------------------------ what the simulation uses
     def get_end_effector(self) -> EndEffector:
@@ -75,126 +50,6 @@ class Settings(DriverCore):
         if len(limits) != N_JOINTS:
             raise logic_error(f"Invalid joint limits size: expected {N_JOINTS}, got {len(limits)}", self._logger)
         slot.controller.limits = copied(limits)
-
-    # ------------------------------------------------------------------ kept as given
-    def get_ip_method(self) -> IPMethod:
-        """The IP method (kept; nothing is networked)."""
-        return self._setting("ip_method")
-
-    def set_ip_method(self, method: IPMethod = IPMethod.manual) -> None:
-        """Set the IP method (kept; nothing is networked)."""
-        self._keep("ip_method", IPMethod(method))
-
-    def get_manual_ip(self) -> str:
-        """The manual IP (kept)."""
-        return self._setting("manual_ip")
-
-    def set_manual_ip(self, manual_ip: str = "192.168.1.2") -> None:
-        """Set the manual IP (kept)."""
-        self._keep("manual_ip", str(manual_ip))
-
-    def get_dns(self) -> str:
-        """The DNS (kept)."""
-        return self._setting("dns")
-
-    def set_dns(self, dns: str = "8.8.8.8") -> None:
-        """Set the DNS (kept)."""
-        self._keep("dns", str(dns))
-
-    def get_gateway(self) -> str:
-        """The gateway (kept)."""
-        return self._setting("gateway")
-
-    def set_gateway(self, gateway: str = "192.168.1.1") -> None:
-        """Set the gateway (kept)."""
-        self._keep("gateway", str(gateway))
-
-    def get_subnet(self) -> str:
-        """The subnet (kept)."""
-        return self._setting("subnet")
-
-    def set_subnet(self, subnet: str = "255.255.255.0") -> None:
-        """Set the subnet (kept)."""
-        self._keep("subnet", str(subnet))
-
-    def get_factory_reset_flag(self) -> bool:
-        """The factory reset flag (kept)."""
-        return self._setting("factory_reset_flag")
-
-    def set_factory_reset_flag(self, flag: bool = True) -> None:
-        """Set the factory reset flag (kept)."""
-        self._keep("factory_reset_flag", bool(flag))
-
-    def get_joint_characteristics(self) -> list[JointCharacteristic]:
-        """The joint characteristics (kept, not simulated)."""
-        return copied(self._setting("joint_characteristics"))
-
-    def set_joint_characteristics(self, joint_characteristics: Sequence[JointCharacteristic]) -> None:
-        """Set the joint characteristics (seven; kept, not simulated)."""
-        values = list(joint_characteristics)
-        if len(values) != N_JOINTS:
-            raise logic_error(f"Invalid joint characteristics size: expected {N_JOINTS}, got {len(values)}",
-                              self._logger)
-        self._keep("joint_characteristics", values)
-
-    def _characteristic(self, field: str) -> VectorDouble:
-        return VectorDouble(getattr(c, field) for c in self._setting("joint_characteristics"))
-
-    def _set_characteristic(self, field: str, values, what: str) -> None:
-        arr = self._values(values, N_JOINTS, what)
-        chars = copied(self._setting("joint_characteristics"))
-        for c, x in zip(chars, arr):
-            setattr(c, field, x)
-        self._keep("joint_characteristics", chars)
-
-    def get_effort_corrections(self) -> VectorDouble:
-        """Effort corrections (kept)."""
-        return self._characteristic("effort_correction")
-
-    def set_effort_corrections(self, effort_corrections: VectorDouble) -> None:
-        """Set the effort corrections (kept)."""
-        self._set_characteristic("effort_correction", effort_corrections, "effort corrections")
-
-    def get_friction_transition_velocities(self) -> VectorDouble:
-        """Friction transition velocities (kept)."""
-        return self._characteristic("friction_transition_velocity")
-
-    def set_friction_transition_velocities(self, friction_transition_velocities: VectorDouble) -> None:
-        """Set the friction transition velocities (kept)."""
-        self._set_characteristic("friction_transition_velocity", friction_transition_velocities,
-                                 "friction transition velocities")
-
-    def get_friction_constant_terms(self) -> VectorDouble:
-        """Friction constant terms (kept)."""
-        return self._characteristic("friction_constant_term")
-
-    def set_friction_constant_terms(self, friction_constant_terms: VectorDouble) -> None:
-        """Set the friction constant terms (kept)."""
-        self._set_characteristic("friction_constant_term", friction_constant_terms, "friction constant terms")
-
-    def get_friction_coulomb_coefs(self) -> VectorDouble:
-        """Friction coulomb coefs (kept)."""
-        return self._characteristic("friction_coulomb_coef")
-
-    def set_friction_coulomb_coefs(self, friction_coulomb_coefs: VectorDouble) -> None:
-        """Set the friction coulomb coefs (kept)."""
-        self._set_characteristic("friction_coulomb_coef", friction_coulomb_coefs, "friction coulomb coefs")
-
-    def get_friction_viscous_coefs(self) -> VectorDouble:
-        """Friction viscous coefs (kept)."""
-        return self._characteristic("friction_viscous_coef")
-
-    def set_friction_viscous_coefs(self, friction_viscous_coefs: VectorDouble) -> None:
-        """Set the friction viscous coefs (kept)."""
-        self._set_characteristic("friction_viscous_coef", friction_viscous_coefs, "friction viscous coefs")
-
-    def get_position_offsets(self) -> VectorDouble:
-        """Position offsets (kept)."""
-        return self._characteristic("position_offset")
-
-    def set_position_offsets(self, position_offsets: VectorDouble) -> None:
-        """Set the position offsets (kept)."""
-        self._set_characteristic("position_offset", position_offsets, "position offsets")
 
     def get_motor_parameters(self) -> list[dict[Mode, object]]:
         """Motor parameters of every mode of every joint (kept, not simulated)."""

@@ -18,15 +18,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.errors import InputError
 from app.ik.robot_model import RobotModel
 from app.kinematics.rotations import quat_to_matrix
+from app.runtime.outputs import OutputSet
 from app.sim.joint_motors import JointMotors
 from app.sim.robot import Robot
-from app.sim.scene import Scene
+from app.sim.scene import display_available
+from app.trossen_arm.arm_bodies import add_arm, arms_scene
 from app.trossen_arm.clock import SimClock, scale_from_env
 from app.trossen_arm.joint_space import JointMap
-from app.trossen_arm.layout import ArmPlace, arm_urdf, layout_from_env, place_of
-from app.trossen_arm.recorder import from_env
+from app.trossen_arm.layout import ArmPlace, layout_from_env, place_of
+from app.trossen_arm.live_view import LiveView
+from app.trossen_arm.recorder import Goal, Recorder
+from app.trossen_arm.seeing import GUI_ENV, Seeing, write_outputs
 from app.trossen_arm.simulated_arm import SimulatedArm
 from app.trossen_arm.standard import default_joint_limits
 
@@ -63,22 +68,27 @@ class SimWorld:
 
     Args:
         scale: Simulated seconds per wall-clock second (app.trossen_arm.clock); None: from the environment.
-        gui: PyBullet's window (needs a display); None: as APP_TROSSEN_GUI says. APP_TROSSEN_OUTPUTS names a
-            folder for a video and a report (app.trossen_arm.recorder).
+        gui: A copy of the arms in PyBullet's window (app.trossen_arm.live_view; needs a display); None: as
+            APP_TROSSEN_GUI says. APP_TROSSEN_OUTPUTS names a folder for a video and a report
+            (app.trossen_arm.seeing).
     """
 
     def __init__(self, scale: float | None = None, gui: bool | None = None):
-        self.recorder, gui_env = from_env()
+        seeing = Seeing.from_env()
+        gui = seeing.gui if gui is None else gui
+        if gui and not display_available():
+            raise InputError(f"{GUI_ENV}=1 opens PyBullet's window, which needs a display: DISPLAY is not set (use "
+                             "xvfb-run, or leave the variable out)")
+        self.outputs = None if seeing.outputs is None else OutputSet(seeing.outputs)  # checked before any work
         self.layout = layout_from_env()
-        self.scene = Scene(gui=gui_env if gui is None else gui, dt=PHYSICS_DT)
-        for box in self.layout.boxes:
-            self.scene.add_box(box)
-        self.scene.build()
+        self.scene = arms_scene(self.layout.boxes, False, PHYSICS_DT)
         self.clock = SimClock(scale_from_env() if scale is None else scale)
         self.arms: dict[str, ArmSlot] = {}
         self.lock = threading.RLock()
         self._due = 0.0  # [s]: the simulated time waits have asked for (may lie up to half a step ahead)
-        if self.recorder is not None:
+        self.recorder = Recorder() if self.outputs is not None or gui else None
+        self.live = LiveView(tuple(self.layout.boxes)) if gui else None
+        if self.outputs is not None:
             atexit.register(self.write_outputs)
 
     @property
@@ -97,9 +107,7 @@ class SimWorld:
         return slot
 
     def _load(self, place: ArmPlace) -> ArmSlot:
-        robot = Robot(self.scene.client, place.urdf or arm_urdf(), place.base_pos, place.base_quat, None)
-        robot.build(np.zeros((1, 3)), batched=False, box_ids=self.scene.box_ids, box_specs=self.scene.boxes)
-        self.scene.robots.append(robot)
+        robot = add_arm(self.scene, place)
         joints = JointMap.of(robot.model)
         robot.set_qpos(joints.dofs_of(SLEEP_POSE))
         controller = SimulatedArm(JointMotors(robot, position_gain=POSITION_KP * PHYSICS_DT), joints, default_joint_limits(), PHYSICS_DT)
@@ -128,23 +136,25 @@ class SimWorld:
             self.scene.step()
             for arm in arms:
                 arm.after_step()
-            if self.recorder is not None:
-                self.recorder.step(self.t, self.arms)
+            if self.recorder is not None and self.recorder.step(self.t, self.arms) and self.live is not None:
+                self.live.update(self.recorder, self.arms)
 
-    def note(self, slot: ArmSlot, kind: str, goal: np.ndarray | None = None) -> None:
-        """A driver's command of ``kind`` to the arm of ``slot`` now, with the tool's goal pose in the world
-        (4x4) where it has one (for the recorder's report and video)."""
+    def note(self, slot: ArmSlot, kind: str, goal: Goal, tool) -> None:
+        """A driver's command of ``kind`` to the arm of ``slot`` now, aiming at ``goal`` (its pose in the arm's
+        base frame) with the driver's ToolKinematics ``tool``, for the recorder's video, report and window."""
         if self.recorder is not None:
-            self.recorder.command(slot.place.name, kind, self.t, goal)
+            self.recorder.command(slot.place.name, kind, self.t, goal, slot.base_T, tool)
 
     def write_outputs(self) -> None:
-        """The recorder's video and report (at process exit, where APP_TROSSEN_OUTPUTS asked for them)."""
-        if self.recorder is not None and self.scene.client is not None:
-            recorder, self.recorder = self.recorder, None
-            recorder.write(self)
+        """The video and the report (at process exit, where APP_TROSSEN_OUTPUTS asked for them), once."""
+        outputs, self.outputs = self.outputs, None
+        if outputs is not None and self.scene.client is not None:
+            write_outputs(outputs, self.recorder, self)
 
     def close(self) -> None:
         self.write_outputs()
+        if self.live is not None:
+            self.live.close()
         self.scene.close()
 
 

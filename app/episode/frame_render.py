@@ -1,0 +1,133 @@
+"""One video frame's picture: a replica of the scene posed from a FrameState, rendered (TinyRenderer, the boxes
+as a backdrop from a fixed view), with the overlay (targets, status dots, caption) drawn on it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple, Protocol
+
+import numpy as np
+
+from app.config.schema import RunConfig
+from app.control.phases import code_label
+from app.control.status import EnvStatus
+from app.episode.frame_state import FrameState
+from app.episode.replica import PosedReplica
+from app.kinematics.rotations import quat_to_matrix
+from app.render.framing import CameraView
+from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
+from app.sim.backdrop import render_backdrop, show_boxes
+from app.sim.camera import Camera, Layer
+from app.sim.cameras import SceneCameras
+from app.sim.robot import Robot
+from app.sim.scene import Scene
+from app.sim.sphere_markers import SphereMarkers
+from app.specs import CameraStream
+
+
+class VideoSpec(NamedTuple):
+    """How the frames look (picklable, sent with each render task): the camera, the overlay's sizes and title,
+    each environment's world origin (n_envs, 3) and where its status dot goes (n_envs, 3)."""
+
+    title: str
+    view: CameraView
+    style: OverlayStyle
+    env_origins: np.ndarray
+    anchors: np.ndarray
+    link_camera: CameraStream | None = None  # a named camera on a robot link: the view follows it every frame
+    camera_env: int = 0  # the environment whose link carries it
+
+
+class Replica(Protocol):
+    """A headless scene posed from recorded states (app.episode.replica.PosedReplica is the run's)."""
+
+    scene: Scene
+    robot: Robot | None  # the robot a link camera or the collision spheres follow (None: neither is drawn)
+
+    def pose(self, q: np.ndarray, objects: np.ndarray | None) -> np.ndarray:
+        """Pose the scene at joints q (n_envs, n_dofs) and objects (n_envs, n_objects, 7); returns q as float."""
+
+    def close(self) -> None:
+        """Disconnect its PyBullet client."""
+
+
+class SceneRenderer:
+    """A scene posed from FrameStates and rendered with the video's overlay: the run's (app.episode.replica), or
+    any other ``replica`` (its run then None: no collision spheres)."""
+
+    def __init__(self, run: RunConfig | None, replica: Replica | None = None):
+        self.replica = PosedReplica(run) if replica is None else replica
+        self.scene, self.robot = self.replica.scene, self.replica.robot
+        self._camera: tuple | None = None
+        self._link_cameras: SceneCameras | None = None
+        self.spheres = SphereMarkers(self.robot) if run is not None and run.video.show_spheres else None
+
+    def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
+        """The picture of ``state`` with its overlay. Shape (height, width, 3) uint8."""
+        q = self.replica.pose(state.q, state.objects)
+        v = spec.view if spec.link_camera is None else self._link_view(spec, q[spec.camera_env])
+        if self._camera is None or self._camera[0] is not v:
+            self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height,
+                                      self.scene.look.render_kwargs()),
+                            self._backdrop(v, fixed=spec.link_camera is None and self.scene.look.is_plain()))
+        if self.spheres is not None:
+            self.spheres.update(q)
+        image = self._camera[1].frame(self._camera[2])
+        notes = frame_notes(state)
+        overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
+                               quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
+                               notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :],
+                               episodes_done(state),
+                               None if state.paths is None else state.paths + spec.env_origins[:, None, :])
+        return draw_overlay(image, v, overlay, spec.style)
+
+    def _backdrop(self, v: CameraView, fixed: bool) -> Layer | None:
+        """From a fixed view, the boxes rendered once (app.sim.backdrop) and hidden in this scene; from a view
+        that moves every frame (a link camera) or in a look other than plain (shadows fall on the boxes; textures,
+        light), none, and the boxes shown."""
+        show_boxes(self.scene, not fixed)
+        return render_backdrop(self.scene, v.view, v.projection, v.width, v.height) if fixed else None
+
+    def _link_view(self, spec: VideoSpec, q: np.ndarray) -> CameraView:
+        """The link camera's view at joints q (n_dofs,) of its environment, at the video's size."""
+        if self._link_cameras is None or self._link_cameras.cameras[0] != spec.link_camera:
+            self._link_cameras = SceneCameras(self.scene, self.robot, [spec.link_camera])
+        p, R = self._link_cameras.poses(q)[spec.link_camera.name]
+        return optical_view(p + spec.env_origins[spec.camera_env], R, spec.link_camera.fov, spec.view.width,
+                            spec.view.height)
+
+    def close(self) -> None:
+        self.replica.close()
+
+
+def optical_view(p: np.ndarray, R: np.ndarray, fov: float, width: int, height: int) -> CameraView:
+    """The CameraView of an optical frame (x right, y down, z forward) at p (3,) with rotation R (3, 3), world
+    frame: looking along z, the picture's up along -y (any roll, straight down included)."""
+    return CameraView(p, p + R[:, 2], float(fov), int(width), int(height), tuple(-R[:, 1]))
+
+
+def episodes_done(state: FrameState) -> int | None:
+    """How many environments' phased episodes are done at this frame (their code is ``done``); None without
+    phases (a motion driven by time)."""
+    return None if state.episode is None else sum(code_label(int(c)) == "done" for c in state.episode)
+
+
+def frame_notes(state: FrameState) -> tuple[str, ...] | None:
+    """A word per environment for the overlay: a pick's phase (or failure) and the gripper's opening."""
+    if state.episode is None and state.gripper is None:
+        return None
+    n = len(state.q)
+    phase = [""] * n if state.episode is None else [code_label(int(c)) for c in state.episode]
+    grip = [""] * n if state.gripper is None else [f"{1e3 * g:.0f}mm" for g in state.gripper]
+    return tuple(f"{p} {g}".strip() for p, g in zip(phase, grip))
+
+
+class RendererRecipe(NamedTuple):
+    """How a render process makes its SceneRenderer (picklable): the run's replica, or ``replica()``'s (a
+    picklable callable giving a :class:`Replica`)."""
+
+    run: RunConfig | None
+    replica: Callable[[], Replica] | None = None
+
+    def build(self) -> SceneRenderer:
+        return SceneRenderer(self.run, None if self.replica is None else self.replica())
