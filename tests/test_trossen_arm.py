@@ -72,6 +72,18 @@ def test_a_goal_outside_the_joint_limits_is_clipped_to_them_as_the_real_controll
     assert "No error" in driver.get_error_information()
 
 
+def test_a_gripper_goal_beyond_its_travel_stops_at_the_limit_without_tripping_the_limit_error(driver):
+    """The gripper asked for 0.06 m (its travel ends at 0.04 m) in 1 s: the command is clipped and the ramp's
+    feed-forward velocity no longer carries the carriage past the limit into "Joint limit exceeded" (it went to
+    0.044 m)."""
+    driver.set_gripper_position(0.06, 1.0, True)
+    world.advance(0.5)
+    limit = driver.get_joint_limits()[6].position_max
+    assert driver.get_gripper_position() == pytest.approx(limit, abs=1e-4)
+    assert driver.get_gripper_position() <= limit + 1e-5
+    assert "No error" in driver.get_error_information()
+
+
 def test_a_joint_beyond_its_limit_puts_the_arm_in_error_and_the_driver_raises_the_real_error(driver):
     """A step the wrist cannot follow (pi in 0 s, as Trossen's error_recovery demo) drives it past its velocity
     limit: the arm's error state is joint_limit_exceeded, every command raises RuntimeError ('Joint limit

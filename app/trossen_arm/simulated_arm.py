@@ -141,6 +141,8 @@ class SimulatedArm:
         kinds = _KIND_OF_MODE[modes]
         q = np.clip(d[0], lo, hi)
         v = np.where(modes == _POSITION, np.clip(d[1], -vmax, vmax), np.clip(d[0], -vmax, vmax))
+        outward = ((d[0] >= hi) & (v > 0)) | ((d[0] <= lo) & (v < 0))  # a clipped goal's ramp still heading out:
+        v = np.where((modes == _POSITION) & outward, 0.0, v)  # its feed-forward would carry the joint past the limit
         tau = d[0] + np.where(modes == _EXTERNAL, self.measured.compensation, 0.0)
         if modes[GRIPPER] >= _EXTERNAL:
             push = d[0, GRIPPER]  # a force-limited motor at a bounded speed (its gear, not a free carriage),
