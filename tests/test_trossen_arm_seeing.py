@@ -52,7 +52,8 @@ def recorded(tmp_path_factory):
     driver.set_joint_position(4, 1.65, 1.0)  # the wrist's limit is pi/2: the controller clips the goal
     for _ in range(3):  # the same clip again: still the one event
         driver.set_joint_position(4, 1.65, 0.05)
-    driver.set_arm_positions([0.0, 1.5, 0.0, 0.0, 0.0, 0.0], 0.7)  # reaches down into the table
+    driver.set_arm_positions([0.0, 1.5, 0.0, 0.0, 0.0, 0.0], 2.0)  # into the table, slowly: a fast reach knocks
+    # the fingers past their speed limit (Joint limit exceeded)
     w.write_outputs()
     yield out, w
     w.close()
