@@ -1,11 +1,11 @@
 """Scale-out benchmark: 1 against N Ray workers in one sitting (medians of --repeats, interleaved).
 
 Usage: python scripts/bench_scale.py [--workers 2] [--repeats 3] [--solve-targets 200000] [--parts qp,sweep,solve]
-                                    [--quick] [--trees DIR ...]
+                                    [--quick] [--qp-duration 6] [--trees DIR ...]
 
 With --trees, the same for other checkouts of the project, interleaved run by run (before/after a change).
 
-- The QP run of configs/qp_obstacle.yaml with 64 environments for 6 s, no video: wall time of the whole
+- The QP run of configs/qp_obstacle.yaml with 64 environments for 6 s (--qp-duration), no video: wall time of the whole
   command; the simulation phase (one process: the control loop's timings; sharded: from the first block
   to the last, Ray's start, the workers' imports and scene builds included, since this process works on
   blocks meanwhile); the start-up (until every process simulates) on its own; and the simulation's pace
@@ -80,12 +80,13 @@ def main() -> None:
     parser.add_argument("--solve-targets", type=int, default=200_000)
     parser.add_argument("--parts", default="qp,sweep,solve", help="which benchmarks, comma-separated")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script")
+    parser.add_argument("--qp-duration", type=float, default=6.0, help="the QP run's simulated seconds (#39: 18)")
     parser.add_argument("--trees", nargs="*", type=Path, default=[], help="other checkouts, measured alike")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     if not parts <= {"qp", "sweep", "solve"}:
         parser.error(f"--parts takes qp, sweep and solve, comma-separated; got {args.parts!r}")
-    n_envs, duration, seeds = (8, 0.5, "0:8") if args.quick else (64, 6.0, "0:64")
+    n_envs, duration, seeds = (8, 0.5, "0:8") if args.quick else (64, args.qp_duration, "0:64")
     tmp = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     trees = [*args.trees, ROOT]
     rows: dict[tuple, list[float]] = {}
