@@ -2,6 +2,7 @@
 machine: two Ray nodes started here with Ray's own ``ray start`` (each on its own ports, one CPU each, on the
 loopback address), and an ``app.run`` that joins them."""
 
+import contextlib
 import json
 import os
 import secrets
@@ -53,11 +54,17 @@ class Node:
         raise AssertionError(f"ray start ended: {''.join(self.lines)[-2000:]}")
 
     def stop(self) -> None:
+        """SIGINT to its process group, as a Ctrl-C ends `ray start --block` (it lets a SIGTERM wait 30 s and more);
+        wait for it with :meth:`wait`."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGINT)
+
+    def wait(self) -> None:
         try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
             self.proc.wait(timeout=30)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 @pytest.mark.slow
@@ -86,10 +93,12 @@ def test_a_run_given_a_clusters_address_shards_over_both_of_its_nodes(tmp_path):
                                  env={**env, "APP_SCALE_LOCAL": "0"})
         assert sharded.returncode == 0, sharded.stderr[-2000:]
     finally:
-        for node in reversed(nodes):
+        for node in nodes:  # both at once
             node.stop()
+        for node in nodes:
+            node.wait()
         ours = [p for p in psutil.process_iter() if runs(p, temp)]  # the nodes' processes name their folder
-        _, alive = psutil.wait_procs(ours, timeout=60)  # Ray's processes end on their own after the SIGTERM
+        _, alive = psutil.wait_procs(ours, timeout=60)  # Ray's processes end on their own after the SIGINT
         left = [" ".join(p.cmdline())[:100] for p in alive]
         for p in alive:
             p.kill()
