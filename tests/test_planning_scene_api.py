@@ -119,3 +119,47 @@ def test_an_unbatched_scene_gets_one_path_and_a_bool_and_refuses_envs_idx():
             plan_path(robot, GOAL, START, envs_idx=[0])
         with pytest.raises(InputError, match=r"\(8,\)"):
             plan_path(robot, np.array([GOAL]), START)
+
+
+def _carried_closest(robot, link: str, obj, other, path: np.ndarray, step: float = 5e-3) -> float:
+    """PyBullet's smallest distance [m] between ``obj`` carried by ``link`` (at its pose relative to the link now)
+    and ``other`` along ``path`` (N, n_dofs) of an unbatched scene; ``obj`` is left where it was."""
+    from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, wxyz_to_xyzw
+
+    li = [robot.get_link(link).idx_local]
+    R_l, p_l = quat_to_matrix(robot.get_links_quat(li)[0]), robot.get_links_pos(li)[0]
+    R_rel, p_rel = R_l.T @ quat_to_matrix(obj.get_quat()), R_l.T @ (obj.get_pos() - p_l)
+    pos0, quat0 = obj.get_pos(), obj.get_quat()
+    best = np.inf
+    for qa, qb in itertools.pairwise(path):
+        for t in np.linspace(0.0, 1.0, max(2, int(np.ceil(np.abs(qb - qa).max() / step)) + 1)):
+            pos, quat = robot.forward_kinematics(qa + t * (qb - qa), links_idx_local=li)
+            R = quat_to_matrix(quat[0])
+            pb.resetBasePositionAndOrientation(obj.body_ids[0], (pos[0] + R @ p_rel).tolist(),
+                                              wxyz_to_xyzw(matrix_to_quat(R @ R_rel)).tolist(),
+                                              physicsClientId=robot.client)
+            pts = pb.getClosestPoints(obj.body_ids[0], other.body_ids[0], 0.05, physicsClientId=robot.client)
+            best = min([best] + [p[8] for p in pts])
+    obj.set_pose(pos0, quat0)
+    return best
+
+
+def test_an_attached_object_moves_with_its_link_and_is_kept_clear():
+    """with_entity / ee_link_name: a rod hanging from the gripper is carried over a block the bare arm's sweep
+    passes above; the same plan without the attachment would swing the rod through the block."""
+    high = np.array([0.0, 1.0, 0.8, 0.0, 0.0, 0.0, 0.02, 0.02])  # the bare arm sweeps above the block
+    start, goal = high + np.eye(8)[0] * -1.0, high + np.eye(8)[0] * 1.0
+    with Scene() as scene:
+        robot = scene.add_robot(str(WIDOWX_URDF))
+        scene.add_box(TABLE)
+        block = scene.add_object(ObjectSpec(name="block", size=(0.06, 0.06, 0.2), pos=(0.36, 0.0, 0.1)))
+        rod = scene.add_object(ObjectSpec(name="rod", size=(0.03, 0.03, 0.14), pos=(-0.3, 0.4, 0.1)))
+        scene.build()
+        robot.set_qpos(start)
+        ee = "ee_gripper_link"
+        rod.set_pose(robot.get_links_pos([robot.get_link(ee).idx_local])[0] + [0.0, 0.0, -0.095])
+        path, ok = plan_path(robot, goal, None, num_waypoints=60, ee_link_name=ee, with_entity=rod,
+                             return_valid_mask=True)
+        assert ok is True and _carried_closest(robot, ee, rod, block, path) > 0
+        bare = plan_path(robot, goal, None, num_waypoints=60)  # not attached: an obstacle where it hangs now
+        assert _carried_closest(robot, ee, rod, block, bare) < 0
