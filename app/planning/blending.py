@@ -9,6 +9,7 @@ the straight line between its waypoints (it is not on the planned edges) but no 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -86,7 +87,7 @@ def blended_edges(ruckig, path: np.ndarray, v: np.ndarray, acc: np.ndarray, jerk
     (see the module); every edge between two rests is a LineEdge."""
     base = corner_velocities(path, v, acc)
     factor = (np.abs(base).max(axis=1) > 0).astype(float)
-    lines = [line_edge(ruckig, a, b, v, acc, jerk) for a, b in zip(path[:-1], path[1:])]
+    lines = [line_edge(ruckig, a, b, v, acc, jerk) for a, b in itertools.pairwise(path)]
     edges: list = list(lines)
     stale = {k for k in range(len(edges)) if factor[k] > 0 or factor[k + 1] > 0}
     while stale:

@@ -106,7 +106,6 @@ def scene_collisions(robot, envs_idx: object = None, ee_link_name: object = None
     (its sampled self pairs) against that environment's World (:func:`env_worlds`: every collision box of the
     scene, every object where it is now, the attached one held), in the order ``envs_idx`` addresses them."""
     envs = robot.envs(envs_idx)
-    robot._require_open()
     attached = attached_object(robot, ee_link_name, with_entity)
     spheres = robot.planning_spheres()
     q_now = robot.read_states()[0]
