@@ -158,5 +158,19 @@ def test_bad_start_and_options_raise_input_error(setup):
         plan(model, goal, start + np.r_[10.0, np.zeros(7)], collision=cm)
     with pytest.raises(InputError, match="resolution"):
         PlanOptions(resolution=0.0)
+    with pytest.raises(InputError, match="step"):
+        PlanOptions(step=-0.1)
     with pytest.raises(InputError, match="world"):
         plan(model, goal, start, world=[TABLE])
+
+
+def test_an_unsmoothed_path_keeps_no_waypoint_on_the_line_between_its_neighbours(setup):
+    """smooth_path=False: the search's path with its collinear waypoints dropped (RRT-Connect's steps of its range
+    along one line are separate states: each would be a stop for the timing), the same motion."""
+    model, cm, start, goal = setup
+    res = plan(model, goal, start, collision=cm, options=PlanOptions(smooth_path=False, seed=3))
+    d = np.diff(res.path, axis=0)
+    u = d / np.linalg.norm(d, axis=1, keepdims=True)
+    assert res.success and len(res.path) >= 3
+    assert np.degrees(np.arccos(np.clip((u[1:] * u[:-1]).sum(axis=1), -1, 1))).min() > 1e-4
+    assert res.length == pytest.approx(res.raw_length)

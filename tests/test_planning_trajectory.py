@@ -56,6 +56,51 @@ def test_timed_trajectory_stays_on_the_checked_path(planned):
     assert cm.clear(traj.q, 0.0).all()
 
 
+CORNER = np.array([[0.0, 0.0], [0.6, 0.0], [1.1, 0.3]])  # two edges turning by 31 degrees
+
+
+def _on_polyline(path: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each configuration's distance (K,) to the nearest straight edge of ``path``."""
+    a, b = path[:-1], path[1:]
+    d = b - a
+    t = np.clip(np.einsum("kne,ne->kn", q[:, None] - a[None], d) / (d * d).sum(1), 0, 1)
+    return np.linalg.norm(q[:, None] - (a[None] + t[..., None] * d[None]), axis=2).min(axis=1)
+
+
+def test_a_valid_check_lets_the_timing_pass_a_corner_within_the_limits():
+    """With a check that allows it, the motion passes the corner without stopping, sooner than stopping there,
+    every DOF within its velocity and acceleration limits, continuous, at rest at both ends, and every configuration
+    it was timed through (at the check's resolution) was offered to the check."""
+    seen = []
+
+    def anything(q):
+        seen.append(q)
+        return np.ones(len(q), dtype=bool)
+
+    stops = time_parameterize(CORNER, [1.0, 0.8], 4.0, 40.0, rate=500.0)
+    passes = time_parameterize(CORNER, [1.0, 0.8], 4.0, 40.0, rate=500.0, valid=anything)
+    at_corner = np.argmin(np.linalg.norm(passes.q - CORNER[1], axis=1))
+    assert np.linalg.norm(passes.qd[at_corner]) > 0.3 and passes.duration < 0.9 * stops.duration
+    assert (np.abs(passes.qd) <= np.array([1.0, 0.8]) + 1e-9).all() and (np.abs(passes.qdd) <= 4.0 + 1e-9).all()
+    assert np.abs(np.diff(passes.qdd, axis=0)).max() <= 40.0 / passes.rate + 1e-9
+    assert np.abs(passes.qd[[0, -1]]).max() == 0.0 and np.allclose(passes.q[[0, -1]], CORNER[[0, -1]])
+    checked = np.concatenate(seen)
+    gaps = np.array([np.min(np.abs(checked - q).max(axis=1)) for q in passes.q])
+    assert gaps.max() <= 0.001 + 1e-9  # every timed sample within one check step of a checked configuration
+
+
+def test_where_the_check_refuses_leaving_the_edges_the_timing_stops_on_them():
+    """A check that refuses anything off the straight edges: the corner is passed at rest, on the path, exactly
+    as without a check."""
+    def on_path(q):
+        return _on_polyline(CORNER, q) < 1e-9
+
+    stops = time_parameterize(CORNER, [1.0, 0.8], 4.0, 40.0, rate=500.0)
+    kept = time_parameterize(CORNER, [1.0, 0.8], 4.0, 40.0, rate=500.0, valid=on_path)
+    assert kept.duration == stops.duration and np.allclose(kept.q, stops.q)
+    assert _on_polyline(CORNER, kept.q).max() < 1e-9
+
+
 def test_export_round_trips_names_units_and_rate(planned, tmp_path):
     """CSV and NPZ give back Trossen's names, the rate, units and the values the driver streams."""
     model, _, _, traj = planned
@@ -91,6 +136,8 @@ def test_time_parameterize_rejects_bad_input():
         time_parameterize(np.zeros((3, 2)), [1.0, -1.0])
     with pytest.raises(InputError, match="rate"):
         time_parameterize(np.zeros((3, 2)), 1.0, rate=0.0)
+    with pytest.raises(InputError, match="check_resolution"):
+        time_parameterize(np.zeros((3, 2)), 1.0, valid=lambda q: np.ones(len(q), bool), check_resolution=0.0)
 
 
 def test_plan_path_has_genesis_shapes_and_valid_mask(planned):

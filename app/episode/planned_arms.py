@@ -14,10 +14,11 @@ from app.collision import CollisionModel
 from app.control.handover import GIVER, TAKER
 from app.control.planned_handover import ArmsMove, ArmsMoveRequest
 from app.control.planner_settings import PlannerSettings
-from app.episode.planned_moves import SceneMover, carrier_link, timed_tracks
+from app.episode.planned_moves import SceneMover, carrier_link, plan_options, timed_tracks
 from app.kinematics.rotations import matrix_to_quat
 from app.planning import PoseGoal
 from app.planning.clearance import path_clearance
+from app.planning.planner import path_check
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,9 @@ class ArmsSceneMover(SceneMover):
         if not res.success:
             log.info("env %d: %s not planned: %s (%s)", self.envs[e], request.move, res.reason, res.detail)
             return ArmsMove(None, stats["reason"], stats)
-        tracks = timed_tracks(self.model, self.base, [self.links[a] for a in request.arms], res.path, self.settings)
+        valid = path_check(self.model, collision, plan_options(self.settings, seed))
+        tracks = timed_tracks(self.model, self.base, [self.links[a] for a in request.arms], res.path, self.settings,
+                              valid)
         stats |= {"duration_s": round(tracks[0].duration, 4), **path_clearance(collision, tracks[0].q)}
         return ArmsMove(tracks, "", stats)
 

@@ -24,6 +24,7 @@ from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, so3_exp, so3_log
 from app.planning import PlanOptions, PoseGoal, plan, time_parameterize
 from app.planning.clearance import path_clearance
+from app.planning.planner import path_check
 from app.sim.sphere_world import scene_world
 
 log = logging.getLogger(__name__)
@@ -46,11 +47,13 @@ def move_seed(run_seed: int, settings: PlannerSettings, env: int, move: str, nth
     return int(np.random.SeedSequence(key).generate_state(1)[0] % (2**31 - 2))
 
 
-def timed_tracks(model, base: BaseFrame, links: list[str], path: np.ndarray, settings: PlannerSettings) -> list[Track]:
+def timed_tracks(model, base: BaseFrame, links: list[str], path: np.ndarray, settings: PlannerSettings,
+                 valid=None) -> list[Track]:
     """The full-DOF path (N, n_dofs) timed within ``settings``' bounds and sampled at TRACK_RATE, as each of
-    ``links``' poses in the environment's frame (velocity by central differences) with the joints."""
+    ``links``' poses in the environment's frame (velocity by central differences) with the joints; ``valid``
+    (app.planning.planner.path_check of the plan): its corners passed where that check allows."""
     traj = time_parameterize(path, model.v_max * settings.velocity_scale, settings.acceleration, settings.jerk,
-                             TRACK_RATE)
+                             TRACK_RATE, valid=valid)
     pos_b, quat_b = model.forward_kinematics(traj.q, list(links))
     tracks = []
     for i in range(len(links)):
@@ -202,12 +205,13 @@ class SceneMover:
         turned into a track, or the reason it failed (app.control.phases.PLAN_REASONS)."""
         seed = self.seed(e, move)
         collision = self.collision if collision is None else collision
-        res = self._best(goal, q0, collision, seed, level=move == "carry", min_distance=self._clearance(move, q0,
-                                                                                                        collision))
+        clearance = self._clearance(move, q0, collision)
+        res = self._best(goal, q0, collision, seed, level=move == "carry", min_distance=clearance)
         stats = self.stats(res, seed)
         if not res.success:
             log.info("env %d: %s not planned: %s (%s)", self.envs[e], move, res.reason, res.detail)
             return PlannedMove(None, stats["reason"], stats)
-        (track,) = timed_tracks(self.model, self.base, [self.link], res.path, self.settings)
+        valid = path_check(self.model, collision, plan_options(self.settings, seed, clearance))
+        (track,) = timed_tracks(self.model, self.base, [self.link], res.path, self.settings, valid)
         stats |= {"duration_s": round(track.duration, 4), **path_clearance(collision, track.q)}
         return PlannedMove(track, "", stats)

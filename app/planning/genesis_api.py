@@ -52,21 +52,38 @@ def plan_path(model, qpos_goal, qpos_start=None, max_nodes: int = 2000, resoluti
     starts = _starts(model, qpos_start, len(goals))
     if batch and num_waypoints is None and len(goals) > 1:
         raise InputError("num_waypoints=None returns paths of their own lengths: give a number for (B, n) goals")
-    if num_waypoints is not None and (int(num_waypoints) != num_waypoints or num_waypoints < 2):
-        raise InputError(f"num_waypoints must be an integer >= 2 or None, got {num_waypoints!r}")
-    opts = PlanOptions(planner=planner, timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
-                       resolution=float(resolution), smooth_path=bool(smooth_path), max_retry=int(max_retry),
-                       min_distance=float(min_distance), seed=int(seed), ignore_collision=bool(ignore_collision))
+    check_waypoints(num_waypoints)
+    opts = genesis_options(planner, timeout, resolution, smooth_path, max_retry, min_distance, seed, ignore_collision)
     results = [plan(model, g, s, world=world, collision=collision, dofs_idx_local=dofs_idx_local, options=opts)
                for g, s in zip(goals, starts)]
     if return_result:
         return results if batch else results[0]
-    paths = [_waypoints(r, s, num_waypoints) for r, s in zip(results, starts)]
+    paths = [waypoints(r, s, num_waypoints) for r, s in zip(results, starts)]
     valid = np.array([r.success for r in results])
     path = np.stack(paths, axis=1) if batch else paths[0]
     if return_valid_mask:
         return path, (valid if batch else bool(valid[0]))
     return path
+
+
+def check_waypoints(num_waypoints: object) -> None:
+    """InputError unless ``num_waypoints`` is an integer >= 2 or None."""
+    if num_waypoints is not None and (isinstance(num_waypoints, bool) or not isinstance(num_waypoints, (int, np.integer))
+                                      or num_waypoints < 2):
+        raise InputError(f"num_waypoints must be an integer >= 2 or None, got {num_waypoints!r}")
+
+
+def genesis_options(planner: str, timeout: float | None, resolution: float, smooth_path: bool, max_retry: int,
+                    min_distance: float, seed: int, ignore_collision: bool) -> PlanOptions:
+    """PlanOptions from Genesis's arguments (``timeout`` None: DEFAULT_TIMEOUT), checked by PlanOptions."""
+    for name, value in (("timeout", timeout), ("resolution", resolution), ("min_distance", min_distance)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))):
+            raise InputError(f"{name} must be a number, got {value!r:.40}")
+    if isinstance(max_retry, bool) or not isinstance(max_retry, (int, np.integer)) or max_retry < 0:
+        raise InputError(f"max_retry must be an integer >= 0, got {max_retry!r:.40}")
+    return PlanOptions(planner=planner, timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
+                       resolution=float(resolution), smooth_path=bool(smooth_path), max_retry=int(max_retry),
+                       min_distance=float(min_distance), seed=int(seed), ignore_collision=bool(ignore_collision))
 
 
 def _starts(model, qpos_start, count: int) -> np.ndarray:
@@ -81,6 +98,7 @@ def _starts(model, qpos_start, count: int) -> np.ndarray:
     return starts
 
 
-def _waypoints(result: PlanResult, start: np.ndarray, num_waypoints: int | None) -> np.ndarray:
+def waypoints(result: PlanResult, start: np.ndarray, num_waypoints: int | None) -> np.ndarray:
+    """The plan's path (start repeated where it failed) as ``num_waypoints`` rows (None: as planned)."""
     path = result.path if result.success else start[None]
     return path if num_waypoints is None else resample(path, int(num_waypoints))

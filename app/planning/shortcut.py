@@ -13,7 +13,7 @@ def path_length(path: np.ndarray) -> float:
     return float(np.linalg.norm(np.diff(path, axis=0), axis=1).sum()) if len(path) > 1 else 0.0
 
 
-def _drop_collinear(path: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+def drop_collinear(path: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     """Waypoints that lie on the straight line between their neighbours removed (the motion is the same)."""
     keep = [0]
     for i in range(1, len(path) - 1):
@@ -50,7 +50,7 @@ def shortcut(space: PlanningSpace, path: np.ndarray, attempts: int = 60, seed: i
         if np.linalg.norm(b - a) >= s2 - s1 - 1e-9 or not space.motion_valid(a, b):
             continue
         path = np.concatenate([path[:i + 1], a[None], b[None], path[j + 1:]])
-    return _drop_collinear(path)
+    return drop_collinear(path)
 
 
 def _point(path: np.ndarray, cum: np.ndarray, i: int, s: float) -> np.ndarray:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pybullet as pb
 
-from app.collision import CollisionModel
+from app.collision import CollisionModel, robot_spheres
 from app.errors import AppError, InputError, UnknownNameError
 from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
 from app.ik.limits.joint_box import LIMIT_MARGIN
@@ -24,6 +24,7 @@ from app.sim.collision import distance_rows
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.handles import Joint, Link
+from app.sim.planning_worlds import scene_collisions
 from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
 from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
 from app.sim.urdf_loader import LoadedBody, load_body, simulator_file
@@ -61,6 +62,7 @@ class Robot:
         self.box_ids: dict[str, list[int]] = {}
         self.box_specs: tuple = ()
         self._sphere_models: dict[tuple, CollisionModel] = {}
+        self._planning_spheres = None  # RobotSpheres, read on first use (planning_spheres)
         self.contact_pairs: tuple[tuple[str, str], ...] = ()  # self pairs that touch physically (collide_arms)
 
     # ------------------------------------------------------------------ building and names
@@ -325,6 +327,20 @@ class Robot:
         if key not in self._sphere_models:  # built once per set of boxes, pairs and objects
             self._sphere_models[key] = sphere_model(self, boxes, self_pairs, objects)
         return self._sphere_models[key]
+
+    def planning_spheres(self):
+        """The robot's spheres with their sampled self pairs (app.collision.robot_spheres), read once."""
+        if self._planning_spheres is None:
+            self._planning_spheres = robot_spheres(self.urdf, self.package_dirs, text=self._text)
+        return self._planning_spheres
+
+    def planning_collisions(self, envs_idx: object = None, ee_link_name: str | None = None,
+                            with_entity: object = None) -> dict[int, CollisionModel]:
+        """Per addressed environment (its index -> a CollisionModel): the robot's spheres against that
+        environment's boxes and its objects where they are now, ``with_entity`` (a SceneObject or its name)
+        held by ``ee_link_name`` at its pose now; what app.planning.scene_api.plan_path plans against (see
+        app.sim.planning_worlds)."""
+        return scene_collisions(self, envs_idx, ee_link_name, with_entity)
 
     def sphere_state(self, collision: CollisionModel, q: np.ndarray, grasp: GraspState | None = None) -> tuple:
         """For sphere rows of ``collision`` at the measured q (n_envs, n_dofs): its objects' poses now (ObjectPoses,

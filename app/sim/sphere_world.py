@@ -24,7 +24,7 @@ def scene_world(robot, names: Sequence[str] | None = None) -> World:
     wanted = [b.name for b in robot.box_specs] if names is None else list(names)
     unknown = [n for n in wanted if n not in boxes]
     if unknown:
-        raise UnknownNameError(f"no box named {unknown[0]!r} in the scene; its boxes are {sorted(boxes)}")
+        raise UnknownNameError("box", unknown[0], sorted(boxes))
     R_base, p_base = robot.base.R, robot.base.p
     out = []
     for name in wanted:
@@ -49,7 +49,7 @@ def sphere_model(robot, names: Sequence[str] | None = None,
     moving = []
     for name in objects:
         if name not in robot.objects:
-            raise UnknownNameError(f"no object named {name!r} in the scene; its objects are {sorted(robot.objects)}")
+            raise UnknownNameError("object", name, sorted(robot.objects))
         spec = robot.objects[name].spec
         moving.append(object_spheres(name, spec.shape, spec.half_extents()))
     world = scene_world(robot, names)
@@ -75,7 +75,7 @@ class SceneObjects:
         self.carrier, self.held_pairs = {}, {}  # arm -> link index; (arm, object) -> pairs skipped while held
         parent = model.fk_tables.parent
         for arm, g in robot.grippers.items():
-            outside = sorted({int(parent[i]) for i in g.links} - set(int(i) for i in g.links))
+            outside = sorted({int(parent[i]) for i in g.links} - {int(i) for i in g.links})
             link = self.carrier[arm] = outside[0]
             near = holding_links(model, link)
             for n in self.names:
