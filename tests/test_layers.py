@@ -25,7 +25,8 @@ ALLOWED = {  # layer -> the layers it may import (besides itself)
     "ik": {"vocabulary", "kernels", "kinematics", "collision"},
     "planning": {"vocabulary", "kernels", "kinematics", "collision", "ik", "dataset"},  # dataset: the Trossen names of an export
     "control": {"vocabulary", "kernels", "kinematics", "collision", "ik"},
-    "sim": {"vocabulary", "runtime", "kernels", "kinematics", "collision", "ik", "specs"},
+    "sim": {"vocabulary", "runtime", "kernels", "kinematics", "collision", "ik", "specs", "planning"},  # planning:
+    # the scene robot's Genesis-style plan_path (planning never imports sim: the robot hands over its worlds)
     "render": {"vocabulary", "runtime"},
     "dataset": {"vocabulary", "runtime"},
     "config": {"vocabulary", "kinematics", "collision", "control", "specs"},  # collision: object meshes read at load

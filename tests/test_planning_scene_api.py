@@ -163,3 +163,21 @@ def test_an_attached_object_moves_with_its_link_and_is_kept_clear():
         assert ok is True and _carried_closest(robot, ee, rod, block, path) > 0
         bare = plan_path(robot, goal, None, num_waypoints=60)  # not attached: an obstacle where it hangs now
         assert _carried_closest(robot, ee, rod, block, bare) < 0
+
+
+def test_the_scene_robots_own_plan_path_is_genesiss_call(blocks):
+    """A Genesis script writes ``robot.plan_path(qpos_goal=..., qpos_start=..., num_waypoints=..., envs_idx=...,
+    return_valid_mask=True)``: the scene robot's method gives the function's paths, and its signature has Genesis's
+    names in Genesis's order."""
+    import inspect
+
+    _, robot, _ = blocks
+    path, valid = robot.plan_path(qpos_goal=GOAL, qpos_start=START, num_waypoints=20, envs_idx=[2, 0],
+                                  return_valid_mask=True)
+    same, same_valid = plan_path(robot, GOAL, START, num_waypoints=20, envs_idx=[2, 0], return_valid_mask=True)
+    np.testing.assert_array_equal(path, same)
+    assert path.shape == (20, 2, robot.n_dofs) and valid.tolist() == same_valid.tolist() == [True, True]
+    names = list(inspect.signature(robot.plan_path).parameters)
+    assert names[:12] == ["qpos_goal", "qpos_start", "max_nodes", "resolution", "timeout", "max_retry",
+                          "smooth_path", "num_waypoints", "ignore_collision", "planner", "envs_idx",
+                          "return_valid_mask"]

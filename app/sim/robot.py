@@ -342,6 +342,20 @@ class Robot:
         app.sim.planning_worlds)."""
         return scene_collisions(self, envs_idx, ee_link_name, with_entity)
 
+    def plan_path(self, qpos_goal, qpos_start=None, max_nodes: int = 2000, resolution: float = 0.05,
+                  timeout: float | None = None, max_retry: int = 1, smooth_path: bool = True,
+                  num_waypoints: int | None = 300, ignore_collision: bool = False, planner: str = "RRTConnect",
+                  envs_idx=None, return_valid_mask: bool = False, *, ee_link_name: str | None = None,
+                  with_entity=None, **options):
+        """Genesis's ``RigidEntity.plan_path``, with its names, order, defaults and shapes: one collision-free path
+        per addressed environment, each planned against its own objects; see app.planning.scene_api.plan_path
+        (``options``: its keywords beyond Genesis's). Needs the 'plan' extra (OMPL), imported on the first call."""
+        from app.planning.scene_api import plan_path  # noqa: PLC0415 - OMPL only where a plan is asked for
+
+        return plan_path(self, qpos_goal, qpos_start, max_nodes, resolution, timeout, max_retry, smooth_path,
+                         num_waypoints, ignore_collision, planner, envs_idx, return_valid_mask,
+                         ee_link_name=ee_link_name, with_entity=with_entity, **options)
+
     def sphere_state(self, collision: CollisionModel, q: np.ndarray, grasp: GraspState | None = None) -> tuple:
         """For sphere rows of ``collision`` at the measured q (n_envs, n_dofs): its objects' poses now (ObjectPoses,
         None without objects) and per environment the pairs left unwatched, from the motion's ``grasp``
