@@ -27,9 +27,8 @@ from app.planning.space import PlanningSpace
 log = logging.getLogger(__name__)
 
 # [rad] the planner's range by default: the longest edge RRT-Connect adds (Euclidean over the planned DOFs). OMPL's
-# own (a fifth of the space's extent: ~3 rad for the Stationary AI's 12 DOFs) adds long edges that clutter mostly
-# refuses whole (RRT-Connect keeps nothing of a refused edge): on scripts/bench_plan.py's two-arm problems it solved
-# 94-98 of 100 within 1 s and 0.3 rad 100 of 100 at less than half the checked configurations; one arm the same.
+# own (a fifth of the space's extent) adds long edges that clutter mostly refuses whole, and RRT-Connect keeps
+# nothing of a refused edge (figures: docs/planning.md)
 DEFAULT_STEP = 0.3
 
 REASONS = ("success", "start_in_collision", "goal_in_collision", "no_ik_goal", "timeout", "path_in_collision")
