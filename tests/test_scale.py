@@ -3,7 +3,9 @@ and its absence is a clear error."""
 
 import dataclasses
 import json
+import os
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -128,6 +130,30 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
     assert timings["items_here"] == 0 and timings["actors"] == 2
     with pytest.raises(shared_ray.exceptions.RayTaskError, match="negative dimensions are not allowed"):
         run_everywhere([3] * 6 + [-1], np.ones, 2)
+
+
+_LAST_TAKEN = threading.Event()
+
+
+def _threads_here(i: int) -> str | None:
+    """What an item worked on in this process sees of APP_THREADS (the kernels' thread count)."""
+    if i == 2:
+        _LAST_TAKEN.set()
+    return os.environ.get("APP_THREADS")
+
+
+def test_items_worked_on_here_use_one_compute_thread_and_the_setting_comes_back(monkeypatch, shared_ray):
+    """While actors work, this process's own items run their kernels on one thread, as an actor does (two
+    threads here took a core from an actor); the user's
+    APP_THREADS is back after the run. Ray's start waits here until this process took every item."""
+    import app.runtime.work_pool as work_pool
+
+    start = work_pool.start_ray
+    monkeypatch.setattr(work_pool, "start_ray", lambda *a: (_LAST_TAKEN.wait(30), start(*a))[1])
+    monkeypatch.setenv("APP_THREADS", "2")
+    values, timings = work_pool.run_everywhere([0, 1, 2], _threads_here, 2)
+    assert timings["items_here"] == 3 and values == ["1", "1", "1"]
+    assert os.environ["APP_THREADS"] == "2"
 
 
 @pytest.mark.slow

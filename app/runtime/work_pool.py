@@ -94,6 +94,9 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
         if on_result is not None:
             on_result(i, value)
 
+    threads = os.environ.get("APP_THREADS")
+    if works_here():  # its items on one compute thread, as each actor's: a second one would take an actor's core
+        os.environ["APP_THREADS"] = "1"
     here = _WhileRayStarts(items, work, done) if works_here() else None
     pool, ray_up_s, n_actors, first = None, 0.0, 0, 0
     try:
@@ -120,9 +123,18 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
             wait([here.future], timeout=120)  # never left running into the interpreter's exit (PyBullet would crash)
         STOP.clear()
         pool = None  # its actors end with their last handle (one freed after Ray's shutdown would end the process)
+        _restore("APP_THREADS", threads)
     timings = {"ray_start": ray_up_s, "wall": time.perf_counter() - t0, "items_here": first, "actors": n_actors,
                "nodes": nodes}
     return [results[i] for i in range(len(items))], timings
+
+
+def _restore(name: str, value: str | None) -> None:
+    """The environment variable ``name`` back to ``value`` (None: unset)."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _actors(ray, workers: int) -> int:
