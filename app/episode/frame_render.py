@@ -16,8 +16,8 @@ from app.episode.replica import PosedReplica
 from app.kinematics.rotations import quat_to_matrix
 from app.render.framing import CameraView
 from app.render.overlay import FrameOverlay, OverlayStyle, draw_overlay
-from app.sim.backdrop import render_backdrop, show_boxes
-from app.sim.camera import Camera, Layer
+from app.sim.backdrop import Backdrops
+from app.sim.camera import Camera
 from app.sim.cameras import SceneCameras
 from app.sim.robot import Robot
 from app.sim.scene import Scene
@@ -60,6 +60,7 @@ class SceneRenderer:
         self.scene, self.robot = self.replica.scene, self.replica.robot
         self._camera: tuple | None = None
         self._link_cameras: SceneCameras | None = None
+        self._backdrops = Backdrops(self.scene)
         self.spheres = SphereMarkers(self.robot) if run is not None and run.video.show_spheres else None
 
     def render(self, spec: VideoSpec, state: FrameState) -> np.ndarray:
@@ -69,7 +70,8 @@ class SceneRenderer:
         if self._camera is None or self._camera[0] is not v:
             self._camera = (v, Camera(self.scene.client, v.view, v.projection, v.width, v.height,
                                       self.scene.look.render_kwargs()),
-                            self._backdrop(v, fixed=spec.link_camera is None and self.scene.look.is_plain()))
+                            self._backdrops.for_view(v.view, v.projection, v.width, v.height,
+                                                     fixed=spec.link_camera is None))
         if self.spheres is not None:
             self.spheres.update(q)
         image = self._camera[1].frame(self._camera[2])
@@ -80,13 +82,6 @@ class SceneRenderer:
                                episodes_done(state),
                                None if state.paths is None else state.paths + spec.env_origins[:, None, :])
         return draw_overlay(image, v, overlay, spec.style)
-
-    def _backdrop(self, v: CameraView, fixed: bool) -> Layer | None:
-        """From a fixed view, the boxes rendered once (app.sim.backdrop) and hidden in this scene; from a view
-        that moves every frame (a link camera) or in a look other than plain (shadows fall on the boxes; textures,
-        light), none, and the boxes shown."""
-        show_boxes(self.scene, not fixed)
-        return render_backdrop(self.scene, v.view, v.projection, v.width, v.height) if fixed else None
 
     def _link_view(self, spec: VideoSpec, q: np.ndarray) -> CameraView:
         """The link camera's view at joints q (n_dofs,) of its environment, at the video's size."""

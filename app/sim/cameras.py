@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
-from app.sim.backdrop import render_backdrop, show_boxes
-from app.sim.camera import Camera, Layer
+from app.sim.backdrop import Backdrops
+from app.sim.camera import Camera
 from app.specs import CameraStream
 
 GL_FROM_OPTICAL = np.diag([1.0, -1.0, -1.0])
@@ -65,8 +65,7 @@ class SceneCameras:
 
     def __init__(self, scene, robot, cameras: Sequence[CameraStream], backdrops: bool = False):
         self.scene, self.robot, self.cameras = scene, robot, tuple(cameras)
-        self._backdrops: dict | None = {} if backdrops and scene.look.is_plain() else None
-        self._boxes_shown = True
+        self._backdrops = Backdrops(scene) if backdrops else None
         self.K = {c.name: intrinsics(c) for c in self.cameras}
         self._proj = {c.name: projection_matrix(c) for c in self.cameras}
         self._offset = {c.name: (np.asarray(c.offset_pos, dtype=float),
@@ -103,27 +102,15 @@ class SceneCameras:
             if names is not None and c.name not in names:
                 continue
             p, R = poses[c.name]
-            view = Camera(self.scene.client, view_matrix(p + origin, R), self._proj[c.name], c.width, c.height,
-                          self.scene.look.render_kwargs())
-            layer = view.over(self._backdrop(c, view, env))
+            V, P = view_matrix(p + origin, R), self._proj[c.name]
+            view = Camera(self.scene.client, V, P, c.width, c.height, self.scene.look.render_kwargs())
+            backdrop = None if self._backdrops is None else self._backdrops.for_view(V, P, c.width, c.height,
+                                                                                    fixed=c.link is None)
+            layer = view.over(backdrop)
             images[c.name] = view.rgb(layer)
             if depths is not None and c.depth:
                 depths[c.name] = metric_depth(layer.depth, c.near, c.far)
         return images
-
-    def _backdrop(self, c: CameraStream, view: Camera, env: int) -> Layer | None:
-        """Camera ``c``'s backdrop in environment ``env`` (rendered on first use), its boxes hidden; None, the boxes
-        shown, for a camera on a link or without backdrops."""
-        fixed = self._backdrops is not None and c.link is None
-        if fixed != (not self._boxes_shown):
-            show_boxes(self.scene, not fixed)
-            self._boxes_shown = not fixed
-        if not fixed:
-            return None
-        if (c.name, env) not in self._backdrops:
-            self._backdrops[c.name, env] = render_backdrop(self.scene, np.reshape(view.view, (4, 4)).T,
-                                                          np.reshape(view.proj, (4, 4)).T, c.width, c.height)
-        return self._backdrops[c.name, env]
 
 
 def metric_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:
