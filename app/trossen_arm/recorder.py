@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.control.status import reached
-from app.kinematics.rotations import matrix_to_quat
+from app.kinematics.rotations import matrix_to_quat, so3_log
 
 FPS = 30  # video frames per simulated second
 
@@ -145,8 +145,7 @@ class Recorder:
 
 def pose_error(T: np.ndarray, T_goal: np.ndarray) -> tuple[float, float]:
     """(position error [m], rotation error [rad]) of pose T from T_goal (4x4 each, one frame)."""
-    dR = T[:3, :3].T @ T_goal[:3, :3]
-    angle = float(np.arccos(np.clip(0.5 * (np.trace(dR) - 1.0), -1.0, 1.0)))
+    angle = float(np.linalg.norm(so3_log(T[:3, :3].T @ T_goal[:3, :3])))
     return float(np.linalg.norm(T[:3, 3] - T_goal[:3, 3])), angle
 
 
