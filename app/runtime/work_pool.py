@@ -94,10 +94,10 @@ def run_everywhere(items: list, work: Callable, workers: int, address: str | Non
         if on_result is not None:
             on_result(i, value)
 
-    threads = os.environ.get("APP_THREADS")
+    threads, here = os.environ.get("APP_THREADS"), None
     if works_here():  # its items on one compute thread, as each actor's: a second one would take an actor's core
         os.environ["APP_THREADS"] = "1"
-    here = _WhileRayStarts(items, work, done) if works_here() else None
+        here = _WhileRayStarts(items, work, done)
     pool, ray_up_s, n_actors, first = None, 0.0, 0, 0
     try:
         ray = start_ray(workers, address)
