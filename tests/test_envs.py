@@ -94,6 +94,28 @@ def test_joint_actions_beyond_the_limits_leave_the_arm_within_them():
         env.close()
 
 
+def test_random_extreme_joint_actions_that_slam_the_arm_into_the_table_leave_every_joint_within_its_limits():
+    env = envs.make_vec_env(PICK, 4, obs_type="state", action_mode="joint")
+    try:
+        env.reset(seed=0)
+        space, rng = env.single_action_space, np.random.default_rng(0)
+        robot = env.unwrapped.core.world.robot
+        lo, hi = robot.model.q_lower, robot.model.q_upper
+        worst, hits = 0.0, 0
+        for k in range(150):
+            a = rng.uniform(space.low, space.high, size=(4, space.shape[0]))
+            if k % 3 == 0:
+                a = np.where(rng.random(a.shape) < 0.5, space.low, space.high)
+            _, _, _, _, info = env.step(a)
+            q = robot.read_states()[0]
+            worst = max(worst, float(np.max(np.maximum(lo - q, q - hi))))
+            hits += int(np.sum(info.get("stop_hits", 0)))
+        assert worst <= 1e-6  # PyBullet's own limits let the table push a wrist 2e-2 rad and a finger 9 mm past
+        assert hits > 0  # the contacts did push joints onto their stops, and the info says so
+    finally:
+        env.close()
+
+
 def test_an_unreachable_end_effector_target_is_a_stall_with_its_cause():
     env = envs.make_env(PICK, obs_type="state", action_mode="ee_pose")
     try:

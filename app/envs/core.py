@@ -1,7 +1,8 @@
 """The batched heart of app.envs' environments: ``num_envs`` episodes in one world, each reset on its own (seed or
 given scene) and stepped together. Per step and environment: the observation, the reward (the judge's stage,
 app.envs.judge), terminated (success), truncated (the time limit) and an info dict: ``is_success``, ``stage``,
-``place_error_m``, ``limit_excess`` (the largest joint-limit excess this step [rad or m], 0 within), and in the
+``place_error_m``, ``limit_excess`` (the largest joint-limit excess this step [rad or m], 0 within), ``stop_hits``
+(how many joints a contact pushed onto a hard stop in this step's physics steps, app.sim.hard_stops), and in the
 end-effector modes ``stalled`` / ``stall_cause`` / ``stall`` (app.envs.stalls); at an episode's end its
 ``reason`` (app.envs.judge), ``episode_steps`` and ``stall_steps``."""
 
@@ -69,11 +70,14 @@ class EnvCore:
         a = checked(a, self.action_space, self.n)
         cmd, goal = command(self.world, self.options.action_mode, a)
         q_start, v_prev = self.world.robot.read_states()
+        hits_before = self.world.robot.stops.hits.copy()
         self.world.advance(cmd)
         q, v = self.world.robot.read_states()
         verdict = self.judge.update(self.world.observations())
         self.steps += 1
         infos = self._infos(verdict, q)
+        for info, hits in zip(infos, self.world.robot.stops.hits - hits_before):
+            info["stop_hits"] = int(hits)
         if goal is not None:
             prev = self.world.ee_now() if self._goal is None else self._goal
             for info, s in zip(infos, self.stalls.diagnose(q_start, q, v, v_prev, goal, prev)):

@@ -201,6 +201,7 @@ def _final_robot(run: RunConfig, robot: Robot, episode: Episode, targets, t: flo
     pos, quat = robot.forward_kinematics(robot.unbatch(q), links_idx_local=[robot.model.link_index(l) for l in links])
     tg = targets(t)
     n, inv = robot.n_envs, episode.invariants
-    invariants = {"limit_excess": inv.limit_excess, "velocity_ratio": inv.velocity_ratio}
+    invariants = {"limit_excess": inv.limit_excess, "velocity_ratio": inv.velocity_ratio,
+                  "stop_hits": robot.stops.hits.copy()}
     return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,
                      episode.controller.telemetry.arrays(), invariants)

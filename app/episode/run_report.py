@@ -50,6 +50,7 @@ def invariant_summary(run: RunConfig, result) -> dict:
     d_safe = run.controller.d_safe
     return {"joint_limit_excess_max_rad": float(inv["limit_excess"].max()),
             "joint_limit_promise_rad": 1e-6,
+            "joint_stop_hits": int(inv["stop_hits"].sum()),
             "velocity_over_bound_max": float(inv["velocity_ratio"].max()),
             "velocity_promise": None if run.controller.mode == "kinematic" else 1.02,
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"])) if len(tel["t"]) else None,
@@ -139,6 +140,7 @@ def report_dict(run: RunConfig, result, model) -> dict:
             "min_obstacle_distance_m": finite_or_none(np.min(tel["min_distance"][:, e])),
             "joint_limit_excess_max_rad": float(result.invariants["limit_excess"][e]),
             "velocity_over_bound_max": float(result.invariants["velocity_ratio"][e]),
+            "joint_stop_hits": int(result.invariants["stop_hits"][e]),
             **({"objects": {name: {k: v[e] for k, v in o.items()} for name, o in result.objects.items()}}
                if result.objects else {}),
             **({"pick_place": result.episodes[e]} if result.episodes else {}),

@@ -92,6 +92,7 @@ class Gripper:
         finally:
             for j, v in zip(self._joints, q_before):
                 pb.resetJointState(body, j, float(v), 0.0, physicsClientId=r.client)
+            r.forget_states()
 
     def _ray_gap(self, body: int, length: float = 0.3) -> float:
         client = self.robot.client

@@ -24,6 +24,7 @@ from app.sim.collision import distance_rows
 from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.handles import Joint, Link
+from app.sim.hard_stops import HardStops
 from app.sim.planning_worlds import scene_collisions
 from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
 from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
@@ -64,6 +65,8 @@ class Robot:
         self._sphere_models: dict[tuple, CollisionModel] = {}
         self._planning_spheres = None  # RobotSpheres, read on first use (planning_spheres)
         self.contact_pairs: tuple[tuple[str, str], ...] = ()  # self pairs that touch physically (collide_arms)
+        self.stops: HardStops | None = None  # the joints' hard stops, made by build
+        self._states: tuple[np.ndarray, np.ndarray] | None = None  # (q, v) measured since the last step or write
 
     # ------------------------------------------------------------------ building and names
     def collide_arms(self, ee_links: Sequence[str]) -> None:
@@ -88,6 +91,8 @@ class Robot:
         for body in self.bodies if self.contact_pairs else ():
             keep_only_pairs(self.client, body.body_id, body.link_index, self.contact_pairs)
         self._joints = [self.bodies[0].joint_index[n] for n in self.model.dof_names]
+        self.stops = HardStops(self.model.q_lower, self.model.q_upper, len(self.bodies))
+        self._states = None
         effort = self.model.effort_max
         self._forces = np.where(np.isfinite(effort), effort, 1e3).tolist()  # motor force caps [N m] or [N]
         self.pb_to_model_link = {pb_idx: self.model.link_index(name)  # PyBullet link index -> model link
@@ -196,9 +201,27 @@ class Robot:
 
     # ------------------------------------------------------------------ state and motors
     def read_states(self) -> tuple[np.ndarray, np.ndarray]:
-        """Joint positions and velocities of every environment. Shapes (n_envs, n_dofs) each."""
+        """Joint positions and velocities of every environment. Shapes (n_envs, n_dofs) each (copies)."""
         self._require_built()
         self._require_open()
+        if self._states is None:
+            self._states = self._measure()
+        return self._states[0].copy(), self._states[1].copy()
+
+    def after_step(self) -> None:
+        """The scene stepped the physics: every joint a contact pushed past a limit goes back onto its hard stop
+        (app.sim.hard_stops), and the state is measured once for every reader until the next step."""
+        q, v = self._measure()
+        envs = self.stops.hold(q, v)
+        if envs.size:
+            self.teleport(q[envs], v[envs], envs)
+        self._states = (q, v)
+
+    def forget_states(self) -> None:
+        """The joints were set behind this robot's back (a gripper's measurement): measure them again."""
+        self._states = None
+
+    def _measure(self) -> tuple[np.ndarray, np.ndarray]:
         states = [pb.getJointStates(b.body_id, self._joints, physicsClientId=self.client) for b in self.bodies]
         q = np.array([[s[0] for s in env] for env in states])
         v = np.array([[s[1] for s in env] for env in states])
@@ -234,6 +257,7 @@ class Robot:
         """Every DOF of the environments ``envs_idx`` to q_all, v_all (len(envs_idx), n_dofs), unchecked (the
         renderer poses recorded states this way, which PyBullet may have left a hair outside a window)."""
         self._require_open()
+        self._states = None
         for row, e in enumerate(envs_idx):  # one call per body (a call per joint cost 8x as much on the WidowX AI)
             pb.resetJointStatesMultiDof(self.bodies[e].body_id, self._joints, [[x] for x in q_all[row].tolist()],
                                         [[x] for x in v_all[row].tolist()], physicsClientId=self.client)

@@ -220,6 +220,8 @@ class Scene:
         """Advance the physics by dt."""
         self._check_open()
         pb.stepSimulation(physicsClientId=self.client)
+        for robot in self.robots:
+            robot.after_step()
         self.t += self.dt
 
     def draw_debug_frame(self, T: object, axis_length: float = 0.1, origin_size: float | None = None,
