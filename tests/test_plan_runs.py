@@ -90,7 +90,7 @@ def test_segments_follow_a_track_and_leave_it_from_where_its_target_is():
     np.testing.assert_array_equal(pos[1], plain.at(1.05)[0][1])
     assert not seg.done(1.09)[0] and seg.done(1.1)[0]
     np.testing.assert_allclose(seg.p1[0], [0.1, 0, 0])
-    seg.start(np.array([0]), 1.03, np.array([[0.0, 0.2, 0.0]]), np.eye(3)[None])
+    seg.move_to(np.array([0]), 1.03, np.array([[0.0, 0.2, 0.0]]), np.eye(3)[None])
     np.testing.assert_allclose(seg.at(1.03)[0][0], [0.03, 0, 0], atol=1e-12)  # no jump where it left the track
     assert seg.tracks[0] is None
 

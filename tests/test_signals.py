@@ -62,3 +62,26 @@ def test_a_ctrl_c_inside_code_made_from_a_string_still_exits_130_with_one_line(t
                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert res.returncode == 130, res
     assert res.stderr.strip().splitlines()[-1].startswith("interrupted (SIGINT): stopped"), res.stderr
+
+
+def _exc_info_raised_in(filename: str, exc: BaseException):
+    try:
+        exec(compile("raise exc", filename, "exec"), {"exc": exc})
+    except BaseException:  # noqa: BLE001 - the test wants what was raised, whatever it is
+        t, e, tb = sys.exc_info()
+        return t, e, tb.tb_next  # the frame of `filename` only, as a forked process's own traceback starts there
+
+
+def test_a_render_process_that_cannot_read_its_start_data_after_the_run_ended_prints_no_traceback(capsys):
+    """The fork server's child, forked while a Ctrl-C ended the run, found the run's semaphore gone
+    (FileNotFoundError in multiprocessing's SemLock._rebuild) and printed a traceback under the run's one line."""
+    from app.runtime.render_server import quiet_orphan_start
+
+    quiet_orphan_start(*_exc_info_raised_in("/usr/lib/python3/multiprocessing/synchronize.py",
+                                            FileNotFoundError(2, "No such file or directory")))
+    quiet_orphan_start(*_exc_info_raised_in("/usr/lib/python3/multiprocessing/connection.py", EOFError()))
+    assert capsys.readouterr().err == ""
+    quiet_orphan_start(*_exc_info_raised_in("/work/app/episode/frame_render.py", FileNotFoundError(2, "a mesh")))
+    quiet_orphan_start(*_exc_info_raised_in("/usr/lib/python3/multiprocessing/spawn.py", ValueError("bad")))
+    err = capsys.readouterr().err
+    assert "FileNotFoundError: [Errno 2] a mesh" in err and "ValueError: bad" in err

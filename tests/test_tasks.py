@@ -46,3 +46,16 @@ def test_bad_targets_and_order_of_calls_are_refused(widowx):
         task.params(3)
     with pytest.raises(InputError, match="zero quaternion"):
         task.set_target(np.zeros((1, 3)), np.zeros((1, 4)))
+
+
+def test_every_registered_motion_type_names_the_links_it_moves():
+    """The loader, the report and the video ask every motion for its moved links (no getattr probe with a default)."""
+    from app.config.scene_sections import RobotSection
+    from app.control.motion_types import MOTION_TYPES
+
+    robot = RobotSection(ee_link="tool", arms={"left": "left_tool", "right": "right_tool"})
+    for name, cls in MOTION_TYPES.items():
+        motion = cls()
+        links = motion.moved_links(robot)
+        assert links or name == "arms", name  # an arms motion moves the arms it is given (none by default)
+        assert all(isinstance(key, tuple) and isinstance(link, str) for key, link in links), name

@@ -56,7 +56,7 @@ def checked_model(scene: SceneConfig, task, scene_at: Where, at: Where) -> Kinem
     named += [(scene_at("robot", "arms", arm), link) for arm, link in (scene.robot.arms or {}).items()
               if not scene.robots]
     try:
-        named += [(at(*key), link) for key, link in motion_links(task, scene.robot)]
+        named += [(at(*key), link) for key, link in task.moved_links(scene.robot)]
     except ConfigError as exc:
         raise ConfigError(f"{at.locate(())}{exc}") from None
     raise_first(link_checks(model, named))
@@ -101,13 +101,6 @@ def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> Scene
     return dataclasses.replace(scene, robots=tuple(parts), robot=rig)
 
 
-def rig_grippers(scene: SceneConfig) -> dict[str, GripperSpec]:
-    """Arm name -> its gripper section, joints named as in the robot's model: the ``grippers`` of a description
-    with several arms (each naming its ``arm``), or of a rig (the loader gives it its robots' own, each named
-    after its robot, joints NAME/...)."""
-    return {g.arm: g for g in scene.robot.grippers}
-
-
 def rig_start(scene: SceneConfig, model: KinematicModel, where: str) -> SceneConfig:
     """The rig's ``init_qpos`` from its robots' (their mid configurations where not given)."""
     if not scene.robots or all(r.init_qpos is None for r in scene.robots):
@@ -122,11 +115,3 @@ def rig_start(scene: SceneConfig, model: KinematicModel, where: str) -> SceneCon
                               f"{[model.dof_names[k].split(SEPARATOR, 1)[1] for k in idx]}")
         q[idx] = r.init_qpos
     return dataclasses.replace(scene, robot=dataclasses.replace(scene.robot, init_qpos=tuple(float(x) for x in q)))
-
-
-def motion_links(task, robot: RobotSection) -> list[tuple[tuple, str]]:
-    """(key path, link) of every link ``task`` moves, in target order: the motion's own ``moved_links(robot)``
-    (the fingertips, the arms of an ``arms`` task, the arm it names), else the robot's end effector. Raises
-    ConfigError for an unknown arm."""
-    moved = getattr(task, "moved_links", None)
-    return moved(robot) if moved is not None else [(("robot", "ee_link"), robot.ee_link)]

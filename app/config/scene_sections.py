@@ -37,6 +37,12 @@ class RobotSection:
     arms: dict | None = None  # arm name -> end-effector link, for a description with several arms
     grippers: tuple[GripperSpec, ...] = ()  # one per arm of such a description, each naming its ``arm``
 
+    @property
+    def grippers_by_arm(self) -> dict[str, GripperSpec]:
+        """Arm name -> its gripper: the ``grippers`` of a description with several arms, or of a rig (the loader
+        gives it its robots' own, each named after its robot, joints NAME/...); '' for the one ``gripper``."""
+        return ({"": self.gripper} if self.gripper is not None else {}) | {g.arm: g for g in self.grippers}
+
     def checks(self, at: Where, ctx: CheckContext, joint_prefix: str = "") -> list[Check]:
         """The base orientation and xacro arguments; with the model (ctx.model), the gripper or the grippers of
         the arms (each naming one arm, at most once, never beside ``gripper``)."""

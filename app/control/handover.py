@@ -195,8 +195,8 @@ class HandoverSequencer(MotionBase):
         self._fail(np.full(n, wide), "ungraspable", t, np.full(n, -1))
         ok = np.flatnonzero(self.step == Step.PRE_GRASP)
         pos, rot = self.poses.pick(g.obj_pos[ok], ok)
-        self.segs[GIVER].start(ok, t, pos + [0.0, 0.0, task.approach_height], rot)
-        self.segs[TAKER].start(ok, t, *self.poses.take(self.meet, ok, back=task.approach_height))
+        self.segs[GIVER].move_to(ok, t, pos + [0.0, 0.0, task.approach_height], rot)
+        self.segs[TAKER].move_to(ok, t, *self.poses.take(self.meet, ok, back=task.approach_height))
         self._enter(ok, Step.PRE_GRASP, t)
 
     def _choose_grips(self, obj_pos: np.ndarray) -> np.ndarray:
@@ -218,18 +218,18 @@ class HandoverSequencer(MotionBase):
 
     # ------------------------------------------------------------------ steps
     def _descend(self, envs, t, g, k) -> None:
-        self.segs[GIVER].start(envs, t, *self.poses.pick(g.obj_pos[envs], envs))
+        self.segs[GIVER].move_to(envs, t, *self.poses.pick(g.obj_pos[envs], envs))
         self._enter(envs, Step.DESCEND, t)
 
     def _close_giver(self, envs, t, g, k) -> None:
         self._close(GIVER, envs, t, Step.CLOSE)
 
     def _to_meet(self, envs, t, g, k) -> None:
-        self.segs[GIVER].start(envs, t, *self.poses.meet_pose(envs, self._held[GIVER, envs]))
+        self.segs[GIVER].move_to(envs, t, *self.poses.meet_pose(envs, self._held[GIVER, envs]))
         self._enter(envs, Step.TO_MEET, t)
 
     def _take(self, envs, t, g, k) -> None:
-        self.segs[TAKER].start(envs, t, *self.poses.take(g.obj_pos[envs], envs))
+        self.segs[TAKER].move_to(envs, t, *self.poses.take(g.obj_pos[envs], envs))
         self._enter(envs, Step.TAKE, t)
 
     def _close_taker(self, envs, t, g, k) -> None:
@@ -243,14 +243,14 @@ class HandoverSequencer(MotionBase):
 
     def _carry(self, envs, t, g, k) -> None:
         above = self.place[envs] + [0.0, 0.0, self.task.lift_height]
-        self.segs[TAKER].start(envs, t, *self.poses.place(above, envs, in_hand(k, envs)))
+        self.segs[TAKER].move_to(envs, t, *self.poses.place(above, envs, in_hand(k, envs)))
         self._enter(envs, Step.CARRY, t)
 
     def _lower(self, envs, t, g, k) -> None:
         """Down onto the place point, aimed with where the object sits in the hand now (it settles in the fingers
         when the giver lets go and when the hand turns down)."""
         centre = self.place[envs] + [0.0, 0.0, 0.003]
-        self.segs[TAKER].start(envs, t, *self.poses.place(centre, envs, in_hand(k, envs)))
+        self.segs[TAKER].move_to(envs, t, *self.poses.place(centre, envs, in_hand(k, envs)))
         self._enter(envs, Step.PLACE, t)
 
     def _open_taker(self, envs, t, g, k) -> None:
@@ -277,14 +277,14 @@ class HandoverSequencer(MotionBase):
             if len(opened):
                 seg = self.segs[arm]
                 back = seg.p1[opened] + self.task.approach_height * np.broadcast_to(away, (len(self.place), 3))[opened]
-                seg.start(opened, t, back, seg.R1[opened])
+                seg.move_to(opened, t, back, seg.R1[opened])
                 self._enter(opened, nxt, t)
 
     def _after_hold(self, arm: int, envs: np.ndarray, t: float, obs: Observation) -> None:
         """The giver lifts what it grasped; the taker's grasp lets the giver open."""
         if arm == GIVER:
             seg = self.segs[GIVER]
-            seg.start(envs, t, seg.p1[envs] + [0.0, 0.0, self.task.lift_height], seg.R1[envs])
+            seg.move_to(envs, t, seg.p1[envs] + [0.0, 0.0, self.task.lift_height], seg.R1[envs])
         else:
             self.closing[GIVER, envs] = 0.0
 

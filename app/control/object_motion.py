@@ -50,6 +50,11 @@ class ObjectMotion:
         error = np.linalg.norm(np.asarray(obj_pos)[:, :2] - np.asarray(place)[:, :2], axis=1)
         return (error <= self.success_tol) & (np.asarray(obj_speed) < RESTING_SPEED) & np.asarray(released), error
 
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        """(key path, link) of what this motion moves: the robot's end effector (see
+        app.control.motions.PoseMotion.moved_links)."""
+        return [(("robot", "ee_link"), robot.ee_link)]
+
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """The place target's range and every height, speed, tolerance and time (> 0)."""
         return [

@@ -216,7 +216,7 @@ class PickPlaceSequencer(MotionBase):
         depth_frac = p.depth[envs] / (2 * self.geo.half[2])
         pos, rot = grasp_poses(self.geo, obs.obj_pos[envs], yaw, depth_frac, p.tilt[envs], self.place[envs],
                                *self.axes)
-        self.seg.start(envs, t, pos[:, pose], rot[:, pose])
+        self.seg.move_to(envs, t, pos[:, pose], rot[:, pose])
         self.log.enter(envs, phase, t)
 
     def _descend(self, envs, t, obs) -> None:
@@ -240,7 +240,7 @@ class PickPlaceSequencer(MotionBase):
             self._held_rel[grasped] = in_hand(obs, grasped)
             self._held_offset[grasped] = -d
             up = np.array([0.0, 0.0, self.task.lift_height])
-            self.seg.start(grasped, t, self.seg.p1[grasped] + up, self.seg.R1[grasped])
+            self.seg.move_to(grasped, t, self.seg.p1[grasped] + up, self.seg.R1[grasped])
             self.log.enter(grasped, Phase.LIFT, t)
         opened = np.flatnonzero((ph == Phase.OPEN) & (self.log.phase == Phase.OPEN) & (obs.closing < 0.05))
         if len(opened):
@@ -248,7 +248,7 @@ class PickPlaceSequencer(MotionBase):
 
     def _retreat(self, envs: np.ndarray, t: float, obs: Observation) -> None:
         back = self.task.approach_height * self._approach_world(envs)
-        self.seg.start(envs, t, self.seg.p1[envs] - back, self.seg.R1[envs])
+        self.seg.move_to(envs, t, self.seg.p1[envs] - back, self.seg.R1[envs])
         self.log.enter(envs, Phase.RETREAT, t)
 
     def _approach_world(self, envs: np.ndarray) -> np.ndarray:
@@ -267,12 +267,12 @@ class PickPlaceSequencer(MotionBase):
 
     def _carry(self, envs, t, obs) -> None:
         goal = self.place[envs] + self._held_offset[envs] + [0.0, 0.0, self.geo.place_drop + self.task.lift_height]
-        self.seg.start(envs, t, goal, self.seg.R1[envs])
+        self.seg.move_to(envs, t, goal, self.seg.R1[envs])
         self.log.enter(envs, Phase.CARRY, t)
 
     def _lower(self, envs, t, obs) -> None:
         goal = self.place[envs] + self._held_offset[envs] + [0.0, 0.0, self.geo.place_drop]
-        self.seg.start(envs, t, goal, self.seg.R1[envs])
+        self.seg.move_to(envs, t, goal, self.seg.R1[envs])
         self.log.enter(envs, Phase.PLACE, t)
 
     def _open(self, envs, t, obs) -> None:

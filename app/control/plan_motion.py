@@ -61,6 +61,11 @@ class PlanMotion:
     dwell: float = 0.5
     planner: PlannerSettings = field(default_factory=PlannerSettings)
 
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        """(key path, link) of what this motion moves: the robot's end effector (see
+        app.control.motions.PoseMotion.moved_links)."""
+        return [(("robot", "ee_link"), robot.ee_link)]
+
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """At least one goal, each checked; a one-arm robot; the planner's settings."""
         rows = [

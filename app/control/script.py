@@ -37,6 +37,11 @@ class ScriptMotion:
     pos_mask: tuple[bool, bool, bool] = (True, True, True)
     rot_mask: tuple[bool, bool, bool] = (True, True, True)
 
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        """(key path, link) of what this motion moves: the robot's end effector (see
+        app.control.motions.PoseMotion.moved_links)."""
+        return [(("robot", "ee_link"), robot.ee_link)]
+
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What the rows must be (rows for app.validation.raise_first), and that the scene has a gripper if they
         close it."""

@@ -22,7 +22,7 @@ def duration(distance: np.ndarray, angle: np.ndarray, speed: float, accel: float
 
 
 class Segments:
-    """One segment per environment; :meth:`start` replaces those of some environments.
+    """One segment per environment; :meth:`move_to` replaces those of some environments.
 
     Args:
         pos (n_envs, 3) [m], rot (n_envs, 3, 3): where every environment starts, at rest.
@@ -37,7 +37,7 @@ class Segments:
         self.t0, self.T = np.zeros(n), np.full(n, MIN_DURATION)
         self.bounds = (float(speed), float(accel), float(angular_speed))
 
-    def start(self, envs: np.ndarray, t: float, pos: np.ndarray, rot: np.ndarray) -> None:
+    def move_to(self, envs: np.ndarray, t: float, pos: np.ndarray, rot: np.ndarray) -> None:
         """New segments for environments ``envs`` from where their targets are at t [s] to pos (k, 3),
         rot (k, 3, 3)."""
         envs = np.asarray(envs, dtype=int)
@@ -55,7 +55,7 @@ class Segments:
         """Environments ``envs`` stop where their targets are at t (a segment of length zero)."""
         p, R, _ = self.at(t)
         envs = np.asarray(envs, dtype=int)
-        self.start(envs, t, p[envs], R[envs])
+        self.move_to(envs, t, p[envs], R[envs])
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Targets at t: pos (n_envs, 3), rot (n_envs, 3, 3), linear velocity (n_envs, 3) [m/s]."""

@@ -57,7 +57,7 @@ def polylines(tracks: list[Track | None], points: int = PATH_POINTS) -> np.ndarr
 
 class TrackedSegments(Segments):
     """:class:`Segments` whose environments may each follow a :class:`Track` (:meth:`follow`); a later
-    :meth:`start` or :meth:`hold` of an environment ends its track there (from where the track's target is)."""
+    :meth:`move_to` or :meth:`hold` of an environment ends its track there (from where the track's target is)."""
 
     def __init__(self, pos: np.ndarray, rot: np.ndarray, speed: float, accel: float, angular_speed: float):
         super().__init__(pos, rot, speed, accel, angular_speed)
@@ -66,12 +66,12 @@ class TrackedSegments(Segments):
     def follow(self, env: int, t: float, track: Track) -> None:
         """Environment ``env`` follows ``track`` from t [s]; its goal (p1, R1) is the track's last pose."""
         self.tracks[env] = None
-        self.start(np.array([env]), t, track.pos[-1:], track.rot[-1:])
+        self.move_to(np.array([env]), t, track.pos[-1:], track.rot[-1:])
         self.p0[env], self.R0[env] = track.pos[0], track.rot[0]
         self.T[env] = max(track.duration, 1e-9)
         self.tracks[env] = track
 
-    def start(self, envs: np.ndarray, t: float, pos: np.ndarray, rot: np.ndarray) -> None:
+    def move_to(self, envs: np.ndarray, t: float, pos: np.ndarray, rot: np.ndarray) -> None:
         envs = np.asarray(envs, dtype=int)
         if not len(envs):
             return
@@ -79,7 +79,7 @@ class TrackedSegments(Segments):
         for e in envs:
             self.tracks[e] = None
         self._place(envs, p_now, R_now)
-        super().start(envs, t, pos, rot)
+        super().move_to(envs, t, pos, rot)
 
     def _place(self, envs: np.ndarray, p_now: np.ndarray, R_now: np.ndarray) -> None:
         """Environments ``envs`` at rest at their present targets, so the base class starts them from there."""

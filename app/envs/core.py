@@ -22,7 +22,6 @@ from app.envs.spaces import action_space, observation_space
 from app.envs.stalls import StepStalls
 from app.envs.world import EnvWorld
 from app.episode.episode_scene import EpisodeScene, draw_scene
-from app.episode.loop import object_poses
 
 
 class EnvCore:
@@ -123,7 +122,7 @@ class EnvCore:
         """Per environment every scene object's pose (7 each: position [m], quat wxyz, environment frames), in the
         scene's order: app.record's ``observation.environment_state``, so a policy trained on a recording reads
         the same values here."""
-        return object_poses(self.world.scene).reshape(self.n, -1).astype(np.float32)
+        return self.world.scene.object_poses().reshape(self.n, -1).astype(np.float32)
 
     def _task_state(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Each arm's end-effector pose (n, n_arms, 7) and the place target (n, 2) or None without an object."""

@@ -11,7 +11,6 @@ import numpy as np
 
 from app.config.schema import RunConfig
 from app.envs.options import EnvOptions
-from app.episode.loop import object_poses
 from app.episode.replica import PosedReplica
 from app.errors import InputError
 from app.sim.cameras import SceneCameras
@@ -47,7 +46,7 @@ class Pixels:
         q (n_envs, n_dofs) and object poses."""
         envs = list(range(len(q))) if envs is None else list(envs)
         out = {c.name: np.empty((len(envs), c.height, c.width, 3), np.uint8) for c in self.cameras}
-        objects = object_poses(self.world.scene)
+        objects = self.world.scene.object_poses()
         for row, e in enumerate(envs):
             q_e = self.replica.pose(q[e:e + 1], None if objects is None else objects[e:e + 1])[0]
             for name, image in self.views.render(self.views.poses(q_e), 0).items():

@@ -58,13 +58,6 @@ class Episode:
     every: int
 
 
-def object_poses(scene: Scene) -> np.ndarray | None:
-    """Every object's pose in each environment's frame (n_envs, n_objects, 7): position, quat wxyz; None: none."""
-    if not scene.objects:
-        return None
-    return np.stack([np.concatenate(obj.poses(), axis=1) for obj in scene.objects.values()], axis=1)
-
-
 def make_controller(run: RunConfig, robot: Robot, dt: float):
     """The configured controller (the class paired with the config's type) ticking every ``dt`` seconds."""
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
@@ -145,8 +138,9 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
             episode.invariants.update(q, v)
             t2 = time.perf_counter()
             if frame_due:
+                poses = scene.object_poses()
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
-                                    object_poses(scene), motion.codes(), motion.marks,
+                                    poses, motion.codes(), motion.marks,
                                     feedback.opening[-1] if feedback is not None and feedback.opening else None,
                                     _finger_goals(robot), motion.paths))
                 n_frames += 1

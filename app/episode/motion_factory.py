@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.config.robots import rig_grippers
 from app.config.schema import RunConfig
 from app.control.grasps import GraspGeometry
 from app.control.handover import HandoverMotion, HandoverSequencer
@@ -111,7 +110,7 @@ def _handover(run: RunConfig, robot: Robot, obj, obj_pos: np.ndarray, places: np
               boxes: tuple[str, ...]) -> HandoverSequencer:
     """The hand-over of :func:`object_motion` (planned where the task has a planner)."""
     task = run.motion
-    grippers = rig_grippers(run.scene_config)
+    grippers = run.scene_config.robot.grippers_by_arm
     axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
     openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
     links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]

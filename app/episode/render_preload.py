@@ -10,10 +10,12 @@ WidowX needs). Each render process then starts with them in memory instead of lo
 from __future__ import annotations
 
 import importlib
+import sys
 
 import numpy as np
 
 from app.kernels.dispatch import run_in_background
+from app.runtime.render_server import quiet_orphan_start
 
 run_in_background()  # first: the server (its imports too) and the render processes it forks leave the simulation its core
 
@@ -34,5 +36,6 @@ def load_kernels() -> None:
     matrix_to_quat(quat_to_matrix(np.array([[1.0, 0.0, 0.0, 0.0]])))
 
 
+sys.excepthook = quiet_orphan_start  # inherited by each render process it forks
 importlib.import_module("app.episode.video_job")  # the renderer's modules
 load_kernels()

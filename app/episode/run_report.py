@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.config.robots import motion_links
 from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.status import REACHED_POS, REACHED_ROT, reached
@@ -15,7 +14,7 @@ from app.render.report import finite_or_none
 
 def task_links(run: RunConfig) -> list[str]:
     """The links the task moves, in target order: its own (fingertips), its arms', or the scene's end effector."""
-    return [link for _, link in motion_links(run.motion, run.scene_config.robot)]
+    return [link for _, link in run.motion.moved_links(run.scene_config.robot)]
 
 
 def target_labels(run: RunConfig) -> tuple[str, ...]:

@@ -7,7 +7,6 @@ import dataclasses
 
 import numpy as np
 
-from app.config.robots import rig_grippers
 from app.config.schema import RunConfig, SceneConfig
 from app.errors import ConfigError
 from app.episode.motion_factory import object_starts
@@ -37,8 +36,7 @@ def scene_spec(run: RunConfig, envs: np.ndarray | None = None) -> SceneSpec:
                           "(app.config.loader.load_run_config)")
     robot = RobotPlacement(r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args, cfg.description,
                            tuple((r.arms or {}).values()), r.init_qpos)
-    grippers = ((("", _on_link(r.gripper, r.ee_link)),) if r.gripper is not None else ()) + tuple(
-        (arm, _on_link(spec, r.arms[arm])) for arm, spec in rig_grippers(cfg).items())
+    grippers = tuple((arm, _on_link(spec, r.arms[arm] if arm else r.ee_link)) for arm, spec in r.grippers_by_arm.items())
     idx = slice(None) if envs is None else np.asarray(envs, dtype=int)  # the draws of all environments, sliced
     starts = {name: (pos[idx], quat[idx]) for name, (pos, quat) in object_starts(run, run.n_envs or 1).items()}
     layout = dict(n_envs=run.n_envs) if envs is None else dict(

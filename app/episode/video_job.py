@@ -189,8 +189,9 @@ class VideoJob:
 def video_spec(run: RunConfig, view: CameraView, env_origins: np.ndarray, anchors: np.ndarray) -> VideoSpec:
     """The look of a run's video: its name as the title, overlay sizes to suit the picture; filmed from a named
     camera on a link (``video.camera``), the view follows that link in environment ``follow_env``."""
-    style = OverlayStyle.for_view(view, legend(), run.video.axis_length, target_labels(run))
-    return VideoSpec(run.name, view, style, env_origins, anchors, named_stream(run), run.video.follow_env or 0)
+    labels, stream = target_labels(run), named_stream(run)
+    style = OverlayStyle.for_view(view, legend(), run.video.axis_length, labels)
+    return VideoSpec(run.name, view, style, env_origins, anchors, stream, run.video.follow_env or 0)
 
 
 def named_stream(run: RunConfig) -> CameraStream | None:

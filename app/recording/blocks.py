@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.config.robots import rig_grippers, robot_model
+from app.config.robots import robot_model
 from app.config.schema import RunConfig
 from app.control.status import reached
 from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
@@ -155,7 +155,7 @@ def actions(run: RunConfig, state: np.ndarray, frames: list, env: int, names: li
     goals = np.stack([g[env] for g in goals])  # (n, n_grippers)
     goals = np.vstack([goals[1:], goals[-1:]])
     cfg = run.scene_config
-    keys = ([""] if cfg.robot.gripper is not None else []) + list(rig_grippers(cfg))
+    keys = list(cfg.robot.grippers_by_arm)
     arms = arms_of(names)
     for a, arm in enumerate(arms):
         key = keys[0] if len(arms) == 1 else arm

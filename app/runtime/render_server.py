@@ -13,13 +13,26 @@ import logging
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
+import traceback
 from multiprocessing import forkserver
 
 import psutil
 
 log = logging.getLogger(__name__)
 _early: list[psutil.Process] = []  # the processes start_early started, for stop_early
+
+
+def quiet_orphan_start(exc_type, exc, tb) -> None:
+    """sys.excepthook of the server and the processes it forks: a render process whose run ended while it was
+    being forked fails to read what the run sent it (the run's semaphores or pipe are gone: FileNotFoundError,
+    EOFError, ...) before any code of ours runs; it ends without a traceback on the user's terminal, where the run
+    has already said why it stopped. Any other error is printed as Python prints it."""
+    frames = traceback.extract_tb(tb)
+    if issubclass(exc_type, OSError | EOFError) and frames and all("multiprocessing" in f.filename for f in frames):
+        return
+    sys.__excepthook__(exc_type, exc, tb)
 
 
 def render_context():

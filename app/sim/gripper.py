@@ -57,9 +57,9 @@ class Gripper:
         for body in robot.bodies:
             for link in self.pb_links:
                 pb.changeDynamics(body.body_id, link, lateralFriction=spec.friction, physicsClientId=robot.client)
-        self.max_opening = self._measure_opening()
         if self._tied:
             self._tie_fingers()
+        self.max_opening = self._measure_opening()
 
     def _tie_fingers(self) -> None:
         """A gear constraint per environment between the two finger joints: q_a = q_b (both open alike)."""

@@ -41,17 +41,20 @@ class Robot:
     """
 
     def __init__(self, client: int, urdf: str, base_pos, base_quat, package_dirs: Sequence[str] | None,
-                 xacro_args: Mapping[str, object] | None = None, description: RobotDescription | None = None):
+                 xacro_args: Mapping[str, object] | None = None, description: RobotDescription | None = None,
+                 arm_links: Sequence[str] = ()):
         """``description``: the description already read and parsed (a composed rig, or a file the config
-        loader read), not read again; ``urdf`` then only names it in messages."""
+        loader read), not read again; ``urdf`` then only names it in messages. ``arm_links``: see
+        :meth:`collide_arms`."""
         self.client, self.urdf, self.package_dirs = client, urdf, list(package_dirs or [])
         if description is None:
             description = read_robot(urdf, self.package_dirs, xacro_args)
         self._text = description.text
         self.model = RobotModel(description.spec)
+        self.contact_pairs = cross_arm_pairs(self.model, list(arm_links))  # self pairs that touch physically
+        self.bodies: list[LoadedBody] = []
         self.base = BaseFrame.from_pose(base_pos, base_quat)
         self.base_pos, self.base_quat = self.base.p, self.base.quat
-        self.bodies: list[LoadedBody] = []
         self.position_gain = 0.1  # PyBullet motor kp for absolute position targets
         self.env_origins = np.zeros((1, 3))
         self.batched = False
@@ -64,7 +67,6 @@ class Robot:
         self.box_specs: tuple = ()
         self._sphere_models: dict[tuple, CollisionModel] = {}
         self._planning_spheres = None  # RobotSpheres, read on first use (planning_spheres)
-        self.contact_pairs: tuple[tuple[str, str], ...] = ()  # self pairs that touch physically (collide_arms)
         self.stops: HardStops | None = None  # the joints' hard stops, made by build
         self._states: tuple[np.ndarray, np.ndarray] | None = None  # (q, v) measured since the last step or write
 
@@ -74,7 +76,7 @@ class Robot:
         link of one arm with every link of another); each arm's own links still pass through each other."""
         if self.bodies:
             raise InputError("collide_arms must come before scene.build")
-        self.contact_pairs = cross_arm_pairs(self.model, list(ee_links)) if len(ee_links) > 1 else ()
+        self.contact_pairs = cross_arm_pairs(self.model, list(ee_links))
 
     def build(self, env_origins: np.ndarray, batched: bool, box_ids: dict[str, list[int]] | None = None,
               box_specs: Sequence = (), objects: Mapping | None = None) -> None:

@@ -86,12 +86,14 @@ class Scene:
 
     def add_robot(self, urdf: str, base_pos=(0.0, 0.0, 0.0), base_quat=(1.0, 0.0, 0.0, 0.0),
                   package_dirs: Sequence[str] | None = None, xacro_args: Mapping[str, object] | None = None,
-                  description: RobotDescription | None = None) -> Robot:
+                  description: RobotDescription | None = None, arm_links: Sequence[str] = ()) -> Robot:
         """Declare a fixed-base robot from a URDF or ``.xacro`` file (``xacro_args``: its ``$(arg)`` values);
         bodies are created by :meth:`build`. Base pose in each environment's frame (quat wxyz). ``description``:
-        the file already read and parsed (app.kinematics.urdf.read_robot), not read again."""
+        the file already read and parsed (app.kinematics.urdf.read_robot), not read again. ``arm_links``: the
+        end effectors of arms that touch each other physically (app.sim.robot.Robot.collide_arms)."""
         self._check_not_built()
-        robot = Robot(self.client, str(urdf), base_pos, base_quat, package_dirs, xacro_args, description=description)
+        robot = Robot(self.client, str(urdf), base_pos, base_quat, package_dirs, xacro_args, description=description,
+                      arm_links=arm_links)
         self.robots.append(robot)
         return robot
 
@@ -215,6 +217,12 @@ class Scene:
         warm start), as a freshly built one does."""
         self._check_open()
         pb.performCollisionDetection(physicsClientId=self.client)
+
+    def object_poses(self) -> np.ndarray | None:
+        """Every object's pose in each environment's frame (n_envs, n_objects, 7): position, quat wxyz; None: none."""
+        if not self.objects:
+            return None
+        return np.stack([np.concatenate(obj.poses(), axis=1) for obj in self.objects.values()], axis=1)
 
     def step(self) -> None:
         """Advance the physics by dt."""

@@ -43,7 +43,5 @@ def build_from_spec(spec: SceneSpec, gui: bool = False) -> tuple[Scene, Robot]:
 
 def _add_robot(scene: Scene, spec: SceneSpec) -> Robot:
     r = spec.robot
-    robot = scene.add_robot(r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args, description=r.description)
-    if len(r.arm_links) > 1:
-        robot.collide_arms(list(r.arm_links))
-    return robot
+    return scene.add_robot(r.urdf, r.base_pos, r.base_quat, r.package_dirs, r.xacro_args, description=r.description,
+                           arm_links=r.arm_links)
