@@ -12,27 +12,26 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pybullet as pb
 
-from app.collision import CollisionModel, robot_spheres
+from app.collision import CollisionModel
 from app.errors import AppError, InputError, UnknownNameError
-from app.ik.limits.distance import CollisionPairs, DistanceRows, GraspState
 from app.ik.limits.joint_box import LIMIT_MARGIN
 from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.urdf import RobotDescription, read_robot
-from app.sim.collision import distance_rows
-from app.sim.env_frames import EnvRows, as_indices, solve_in_envs
+from app.sim.env_frames import EnvRows, as_indices
 from app.sim.gripper import Gripper, GripperSpec
 from app.sim.handles import Joint, Link
 from app.sim.hard_stops import HardStops
-from app.sim.planning_worlds import scene_collisions
+from app.sim.robot_collisions import RobotCollisions
+from app.sim.robot_kinematics import RobotKinematics
 from app.sim.self_collision import SELF_COLLISION_FLAGS, keep_only_pairs
-from app.sim.sphere_world import SceneObjects, inverse_kinematics_avoiding, sphere_model
+from app.sim.sphere_world import SceneObjects
 from app.sim.urdf_loader import LoadedBody, load_body, simulator_file
 from app.validation import check_spec
 
 
-class Robot:
+class Robot(RobotKinematics, RobotCollisions):
     """A URDF (or xacro) robot, one body per environment (created by ``scene.build``).
 
     Args:
@@ -213,6 +212,8 @@ class Robot:
     def after_step(self) -> None:
         """The scene stepped the physics: every joint a contact pushed past a limit goes back onto its hard stop
         (app.sim.hard_stops), and the state is measured once for every reader until the next step."""
+        if not self.bodies or self.closed:
+            return
         q, v = self._measure()
         envs = self.stops.hold(q, v)
         if envs.size:
@@ -330,155 +331,3 @@ class Robot:
             if pt[3] in self.movable_pb_links:
                 out.setdefault(pt[2], set()).add(pt[3])
         return out
-
-    def distance_rows(self, q: np.ndarray, pairs: CollisionPairs, grasp: GraspState | None = None) -> DistanceRows:
-        """app.control.robot_protocol.ControlledRobot: PyBullet's close pairs at q (n_envs, n_dofs) as rows, less
-        those the motion's ``grasp`` means to touch."""
-        return distance_rows(self, pairs, q, self.box_ids, grasp)
-
-    @property
-    def description_text(self) -> str:
-        """The robot description as loaded (URDF text)."""
-        return self._text
-
-    def sphere_model(self, boxes: Sequence[str] | None = None,
-                     self_pairs: Sequence[tuple[str, str]] | None = None, objects: Sequence[str] = ()
-                     ) -> CollisionModel:
-        """The link spheres against the scene's boxes ``boxes`` (None: all) in the base frame and its objects
-        ``objects`` (poses each tick: :meth:`sphere_state`), checking ``self_pairs`` (None: the sampled pairs); see
-        app.sim.sphere_world."""
-        self._require_built()
-        key = (None if boxes is None else tuple(boxes), None if self_pairs is None else tuple(map(tuple, self_pairs)),
-               tuple(objects))
-        if key not in self._sphere_models:  # built once per set of boxes, pairs and objects
-            self._sphere_models[key] = sphere_model(self, boxes, self_pairs, objects)
-        return self._sphere_models[key]
-
-    def planning_spheres(self):
-        """The robot's spheres with their sampled self pairs (app.collision.robot_spheres), read once."""
-        if self._planning_spheres is None:
-            self._planning_spheres = robot_spheres(self.urdf, self.package_dirs, text=self._text)
-        return self._planning_spheres
-
-    def planning_collisions(self, envs_idx: object = None, ee_link_name: str | None = None,
-                            with_entity: object = None) -> dict[int, CollisionModel]:
-        """Per addressed environment (its index -> a CollisionModel): the robot's spheres against that
-        environment's boxes and its objects where they are now, ``with_entity`` (a SceneObject or its name)
-        held by ``ee_link_name`` at its pose now; what app.planning.scene_api.plan_path plans against (see
-        app.sim.planning_worlds)."""
-        return scene_collisions(self, envs_idx, ee_link_name, with_entity)
-
-    def plan_path(self, qpos_goal, qpos_start=None, max_nodes: int = 2000, resolution: float = 0.05,
-                  timeout: float | None = None, max_retry: int = 1, smooth_path: bool = True,
-                  num_waypoints: int | None = 300, ignore_collision: bool = False, planner: str = "RRTConnect",
-                  envs_idx=None, return_valid_mask: bool = False, *, ee_link_name: str | None = None,
-                  with_entity=None, **options):
-        """Genesis's ``RigidEntity.plan_path``, with its names, order, defaults and shapes: one collision-free path
-        per addressed environment, each planned against its own objects; see app.planning.scene_api.plan_path
-        (``options``: its keywords beyond Genesis's). Needs the 'plan' extra (OMPL), imported on the first call."""
-        from app.planning.scene_api import plan_path  # noqa: PLC0415 - OMPL only where a plan is asked for
-
-        return plan_path(self, qpos_goal, qpos_start, max_nodes, resolution, timeout, max_retry, smooth_path,
-                         num_waypoints, ignore_collision, planner, envs_idx, return_valid_mask,
-                         ee_link_name=ee_link_name, with_entity=with_entity, **options)
-
-    def sphere_state(self, collision: CollisionModel, q: np.ndarray, grasp: GraspState | None = None) -> tuple:
-        """For sphere rows of ``collision`` at the measured q (n_envs, n_dofs): its objects' poses now (ObjectPoses,
-        None without objects) and per environment the pairs left unwatched, from the motion's ``grasp``
-        (its released pairs, the fingers on released objects, the holding gripper on a held one)."""
-        grasp = grasp or GraspState.nothing(self.n_envs)
-        if not collision.object_names:
-            return None, list(grasp.released_pairs)
-        if id(collision) not in self._scene_objects:
-            self._scene_objects[id(collision)] = SceneObjects(self, collision)
-        return self._scene_objects[id(collision)](q, grasp)
-
-    # ------------------------------------------------------------------ frames
-    def base_frames(self) -> tuple[np.ndarray, np.ndarray]:
-        """The base pose in every environment's frame: rotation (3, 3), origin (3,)."""
-        return self.base.R, self.base.p
-
-    def world_base_frames(self) -> tuple[np.ndarray, np.ndarray]:
-        """The base pose in the world (PyBullet's frame): rotation (3, 3), origins (n_envs, 3)."""
-        return self.base.R, self.env_origins + self.base.p
-
-    def forward_kinematics(self, qpos: object, qs_idx_local: object = None, links_idx_local: object = None,
-                           envs_idx: object = None) -> tuple[np.ndarray, np.ndarray]:
-        """Link poses in each environment's frame for ``qpos`` ([n_envs,] n_selected_qs); the qs not
-        selected by ``qs_idx_local`` take the current state. Works without any IK call first.
-
-        Returns:
-            (links_pos ([n_envs,] n_links, 3), links_quat ([n_envs,] n_links, 4) wxyz), links as selected.
-        """
-        envs, qs = self.envs(envs_idx), self._dofs(qs_idx_local, "qs_idx_local")
-        rows = envs.rows(qpos, "qpos", len(qs))
-        q = np.array(rows, dtype=float) if qs_idx_local is None else self.read_states()[0][envs.idx]
-        q[:, qs] = rows
-        links = as_indices(links_idx_local, "links_idx_local", self.n_links, f"links {list(self.model.link_names)}")
-        pos, quat = self.model.forward_kinematics(q, links.tolist())
-        pos, quat = self.base.poses_from_base(pos, quat)
-        return envs.out(pos), envs.out(quat)
-
-    def get_links_pos(self, links_idx_local: object = None, envs_idx: object = None) -> np.ndarray:
-        """Link origins at the current state, environment frame. Shape ([n_envs,] n_links, 3)."""
-        return self.forward_kinematics(self.get_qpos(envs_idx=envs_idx), None, links_idx_local, envs_idx)[0]
-
-    def get_links_quat(self, links_idx_local: object = None, envs_idx: object = None) -> np.ndarray:
-        """Link orientations (w, x, y, z) at the current state. Shape ([n_envs,] n_links, 4)."""
-        return self.forward_kinematics(self.get_qpos(envs_idx=envs_idx), None, links_idx_local, envs_idx)[1]
-
-    def get_jacobian(self, link: Link | str, local_point: object | None = None, envs_idx: object = None) -> np.ndarray:
-        """Geometric Jacobian at the current state (rows in the environment's frame). Shape ([n_envs,] 6, n_dofs)."""
-        envs = self.envs(envs_idx)
-        name = link.name if isinstance(link, Link) else link
-        J = self.model.get_jacobian(self.read_states()[0][envs.idx], name, local_point)
-        return envs.out(self.base.jacobian_from_base(J))
-
-    # ------------------------------------------------------------------ inverse kinematics
-    def inverse_kinematics(self, link: Link | str, pos: object = None, quat: object = None, local_point: object = None,
-                           init_qpos: object = None, respect_joint_limit: bool = True, max_samples: int | None = None,
-                           max_solver_iters: int | None = None, damping: float | None = None,
-                           pos_tol: float | None = None, rot_tol: float | None = None, pos_mask=(True, True, True),
-                           rot_mask=(True, True, True), max_step_size: float | None = None,
-                           dofs_idx_local: object = None, return_error: bool = False, envs_idx: object = None, *,
-                           return_info: bool = False, **kwargs):
-        """Pose IK for the addressed environments, Genesis's arguments in Genesis's order (see
-        app.ik.api.inverse_kinematics). ``pos`` ([n_envs,] 3) and ``quat`` ([n_envs,] 4) are in each
-        environment's frame, so are ``pos_mask``'s axes and the errors; ``init_qpos`` defaults to the
-        current joint positions. Returns q ([n_envs,] n_dofs) (and err ([n_envs,] 6)). With
-        ``avoid_collisions=True`` (keywords ``min_distance`` [m], ``collision``: a CollisionModel, default
-        :meth:`sphere_model` of every scene box): a configuration clear of the scene's boxes and of itself, or
-        the closest miss (``return_info``: a CollisionFreeResult with collision_free and the closest pair)."""
-        if "local_points" in kwargs:
-            raise InputError("inverse_kinematics takes local_point (one point on the link); "
-                             "local_points is inverse_kinematics_multilink's")
-        if kwargs.pop("avoid_collisions", False):  # against the scene's boxes: app.sim.sphere_world
-            name = link.name if isinstance(link, Link) else link
-            genesis = {"pos_tol": pos_tol, "rot_tol": rot_tol, "max_solver_iters": max_solver_iters}
-            kwargs.update({k: v for k, v in genesis.items() if v is not None})
-            if tuple(rot_mask) != (True, True, True):
-                kwargs["rot_mask"] = rot_mask
-            result = inverse_kinematics_avoiding(self, name, pos, quat, init_qpos, envs_idx, kwargs)
-            return result if return_info else result.q
-        genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
-                   max_step_size, dofs_idx_local)
-        result = solve_in_envs(self, [link], [] if pos is None else [pos], [] if quat is None else [quat],
-                             None if local_point is None else [local_point], init_qpos, genesis, envs_idx,
-                             kwargs).one_link()
-        return result if return_info else ((result.q, result.err) if return_error else result.q)
-
-    def inverse_kinematics_multilink(self, links: Sequence[Link | str], poss: Sequence | None = None,
-                                     quats: Sequence | None = None, local_points: Sequence | None = None,
-                                     init_qpos: object = None, respect_joint_limit: bool = True,
-                                     max_samples: int | None = None, max_solver_iters: int | None = None,
-                                     damping: float | None = None, pos_tol: float | None = None,
-                                     rot_tol: float | None = None, pos_mask=(True, True, True),
-                                     rot_mask=(True, True, True), max_step_size: float | None = None,
-                                     dofs_idx_local: object = None, return_error: bool = False,
-                                     envs_idx: object = None, *, return_info: bool = False, **kwargs):
-        """Multi-link IK for the addressed environments (see RobotModel.inverse_kinematics_multilink).
-        Returns q ([n_envs,] n_dofs) (and err ([n_envs,] n_links, 6))."""
-        genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
-                   max_step_size, dofs_idx_local)
-        result = solve_in_envs(self, links, poss, quats, local_points, init_qpos, genesis, envs_idx, kwargs)
-        return result if return_info else ((result.q, result.err) if return_error else result.q)
