@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.collision.checker import MAX_CLEARANCE
 from app.errors import InputError
 from app.runtime.outputs import write_atomic
 
@@ -179,8 +180,8 @@ def _options(args: argparse.Namespace) -> dict:
         if args.box:
             raise InputError("--box needs --min-distance (boxes are only kept clear of in a collision-free solve)")
         return {}
-    if not np.isfinite(args.min_distance) or args.min_distance < 0:
-        raise InputError(f"--min-distance must be a finite clearance >= 0 m, got {args.min_distance}")
+    if not (np.isfinite(args.min_distance) and 0 <= args.min_distance <= MAX_CLEARANCE):
+        raise InputError(f"--min-distance must be a clearance in [0, {MAX_CLEARANCE:g}] m, got {args.min_distance}")
     for box in args.box:
         if not np.isfinite(box).all() or min(box[:3]) <= 0:
             raise InputError(f"--box needs half extents > 0 and a finite centre [m], got {box}")

@@ -113,6 +113,10 @@ def type_hints(cls: type) -> dict[str, object]:
     return typing.get_type_hints(cls)
 
 
+MAX_MAGNITUDE = 1e6  # no number a scene, motion or spec needs (m, s, kg, N, rad, Hz) is larger: 1e200 m ran whole
+# simulations into infinite reports
+
+
 def convert(hint: object, value: object, where: str, error: type[Exception] = ConfigError,
             section: Callable | None = None) -> object:
     """``value`` as the type ``hint`` (numbers, bools, strings, dicts, tuples, optionals; a dataclass through
@@ -144,6 +148,8 @@ def _scalar(hint: object, value: object, where: str, error: type[Exception]) -> 
             raise error(f"{where}: expected a number, got {value!r:.80}")
         if not math.isfinite(value):
             raise error(f"{where}: must be a finite number, got {value!r}")
+        if abs(value) > MAX_MAGNITUDE:
+            raise error(f"{where}: must be within +-{MAX_MAGNITUDE:g} (SI units: m, s, kg, N, rad), got {value!r}")
         return float(value)
     if hint is int:
         if is_bool or not isinstance(value, (int, np.integer)):

@@ -16,6 +16,8 @@ from app.errors import InputError
 from app.kernels.dispatch import MIN_CHUNK, chunked, entry_point
 from app.kinematics.model import KinematicModel
 
+MAX_CLEARANCE = 1.0  # [m]: a clearance asked of an arm's links; beyond it nothing the arm reaches could be clear
+
 
 class CollisionModel:
     """A robot's spheres and boxes plus a world, ready for the distance kernel.
@@ -168,8 +170,8 @@ class CollisionModel:
         q (..., n_dofs) -> (...) bool; objects as for :meth:`distances`."""
         q2, batch = self._joints(q)
         margins = np.broadcast_to(np.asarray(min_distance, dtype=float), (len(self.pair_names),))
-        if not (np.isfinite(margins).all() and (margins >= 0).all()):
-            raise InputError(f"min_distance must be finite clearances >= 0 m (one, or one per pair), got "
+        if not (np.isfinite(margins).all() and (margins >= 0).all() and (margins <= MAX_CLEARANCE).all()):
+            raise InputError(f"min_distance must be clearances in [0, {MAX_CLEARANCE:g}] m (one, or one per pair), got "
                              f"{np.asarray(min_distance).tolist()}")
         (ok,) = chunked(clear_kernel, len(q2), [q2, *self._poses(objects, len(q2))],
                         (self.model.fk_tables, self.tables, np.ascontiguousarray(margins)))

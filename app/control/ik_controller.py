@@ -19,7 +19,7 @@ from app.control.telemetry import StallDetector, TelemetryLog
 from app.ik._lm import pose_error_norms_kernel
 from app.ik.api import prepared_solver
 from app.ik.limits.distance import GraspState
-from app.ik.solver import IKOptions
+from app.ik.solver import MAX_ITERS, MAX_RESTARTS, IKOptions
 from app.ik.targets import PoseTargets
 from app.kernels.dispatch import EntryPoints, kernel_array
 from app.kinematics.base_frame import BaseFrame
@@ -66,8 +66,9 @@ class PoseIKControllerConfig(ControllerConfigBase):
             (at("mode"), self.mode in MODES, f"'{self.mode}' is not one of {list(MODES)}"),
             (at("pos_tol"), self.pos_tol > 0, f"must be > 0 m, got {self.pos_tol}"),
             (at("rot_tol"), self.rot_tol > 0, f"must be > 0 rad, got {self.rot_tol}"),
-            (at("max_iters"), self.max_iters >= 1, f"must be >= 1, got {self.max_iters}"),
-            (at("max_restarts"), self.max_restarts >= 0, f"must be >= 0, got {self.max_restarts}"),
+            (at("max_iters"), 1 <= self.max_iters <= MAX_ITERS, f"must be in [1, {MAX_ITERS}], got {self.max_iters}"),
+            (at("max_restarts"), 0 <= self.max_restarts <= MAX_RESTARTS,
+             f"must be in [0, {MAX_RESTARTS}], got {self.max_restarts}"),
             (at("accel_max"), self.accel_max is None or self.accel_max > 0,
              f"must be > 0 rad/s^2 (or omitted), got {self.accel_max}")]
 

@@ -25,6 +25,7 @@ ENVIRONMENT = "observation.environment_state"  # read where the dataset has it (
 EPISODE_KEYS = ["episode_index", "tasks", "length", "data/chunk_index", "data/file_index", "dataset_from_index",
                 "dataset_to_index"]
 VIDEO_KEYS = ("chunk_index", "file_index", "from_timestamp", "to_timestamp")
+TEMPLATE_FIELDS = ("chunk_index", "file_index", "episode_chunk", "episode_index", "video_key")  # v3.0 and v2.1
 
 
 def _vectors(column: pa.ChunkedArray, width: int, what: str, path: Path) -> np.ndarray:
@@ -32,10 +33,15 @@ def _vectors(column: pa.ChunkedArray, width: int, what: str, path: Path) -> np.n
     rows are not ``width`` numbers each."""
     try:
         flat = column.combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        return flat.astype(np.float64).reshape(len(column), width)
+        rows = flat.astype(np.float64).reshape(len(column), width)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError, AttributeError):
         raise DatasetError(f"column {what!r} does not hold {width} numbers a row (info.json's shape)",
                            str(path)) from None
+    bad = np.argwhere(~np.isfinite(rows))
+    if len(bad):
+        raise DatasetError(f"column {what!r} holds {rows[tuple(bad[0])]} at row {bad[0][0]}, value {bad[0][1]}: "
+                           "every value must be a finite number", str(path))
+    return rows
 
 
 def _count(info: dict, key: str, least: int, path: Path) -> int:
@@ -67,8 +73,14 @@ def _load_info(root: Path) -> dict:
     if info["codebase_version"] == "v2.1" or "chunks_size" in info:
         _count(info, "chunks_size", 1, path)
     for key in ("data_path", "video_path"):
-        if not isinstance(info.get(key, ""), (str, type(None))):
+        template = info.get(key, "")
+        if not isinstance(template, (str, type(None))):
             raise DatasetError(f"{key} is {info[key]!r}; expected a path template", str(path))
+        try:
+            (template or "").format(**{name: 0 for name in TEMPLATE_FIELDS})
+        except (KeyError, IndexError, ValueError) as exc:
+            raise DatasetError(f"{key} {template!r} is not a path template of the fields {list(TEMPLATE_FIELDS)} "
+                               f"({type(exc).__name__}: {exc})", str(path)) from None
     return info
 
 

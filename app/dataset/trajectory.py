@@ -10,6 +10,7 @@ Every problem is a :class:`~app.errors.DatasetError` naming the file and the col
 from __future__ import annotations
 
 import csv
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -103,7 +104,7 @@ def read_table(path: str | Path) -> dict[str, np.ndarray]:
         return {name: _real_column(path, name, table.column(name).to_numpy()) for name in table.column_names}
     except DatasetError:
         raise
-    except (OSError, ValueError, TypeError, pa.ArrowException) as exc:
+    except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile, pa.ArrowException) as exc:
         raise DatasetError(f"cannot read it as {fmt[1:]}: {exc}", str(path)) from None
 
 

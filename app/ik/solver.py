@@ -31,6 +31,10 @@ from app.validation import check_types
 log = logging.getLogger(__name__)
 
 
+MAX_ITERS = 100_000  # solver iterations per attempt: beyond any convergence; a bound, so a typo cannot run for hours
+MAX_RESTARTS = 10_000  # random restarts per problem: each holds a start of n_dofs values (1e9 asked for 60 GiB)
+
+
 @dataclass(frozen=True)
 class IKOptions:
     """Solver settings. Tolerances in [m] and [rad]; ``char_length`` in [m].
@@ -75,6 +79,9 @@ class IKOptions:
         for name in ("pos_tol", "rot_tol", "char_length", "step_limit", "prismatic_step", "stall_rtol"):
             if not getattr(self, name) > 0:
                 raise InputError(f"{name} must be > 0, got {getattr(self, name)}")
+        if not (self.max_iters <= MAX_ITERS and self.max_restarts <= MAX_RESTARTS):
+            raise InputError(f"max_iters (Genesis: max_solver_iters) must be <= {MAX_ITERS} and max_restarts (Genesis: "
+                             f"max_samples - 1) <= {MAX_RESTARTS}; got {self.max_iters}, {self.max_restarts}")
         if self.max_iters < 1 or self.max_restarts < 0 or self.damping < 0 or self.stall_window < 1 or self.seed < 0:
             raise InputError(f"max_iters (Genesis: max_solver_iters) and stall_window must be >= 1, max_restarts "
                              f">= 0, damping >= 0 and seed >= 0; got {self.max_iters}, {self.stall_window}, "

@@ -34,6 +34,12 @@ DEFAULT_STEP = 0.3
 REASONS = ("success", "start_in_collision", "goal_in_collision", "no_ik_goal", "timeout", "path_in_collision")
 
 
+BOUNDS = {  # each search's time [s] and edge steps [rad]: a search of an hour, or steps of a nanoradian (1e9 checks
+    # per radian), is a typo, refused before any work
+    "timeout": (1e-6, 600.0), "resolution": (1e-4, 1.0), "check_resolution": (1e-5, 1.0)}
+MAX_RETRY = 100  # searches after a failed one, and goal configurations tried
+
+
 @dataclass(frozen=True)
 class PlanOptions:
     """planner: OMPL planner (ompl_backend.PLANNERS); timeout [s] per search; resolution [rad]: per-DOF step
@@ -60,10 +66,10 @@ class PlanOptions:
 
     def __post_init__(self):
         check_planner(self.planner)
-        for name in ("timeout", "resolution", "check_resolution"):
+        for name, (lo, hi) in BOUNDS.items():
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
-                raise InputError(f"{name} must be a finite number > 0, got {value!r}")
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and lo <= value <= hi):
+                raise InputError(f"{name} must be a number in [{lo:g}, {hi:g}], got {value!r}")
         if self.step is not None and not (isinstance(self.step, (int, float)) and np.isfinite(self.step)
                                           and self.step > 0):
             raise InputError(f"step must be None or a finite number > 0 [rad], got {self.step!r}")
@@ -73,8 +79,9 @@ class PlanOptions:
                                                        and self.self_min_distance >= 0):
             raise InputError(f"self_min_distance must be None or a finite number >= 0 [m], got "
                              f"{self.self_min_distance!r}")
-        if int(self.max_retry) < 0 or int(self.max_goals) < 1:
-            raise InputError(f"max_retry must be >= 0 and max_goals >= 1, got {self.max_retry}, {self.max_goals}")
+        if not (0 <= int(self.max_retry) <= MAX_RETRY and 1 <= int(self.max_goals) <= MAX_RETRY):
+            raise InputError(f"max_retry must be in [0, {MAX_RETRY}] and max_goals in [1, {MAX_RETRY}], got "
+                             f"{self.max_retry}, {self.max_goals}")
 
 
 class PlanResult(NamedTuple):

@@ -38,6 +38,8 @@ from app.validation import convert, type_hints, unknown_key
 
 PROBLEM_KEYS = ("name", "start", "goal", "goal_pose", "seed")
 POSE_KEYS = ("link", "pos", "quat", "pos_mask", "rot_mask")
+MAX_PROBLEMS = 10_000  # per file: each may search for its whole timeout
+MAX_RATE = 10_000.0  # [Hz] of the timed paths' samples
 TOP_KEYS = ("robot", "boxes", "options", "rate", "problems")
 BOX_KEYS = ("name", "half", "pos", "quat")
 
@@ -130,11 +132,13 @@ def read_problems(path: str | Path) -> Batch:
                               tuple(_floats(b.get("quat", (1, 0, 0, 0)), f"{path}: boxes[{i}].quat", (4,)))))
     options = _options(data.get("options") or {}, f"{path}: options")
     rate = convert(float, data.get("rate", 200.0), f"{path}: rate", ConfigError)
-    if not rate > 0:
-        raise ConfigError(f"{path}: rate: must be > 0 Hz, got {rate}")
+    if not 0 < rate <= MAX_RATE:
+        raise ConfigError(f"{path}: rate: must be in (0, {MAX_RATE:g}] Hz, got {rate}")
     items = data["problems"]
     if not isinstance(items, list) or not items:
         raise ConfigError(f"{path}: problems: expected a list of at least one problem")
+    if len(items) > MAX_PROBLEMS:
+        raise ConfigError(f"{path}: problems: {len(items)} problems; a file takes at most {MAX_PROBLEMS} (split it)")
     problems = tuple(_problem(p, f"{path}: problems[{i}]", i, options.seed) for i, p in enumerate(items))
     return Batch(str(robot), World(boxes=tuple(boxes)), options, float(rate), problems)
 

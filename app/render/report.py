@@ -3,20 +3,45 @@
 from __future__ import annotations
 
 import json
+import logging
+import math
 from pathlib import Path
 
 import numpy as np
 
 from app.runtime.outputs import write_atomic
 
+log = logging.getLogger(__name__)
 
 def write_json_atomic(path: Path, data: dict) -> Path:
-    """Write JSON to ``path`` through a temporary file and a rename."""
+    """Write JSON to ``path`` through a temporary file and a rename. A value that is not a finite number (JSON has
+    none) is written as null, as an array's are, and named in a warning: the file is never invalid JSON."""
+    bad: list[str] = []
+    data = _finite(data, "", bad)
+    if bad:
+        log.warning("%s: %d values were not finite numbers and are written as null: %s", Path(path).name, len(bad),
+                    ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
+
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2, allow_nan=False, default=_jsonable)
 
     return write_atomic(path, ".json", write)
+
+
+def _finite(value, key: str, bad: list[str]):
+    """``value`` with every non-finite float (Python's or numpy's, in dicts, lists and tuples) as None, its key
+    path added to ``bad``."""
+    if isinstance(value, dict):
+        return {k: _finite(v, f"{key}.{k}" if key else str(k), bad) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v, f"{key}[{i}]", bad) for i, v in enumerate(value)]
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        bad.append(key)
+        return None
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
+        bad.append(key)
+    return value
 
 
 def _jsonable(value):
