@@ -206,12 +206,23 @@ def file_name_problem(name: object, suffix: str) -> str | None:
 
 
 def as_float_array(value: object, name: str) -> np.ndarray:
-    """``value`` as a float64 array, or InputError if it is not numeric."""
+    """``value`` as a float64 array, or InputError if it is not real numbers (complex values, booleans and strings
+    are refused: numpy would drop an imaginary part or read True as 1)."""
+    try:
+        kind = np.asarray(value).dtype.kind
+    except (TypeError, ValueError):  # ragged lists: np.asarray(value, dtype=float) below says so
+        kind = "O"
+    if kind in NOT_REAL:
+        raise InputError(f"{name} must be real numbers, got {NOT_REAL[kind]} values {value!r:.80}")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be numeric, got {type(value).__name__} {value!r:.80}") from None
     return arr
+
+
+NOT_REAL = {"c": "complex", "b": "boolean"}
+
 
 
 def check_finite(arr: np.ndarray, name: str) -> np.ndarray:

@@ -79,21 +79,28 @@ def test_a_random_bytes_stl_ends_in_an_error_line_not_a_segfault(tmp_path):
     assert res.stdout.strip().splitlines()[-1].startswith(f"error: {path}: mesh has no vertex")
 
 
-@pytest.mark.parametrize("shape, name, content", [
-    ("mesh", "two.obj", "v 0 0 0\nv 1 0 0\n"),  # no volume, no face: createCollisionShape failed
-    ("mesh", "garbage.dae", "garbage"),
+@pytest.mark.parametrize("shape, name, content, names", [
+    ("mesh", "two.obj", "v 0 0 0\nv 1 0 0\n", "no surface"),  # no volume, no face: createCollisionShape failed
+    ("mesh", "garbage.dae", "garbage", "PyBullet cannot load its mesh file"),
     ("urdf", "missing_mesh.urdf", '<robot name="r"><link name="a"><collision><geometry><mesh filename="no.stl"/>'
-                                  "</geometry></collision></link></robot>"),
-    ("urdf", "cut.urdf", "<robot"),
+                                  "</geometry></collision></link></robot>", "mesh 'no.stl' is not a file"),
+    ("urdf", "cut.urdf", "<robot", "not a readable URDF"),
+    ("urdf", "negative.urdf", '<robot name="r"><link name="a"><collision><geometry><box size="-1 0.1 0.1"/>'
+                              "</geometry></collision></link></robot>", "<box size='-1 0.1 0.1'> must be numbers"),
+    ("urdf", "nan_mass.urdf", '<robot name="r"><link name="a"><inertial><mass value="nan"/></inertial></link>'
+                              "</robot>", "<mass value='nan'> must be finite numbers >= 0"),
 ])
-def test_an_object_file_pybullet_cannot_load_is_an_app_error_naming_it(tmp_path, shape, name, content):
+def test_an_object_file_pybullet_cannot_load_or_would_simulate_wrongly_is_an_app_error_naming_it(
+        tmp_path, shape, name, content, names):
+    """Before PyBullet sees it (an add_object, else the build): the file and what is wrong in it."""
     path = tmp_path / name
     path.write_text(content)
     scene = Scene()
     try:
-        scene.add_object(ObjectSpec(name="m", shape=shape, file=str(path)))
-        with pytest.raises(AppError, match=f"object 'm': PyBullet cannot load its {shape} file {path}"):
+        with pytest.raises(AppError) as caught:
+            scene.add_object(ObjectSpec(name="m", shape=shape, file=str(path)))
             scene.build(n_envs=1)
+        assert str(path) in str(caught.value) and "object 'm'" in str(caught.value) and names in str(caught.value)
     finally:
         scene.close()
 
@@ -217,7 +224,7 @@ def test_collision_queries_refuse_nan_or_inf_joints(widowx_cm, bad):
 def test_collision_clear_refuses_a_negative_or_nan_min_distance(widowx_cm, bad):
     model, cm = widowx_cm
     margins = bad if not isinstance(bad, list) else np.resize(bad, cm.n_pairs)
-    with pytest.raises(InputError, match="min_distance must be finite clearances >= 0 m"):
+    with pytest.raises(InputError, match=r"min_distance must be clearances in \[0, 1\] m"):
         cm.clear(model.mid_config()[None], margins)
 
 

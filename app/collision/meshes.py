@@ -57,6 +57,7 @@ def read_vertices(path: str) -> np.ndarray:
     return pts
 
 
+MAX_COORDINATE = 1e5  # a mesh vertex's distance from its origin, in the file's units
 MESH_CHECKED = (".stl", ".obj")  # the mesh formats check_mesh_file reads (PyBullet's own loaders)
 
 
@@ -69,6 +70,9 @@ def check_mesh_file(path: str, what: str = "mesh") -> None:
         URDFError: naming the file and what is wrong with it.
     """
     pts = read_vertices(path)
+    if np.abs(pts).max() > MAX_COORDINATE:
+        raise URDFError(f"{what}: a vertex lies {np.abs(pts).max():.3g} from the origin; a mesh's coordinates must be "
+                        f"within +-{MAX_COORDINATE:g} (metres, or millimetres scaled by the object's scale)", path)
     if Path(path).suffix.lower() == ".stl" and len(pts) % 3:
         raise URDFError(f"{what}: an ASCII STL holds {len(pts)} vertices, not whole triangles", path)
     if Path(path).suffix.lower() == ".obj":
@@ -78,6 +82,8 @@ def check_mesh_file(path: str, what: str = "mesh") -> None:
         bad = [r for r in refs if not (1 <= r <= len(pts) or -len(pts) <= r <= -1)]
         if bad:
             raise URDFError(f"{what}: faces name vertex {bad[0]}, but the file has {len(pts)} vertices", path)
+    if np.count_nonzero(np.ptp(pts, axis=0) > 0) < 2:
+        raise URDFError(f"{what}: every vertex lies on one point or one line: the mesh has no surface", path)
 
 
 def _stl_vertices(data: bytes) -> np.ndarray:

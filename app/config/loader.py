@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from app.collision.meshes import MESH_CHECKED, check_mesh_file
+from app.collision.object_urdf import check_object_file
 from app.config.look_robot import load_drawn
 from app.config.robots import check_start, checked_model, load_description, resolve_robots, rig_start
 from app.config.schema import RunConfig, SceneConfig
@@ -213,14 +213,14 @@ def validate(run: RunConfig, path: Path) -> RunConfig:
 
 
 def check_object_meshes(scene: SceneConfig, at: Where) -> None:
-    """Every STL/OBJ object mesh readable as PyBullet's loaders need (app.collision.meshes.check_mesh_file: a
-    broken one ends the process there); ConfigError at the object's ``file`` key otherwise."""
+    """Every object's mesh or URDF file readable as PyBullet needs (app.collision.object_urdf.check_object_file: a
+    broken mesh ends the process there, a URDF's negative sizes or NaN masses are simulated); ConfigError at the
+    object's ``file`` key otherwise."""
     for i, obj in enumerate(scene.objects):
-        if obj.shape == "mesh" and Path(obj.file).suffix.lower() in MESH_CHECKED:
-            try:
-                check_mesh_file(obj.file, f"object {obj.name!r}")
-            except AppError as exc:
-                raise ConfigError(f"{at('objects', i, 'file')}: {exc}") from None
+        try:
+            check_object_file(obj.shape, obj.file, f"object {obj.name!r}")
+        except AppError as exc:
+            raise ConfigError(f"{at('objects', i, 'file')}: {exc}") from None
 
 
 def _overridden(exc: ConfigError, run: RunConfig, run_file: str, scene_file: str) -> ConfigError:

@@ -16,6 +16,13 @@ from app.validation import has_zero_quaternion, unit_quaternions
 def checked(actions: object, space, n_envs: int) -> np.ndarray:
     """The actions as float (n_envs, dim), clipped into ``space``; InputError for a wrong shape or non-finite."""
     try:
+        kind = np.asarray(actions).dtype.kind
+    except (TypeError, ValueError):
+        kind = "O"
+    if kind in "cbUS":
+        raise InputError(f"an action must be real numbers of shape ({n_envs}, {space.shape[0]}), got "
+                         f"{np.asarray(actions).dtype} values")
+    try:
         a = np.asarray(actions, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"an action must be numbers of shape ({n_envs}, {space.shape[0]}), got "

@@ -30,8 +30,11 @@ class ManipulationVectorEnv(VectorEnv):
 
     def __init__(self, run: RunConfig, num_envs: int, options: EnvOptions | None = None,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP):
-        if not isinstance(num_envs, int) or not 1 <= num_envs <= 1024:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or not 1 <= num_envs <= 1024:
             raise InputError(f"num_envs must be a whole number 1..1024, got {num_envs!r}")
+        modes = [m.value for m in AutoresetMode]
+        if not isinstance(autoreset_mode, AutoresetMode) and autoreset_mode not in modes:
+            raise InputError(f"autoreset_mode must be one of {modes}, got {autoreset_mode!r:.40}")
         self.core = EnvCore(run, num_envs, options or EnvOptions())
         self.num_envs = num_envs
         self.single_observation_space = self.core.observation_space

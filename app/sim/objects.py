@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pybullet as pb
 
-from app.errors import InputError
+from app.errors import AppError, InputError
 from app.kinematics.rotations import wxyz_to_xyzw, xyzw_to_wxyz
 from app.sim.env_frames import EnvRows, as_indices
 from app.specs import ObjectSpec
@@ -24,6 +24,7 @@ class SceneObject:
         self.client, self.spec, self.name = client, spec, spec.name
         self.body_ids: list[int] = []
         self.batched = False
+        self.closed = False  # set by scene.close()
 
     def build(self, env_origins: np.ndarray, batched: bool) -> None:
         self.env_origins, self.batched = np.asarray(env_origins, dtype=float), batched
@@ -47,19 +48,26 @@ class SceneObject:
                           rollingFriction=s.rolling_friction, physicsClientId=c)
         return body
 
+    def _require_open(self) -> None:
+        if self.closed:
+            raise AppError(f"object {self.name!r}: the scene is closed (scene.close() was called): build a new Scene")
+
     def envs(self, envs_idx: object) -> EnvRows:
+        self._require_open()
         if not self.body_ids:
             raise InputError(f"object {self.name!r} has no bodies yet: call scene.build() first")
         return EnvRows(as_indices(envs_idx, "envs_idx", len(self.body_ids), "environments"), self.batched)
 
     def poses(self) -> tuple[np.ndarray, np.ndarray]:
         """Every environment's pose: pos (n_envs, 3) [m], quat (n_envs, 4) wxyz, environment frames."""
+        self._require_open()
         states = [pb.getBasePositionAndOrientation(b, physicsClientId=self.client) for b in self.body_ids]
         pos = np.array([s[0] for s in states]) - self.env_origins
         return pos, xyzw_to_wxyz(np.array([s[1] for s in states]))
 
     def velocities(self) -> tuple[np.ndarray, np.ndarray]:
         """Linear (n_envs, 3) [m/s] and angular (n_envs, 3) [rad/s] velocities, world axes."""
+        self._require_open()
         states = [pb.getBaseVelocity(b, physicsClientId=self.client) for b in self.body_ids]
         return np.array([s[0] for s in states]), np.array([s[1] for s in states])
 

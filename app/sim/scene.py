@@ -13,12 +13,11 @@ import contextlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
 import pybullet as pb
 
-from app.collision.meshes import MESH_CHECKED, check_mesh_file
+from app.collision.object_urdf import check_object_file
 from app.errors import AppError, InputError
 from app.kinematics.compose import RobotPart, compose_urdf
 from app.kinematics.rotations import wxyz_to_xyzw
@@ -126,8 +125,7 @@ class Scene:
         if not isinstance(spec, ObjectSpec):
             raise InputError(f"add_object takes an ObjectSpec, got {type(spec).__name__}")
         spec = check_spec(spec, f"object {spec.name!r}")
-        if spec.shape == "mesh" and Path(spec.file).suffix.lower() in MESH_CHECKED:
-            check_mesh_file(spec.file, f"object {spec.name!r}")  # PyBullet crashes on some broken meshes
+        check_object_file(spec.shape, spec.file, f"object {spec.name!r}")  # PyBullet crashes on some broken meshes
         return self.declare_object(spec)
 
     def declare_box(self, box: BoxSpec) -> None:
@@ -246,6 +244,7 @@ class Scene:
         Returns:
             The frame; move it with ``set_pose``/``set_T``/``set_qpos``, then :meth:`update_debug_objects`.
         """
+        self._check_open()
         for name, size in (("axis_length", axis_length), ("axis_radius", axis_radius), ("origin_size", origin_size)):
             if size is not None and (isinstance(size, bool) or not isinstance(size, (int, float, np.number))
                                      or not 0 < size < np.inf):
@@ -291,6 +290,8 @@ class Scene:
         self.client = None
         for robot in self.robots:
             robot.closed = True
+        for obj in self.objects.values():
+            obj.closed = True
 
     def _check_open(self) -> None:
         if self.client is None:
