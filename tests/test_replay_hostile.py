@@ -56,6 +56,16 @@ def _edit_episodes(root, column, values):
     pq.write_table(table, path)
 
 
+def _edit_data(root, column, row, value):
+    """One value of ``column`` (a list column) in row ``row`` of the data file set to ``value``."""
+    path = next((root / "data").rglob("*.parquet"))
+    table = pq.read_table(path)
+    rows = table.column(column).to_pylist()
+    rows[row][0] = value
+    table = table.set_column(table.column_names.index(column), column, pa.array(rows, table.schema.field(column).type))
+    pq.write_table(table, path)
+
+
 def _truncate(path):
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
@@ -80,6 +90,11 @@ DAMAGE = {  # what is done to the dataset -> words of the one line
                       "episode 0: length 100000 and frames 0..5 disagree"),
     "length 0": (lambda d: _edit_episodes(d, "length", [0, 6]), "episode 0: length 0"),
     "a row missing": (lambda d: _edit_episodes(d, "episode_index", [0, 7]), "meta/info.json counts 2 episodes"),
+    "data_path field unknown": (lambda d: _edit_info(d, data_path="data/{nope}/file.parquet"),
+                                "data_path 'data/{nope}/file.parquet' is not a path template of the fields"),
+    "a NaN state": (lambda d: _edit_data(d, "observation.state", 3, np.nan),
+                    "column 'observation.state' holds nan at row 3"),
+    "an infinite action": (lambda d: _edit_data(d, "action", 0, np.inf), "column 'action' holds inf at row 0"),
 }
 
 
