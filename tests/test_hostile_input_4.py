@@ -96,7 +96,7 @@ def test_a_trajectory_npz_that_is_not_a_zip_is_a_dataset_error_naming_it(tmp_pat
     from app.dataset.trajectory import read_table
 
     path = tmp_path / "traj.npz"
-    path.write_bytes(b"not a zip at all")
+    path.write_bytes(b"PK\x03\x04garbage")  # a zip header, then nothing a zip holds
     with pytest.raises(DatasetError, match=r"traj\.npz: cannot read it as npz"):
         read_table(path)
 
