@@ -37,7 +37,7 @@ from pathlib import Path
 
 from app.config.kit_cameras import KIT_SIZE, MODES, parse_size, recording_cameras
 from app.config.loader import load_run_config
-from app.config.schema import RunConfig
+from app.config.schema import MAX_ENVS_CEILING, RunConfig
 from app.dataset import LeRobotWriter, convert
 from app.dataset.joint_names import NAMINGS
 from app.dataset.rollover import FileLimits
@@ -183,8 +183,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _main(args: argparse.Namespace, commits: Commits) -> int:
-    if args.episodes < 1:
-        raise AppError(f"--episodes must be >= 1, got {args.episodes}")
+    if not 1 <= args.episodes <= MAX_ENVS_CEILING:
+        raise AppError(f"--episodes must be 1..{MAX_ENVS_CEILING} (one environment each; continue the dataset for "
+                       f"more), got {args.episodes}")
     _check_workers(args.workers, args.episodes)
     limits = file_limits(args)
     run = load_run_config(args.config, n_envs=args.episodes, seed=args.seed, duration=args.duration, workers=1)

@@ -146,3 +146,41 @@ def test_complex_actions_are_refused_in_every_action_mode():
                 env.step(action)
         finally:
             env.close()
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(name="../../evil"), "name: must be a plain name"), (dict(name=""), "name: must be a plain name"),
+    (dict(name="c", file=str(URDF)), "file: shape 'box' is made from its sizes and reads no file")])
+def test_an_object_whose_name_is_a_path_or_whose_file_would_be_ignored_is_refused(kwargs, words):
+    scene = Scene()
+    try:
+        with pytest.raises(InputError, match=words):
+            scene.add_object(ObjectSpec(**kwargs))
+    finally:
+        scene.close()
+
+
+@pytest.mark.parametrize("key, value, words", [("env_spacing", [-1.0, 1.0], "env_spacing: must be two distances"),
+                                               ("video.axis_length", -0.1, "axis_length: must be a length")])
+def test_negative_spacings_and_frame_sizes_are_refused(key, value, words):
+    from app.config.loader import load_run_config
+
+    with pytest.raises(ConfigError, match=words):
+        load_run_config(ROOT / "configs" / "single_ik.yaml", sets={key: value})
+
+
+def test_distances_of_joints_that_are_not_numbers_are_an_input_error():
+    from app.collision import World, WorldBox, collision_model
+
+    cm = collision_model(RobotModel.from_urdf(URDF), World(boxes=(WorldBox("t", (0.4, 0.4, 0.02), (0.25, 0, -0.02)),)))
+    with pytest.raises(InputError, match="q must be numeric"):
+        cm.distances("abc")
+
+
+def test_record_episodes_beyond_any_run_name_the_option(tmp_path, capsys):
+    from app.record import main
+
+    assert main([str(ROOT / "configs" / "pick_place.yaml"), "--episodes", "1000000000", "--out",
+                 str(tmp_path / "out")]) == 2
+    assert "--episodes must be 1..65536" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not (tmp_path / "out").exists()

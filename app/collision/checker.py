@@ -15,6 +15,7 @@ from app.collision.world import ObjectPoses, World, box_frame, held_spheres, sph
 from app.errors import InputError
 from app.kernels.dispatch import MIN_CHUNK, chunked, entry_point
 from app.kinematics.model import KinematicModel
+from app.validation import as_float_array
 
 MAX_CLEARANCE = 1.0  # [m]: a clearance asked of an arm's links; beyond it nothing the arm reaches could be clear
 
@@ -157,7 +158,7 @@ class CollisionModel:
     def _joints(self, q: np.ndarray) -> tuple[np.ndarray, tuple]:
         """q (..., n_dofs) as contiguous rows (B, n_dofs) and its batch shape; InputError for another width or
         a NaN or inf (the kernels would measure garbage as distances)."""
-        q = np.asarray(q, dtype=float)
+        q = as_float_array(q, "q")
         if q.ndim == 0 or q.shape[-1] != self.model.n_dofs:
             raise InputError(f"q must have shape (..., {self.model.n_dofs}) (one value per DOF), got {q.shape}")
         if not np.isfinite(q.sum()):  # one reduction: NaN and inf carry through it

@@ -56,6 +56,7 @@ class VideoSection:
         names = [c.name for c in ctx.scene.cameras]
         return [
             (at("fps"), 1 <= self.fps <= 240, f"must be 1..240 frames per second, got {self.fps}"),
+            (at("axis_length"), 0 < self.axis_length <= 10, f"must be a length in (0, 10] m, got {self.axis_length}"),
             (size_at("width"), 16 <= w <= 4096 and w % 2 == 0, f"must be an even number in 16..4096 (H.264), got {w}"),
             (size_at("height"), 16 <= h <= 4096 and h % 2 == 0, f"must be an even number in 16..4096 (H.264), got {h}"),
             (at.locate(at.path), not self.enabled or gigabytes <= MAX_VIDEO_GB,
@@ -121,6 +122,8 @@ class RunConfig:
         return [
             (at("workers"), 1 <= self.workers <= max(1, n),
              f"must be 1..n_envs={n} processes (each needs an environment), got {self.workers}"),
+            (at("env_spacing"), all(0 <= d <= 1e3 for d in self.env_spacing),
+             f"must be two distances in [0, 1000] m between neighbouring environments, got {list(self.env_spacing)}"),
             (at("max_envs"), 1 <= self.max_envs <= MAX_ENVS_CEILING,
              f"must be 1..{MAX_ENVS_CEILING} (each environment costs ~20 MB and build time), got {self.max_envs}"),
             (at("n_envs"), self.n_envs is None or 1 <= self.n_envs <= self.max_envs,

@@ -46,10 +46,10 @@ class EnvOptions:
         if self.image_size is not None and not (len(self.image_size) == 2 and all(
                 isinstance(v, int) and 16 <= v <= 4096 and v % 2 == 0 for v in self.image_size)):
             raise InputError(f"image_size must be (height, width), each an even 16..4096 px, got {self.image_size}")
-        if self.max_episode_steps is not None and not (isinstance(self.max_episode_steps, int)
-                                                       and 1 <= self.max_episode_steps <= 1_000_000):
+        if self.max_episode_steps is not None and (isinstance(self.max_episode_steps, bool) or not (
+                isinstance(self.max_episode_steps, int) and 1 <= self.max_episode_steps <= 1_000_000)):
             raise InputError(f"max_episode_steps must be a whole number 1..1000000, got {self.max_episode_steps!r}")
-        if self.fps is not None and not (isinstance(self.fps, int) and 1 <= self.fps <= 240):
+        if self.fps is not None and (isinstance(self.fps, bool) or not (isinstance(self.fps, int) and 1 <= self.fps <= 240)):
             raise InputError(f"fps must be a whole number 1..240 steps per second, got {self.fps!r}")
         return self
 

@@ -59,6 +59,13 @@ class ObjectSpec:
             (at("rgba"), all(0 <= x <= 1 for x in self.rgba), f"values must be in [0, 1], got {self.rgba}"),
             (at("file"), self.shape not in ("urdf", "mesh") or (self.file is not None and Path(self.file).is_file()),
              f"shape {self.shape!r} needs an existing file, got {self.file!r}"),
+            (at("file"), self.shape in ("urdf", "mesh") or self.file is None,
+             f"shape {self.shape!r} is made from its sizes and reads no file; give shape: mesh or urdf to use "
+             f"{self.file!r}"),
+            (at("name"), isinstance(self.name, str) and self.name.strip() == self.name != ""
+             and not any(c in self.name for c in '/\\') and all(c.isprintable() for c in self.name),
+             f"must be a plain name (no slashes, control characters or surrounding spaces; it names dataset columns "
+             f"and report keys), got {self.name!r}"),
             (at("pos_range"), self.pos_range is None or all(lo <= hi for lo, hi in zip(*self.pos_range)),
              f"needs [[x_lo, y_lo, z_lo], [x_hi, y_hi, z_hi]] with lo <= hi, got {self.pos_range}"),
             (at("yaw_range"), self.yaw_range is None or self.yaw_range[0] <= self.yaw_range[1],
