@@ -184,3 +184,54 @@ def test_record_episodes_beyond_any_run_name_the_option(tmp_path, capsys):
                  str(tmp_path / "out")]) == 2
     assert "--episodes must be 1..65536" in capsys.readouterr().err.strip().splitlines()[-1]
     assert not (tmp_path / "out").exists()
+
+
+def test_an_environment_stepped_before_its_reset_or_made_with_an_unknown_render_mode_says_so():
+    import gymnasium as gym
+
+    from app import envs  # noqa: F401 - registers the ids
+
+    env = gym.make("app/WidowXAIPickCube-v0", obs_type="state", disable_env_checker=True)
+    try:
+        with pytest.raises(InputError, match=r"environment 0 was never reset: call reset\(\) before step\(\)"):
+            env.unwrapped.step(env.action_space.sample())
+    finally:
+        env.close()
+    with pytest.raises(InputError, match="render_mode must be one of"):
+        gym.make("app/WidowXAIPickCube-v0", obs_type="state", render_mode="hologram")
+
+
+def test_collision_margins_and_object_poses_out_of_any_range_are_refused():
+    from app.collision import World, WorldBox, collision_model
+
+    cm = collision_model(RobotModel.from_urdf(URDF), World(boxes=(WorldBox("t", (0.4, 0.4, 0.02), (0.25, 0, -0.02)),)))
+    with pytest.raises(InputError, match=r"margins: world must be a clearance in \[0, 1\] m, got nan"):
+        cm.margins(np.nan)
+    scene = Scene()
+    obj = scene.add_object(ObjectSpec(name="c"))
+    scene.build(n_envs=2)
+    try:
+        with pytest.raises(InputError, match=r"object 'c': pos must be within \+-1e\+06 m"):
+            obj.set_pose([1e200, 0.0, 0.1])
+    finally:
+        scene.close()
+
+
+def test_a_joint_limit_given_as_nan_in_a_robot_description_is_an_error_naming_the_joint():
+    from app.errors import URDFError
+
+    text = (ROOT / "assets" / "urdf" / "widowx_ai.urdf").read_text()
+    bad = re.sub(r'(<joint name="joint_1"[\s\S]*?<limit[^>]*?)lower="[^"]*"', r'\1lower="nan"', text, count=1)
+    assert bad != text
+    with pytest.raises(URDFError, match="joint 'joint_1': <limit> .*lower=nan.* holds NaN"):
+        RobotModel.from_urdf_string(bad)
+
+
+def test_a_tracking_rate_below_one_tick_a_second_is_refused(tmp_path, capsys):
+    from app.track import main
+
+    traj = tmp_path / "t.csv"
+    traj.write_text("t,x,y,z,qw,qx,qy,qz\n0,0.3,0,0.2,0,1,0,0\n1,0.3,0.05,0.2,0,1,0,0\n")
+    assert main([str(traj), "--config", str(ROOT / "configs" / "single_ik.yaml"), "--rate", "1e-200",
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "--rate must be in [1, 10000] Hz" in capsys.readouterr().err.strip().splitlines()[-1]

@@ -20,8 +20,9 @@ def _report(tmp_path, config, seconds, *more):
 def test_the_report_states_every_invariant_and_its_promise(tmp_path):
     inv = _report(tmp_path, "single_ik", 0.5)["invariants"]
     assert set(inv) == {"joint_limit_excess_max_rad", "joint_limit_promise_rad", "velocity_over_bound_max",
-                        "velocity_promise", "min_obstacle_distance_m", "obstacle_promise_m"}
+                        "velocity_promise", "min_obstacle_distance_m", "obstacle_promise_m", "joint_stop_hits"}
     assert inv["joint_limit_excess_max_rad"] <= 1e-6 and inv["velocity_over_bound_max"] <= 1.02
+    assert inv["joint_stop_hits"] == 0  # the controller keeps the arm off its hard stops
 
 
 @pytest.mark.slow

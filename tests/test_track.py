@@ -253,7 +253,7 @@ def test_near_the_wrist_singularity_the_diagnosis_says_singular_with_pybullets_s
 
 
 @pytest.mark.parametrize("extra, words", [
-    (["--rate", "0"], "--rate must be in (0, 10000] Hz"), (["--rate", "nan"], "--rate must be"),
+    (["--rate", "0"], "--rate must be in [1, 10000] Hz"), (["--rate", "nan"], "--rate must be"),
     (["--rot-mask", "1,1,0"], "--rot-mask"), (["--singular-threshold", "-1"], "--singular-threshold"),
     (["--rate", "10000", "--format", "csv"], "ticks"),
     (["--rate", "1000", "--physics"], "--rate 1000 Hz with --physics: the control rate must be at most about "

@@ -237,6 +237,10 @@ class CollisionModel:
         """Per checked pair (P,) its margin [m]: ``world`` against the world, ``arms`` (default ``world``) between
         two arms, ``self_margin`` within one arm (0: contact)."""
         arms = world if arms is None else arms
+        for name, value in (("world", world), ("arms", arms), ("self_margin", self_margin)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                    or not 0 <= value <= MAX_CLEARANCE:
+                raise InputError(f"margins: {name} must be a clearance in [0, {MAX_CLEARANCE:g}] m, got {value!r:.40}")
         return np.array([{"world": world, "arms": arms, "self": self_margin}[k] for k in self.pair_kinds])
 
 

@@ -21,6 +21,7 @@ from app.envs.pixels import Pixels, observed_cameras
 from app.envs.spaces import action_space, observation_space
 from app.envs.stalls import StepStalls
 from app.envs.world import EnvWorld
+from app.errors import InputError
 from app.episode.episode_scene import EpisodeScene, draw_scene
 
 
@@ -66,6 +67,9 @@ class EnvCore:
     def step(self, a: object) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         """Every environment one step with actions ``a`` (n_envs, action_dim) -> (observations, reward (n,),
         terminated (n,), truncated (n,), infos: one dict per environment)."""
+        if any(scene is None for scene in self.scenes):
+            e = next(i for i, scene in enumerate(self.scenes) if scene is None)
+            raise InputError(f"environment {e} was never reset: call reset() before step()")
         a = checked(a, self.action_space, self.n)
         cmd, goal = command(self.world, self.options.action_mode, a)
         q_start, v_prev = self.world.robot.read_states()

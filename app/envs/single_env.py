@@ -10,6 +10,7 @@ from app.envs.core import EnvCore
 from app.envs.options import EnvOptions
 from app.envs.pixels import Pixels
 from app.episode.episode_scene import EpisodeScene
+from app.errors import InputError
 from app.specs import CameraStream
 
 SEED_RANGE = 2**31 - 1  # an episode's scene seed is drawn from the environment's generator in [0, SEED_RANGE)
@@ -26,6 +27,9 @@ class ManipulationEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 30}
 
     def __init__(self, run: RunConfig, options: EnvOptions | None = None, render_mode: str | None = None):
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise InputError(f"render_mode must be one of {self.metadata['render_modes']} (or None), got "
+                             f"{render_mode!r:.40}")
         self.core = EnvCore(run, 1, options or EnvOptions())
         self.observation_space = self.core.observation_space
         self.action_space = self.core.action_space

@@ -28,6 +28,7 @@ from app.render.report import write_json_atomic
 from app.runtime.outputs import OutputSet
 
 MAX_RATE = 10_000.0  # [Hz]
+MIN_RATE = 1.0  # [Hz]: a control tick at least every second (1e-200 Hz printed '1 ticks' and a 1e201x pace)
 MAX_TICKS = 1_000_000  # a trajectory's ticks at the control rate (each an IK or QP solve, ~0.1-1 ms: minutes)
 POS_MASK = (True, True, True)  # a trajectory's positions are tracked on every axis
 
@@ -112,8 +113,8 @@ def _rate(args, run: RunConfig) -> tuple[float, int]:
     rate; with --physics the nearest whole number of physics steps per tick."""
     s = run.scene_config
     rate = float(args.rate if args.rate is not None else run.controller.control_hz or s.physics_hz)
-    if not np.isfinite(rate) or not 0 < rate <= MAX_RATE:
-        raise InputError(f"--rate must be in (0, {MAX_RATE:g}] Hz, got {rate:g}")
+    if not np.isfinite(rate) or not MIN_RATE <= rate <= MAX_RATE:
+        raise InputError(f"--rate must be in [{MIN_RATE:g}, {MAX_RATE:g}] Hz, got {rate:g}")
     if not args.physics:
         return rate, 1
     every = int(round(s.physics_hz / rate))  # the rate is rounded to physics_hz / every

@@ -128,6 +128,10 @@ def _limits(elem: ET.Element, jtype: str, name: str, path: str | None) -> tuple[
         lower, upper = get("lower", math.nan), get("upper", math.nan)
     except ValueError:
         raise URDFError(f"joint '{name}': <limit> attributes must be numbers", path) from None
+    given = [k for k in ("lower", "upper", "velocity", "effort") if lim is not None and k in lim.attrib]
+    if any(math.isnan(get(k, 0.0)) for k in given):
+        raise URDFError(f"joint '{name}': <limit> {[f'{k}={lim.get(k)}' for k in given]} holds NaN; give numbers "
+                        "(or leave an attribute out)", path)
     if not (velocity >= 0 and effort >= 0):
         raise URDFError(f"joint '{name}': <limit> velocity and effort must be >= 0 (or left out), got "
                         f"{velocity} and {effort}", path)

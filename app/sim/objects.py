@@ -14,7 +14,7 @@ from app.errors import AppError, InputError
 from app.kinematics.rotations import wxyz_to_xyzw, xyzw_to_wxyz
 from app.sim.env_frames import EnvRows, as_indices
 from app.specs import ObjectSpec
-from app.validation import as_quaternions
+from app.validation import MAX_MAGNITUDE, as_quaternions
 
 
 class SceneObject:
@@ -85,6 +85,8 @@ class SceneObject:
         """Place the addressed environments' copies at pos ([n_envs,] 3), quat ([n_envs,] 4) wxyz, at rest."""
         envs = self.envs(envs_idx)
         p = envs.rows(pos, "pos", 3)
+        if np.abs(p).max(initial=0.0) > MAX_MAGNITUDE:
+            raise InputError(f"object {self.name!r}: pos must be within +-{MAX_MAGNITUDE:g} m, got {p.tolist()!r:.80}")
         q = np.broadcast_to(self.spec.start_quat(), (len(envs.idx), 4)) if quat is None else \
             as_quaternions(envs.rows(quat, "quat", 4), "quat")
         for row, e in enumerate(envs.idx):
