@@ -3,7 +3,8 @@
     python scripts/check_limits.py [--seeds 0-9] [--configs configs/pick_place.yaml ...]
 
 Runs ``app.run CONFIG --seed S --no-video`` for each pair in a scratch folder and prints, per config, the
-worst ``invariants.joint_limit_excess_max_rad`` (the promise is 1e-6), placed counts and the largest slip.
+worst ``invariants.joint_limit_excess_max_rad`` (the promise is 1e-6), the hard stops' hits, placed counts and the
+largest slip.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import tempfile
 from pathlib import Path
 
 CONFIGS = ("configs/pick_place.yaml", "configs/pick_place_cameras.yaml", "configs/script_pick.yaml",
-           "configs/handover.yaml")
+           "configs/handover.yaml", "configs/pick_shelf.yaml", "configs/pick_shelf_qp.yaml", "configs/handover_wall.yaml",
+           "configs/handover_wall_qp.yaml")  # every config that moves objects
 log = logging.getLogger("check_limits")
 
 
@@ -45,11 +47,12 @@ def main() -> None:
         for config in args.configs:
             rows = [run_one(config, s, Path(tmp) / f"{Path(config).stem}_{s}") for s in seeds_of(args.seeds)]
             excess = [r["invariants"]["joint_limit_excess_max_rad"] for r in rows]
+            hits = sum(r["invariants"].get("joint_stop_hits", 0) for r in rows)
             placed = [r["summary"].get("placed") for r in rows]
             slip = [r["summary"].get("slip_max_m") or 0.0 for r in rows]
-            log.info("%s: worst excess %.3g (seed %d), per seed %s; placed %s; largest slip %.2f mm", config,
-                     max(excess), seeds_of(args.seeds)[excess.index(max(excess))],
-                     [f"{e:.1e}" for e in excess], placed, 1e3 * max(slip))
+            log.info("%s: worst excess %.3g (seed %d), per seed %s; %d stop hits; placed %s; largest slip %.2f mm",
+                     config, max(excess), seeds_of(args.seeds)[excess.index(max(excess))],
+                     [f"{e:.1e}" for e in excess], hits, placed, 1e3 * max(slip))
 
 
 if __name__ == "__main__":
