@@ -54,26 +54,19 @@ def main(argv: list[str] | None = None) -> int:
 def _plan(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise InputError(f"--workers must be >= 1, got {args.workers}")
-    from app.planning.problems import read_problems
+    from app import RobotModel
+    from app.planning.problems import check_problems, read_problems
     from app.runtime.outputs import OutputSet
 
     batch = read_problems(args.problems)
     batch = batch._replace(robot=str(Path(batch.robot).resolve()))
-    _check_names(batch)
+    check_problems(_models.setdefault(batch.robot, RobotModel.from_urdf(batch.robot)), batch, args.problems)
     outputs = OutputSet(args.out)  # the folder checked before any planning
-    items = [(batch, i) for i in range(len(batch.problems))]
-    if args.workers == 1:
-        results = [plan_item(item) for item in items]
-    else:
-        from app.runtime.ray_session import ray_released
-        from app.runtime.work_pool import run_everywhere
-
-        with ray_released():
-            results, _ = run_everywhere(items, plan_item, args.workers, args.ray_address)
     try:
+        results = _solve_all(batch, args.workers, args.ray_address)
         _write(outputs, results)
     except BaseException:
-        outputs.discard()
+        outputs.discard()  # an interrupted or failed batch leaves the folder as it was
         raise
     solved = sum(r["success"] for r in results)
     times = sorted(r["planning_s"] for r in results)
@@ -85,15 +78,15 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_names(batch) -> None:
-    """The robot loads and every pose goal's link exists (UnknownNameError listing the links) before any work."""
-    from app import RobotModel
-    from app.planning.goals import PoseGoal
+def _solve_all(batch, workers: int, ray_address: str | None) -> list[dict]:
+    items = [(batch, i) for i in range(len(batch.problems))]
+    if workers == 1:
+        return [plan_item(item) for item in items]
+    from app.runtime.ray_session import ray_released
+    from app.runtime.work_pool import run_everywhere
 
-    model = _models.setdefault(batch.robot, RobotModel.from_urdf(batch.robot))
-    for problem in batch.problems:
-        if isinstance(problem.goal, PoseGoal):
-            model.link_index(problem.goal.link)
+    with ray_released():
+        return run_everywhere(items, plan_item, workers, ray_address)[0]
 
 
 def _write(outputs, results: list[dict]) -> None:

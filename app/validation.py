@@ -287,10 +287,38 @@ def as_rotation_matrices(value: object, name: str) -> np.ndarray:
 
 def as_mask(value: Sequence[bool], name: str) -> np.ndarray:
     """A boolean mask of length 3."""
-    arr = np.asarray(value)
-    if arr.shape != (3,) or not (arr.dtype == bool or ((arr == 0) | (arr == 1)).all()):
+    arr = np.asarray(value) if not isinstance(value, str) else np.asarray(None)
+    if arr.shape != (3,) or arr.dtype.kind not in "biuf" or not (arr.dtype == bool or ((arr == 0) | (arr == 1)).all()):
         raise InputError(f"{name} must be 3 booleans (x, y, z), got {value!r}")
     return arr.astype(bool)
+
+
+def as_rot_mask(value: Sequence[bool], name: str = "rot_mask") -> np.ndarray:
+    """A rotation mask: 3 booleans aligning 0 link axes, 1 or all 3 (Genesis's rule: aligning two fixes the
+    third, so a mask of two is a mistake)."""
+    mask = as_mask(value, name)
+    if int(mask.sum()) == 2:
+        raise InputError(f"{name} {mask.tolist()}: align 0 axes, 1 axis or all 3 (as in Genesis), not 2")
+    return mask
+
+
+def plain_name_problem(name: object) -> str | None:
+    """Why ``name`` cannot name a column, a report key or a file stem (None when it can): it must be a non-empty
+    string without slashes, control characters or surrounding spaces."""
+    if isinstance(name, str) and name.strip() == name != "" and not any(c in name for c in "/\\") \
+            and all(c.isprintable() for c in name):
+        return None
+    return f"must be a plain name (no slashes, control characters or surrounding spaces), got {name!r}"
+
+
+MAX_SEED = 2**32 - 1  # numpy's and OMPL's seeds are unsigned 32-bit
+
+
+def seed_problem(seed: object) -> str | None:
+    """Why ``seed`` is not a random seed (None when it is): an integer in [0, 2**32 - 1]."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED:
+        return None
+    return f"must be an integer in [0, {MAX_SEED}], got {seed!r}"
 
 
 @njit(cache=True)

@@ -75,6 +75,10 @@ def build(cls: type, data: object, where: str):
         raise ConfigError(f"{where}: expected a mapping of keys, got {data!r}")
     hints = type_hints(cls)
     fields = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls) if not f.metadata.get("internal")}
+    problem = cls.keys_problem(set(data)) if hasattr(cls, "keys_problem") else None  # keys that exclude each other
+    missing = [k for k in getattr(cls, "REQUIRED_KEYS", ()) if k not in data]  # keys with no default a file may skip
+    if problem or missing:
+        raise ConfigError(f"{where}: {problem or f'missing key(s) {missing}; give {list(cls.REQUIRED_KEYS)}'}")
     kwargs = {}
     for key, value in data.items():  # a field's YAML key is its name, or the key its metadata gives
         if key not in fields:

@@ -77,6 +77,9 @@ def check_start(scene: SceneConfig, model: KinematicModel, at: Where) -> None:
 def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> SceneConfig:
     """``scene`` with its robots' files resolved (``resolve(path) -> Path``) and, for ``robots:``, ``robot`` set to
     the rig: base at the environment's origin, each robot an arm named after it, start poses concatenated."""
+    if "robots" in data and not scene.robots:
+        raise ConfigError(f"{where} robots: an empty list; list the robots (each with a name and urdf), or give "
+                          "the one robot as robot:")
     if not scene.robots:
         r = scene.robot
         return dataclasses.replace(scene, robot=dataclasses.replace(

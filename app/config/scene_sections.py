@@ -50,13 +50,13 @@ class RobotSection:
         rows += [(at("xacro_args", key), isinstance(value, (str, int, float, bool)),
                   f"must be a string or a number, got {value!r}") for key, value in (self.xacro_args or {}).items()]
         if self.gripper is not None:
-            rows += self.gripper.checks(at.sub("gripper"), ctx.model, joint_prefix)
+            rows += self.gripper.checks(at.sub("gripper"), ctx.model, joint_prefix, self.ee_link)
         arms, named = sorted(self.arms or {}), [g.arm for g in self.grippers]
         for i, g in enumerate(self.grippers):
             rows.append((at("grippers", i, "arm"), g.arm in arms and named.count(g.arm) == 1 and self.gripper is None,
                          f"must name one of the arms {arms} (robot.arms), each at most once, with no robot.gripper "
                          f"beside robot.grippers; got {g.arm!r}"))
-            rows += g.checks(at.sub("grippers", i), ctx.model, joint_prefix)
+            rows += g.checks(at.sub("grippers", i), ctx.model, joint_prefix, (self.arms or {}).get(g.arm))
         return rows
 
 

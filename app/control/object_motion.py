@@ -9,10 +9,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.errors import InputError
 from app.validation import Check, CheckContext, Where
 
 POSITIVE = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol", "phase_timeout",
             "close_time", "slip_tol", "success_tol")  # what the motions time and judge by
+PLACE_DRAWS = 1000  # tries per environment for a place min_separation from its start
 RESTING_SPEED = 0.02  # [m/s]: an object slower than this lies where it is
 
 
@@ -61,7 +63,20 @@ class ObjectMotion:
             (at("place_range"), self.place_range is None or all(lo <= hi for lo, hi in zip(*self.place_range)),
              f"needs [[x_lo, y_lo], [x_hi, y_hi]] with lo <= hi, got {self.place_range}"),
             (at("min_separation"), self.min_separation >= 0, f"must be >= 0 m, got {self.min_separation}"),
+            self._separation_check(at, ctx),
         ] + [(at(name), getattr(self, name) > 0, f"must be > 0, got {getattr(self, name)}") for name in POSITIVE]
+
+    def _separation_check(self, at: Where, ctx: CheckContext) -> Check:
+        """``min_separation`` reachable: some start of the object (its pos or pos_range) and some point of
+        ``place_range`` lie that far apart."""
+        obj = next((o for o in ctx.scene.objects if o.name == self.object), None)
+        if self.place_range is None or obj is None or not all(lo <= hi for lo, hi in zip(*self.place_range)):
+            return (at("min_separation"), True, "")
+        start = np.asarray(obj.pos_range if obj.pos_range is not None else (obj.pos, obj.pos), dtype=float)[:, :2]
+        far = farthest(start, np.asarray(self.place_range, dtype=float))
+        return (at("min_separation"), far >= self.min_separation,
+                f"{self.min_separation} m cannot be met: no point of place_range {self.place_range} is farther than "
+                f"{far:.4f} m from any start of {self.object!r}; lower it or widen place_range")
 
 
 def draw_places(task: ObjectMotion, start_xy: np.ndarray, seed: int) -> np.ndarray:
@@ -74,8 +89,19 @@ def draw_places(task: ObjectMotion, start_xy: np.ndarray, seed: int) -> np.ndarr
     out = np.empty((n, 2))
     for e in range(n):
         rng = np.random.default_rng([seed, 2, e])
-        for _ in range(1000):
+        for _ in range(PLACE_DRAWS):
             out[e] = rng.uniform(lo, hi)
             if np.linalg.norm(out[e] - start_xy[e]) >= task.min_separation:
                 break
+        else:
+            far = farthest(np.array([start_xy[e], start_xy[e]]), np.array([lo, hi]))
+            raise InputError(f"motion.min_separation: environment {e}'s object starts at {np.round(start_xy[e], 4)}; "
+                             f"{PLACE_DRAWS} draws from place_range found no place {task.min_separation} m away "
+                             f"(the farthest is {far:.4f} m): lower min_separation or widen place_range")
     return out
+
+
+def farthest(a: np.ndarray, b: np.ndarray) -> float:
+    """The largest distance [m] between a point of the axis-aligned box ``a`` ((lo), (hi)) and one of ``b``."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.linalg.norm(np.maximum(np.abs(a[1] - b[0]), np.abs(b[1] - a[0]))))

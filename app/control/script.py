@@ -20,8 +20,10 @@ MAX_SCRIPT_ROWS = 10_000  # waypoints of a script motion (each checked, interpol
 
 @dataclass(frozen=True)
 class ScriptRow:
-    """One waypoint: reached at time t [s], position [m], orientation (w, x, y, z), gripper closing 0..1."""
+    """One waypoint: reached at time t [s], position [m], orientation (w, x, y, z; pointing down unless given),
+    gripper closing 0..1 (open unless given). A scene file's row names its t and pos."""
 
+    REQUIRED_KEYS: ClassVar[tuple[str, ...]] = ("t", "pos")
     t: float = 0.0
     pos: tuple[float, float, float] = (0.3, 0.0, 0.15)
     quat: tuple[float, float, float, float] = (0.7071067811865476, 0.0, 0.7071067811865476, 0.0)

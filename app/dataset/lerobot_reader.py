@@ -97,6 +97,11 @@ def _environment(info: dict, rows: pa.Table, path: Path) -> np.ndarray:
 def _episode(info: dict, index: int, task: str, rows: pa.Table, videos: dict[str, VideoSpan],
              path: Path) -> RecordedEpisode:
     feats = info["features"]
+    if "episode_index" in rows.column_names:
+        found = np.unique(rows.column("episode_index").to_numpy(zero_copy_only=False))
+        if found.tolist() != [index]:
+            raise DatasetError(f"the frames of episode {index} are marked episode_index {found.tolist()[:10]}: the "
+                               "data and the episodes' metadata disagree", str(path))
     return RecordedEpisode(
         index=index, task=task,
         state=_vectors(rows.column("observation.state"), feats["observation.state"]["shape"][0], "observation.state",
@@ -119,10 +124,20 @@ def _episode_rows(root: Path, info: dict, cameras: list[str]) -> list[dict]:
         if missing:
             raise DatasetError(f"no columns {missing}; a v3.0 episode row has {keys}", str(path))
         rows += table.select(keys).to_pylist()
+    return _counted(rows, info, root / "meta" / "episodes")
+
+
+def _counted(rows: list[dict], info: dict, path: Path) -> list[dict]:
+    """The rows of episodes 0 .. total_episodes - 1 in order, each once (rows past the count are an interrupted
+    recording's); DatasetError naming ``path`` for a gap, a repeat or an index that is not a whole number."""
+    if not all(isinstance(r.get("episode_index"), int) and not isinstance(r["episode_index"], bool) for r in rows):
+        raise DatasetError("every episode row needs a whole-number episode_index", str(path))
     rows = sorted((r for r in rows if r["episode_index"] < info["total_episodes"]), key=lambda r: r["episode_index"])
     if [r["episode_index"] for r in rows] != list(range(info["total_episodes"])):
-        raise DatasetError(f"meta/info.json counts {info['total_episodes']} episodes; meta/episodes has rows for "
-                           f"{sorted({r['episode_index'] for r in rows})[:10]}", str(root / "meta" / "episodes"))
+        indices = [r["episode_index"] for r in rows]
+        raise DatasetError(f"meta/info.json counts {info['total_episodes']} episodes (0 .. "
+                           f"{info['total_episodes'] - 1}, each once); the episode rows hold {indices[:10]}"
+                           f"{' ...' if len(indices) > 10 else ''}", str(path))
     return rows
 
 
@@ -162,7 +177,7 @@ def _read_v21(root: Path, info: dict, cameras: list[str]) -> list[RecordedEpisod
         raise DatasetError("v2.1 dataset without meta/episodes.jsonl", str(root))
     try:
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        rows = sorted(rows, key=lambda r: r["episode_index"])[:info["total_episodes"]]
+        rows = _counted([dict(r) for r in rows], info, path)
     except (ValueError, KeyError, TypeError) as exc:
         raise DatasetError(f"not one JSON object with an episode_index a line ({exc})", str(path)) from None
     chunk_size = info.get("chunks_size", 1000)
@@ -187,7 +202,8 @@ def _environment_names(feats: dict) -> tuple[str, ...]:
 
 def _columns(info: dict) -> list[str]:
     """The data columns read: the values, and the environment state where info.json names one."""
-    return list(VALUE_COLUMNS) + ([ENVIRONMENT] if ENVIRONMENT in info["features"] else [])
+    extra = [key for key in (ENVIRONMENT, "episode_index") if key in info["features"]]
+    return list(VALUE_COLUMNS) + extra
 
 
 def read_lerobot(root: str | Path) -> RecordedDataset:

@@ -16,6 +16,8 @@ from app.control.object_motion import ObjectMotion
 from app.control.pick_place import draw_places
 from app.episode.motion_factory import object_starts
 from app.errors import InputError
+from app.specs.object_spec import ObjectSpec
+from app.validation import check_spec, convert, type_hints
 
 
 class EpisodeScene(NamedTuple):
@@ -66,6 +68,28 @@ def object_bodies(run: RunConfig) -> dict[str, dict]:
                        "spinning_friction": o.spinning_friction, "rolling_friction": o.rolling_friction,
                        "rgba": list(o.rgba)}
     return out
+
+
+def check_bodies(recorded: object, where: str) -> dict[str, dict]:
+    """A recorded line's ``bodies`` (as :func:`object_bodies` writes them) checked as a scene's objects are: known
+    keys, a known shape, sizes, mass, friction and colour in range (a file's path is not looked for: the replay
+    builds its config's bodies). Returns ``recorded``; InputError "where: bodies.NAME.KEY: ..." otherwise."""
+    if not isinstance(recorded, dict):
+        raise InputError(f"{where}: bodies must map object names to bodies, got {recorded!r:.80}")
+    hints, keys = type_hints(ObjectSpec), ("shape", "mass", "friction", "spinning_friction", "rolling_friction",
+                                           "rgba", *{k for fields in BODY_FIELDS.values() for k in fields})
+    for name, fields in recorded.items():
+        at = f"{where}: bodies.{name}"
+        if not isinstance(fields, dict):
+            raise InputError(f"{at}: expected a mapping of the body's values, got {fields!r:.80}")
+        unknown = sorted(str(k) for k in fields if k not in keys)
+        if unknown:
+            raise InputError(f"{at}: unknown keys {unknown}; a body holds {sorted(keys)}")
+        values = {k: convert(hints[k], v, f"{at}.{k}", InputError) for k, v in fields.items() if k != "file"}
+        if values.get("shape") in ("urdf", "mesh"):
+            values["shape"] = "box"  # its own sizes are the file's, not checked here
+        check_spec(ObjectSpec(name=str(name), **values), at)
+    return recorded
 
 
 def bodies_differ(recorded: dict, built: dict, tol: float = 1e-9) -> list[str]:

@@ -19,7 +19,7 @@ from app.errors import InputError
 from app.ik._residual import ROT_AXIS, ROT_FULL, ROT_NONE
 from app.ik.ik_tables import TaskTables
 from app.kinematics.model import KinematicModel
-from app.validation import as_float_array, as_mask, as_rotation_matrices, as_vectors
+from app.validation import as_float_array, as_mask, as_rot_mask, as_rotation_matrices, as_vectors
 
 
 def batch_shape_of(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -90,10 +90,8 @@ class PoseTargets:
             raise InputError("at least one link target is needed")
         if local_points is not None and len(local_points) != len(links):
             raise InputError(f"local_points needs one entry per link ({len(links)}), got {len(local_points)}")
-        pos_mask, rot_mask = as_mask(pos_mask, "pos_mask"), as_mask(rot_mask, "rot_mask")
+        pos_mask, rot_mask = as_mask(pos_mask, "pos_mask"), as_rot_mask(rot_mask)
         n_rot = int(rot_mask.sum())
-        if n_rot == 2:
-            raise InputError(f"rot_mask {rot_mask.tolist()}: align 0 axes, 1 axis or all 3 (as in Genesis), not 2")
         idx = np.array([model.link_index(l) for l in links], dtype=np.int64)
         for i, (p, q) in enumerate(zip(poss, quats)):
             if p is None and q is None:

@@ -19,7 +19,7 @@ from app.errors import InputError
 from app.ik.analytic import analytic_ik, certified_arm
 from app.ik.collision_free import collision_free_ik
 from app.planning.space import PlanningSpace
-from app.validation import as_mask, as_point, as_quaternions
+from app.validation import as_mask, as_point, as_quaternions, as_rot_mask
 
 MAX_COMBOS = 64  # per-arm candidates combined at most (two arms: 8 x 8)
 DUPLICATE = 1e-3  # [rad] goals closer than this in every DOF count once
@@ -50,20 +50,35 @@ def is_pose_goal(goal: object) -> bool:
                                           and all(isinstance(g, PoseGoal) for g in goal))
 
 
-def joint_goals(space: PlanningSpace, goal: object, name: str = "qpos_goal") -> GoalSet:
-    """Joint goals (n,) or (G, n), n = n_active or n_dofs (then the held DOFs are ignored), checked."""
+def check_pose_goal(model, goal: PoseGoal) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``goal``'s fields checked: its link exists, pos (3,) finite [m], quat a finite nonzero (w, x, y, z),
+    pos_mask 3 booleans, rot_mask 3 booleans aligning 0, 1 or 3 axes. Returns (pos, unit quat, pos_mask,
+    rot_mask). Raises InputError / UnknownNameError naming the field."""
+    model.link_index(goal.link)
+    return (as_point(goal.pos, f"{goal.link} goal pos"),
+            as_quaternions(goal.quat, f"{goal.link} goal quat").reshape(4),
+            as_mask(goal.pos_mask, "pos_mask"), as_rot_mask(goal.rot_mask))
+
+
+def joint_goal_array(model, dofs: np.ndarray, goal: object, name: str = "qpos_goal") -> np.ndarray:
+    """Joint goals (n,) or (G, n), n = len(dofs) or n_dofs (then the other DOFs are ignored), checked finite and
+    inside the joint windows: the planned DOFs' values (G, len(dofs))."""
     arr = np.asarray(goal, dtype=float) if not isinstance(goal, str) else None
-    n_dofs = space.model.n_dofs
-    if arr is None or arr.ndim not in (1, 2) or arr.shape[-1] not in (space.n_active, n_dofs) or arr.size == 0:
-        raise InputError(f"{name} must have shape ({space.n_active},) or ({n_dofs},), or (G, ...) for G goals; "
+    n_dofs, n_active = model.n_dofs, len(dofs)
+    if arr is None or arr.ndim not in (1, 2) or arr.shape[-1] not in (n_active, n_dofs) or arr.size == 0:
+        raise InputError(f"{name} must have shape ({n_active},) or ({n_dofs},), or (G, ...) for G goals; "
                          f"got {getattr(arr, 'shape', type(goal).__name__)}")
     if not np.isfinite(arr).all():
         raise InputError(f"{name} must be finite, got {arr.tolist()}")
     q = np.atleast_2d(arr)
-    if q.shape[-1] == n_dofs and n_dofs != space.n_active:
-        q = space.active(space.model.check_window(q, name))
-    else:
-        q = space.model.check_window(q, name, dofs=space.dofs)
+    if q.shape[-1] == n_dofs and n_dofs != n_active:
+        return model.check_window(q, name)[:, dofs]
+    return model.check_window(q, name, dofs=dofs)
+
+
+def joint_goals(space: PlanningSpace, goal: object, name: str = "qpos_goal") -> GoalSet:
+    """Joint goals (see joint_goal_array) that are valid in ``space``."""
+    q = joint_goal_array(space.model, space.dofs, goal, name)
     ok = space.valid(q)
     if not ok.any():
         d, _ = space.collision.distances(space.full(q[:1]), with_gradient=False)
@@ -80,9 +95,7 @@ def _arm_candidates(space: PlanningSpace, goal: PoseGoal, q_start: np.ndarray, t
                     seed: int) -> np.ndarray:
     """Full configurations (C, n_dofs) reaching ``goal`` (the other arms at the start)."""
     model = space.model
-    pos = as_point(goal.pos, f"{goal.link} goal pos")
-    quat = as_quaternions(goal.quat, f"{goal.link} goal quat").reshape(4)
-    pos_mask, rot_mask = as_mask(goal.pos_mask, "pos_mask"), as_mask(goal.rot_mask, "rot_mask")
+    pos, quat, pos_mask, rot_mask = check_pose_goal(model, goal)
     link = model.link_index(goal.link)
     arm = certified_arm(model, link) if pos_mask.all() and rot_mask.all() else None
     if arm is not None:

@@ -19,10 +19,12 @@ from app.collision.build import collision_model
 from app.collision.checker import CollisionModel
 from app.collision.world import World
 from app.errors import InputError
-from app.planning.goals import GoalSet, is_pose_goal, joint_goals, pose_goals
+from app.planning.goals import (GoalSet, PoseGoal, check_pose_goal, is_pose_goal, joint_goal_array,
+                                joint_goals, pose_goals)
 from app.planning.ompl_backend import check_planner, search
 from app.planning.shortcut import drop_collinear, path_length, shortcut
-from app.planning.space import PlanningSpace
+from app.planning.space import PlanningSpace, planned_dofs
+from app.validation import seed_problem
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +81,8 @@ class PlanOptions:
                                                        and self.self_min_distance >= 0):
             raise InputError(f"self_min_distance must be None or a finite number >= 0 [m], got "
                              f"{self.self_min_distance!r}")
+        if seed_problem(self.seed) is not None:
+            raise InputError(f"seed {seed_problem(self.seed)}")
         if not (0 <= int(self.max_retry) <= MAX_RETRY and 1 <= int(self.max_goals) <= MAX_RETRY):
             raise InputError(f"max_retry must be in [0, {MAX_RETRY}] and max_goals in [1, {MAX_RETRY}], got "
                              f"{self.max_retry}, {self.max_goals}")
@@ -138,6 +142,24 @@ def path_check(model, collision: CollisionModel, options: PlanOptions) -> Callab
     return valid
 
 
+def check_request(model, goal, q_start=None, dofs_idx_local=None) -> np.ndarray:
+    """What plan() checks of its request before any work: the start (n_dofs,) inside the joint windows (None: the
+    mid configuration), the planned DOFs, and the goal: joints inside the windows of a shape plan() takes, or
+    pose goals with an existing link, a nonzero quaternion and masks Genesis allows. Returns the start.
+    Raises InputError / UnknownNameError naming what is wrong."""
+    q0 = model.mid_config() if q_start is None else model.check_window(model.check_q(q_start, "qpos_start"),
+                                                                       "qpos_start")
+    if q0.shape != (model.n_dofs,):
+        raise InputError(f"qpos_start must have shape ({model.n_dofs},), got {q0.shape}")
+    dofs = planned_dofs(model, dofs_idx_local)
+    if is_pose_goal(goal):
+        for g in [goal] if isinstance(goal, PoseGoal) else goal:
+            check_pose_goal(model, g)
+    else:
+        joint_goal_array(model, dofs, goal)
+    return q0
+
+
 def _failure(space: PlanningSpace, reason: str, t0: float, detail: str, goals: np.ndarray | None = None,
              raw: np.ndarray | None = None) -> PlanResult:
     n = space.model.n_dofs
@@ -172,10 +194,7 @@ def plan(model, goal, q_start=None, *, world: World | None = None, collision: Co
     """
     t0 = time.perf_counter()
     opts = options or PlanOptions()
-    q0 = model.mid_config() if q_start is None else model.check_window(model.check_q(q_start, "qpos_start"),
-                                                                       "qpos_start")
-    if q0.shape != (model.n_dofs,):
-        raise InputError(f"qpos_start must have shape ({model.n_dofs},), got {q0.shape}")
+    q0 = check_request(model, goal, q_start, dofs_idx_local)
     cm = model_collision(model, world, collision)
     space = PlanningSpace(model, cm, q0, dofs_idx_local, opts.resolution, opts.min_distance, opts.ignore_collision)
     if opts.self_min_distance is not None:

@@ -29,12 +29,13 @@ import numpy as np
 import yaml
 
 from app.collision import World, WorldBox
-from app.errors import AppError, ConfigError
+from app.errors import AppError, ConfigError, InputError
 from app.planning.clearance import path_clearance
 from app.planning.goals import PoseGoal
-from app.planning.planner import PlanOptions, model_collision, plan
+from app.planning.planner import PlanOptions, check_request, model_collision, plan
 from app.planning.timing import time_parameterize
-from app.validation import convert, type_hints, unknown_key
+from app.validation import (as_mask, as_rot_mask, convert, plain_name_problem, seed_problem, type_hints,
+                            unknown_key)
 
 PROBLEM_KEYS = ("name", "start", "goal", "goal_pose", "seed")
 POSE_KEYS = ("link", "pos", "quat", "pos_mask", "rot_mask")
@@ -99,7 +100,11 @@ def _options(value: object, where: str) -> PlanOptions:
 
 def _pose(value: object, where: str) -> PoseGoal:
     data = _mapping(value, POSE_KEYS, where, ("link", "pos"))
-    mask = {k: tuple(bool(v) for v in data[k]) for k in ("pos_mask", "rot_mask") if k in data}
+    try:
+        mask = {k: tuple(check(data[k], k).tolist()) for k, check in (("pos_mask", as_mask), ("rot_mask", as_rot_mask))
+                if k in data}
+    except InputError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     return PoseGoal(str(data["link"]), tuple(_floats(data["pos"], f"{where}.pos", (3,))),
                     tuple(_floats(data.get("quat", (1.0, 0.0, 0.0, 0.0)), f"{where}.quat", (4,))), **mask)
 
@@ -111,7 +116,11 @@ def _problem(value: object, where: str, index: int, base_seed: int) -> Problem:
     goal = _pose(data["goal_pose"], f"{where}.goal_pose") if "goal_pose" in data else \
         _floats(data["goal"], f"{where}.goal")
     seed = convert(int, data.get("seed", base_seed + index), f"{where}.seed", ConfigError)
-    return Problem(str(data.get("name", f"problem_{index}")), _floats(data["start"], f"{where}.start"), goal, seed)
+    name = data.get("name", f"problem_{index}")
+    for key, problem in (("seed", seed_problem(seed)), ("name", plain_name_problem(name))):
+        if problem is not None:
+            raise ConfigError(f"{where}.{key}: {problem}")
+    return Problem(name, _floats(data["start"], f"{where}.start"), goal, seed)
 
 
 def read_problems(path: str | Path) -> Batch:
@@ -140,7 +149,22 @@ def read_problems(path: str | Path) -> Batch:
     if len(items) > MAX_PROBLEMS:
         raise ConfigError(f"{path}: problems: {len(items)} problems; a file takes at most {MAX_PROBLEMS} (split it)")
     problems = tuple(_problem(p, f"{path}: problems[{i}]", i, options.seed) for i, p in enumerate(items))
+    names = [p.name for p in problems]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"{path}: problems: names must be unique (they key plans.json), {twice} repeat")
     return Batch(str(robot), World(boxes=tuple(boxes)), options, float(rate), problems)
+
+
+def check_problems(model, batch: Batch, path: str | Path) -> None:
+    """Every problem's start and goal checked against ``model`` before any planning (plan()'s own checks:
+    shapes, joint windows, links, quaternions, masks); ConfigError "file: problems[i].key: ..." otherwise."""
+    for i, problem in enumerate(batch.problems):
+        try:
+            check_request(model, problem.goal, problem.start)
+        except AppError as exc:
+            key = "start" if "qpos_start" in str(exc) else "goal_pose" if isinstance(problem.goal, PoseGoal) else "goal"
+            raise ConfigError(f"{path}: problems[{i}].{key} ({problem.name}): {exc}") from None
 
 
 def solve_problem(model, batch: Batch, problem: Problem) -> dict:

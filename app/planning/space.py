@@ -21,6 +21,15 @@ FIRST_PASS = 6  # configurations of an edge checked first, spread along it
 UNLIMITED = np.pi  # [rad] window used for an unlimited (continuous) joint: one turn around the start
 
 
+def planned_dofs(model: KinematicModel, dofs: Sequence[int] | None = None) -> np.ndarray:
+    """The DOFs a plan moves: ``dofs`` checked (distinct indices into the model's DOF vector), or None: every
+    revolute DOF, so a gripper's prismatic fingers stay still. Shape (n_active,)."""
+    chosen = np.flatnonzero(model.revolute) if dofs is None else np.asarray(dofs, dtype=np.int64).reshape(-1)
+    if len(chosen) == 0 or len(set(chosen.tolist())) != len(chosen) or chosen.min() < 0 or chosen.max() >= model.n_dofs:
+        raise InputError(f"dofs_idx_local must be distinct DOF indices in [0, {model.n_dofs}), got {chosen.tolist()}")
+    return chosen
+
+
 class PlanningSpace:
     """The active DOFs of ``model`` with the rest held at ``q_hold``, checked by ``collision``.
 
@@ -43,9 +52,7 @@ class PlanningSpace:
             raise InputError(f"min_distance must be a finite number >= 0 [m], got {min_distance}")
         self.model, self.collision = model, collision
         self.q_hold = model.check_q(q_hold, "q_hold").astype(float).copy()
-        chosen = np.flatnonzero(model.revolute) if dofs is None else np.asarray(dofs, dtype=np.int64).reshape(-1)
-        if len(chosen) == 0 or len(set(chosen.tolist())) != len(chosen) or chosen.min() < 0 or chosen.max() >= model.n_dofs:
-            raise InputError(f"dofs_idx_local must be distinct DOF indices in [0, {model.n_dofs}), got {chosen.tolist()}")
+        chosen = planned_dofs(model, dofs)
         self.dofs = chosen
         self.dofs.setflags(write=False)
         lo, hi = model.q_lower[chosen], model.q_upper[chosen]

@@ -17,6 +17,7 @@ from app.dataset.files import read_json
 from app.errors import AppError, DatasetError
 from app.recording.blocks import environment_names, joint_names
 from app.recording.episode_cameras import cameras_json, dataset_cameras
+from app.runtime.folder_lock import LOCK_NAME
 from app.runtime.leftovers import remove_stale
 from app.runtime.outputs import PARTIAL
 
@@ -61,13 +62,25 @@ def episodes_there(out: Path, run: RunConfig, fmt: str, units: str, naming: str 
     elif act:
         n = check_act(out, tuple(joint_names(run, naming)), float(run.video.fps), units)
     else:
-        found = foreign_files(out) + (["*.hdf5"] if any(out.glob("*.hdf5")) else [])
+        found = foreign_files(out) + others_files(out)
         if found:
-            raise DatasetError(f"holds {found} but no dataset (meta/info.json, episode_N.hdf5): not written over; "
-                               "choose an empty or new folder", str(out))
+            raise DatasetError(f"holds {sorted(set(found))[:5]}{' ...' if len(set(found)) > 5 else ''} but no "
+                               "dataset (meta/info.json, episode_N.hdf5): a recording starts a new dataset in a new "
+                               "or empty folder only, so nothing of yours is mixed with it or written over",
+                               str(out))
         return 0
     check_cameras(out, run)
     return n
+
+
+def others_files(out: Path) -> list[str]:
+    """What ``out`` holds besides a new dataset's own files (an interrupted recording's mark and leftovers, the
+    lock): names relative to ``out``, folders with a trailing slash."""
+    if not out.is_dir() or (out / NEW_MARK).exists():
+        return []
+    ours = (LOCK_NAME,)
+    return [p.name + ("/" if p.is_dir() else "") for p in out.iterdir()
+            if p.name not in ours and not p.name.startswith(PARTIAL)]
 
 
 def check_cameras(out: Path, run: RunConfig) -> None:

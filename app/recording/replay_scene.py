@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.episode.episode_scene import EpisodeScene, bodies_differ, object_bodies
+from app.episode.episode_scene import EpisodeScene, bodies_differ, check_bodies, object_bodies
 from app.episode.randomize import episode_run
 from app.errors import InputError
 from app.recording.episode_scenes import FILE, read_lines
@@ -50,7 +50,7 @@ def replay_scene(root: str | Path, run: RunConfig, episode: int) -> ReplayScene:
         own = dataclasses.replace(own, seed=int(line["seed"]))
     scene = EpisodeScene.from_dict(line, own, where)
     notes = tuple(f"{where}: {d}; the replay builds this config's bodies"
-                  for d in bodies_differ(line.get("bodies") or {}, object_bodies(own)))
+                  for d in bodies_differ(check_bodies(line.get("bodies") or {}, where), object_bodies(own)))
     return ReplayScene(own, scene, notes)
 
 

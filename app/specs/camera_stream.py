@@ -14,6 +14,10 @@ def not_parallel(a, b) -> bool:
     return math.hypot(*cross) > 1e-6 * max(math.hypot(*a) * math.hypot(*b), 1e-12)
 
 
+FIXED_KEYS = ("eye", "target", "up")  # what places a fixed camera
+ATTACHED_KEYS = ("offset_pos", "offset_quat")  # what places a camera on its link
+
+
 @dataclass(frozen=True)
 class CameraStream:
     """A named camera. Fixed: at ``eye`` looking at ``target`` (environment frame, ``up`` the picture's up).
@@ -37,6 +41,18 @@ class CameraStream:
     near: float = 0.01
     far: float = 10.0
     depth: bool = False  # also record its depth (app.record: uint16 millimetres beside the dataset)
+
+    @staticmethod
+    def keys_problem(keys: set) -> str | None:
+        """Why a scene file's camera keys contradict each other (None when they do not): a fixed camera is placed
+        by eye, target and up, a camera on a link by the link and its offset, never both."""
+        fixed, attached = sorted(keys & set(FIXED_KEYS)), sorted(keys & set(ATTACHED_KEYS))
+        if "link" in keys and fixed:
+            return (f"link {fixed} given together: a camera on a link is placed by the link and offset_pos/"
+                    f"offset_quat; eye, target and up place a fixed camera; give one or the other")
+        if "link" not in keys and attached:
+            return f"{attached} place a camera on a link: give its link too (or eye and target for a fixed camera)"
+        return None
 
     def checks(self, at: Where, model=None) -> list[Check]:
         """Name, size, rate, optics and pose; with the robot's ``model``, the link it is attached to."""

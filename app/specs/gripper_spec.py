@@ -39,10 +39,11 @@ class GripperSpec:
     arm: str | None = None
     ee_link: str | None = None
 
-    def checks(self, at: Where, model=None, joint_prefix: str = "") -> list[Check]:
-        """The axes and friction; with the robot's ``model`` (a KinematicModel; its joints named
-        ``joint_prefix`` + joint: a rig's robot's) the joints, the force (never above the URDF effort) and
-        open/closed (within the joints' limits)."""
+    def checks(self, at: Where, model=None, joint_prefix: str = "", ee_link: str | None = None) -> list[Check]:
+        """The axes and friction; with the robot's ``model`` (a KinematicModel; its joints and links named
+        ``joint_prefix`` + name: a rig's robot's) the joints (fingers, none of which moves the end effector: this
+        gripper's ``ee_link``, else ``ee_link``), the force (never above the URDF effort) and open/closed (within
+        the joints' limits)."""
         rows = [
             (at("friction"), self.friction >= 0, f"must be >= 0, got {self.friction}"),
             (at("approach_axis"), self.approach_axis in AXIS_NAMES,
@@ -52,9 +53,13 @@ class GripperSpec:
              f"{self.closing_axis!r} must be one of {list(AXIS_NAMES)} and differ from approach_axis "
              f"{self.approach_axis!r}"),
         ]
-        return rows if model is None else rows + self._against(at, model, [joint_prefix + j for j in self.joints])
+        if model is None:
+            return rows
+        ee = self.ee_link or ee_link
+        return rows + self._against(at, model, [joint_prefix + j for j in self.joints],
+                                    None if ee is None else joint_prefix + ee)
 
-    def _against(self, at: Where, model, joints: list[str]) -> list[Check]:
+    def _against(self, at: Where, model, joints: list[str], ee: str | None) -> list[Check]:
         dofs = list(model.dof_names)
         bad = [j for j in joints if j not in dofs]
         rows = [(at("joints"), len(joints) >= 1 and not bad and len(set(joints)) == len(joints),
@@ -64,6 +69,10 @@ class GripperSpec:
                      f"unknown link {self.ee_link!r}; links: {list(model.link_names)}"))
         if bad or not joints:
             return rows
+        if ee in model.link_names:
+            arm = [j for j in joints if model.link_index(ee) in model.links_moved_by(model.dof_index(j))]
+            rows.append((at("joints"), not arm, f"{arm} move the end effector {ee!r}: arm joints, which the arm's "
+                                                f"motion commands; a gripper's fingers are joints below it"))
         effort = min(model.effort_max[model.dof_index(j)] for j in joints)
         rows.append((at("force"), 0 < self.force <= effort,
                      f"must be in (0, {effort:g}] N (the URDF effort of {joints}), got {self.force}"))

@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from PIL import Image
+
 from app.validation import Check, Where
 
 STYLES = ("plain", "kit")
@@ -106,9 +108,30 @@ class LookSpec:
                   f"must be in [0, 1], got {getattr(self, k)}") for k in ("ambient", "diffuse", "specular")]
         for k in ("table_texture", "floor_texture"):
             name = getattr(self, k)
-            rows.append((at(k), not name or name in TEXTURES or Path(name).is_file(),
-                         f"{name!r} is neither one of the textures {sorted(TEXTURES)} nor a PNG file"))
+            problem = None if not name or name in TEXTURES else texture_problem(Path(name))
+            rows.append((at(k), problem is None, f"{name!r} is neither one of the textures {sorted(TEXTURES)} nor a "
+                                                 f"PNG or JPEG file ({problem})"))
         return rows
+
+
+MAX_TEXTURE = 4096  # [px] per side: what a texture may be (PyBullet keeps every one in memory, uncompressed)
+
+
+def texture_problem(path: Path) -> str | None:
+    """Why the image file ``path`` cannot texture a box (None when it can): missing, not a PNG or JPEG that
+    decodes whole, or larger than MAX_TEXTURE pixels a side."""
+    if not path.is_file():
+        return "no such file"
+    try:
+        with Image.open(path) as image:
+            if image.format not in ("PNG", "JPEG"):
+                return f"a {image.format} image; a texture is a PNG or JPEG"
+            if max(image.size) > MAX_TEXTURE:
+                return f"{image.size[0]} x {image.size[1]} px; a texture is at most {MAX_TEXTURE} px a side"
+            image.load()  # decodes every pixel: a truncated or damaged file fails here
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        return f"not an image that decodes ({type(exc).__name__}: {str(exc)[:120]})"
+    return None
 
 
 PRESETS = {

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from app.specs.box_spec import BoxSpec
-from app.validation import Check, Where
+from app.validation import Check, Where, plain_name_problem
 
 SHAPES = ("box", "cylinder", "sphere", "urdf", "mesh")
 
@@ -62,10 +62,7 @@ class ObjectSpec:
             (at("file"), self.shape in ("urdf", "mesh") or self.file is None,
              f"shape {self.shape!r} is made from its sizes and reads no file; give shape: mesh or urdf to use "
              f"{self.file!r}"),
-            (at("name"), isinstance(self.name, str) and self.name.strip() == self.name != ""
-             and not any(c in self.name for c in '/\\') and all(c.isprintable() for c in self.name),
-             f"must be a plain name (no slashes, control characters or surrounding spaces; it names dataset columns "
-             f"and report keys), got {self.name!r}"),
+            (at("name"), plain_name_problem(self.name) is None, str(plain_name_problem(self.name))),
             (at("pos_range"), self.pos_range is None or all(lo <= hi for lo, hi in zip(*self.pos_range)),
              f"needs [[x_lo, y_lo, z_lo], [x_hi, y_hi, z_hi]] with lo <= hi, got {self.pos_range}"),
             (at("yaw_range"), self.yaw_range is None or self.yaw_range[0] <= self.yaw_range[1],
