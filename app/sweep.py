@@ -26,6 +26,7 @@ import numpy as np
 import yaml
 
 from app.errors import ConfigError
+from app.runtime.command import signal_behind
 
 log = logging.getLogger("app.sweep")
 
@@ -84,6 +85,8 @@ def run_episode(config: str, seed: int, setting: dict, out_dir: str, video: bool
         result = execute(run, Path(out_dir), video=video, show_progress=False)
         return {"ok": True, "summary": result.summary}
     except Exception as exc:  # reported in the sweep's summary, not fatal to the sweep
+        if (stop := signal_behind(exc)) is not None:  # the user stopped the sweep while a kernel ran
+            raise stop from None
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:400]}
 
 

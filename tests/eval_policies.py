@@ -52,6 +52,25 @@ class _NaNLater(_Hold):
         return action
 
 
+class _SignalInKernel(_Hold):
+    """What a SIGTERM that lands while a numba kernel runs looks like to the policy's caller: CPython's SystemError
+    ("returned a result with an exception set") caused by the handler's exception."""
+
+    name = "signal-in-kernel"
+
+    def select_action(self, observation):
+        if self.failing:
+            from app.runtime.command import Terminated
+
+            raise SystemError("CPUDispatcher(<function kernel>) returned a result with an exception set") \
+                from Terminated()
+        return super().select_action(observation)
+
+
+def signal_in_kernel(env):
+    return _SignalInKernel(env)
+
+
 def hold(env):
     return _Hold(env)
 

@@ -93,6 +93,15 @@ def test_a_failing_policy_is_one_line_naming_it_and_the_step_and_keeps_the_episo
     assert all(e["reason"] == "not_touched" for e in info["per_episode"])
 
 
+def test_a_sigterm_that_lands_in_a_compiled_kernel_stops_the_evaluation_instead_of_failing_the_policy(
+        tmp_path, capsys):
+    """1 SIGTERM in 3 went on as "policy 'expert' raised ... SystemError" and wrote eval_info.json (exit 2)."""
+    assert main([PICK, "--policy", "tests.eval_policies:signal_in_kernel", "--episodes", "4", "--num-envs", "2",
+                 "--out", str(tmp_path)]) == 143
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("terminated (SIGTERM): stopped")
+    assert not (tmp_path / "eval_info.json").exists()
+
+
 def test_a_factory_that_returns_no_policy_is_refused_before_any_episode(tmp_path, capsys):
     assert main([PICK, "--policy", "tests.eval_policies:not_a_policy", "--episodes", "1",
                  "--out", str(tmp_path)]) == 2

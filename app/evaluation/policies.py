@@ -12,6 +12,7 @@ import numpy as np
 from app.dataset import RecordedDataset, convert
 from app.dataset.load import dataset_units
 from app.errors import InputError
+from app.runtime.command import signal_behind
 from app.evaluation.expert import ExpertPolicy
 
 BUILT_IN = ("expert", "random")
@@ -86,6 +87,8 @@ def make_policy(spec: str, env, seed: int = 0):
     try:
         policy = factory(env)
     except Exception as exc:  # a user's factory: its failure is reported as its own
+        if (stop := signal_behind(exc)) is not None:
+            raise stop from None
         raise InputError(f"--policy {spec!r}: the factory raised {type(exc).__name__}: {exc}") from None
     if not callable(getattr(policy, "select_action", None)):
         raise InputError(f"--policy {spec!r}: the factory returned a {type(policy).__name__}, which has no "

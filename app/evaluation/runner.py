@@ -18,6 +18,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from app.errors import AppError, InputError
+from app.runtime.command import signal_behind
 
 
 class EpisodeRecord(NamedTuple):
@@ -109,6 +110,8 @@ def _act(policy, obs: dict, where: str, step: int, done: list) -> np.ndarray:
     except AppError as exc:
         raise PolicyError(f"policy {name!r} at {where}: {exc}", name, step, done) from None
     except Exception as exc:  # a user's policy: any failure is reported as the policy's, with its step
+        if (stop := signal_behind(exc)) is not None:  # a Ctrl-C or SIGTERM that landed in a compiled kernel
+            raise stop from None
         raise PolicyError(f"policy {name!r} raised at {where}: {type(exc).__name__}: {exc}", name, step,
                           done) from None
     return np.asarray(actions) if not hasattr(actions, "numpy") else np.asarray(actions.detach().cpu().numpy())

@@ -96,7 +96,7 @@ def run_cli(body, stopped: str | Callable[[], str] = "no output was written or r
         finally:
             _stop_helpers()
     except (KeyboardInterrupt, Terminated, SystemError, SystemExit) as exc:
-        signal_exc = _signal_of(exc)
+        signal_exc = signal_behind(exc)
         if signal_exc is None:
             raise
         word, code = ("interrupted (SIGINT)", 130) if isinstance(signal_exc, KeyboardInterrupt) else \
@@ -109,9 +109,10 @@ def run_cli(body, stopped: str | Callable[[], str] = "no output was written or r
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _signal_of(exc: BaseException | None) -> BaseException | None:
+def signal_behind(exc: BaseException | None) -> BaseException | None:
     """The KeyboardInterrupt or Terminated behind ``exc``: a signal that lands while a compiled kernel is called
-    surfaces as numba's SystemError ("returned a result with an exception set") caused by it."""
+    surfaces as numba's SystemError ("returned a result with an exception set") caused by it. Code that reports
+    a user's exceptions (a policy's, a sweep point's) re-raises this one instead: the user stopped the command."""
     while exc is not None:
         if isinstance(exc, (KeyboardInterrupt, Terminated)):
             return exc
