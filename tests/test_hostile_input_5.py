@@ -96,12 +96,13 @@ def test_a_recording_into_a_folder_of_someone_elses_files_is_refused_and_leaves_
     assert all((out / name).read_text() == text for name, text in contents.items())
 
 
-def test_a_recording_into_an_empty_existing_folder_is_a_new_dataset(tmp_path):
+def test_a_recording_into_an_existing_folder_empty_but_for_hidden_files_is_a_new_dataset(tmp_path):
     from app.dataset import load_dataset
     from app.record import main
 
     out = tmp_path / "empty"
     out.mkdir()
+    (out / ".gitkeep").write_text("")  # hidden files do not count
     assert main([str(ROOT / "configs/single_ik.yaml"), "--cameras", "none", "--episodes", "1", "--out", str(out)]) == 0
     assert len(load_dataset(out).episodes) == 1
 

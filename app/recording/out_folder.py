@@ -17,7 +17,6 @@ from app.dataset.files import read_json
 from app.errors import AppError, DatasetError
 from app.recording.blocks import environment_names, joint_names
 from app.recording.episode_cameras import cameras_json, dataset_cameras
-from app.runtime.folder_lock import LOCK_NAME
 from app.runtime.leftovers import remove_stale
 from app.runtime.outputs import PARTIAL
 
@@ -74,13 +73,11 @@ def episodes_there(out: Path, run: RunConfig, fmt: str, units: str, naming: str 
 
 
 def others_files(out: Path) -> list[str]:
-    """What ``out`` holds besides a new dataset's own files (an interrupted recording's mark and leftovers, the
-    lock): names relative to ``out``, folders with a trailing slash."""
+    """What ``out`` holds that is visible and not a new dataset's (an interrupted recording's mark and leftovers,
+    the lock, and hidden files such as a ``.gitkeep`` do not count): names, folders with a trailing slash."""
     if not out.is_dir() or (out / NEW_MARK).exists():
         return []
-    ours = (LOCK_NAME,)
-    return [p.name + ("/" if p.is_dir() else "") for p in out.iterdir()
-            if p.name not in ours and not p.name.startswith(PARTIAL)]
+    return [p.name + ("/" if p.is_dir() else "") for p in out.iterdir() if not p.name.startswith(".")]
 
 
 def check_cameras(out: Path, run: RunConfig) -> None:
