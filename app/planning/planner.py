@@ -143,21 +143,31 @@ def path_check(model, collision: CollisionModel, options: PlanOptions) -> Callab
 
 
 def check_request(model, goal, q_start=None, dofs_idx_local=None) -> np.ndarray:
-    """What plan() checks of its request before any work: the start (n_dofs,) inside the joint windows (None: the
-    mid configuration), the planned DOFs, and the goal: joints inside the windows of a shape plan() takes, or
-    pose goals with an existing link, a nonzero quaternion and masks Genesis allows. Returns the start.
-    Raises InputError / UnknownNameError naming what is wrong."""
+    """What plan() checks of its request before any work (:func:`check_start`, :func:`check_goal`); returns the
+    start (n_dofs,)."""
+    q0 = check_start(model, q_start)
+    check_goal(model, goal, dofs_idx_local)
+    return q0
+
+
+def check_start(model, q_start=None) -> np.ndarray:
+    """The start (n_dofs,) inside the joint windows (None: the mid configuration). Raises InputError."""
     q0 = model.mid_config() if q_start is None else model.check_window(model.check_q(q_start, "qpos_start"),
                                                                        "qpos_start")
     if q0.shape != (model.n_dofs,):
         raise InputError(f"qpos_start must have shape ({model.n_dofs},), got {q0.shape}")
+    return q0
+
+
+def check_goal(model, goal, dofs_idx_local=None) -> None:
+    """The planned DOFs, and the goal: joints inside the windows of a shape plan() takes, or pose goals with an
+    existing link, a nonzero quaternion and masks Genesis allows. Raises InputError / UnknownNameError."""
     dofs = planned_dofs(model, dofs_idx_local)
     if is_pose_goal(goal):
         for g in [goal] if isinstance(goal, PoseGoal) else goal:
             check_pose_goal(model, g)
     else:
         joint_goal_array(model, dofs, goal)
-    return q0
 
 
 def _failure(space: PlanningSpace, reason: str, t0: float, detail: str, goals: np.ndarray | None = None,

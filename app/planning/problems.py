@@ -32,7 +32,7 @@ from app.collision import World, WorldBox
 from app.errors import AppError, ConfigError, InputError
 from app.planning.clearance import path_clearance
 from app.planning.goals import PoseGoal
-from app.planning.planner import PlanOptions, check_request, model_collision, plan
+from app.planning.planner import PlanOptions, check_goal, check_start, model_collision, plan
 from app.planning.timing import time_parameterize
 from app.validation import (as_mask, as_rot_mask, convert, plain_name_problem, seed_problem, type_hints,
                             unknown_key)
@@ -160,11 +160,13 @@ def check_problems(model, batch: Batch, path: str | Path) -> None:
     """Every problem's start and goal checked against ``model`` before any planning (plan()'s own checks:
     shapes, joint windows, links, quaternions, masks); ConfigError "file: problems[i].key: ..." otherwise."""
     for i, problem in enumerate(batch.problems):
-        try:
-            check_request(model, problem.goal, problem.start)
-        except AppError as exc:
-            key = "start" if "qpos_start" in str(exc) else "goal_pose" if isinstance(problem.goal, PoseGoal) else "goal"
-            raise ConfigError(f"{path}: problems[{i}].{key} ({problem.name}): {exc}") from None
+        goal_key = "goal_pose" if isinstance(problem.goal, PoseGoal) else "goal"
+        for key, check in (("start", lambda: check_start(model, problem.start)),
+                           (goal_key, lambda: check_goal(model, problem.goal))):
+            try:
+                check()
+            except AppError as exc:
+                raise ConfigError(f"{path}: problems[{i}].{key} ({problem.name}): {exc}") from None
 
 
 def solve_problem(model, batch: Batch, problem: Problem) -> dict:
