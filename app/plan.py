@@ -8,7 +8,8 @@ no_ik_goal, timeout, path_in_collision), planning time, path lengths, the closes
 a summary) and paths.npz (path_<i> the waypoints (N, n_dofs), trajectory_<i> the timed joints at the file's rate),
 both renamed into place together at the end. With --workers N the problems are shared by this process and N Ray
 workers; every problem has its own seed, so the answers are the same for any N. A malformed file is an error
-naming the file and key (exit 2).
+naming the file and key (exit 2), and so is a problem plan() would refuse (a start or goal outside the joint
+windows, a zero quaternion, a two-axis rot_mask, a negative seed): every problem is checked before any planning.
 """
 
 from __future__ import annotations
