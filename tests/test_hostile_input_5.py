@@ -245,3 +245,15 @@ def test_a_script_row_without_its_position_is_refused():
         load_run_config(ROOT / "configs/script_pick.yaml", sets={"task.waypoints": rows})
     rows[1]["pos"] = [0.3, -0.1, 0.1]
     assert len(load_run_config(ROOT / "configs/script_pick.yaml", sets={"task.waypoints": rows}).motion.waypoints) == 2
+
+
+def test_a_trajectory_column_no_arm_reads_is_refused_naming_it(tmp_path):
+    """A misspelt 'gripepr' column was ignored: the fingers never moved, without a word."""
+    from app.dataset.trajectory import read_ee_trajectory
+
+    path = tmp_path / "t.csv"
+    path.write_text("t,x,y,z,qw,qx,qy,qz,gripepr\n0,0.3,0,0.2,1,0,0,0,1\n0.5,0.3,0,0.2,1,0,0,0,1\n")
+    with pytest.raises(DatasetError, match=r"t\.csv: unknown column\(s\) \['gripepr'\]; a trajectory holds \['gripper'"):
+        read_ee_trajectory(path)
+    path.write_text("t,x,y,z,qw,qx,qy,qz,gripper\n0,0.3,0,0.2,1,0,0,0,1\n0.5,0.3,0,0.2,1,0,0,0,1\n")
+    assert read_ee_trajectory(path).gripper.shape == (2, 1)

@@ -143,6 +143,15 @@ def _gripper(path: Path, columns: dict[str, np.ndarray], name: str) -> np.ndarra
     return values
 
 
+def _no_others(path: Path, columns: dict[str, np.ndarray], arms: tuple[str | None, ...]) -> None:
+    """Every column is one the trajectory's arms read: a misspelt ``gripper`` would be ignored without a word."""
+    known = {"t", *(c if a is None else f"{a}.{c}" for a in arms for c in (*POSE_COLUMNS, "gripper"))}
+    others = sorted(c for c in columns if c not in known)
+    if others:
+        raise DatasetError(f"unknown column(s) {others[:5]}; a trajectory holds {sorted(known)} (drop the others)",
+                           str(path))
+
+
 def read_ee_trajectory(path: str | Path, arm_names: list[str] | None = None) -> EETrajectory:
     """Read and check an end-effector trajectory; ``arm_names``: the scene's arms (prefixes allowed)."""
     path = Path(path)
@@ -155,6 +164,7 @@ def read_ee_trajectory(path: str | Path, arm_names: list[str] | None = None) -> 
     if len(back):
         k = back[0] + 1
         raise DatasetError(f"column 't' must increase strictly: row {k + 1} (t={t[k]}) follows t={t[k - 1]}", str(path))
+    _no_others(path, columns, arms)
     pos, quat, grip = [], [], []
     for arm in arms:
         key = (lambda c: c) if arm is None else (lambda c, a=arm: f"{a}.{c}")
