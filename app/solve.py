@@ -22,13 +22,16 @@ import numpy as np
 
 from app.collision.checker import MAX_CLEARANCE
 from app.errors import InputError
+from app.specs.scene_spec import WIDOWX_AI_URDF
 from app.runtime.outputs import write_atomic
 
 log = logging.getLogger("app.solve")
 
 
-def read_targets(path: Path, n_dofs: int) -> dict[str, np.ndarray]:
-    """pos (n, 3), quat (n, 4) and optional init_qpos (n, n_dofs) from ``path``, checked."""
+def read_targets(path: Path, model) -> dict[str, np.ndarray]:
+    """pos (n, 3), quat (n, 4) (no zero rows) and optional init_qpos (n, n_dofs) inside ``model``'s joint
+    windows from ``path``, checked (no other arrays)."""
+    n_dofs = model.n_dofs
     try:
         data = np.load(path, allow_pickle=False)
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
@@ -58,7 +61,19 @@ def read_targets(path: Path, n_dofs: int) -> dict[str, np.ndarray]:
             raise InputError(f"{path}: {key} has non-finite entries (first at row {int(np.argwhere(~np.isfinite(a))[0, 0])})")
     if n < 1:
         raise InputError(f"{path}: pos must hold at least one target")
+    _check_rows(path, arrays, model)
     return {k: np.asarray(v, dtype=float) for k, v in arrays.items() if k in wanted}
+
+
+def _check_rows(path: Path, arrays: dict[str, np.ndarray], model) -> None:
+    others = sorted(set(arrays) - {"pos", "quat", "init_qpos"})
+    if others:
+        raise InputError(f"{path}: unknown array(s) {others}; a targets file holds pos, quat and optionally init_qpos")
+    zero = np.flatnonzero(np.abs(arrays["quat"]).max(axis=1) == 0)
+    if len(zero):
+        raise InputError(f"{path}: quat row {int(zero[0])} is zero; give (w, x, y, z) with nonzero norm")
+    if "init_qpos" in arrays:
+        model.check_window(np.asarray(arrays["init_qpos"], dtype=float), f"{path}: init_qpos")
 
 
 def solve_chunk(model, link: str, targets: dict[str, np.ndarray], options: dict) -> dict[str, np.ndarray]:
@@ -133,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[1].replace("``", ""),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("targets", help="TARGETS.npz with pos (n, 3), quat (n, 4) wxyz, optional init_qpos")
-    parser.add_argument("--urdf", default="assets/urdf/widowx_ai.urdf", help="robot description (.urdf/.xacro)")
+    parser.add_argument("--urdf", default=WIDOWX_AI_URDF, help="robot description (.urdf/.xacro; default: the WidowX AI)")
     parser.add_argument("--link", default="ee_gripper_link", help="the link to place")
     parser.add_argument("--workers", type=int, default=1, help="Ray worker processes (1: this process)")
     parser.add_argument("--ray-address", default=None, help="join this Ray cluster (default: $RAY_ADDRESS or local)")
@@ -159,7 +174,7 @@ def _solve(args: argparse.Namespace) -> int:
     args.urdf = str(Path(args.urdf).resolve())  # the same file for workers on other machines' working dirs
     model = RobotModel.from_urdf(args.urdf)
     model.link_index(args.link)  # an unknown link is an error listing the valid names
-    targets = read_targets(Path(args.targets), model.n_dofs)
+    targets = read_targets(Path(args.targets), model)
     result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, _options(args), args.ray_address,
                        model)
     from app.runtime.ray_session import ray_released

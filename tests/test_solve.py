@@ -38,12 +38,18 @@ def test_solves_every_target_and_chunks_do_not_change_answers(targets_file, tmp_
     ({"pos": np.zeros((4, 2)), "quat": np.zeros((4, 4))}, r"pos must be .*shape \(n, 3\)"),
     ({"pos": np.full((2, 3), np.nan), "quat": np.ones((2, 4))}, r"pos has non-finite entries \(first at row 0\)"),
     ({"pos": np.zeros((2, 3)), "quat": np.ones((2, 4)), "init_qpos": np.zeros((2, 3))}, r"init_qpos must be .*\(n, 8\)"),
+    ({"pos": np.zeros((2, 3)), "quat": np.ones((2, 4)), "init_qpos": np.full((2, 8), 9.0)},
+     r"bad\.npz: init_qpos\[0\]: DOF 'joint_0' = 9 is outside its joint window"),  # used to be clipped silently
+    ({"pos": np.zeros((2, 3)), "quat": np.array([[1.0, 0, 0, 0], [0, 0, 0, 0]])},
+     r"bad\.npz: quat row 1 is zero"),  # used to name neither the file nor the row
+    ({"pos": np.zeros((2, 3)), "quat": np.ones((2, 4)), "weights": np.ones(2)},
+     r"bad\.npz: unknown array\(s\) \['weights'\]"),  # used to be ignored
 ])
-def test_malformed_files_name_the_array_and_the_shape(tmp_path, arrays, message):
+def test_malformed_files_name_the_array_and_the_shape(tmp_path, widowx, arrays, message):
     path = tmp_path / "bad.npz"
     np.savez(path, **arrays)
     with pytest.raises(InputError, match=message):
-        read_targets(path, 8)
+        read_targets(path, widowx)
 
 
 def test_cli_exits_2_with_one_line_for_a_bad_file(tmp_path, capsys):
@@ -65,17 +71,17 @@ def test_two_ray_workers_give_the_answers_of_one_process(targets_file, tmp_path,
         np.testing.assert_array_equal(a[key], b[key])
 
 
-def test_a_single_array_file_and_a_truncated_archive_are_clear_errors(tmp_path):
+def test_a_single_array_file_and_a_truncated_archive_are_clear_errors(tmp_path, widowx):
     single = tmp_path / "pos.npy"
     np.save(single, np.zeros((3, 3)))
     with pytest.raises(InputError, match="an .npz archive of named arrays is needed"):
-        read_targets(single, 8)
+        read_targets(single, widowx)
     full = tmp_path / "full.npz"
     np.savez(full, pos=np.zeros((3, 3)), quat=np.ones((3, 4)))
     cut = tmp_path / "cut.npz"
     cut.write_bytes(full.read_bytes()[:60])
     with pytest.raises(InputError, match="not a readable .npz file"):
-        read_targets(cut, 8)
+        read_targets(cut, widowx)
 
 
 def test_collision_free_solve_keeps_clear_of_a_box_by_pybullets_measure(tmp_path, widowx):
@@ -112,3 +118,10 @@ def test_collision_free_solve_keeps_clear_of_a_box_by_pybullets_measure(tmp_path
 def test_a_box_without_min_distance_is_an_error(targets_file, tmp_path, capsys):
     assert main([str(targets_file), "--box", "0.1", "0.1", "0.1", "0", "0", "0", "--out", str(tmp_path / "o.npz")]) == 2
     assert "--box needs --min-distance" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_the_default_robot_is_found_from_any_working_directory(targets_file, tmp_path, monkeypatch):
+    """The default --urdf was relative to the working directory: outside the project it was 'not found'."""
+    monkeypatch.chdir(tmp_path)
+    assert main([str(targets_file), "--out", "a.npz"]) == 0
+    assert np.load(tmp_path / "a.npz")["converged"].all()

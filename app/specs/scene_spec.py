@@ -5,6 +5,7 @@ from a run config)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -12,6 +13,10 @@ from app.specs.box_spec import BoxSpec
 from app.specs.gripper_spec import GripperSpec
 from app.specs.look_spec import LookSpec
 from app.specs.object_spec import ObjectSpec
+
+
+WIDOWX_AI_URDF = str(Path(__file__).resolve().parents[2] / "assets" / "urdf" / "widowx_ai.urdf")  # the default robot,
+# found from any working directory
 
 
 @dataclass(frozen=True)
@@ -22,7 +27,7 @@ class RobotPlacement:
     into one, ``urdf`` then only names it), the end effectors of its several arms (kept from touching each other
     physically), its start joints."""
 
-    urdf: str = "assets/urdf/widowx_ai.urdf"
+    urdf: str = WIDOWX_AI_URDF
     base_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     base_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
     package_dirs: tuple[str, ...] = ()
