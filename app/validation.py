@@ -15,6 +15,7 @@ import dataclasses
 import difflib
 import functools
 import math
+import re
 import os
 import types
 import typing
@@ -145,7 +146,7 @@ def _scalar(hint: object, value: object, where: str, error: type[Exception]) -> 
     is_bool = isinstance(value, (bool, np.bool_))
     if hint is float:
         if is_bool or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise error(f"{where}: expected a number, got {value!r:.80}")
+            raise error(f"{where}: expected a number, got {value!r:.80}{_yaml_number_hint(value)}")
         if not math.isfinite(value):
             raise error(f"{where}: must be a finite number, got {value!r}")
         if abs(value) > MAX_MAGNITUDE:
@@ -164,6 +165,14 @@ def _scalar(hint: object, value: object, where: str, error: type[Exception]) -> 
             raise error(f"{where}: expected {hint.__name__}, got {value!r:.80}")
         return value
     raise error(f"{where}: unsupported field type {hint}")  # pragma: no cover - a schema bug
+
+
+def _yaml_number_hint(value: object) -> str:
+    """Why a number the user wrote arrived as text: YAML 1.1 (PyYAML) reads ``1e9`` or ``1e-3`` as a string."""
+    if isinstance(value, str) and re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+", value.strip()):
+        mantissa, exponent = re.split("[eE]", value.strip())
+        return f" (YAML reads {value} as text; write it with a decimal point: {mantissa.rstrip('.')}.0e{exponent})"
+    return ""
 
 
 def check_types(obj: object, error: type[Exception] = InputError) -> None:

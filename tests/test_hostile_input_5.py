@@ -257,3 +257,14 @@ def test_a_trajectory_column_no_arm_reads_is_refused_naming_it(tmp_path):
         read_ee_trajectory(path)
     path.write_text("t,x,y,z,qw,qx,qy,qz,gripper\n0,0.3,0,0.2,1,0,0,0,1\n0.5,0.3,0,0.2,1,0,0,0,1\n")
     assert read_ee_trajectory(path).gripper.shape == (2, 1)
+
+
+def test_a_number_yaml_reads_as_text_is_named_with_how_to_write_it(tmp_path):
+    """PyYAML reads 1e-1 as the string '1e-1': 'expected a number, got '1e-1'' left the user puzzled."""
+    text = (ROOT / "configs/single_ik.yaml").read_text().replace("scene: scenes/", f"scene: {ROOT}/scenes/")
+    path = tmp_path / "run.yaml"
+    path.write_text(text + "\nduration: 5e-1\n" if "duration:" not in text else
+                    re.sub(r"duration: .*", "duration: 5e-1", text))
+    with pytest.raises(ConfigError, match=r"duration: expected a number, got '5e-1' \(YAML reads 5e-1 as text; write "
+                                          r"it with a decimal point: 5\.0e-1\)"):
+        load_run_config(path)
