@@ -268,3 +268,14 @@ def test_a_number_yaml_reads_as_text_is_named_with_how_to_write_it(tmp_path):
     with pytest.raises(ConfigError, match=r"duration: expected a number, got '5e-1' \(YAML reads 5e-1 as text; write "
                                           r"it with a decimal point: 5\.0e-1\)"):
         load_run_config(path)
+
+
+@pytest.mark.parametrize("kwargs, words", [({"dt": 10.0}, r"dt must be a physics step in \[0\.0001, 1\] s"),
+                                           ({"gravity": (0.0, 0.0, float("nan"))}, r"gravity contains NaN"),
+                                           ({"gravity": (0.0, -9.81)}, r"gravity must be one point of shape \(3,\)")])
+def test_a_scene_takes_only_physics_steps_and_gravity_it_can_simulate(kwargs, words):
+    """dt=10 s and NaN gravity were accepted (NaN states from the first step); a 2-vector was a TypeError."""
+    from app.sim.scene import Scene
+
+    with pytest.raises(InputError, match=words):
+        Scene(**kwargs)

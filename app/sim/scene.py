@@ -28,7 +28,7 @@ from app.sim.objects import SceneObject
 from app.sim.robot import Robot
 from app.specs import BoxSpec, ObjectSpec  # noqa: F401 - BoxSpec: app.BoxSpec, the scene's box type
 from app.specs.look_spec import LookSpec
-from app.validation import check_spec
+from app.validation import MAX_MAGNITUDE, as_point, check_spec
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,9 @@ MAX_ENVS = 1024  # Scene.build's default bound on n_envs (its max_envs= keyword 
 def display_available() -> bool:
     """Whether an X display is set (PyBullet's GUI kills the process without one)."""
     return bool(os.environ.get("DISPLAY"))
+
+
+MIN_DT, MAX_DT = 1e-4, 1.0  # [s] the physics steps a scene takes (physics_hz 10000 .. 1 in a scene file)
 
 
 class Scene:
@@ -53,8 +56,12 @@ class Scene:
 
     def __init__(self, gui: bool = False, dt: float = 1.0 / 240.0, gravity: Sequence[float] = (0.0, 0.0, -9.81),
                  solver_iterations: int | None = None, cone_friction: bool = True):
-        if not dt > 0:
-            raise InputError(f"dt must be > 0, got {dt}")
+        if not (isinstance(dt, (int, float)) and not isinstance(dt, bool) and MIN_DT <= dt <= MAX_DT):
+            raise InputError(f"dt must be a physics step in [{MIN_DT:g}, {MAX_DT:g}] s (1 to 10000 Hz, as a scene "
+                             f"file's physics_hz), got {dt!r}")
+        gravity = as_point(gravity, "gravity")
+        if np.abs(gravity).max() > MAX_MAGNITUDE:
+            raise InputError(f"gravity must be within +-{MAX_MAGNITUDE:g} m/s^2, got {gravity.tolist()}")
         if solver_iterations is not None and not (isinstance(solver_iterations, int) and 1 <= solver_iterations <= 1000):
             raise InputError(f"solver_iterations must be an integer in 1..1000 (or None), got {solver_iterations!r}")
         if gui and not display_available():
