@@ -32,7 +32,7 @@ from app.dataset.robot_map import map_to_robot
 from app.episode.replay_loop import POSITION_GAIN, Replay, check_rate, replay_episode  # noqa: F401 (the API)
 from app.episode.replay_video import ReplayVideo
 from app.episode.scene_build import build_scene
-from app.errors import DatasetError
+from app.errors import DatasetError, InputError
 from app.recording.replay_scene import ReplayScene, place_objects, recorded_ends, replay_scene
 from app.render.report import save_figure_atomic, write_json_atomic
 from app.runtime.command import command_main
@@ -41,6 +41,7 @@ from app.runtime.outputs import OutputSet
 log = logging.getLogger("app.replay")
 DEFAULT_CONFIG = "configs/single_ik.yaml"  # the WidowX AI at a table; only its scene is used
 MAX_ACT_FPS = 1000.0  # [Hz] assumed for ACT files that do not say their rate
+ACT_FPS = 50.0  # [Hz] assumed for ACT files that do not say theirs, unless --act-fps says
 
 
 def panel_labels(names: list[str], dof_names: list[str]) -> list[str]:
@@ -102,7 +103,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="si: rad and m; trossen: deg and m x 10000; auto: from the value ranges (default)")
     parser.add_argument("--source", choices=("action", "state"), default="action", help="what to play")
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"run config naming the scene ({DEFAULT_CONFIG})")
-    parser.add_argument("--act-fps", type=float, default=50.0, help="rate of ACT files that do not say theirs")
+    parser.add_argument("--act-fps", type=float, default=None,
+                        help=f"rate of ACT files that do not say theirs (default {ACT_FPS:g}; ACT datasets only)")
     parser.add_argument("--out", default="videos/replay", help="folder for replay.json, replay.png and replay.mp4")
     parser.add_argument("--no-video", action="store_true", help="skip rendering and replay.mp4 (much faster)")
     return parser.parse_args(argv)
@@ -110,9 +112,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _checked(args: argparse.Namespace):
     """The dataset, its units and the episode's record, every refusal (exit 2) before any work."""
-    if not (np.isfinite(args.act_fps) and 0 < args.act_fps <= MAX_ACT_FPS):
-        raise DatasetError(f"--act-fps must be a rate in (0, {MAX_ACT_FPS:g}] Hz, got {args.act_fps:g}")
-    dataset = load_dataset(args.dataset, act_fps=args.act_fps)
+    act_fps = ACT_FPS if args.act_fps is None else args.act_fps
+    if not (np.isfinite(act_fps) and 0 < act_fps <= MAX_ACT_FPS):
+        raise DatasetError(f"--act-fps must be a rate in (0, {MAX_ACT_FPS:g}] Hz, got {act_fps:g}")
+    out, root = Path(args.out).resolve(), Path(args.dataset).resolve()
+    if out == root or root in out.parents:
+        raise InputError(f"--out {args.out}: inside the dataset {args.dataset}; a replay writes its files elsewhere, "
+                         "so the dataset stays as it was recorded")
+    dataset = load_dataset(args.dataset, act_fps=act_fps)
+    if args.act_fps is not None and dataset.format != "act-hdf5":
+        raise InputError(f"--act-fps {args.act_fps:g}: only for ACT HDF5 files; this {dataset.format} dataset "
+                         f"states its rate ({dataset.fps:g} Hz)")
     if not dataset.episodes:
         raise DatasetError(f"--episode {args.episode}: the dataset has no episodes", str(args.dataset))
     if not 0 <= args.episode < len(dataset.episodes):

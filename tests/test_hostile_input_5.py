@@ -279,3 +279,24 @@ def test_a_scene_takes_only_physics_steps_and_gravity_it_can_simulate(kwargs, wo
 
     with pytest.raises(InputError, match=words):
         Scene(**kwargs)
+
+
+@pytest.mark.parametrize("inside", [".", "meta", "data/new"])
+def test_a_replay_into_its_own_dataset_is_refused_and_leaves_the_dataset_as_it_was(tmp_path, capsys, inside):
+    """--out DATASET wrote replay.json, .png and .mp4 into the dataset's root or its meta/."""
+    from app.replay import main
+
+    root = _small_dataset(tmp_path / "ds")
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert main([str(root), "--out", str(root / inside), "--no-video"]) == 2
+    assert "inside the dataset" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before and not (root / "data/new").exists()
+
+
+def test_an_act_rate_for_a_lerobot_dataset_is_refused(tmp_path, capsys):
+    """--act-fps 30 on a LeRobot dataset was ignored without a word."""
+    from app.replay import main
+
+    root = _small_dataset(tmp_path / "ds")
+    assert main([str(root), "--act-fps", "30", "--out", str(tmp_path / "out"), "--no-video"]) == 2
+    assert "--act-fps 30: only for ACT HDF5 files; this lerobot-v3.0 dataset" in capsys.readouterr().err
