@@ -243,3 +243,22 @@ def test_environment_state_is_the_layout_app_record_writes_so_a_policy_trained_o
         assert info["ee_pose"].shape == (2, 7) and info["place_target"].shape == (2,)
     finally:
         env.close()
+
+
+def test_a_robot_without_a_gripper_takes_joint_actions_that_move_its_fingers_as_joints():
+    """A WidowX AI with no robot.gripper (configs/single_ik.yaml) crashed the env's spaces with an IndexError."""
+    env = envs.make_env(ROOT / "configs/single_ik.yaml", obs_type="state", action_mode="joint", max_episode_steps=400)
+    try:
+        obs, _ = env.reset(seed=0)
+        slot = 6  # the gripper's value in the Trossen layout: the finger DOFs' position [m]
+        assert env.action_space.high[slot] == pytest.approx(0.044, abs=1e-3) and env.action_space.low[slot] == 0.0
+        action = obs["agent_pos"].copy()
+        action[slot] = 0.03
+        for _ in range(400):
+            obs, *_ = env.step(action)
+        assert obs["agent_pos"][slot] == pytest.approx(0.03, abs=2e-3)
+    finally:
+        env.close()
+    with pytest.raises(InputError, match="action_mode 'ee_pose' ends each arm's action with its gripper's finger "
+                                         "position, and this robot has no gripper"):
+        envs.make_env(ROOT / "configs/single_ik.yaml", obs_type="state", action_mode="ee_pose")

@@ -66,7 +66,11 @@ class StateLayout:
             return np.array(values, dtype=float), np.zeros((len(values), 0))
         q_goal = np.array(q_now, dtype=float)
         arm = self.dof_map.columns % JOINTS_PER_ARM != GRIPPER_SLOT
+        if not self.grippers:  # no gripper to command: the slot is the finger DOFs' goal, as any joint's
+            arm[:] = True
         q_goal[:, self.dof_map.dofs[arm]] = values[:, self.dof_map.columns[arm]]
+        if not self.grippers:
+            return q_goal, np.zeros((len(values), 0))
         finger = values[:, [a * JOINTS_PER_ARM + GRIPPER_SLOT for a in range(len(self.arms))]]
         return q_goal, self.closing_of(finger)
 

@@ -7,6 +7,7 @@ import numpy as np
 from gymnasium import spaces
 
 from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM
+from app.errors import InputError
 
 STATE_SLACK = 0.1  # [rad] or [m] beyond the joint limits that a measured agent_pos may read (contacts push)
 REACH = 1.5  # [m]: an end-effector position target within this of the base on each axis
@@ -19,12 +20,12 @@ def joint_bounds(world) -> tuple[np.ndarray, np.ndarray]:
     if layout.dof_map is None:
         return np.array(m.q_lower, dtype=float), np.array(m.q_upper, dtype=float)
     low, high = np.zeros(layout.n_values), np.zeros(layout.n_values)
-    for col, dof in zip(layout.dof_map.columns, layout.dof_map.dofs):
-        if col % JOINTS_PER_ARM != GRIPPER_SLOT:
-            low[col], high[col] = m.q_lower[dof], m.q_upper[dof]
-    f_lo, f_hi = layout.finger_bounds()
-    for a in range(len(layout.arms)):
-        low[a * JOINTS_PER_ARM + GRIPPER_SLOT], high[a * JOINTS_PER_ARM + GRIPPER_SLOT] = f_lo[a], f_hi[a]
+    for col, dof in zip(layout.dof_map.columns, layout.dof_map.dofs):  # a gripper slot: its finger DOFs' range
+        low[col], high[col] = m.q_lower[dof], m.q_upper[dof]
+    if layout.grippers:  # a gripper's slot: from open to closed
+        f_lo, f_hi = layout.finger_bounds()
+        for a in range(len(layout.arms)):
+            low[a * JOINTS_PER_ARM + GRIPPER_SLOT], high[a * JOINTS_PER_ARM + GRIPPER_SLOT] = f_lo[a], f_hi[a]
     return low, high
 
 
@@ -33,6 +34,10 @@ def action_space(world, mode: str) -> spaces.Box:
     if mode == "joint":
         low, high = joint_bounds(world)
         return spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
+    if not world.layout.grippers:
+        raise InputError(f"action_mode {mode!r} ends each arm's action with its gripper's finger position, and this "
+                         "robot has no gripper (robot.gripper): use action_mode 'joint', which drives the fingers as "
+                         "joints")
     f_lo, f_hi = world.layout.finger_bounds()
     p = world.robot.base_frames()[1]
     rows_lo, rows_hi = [], []
