@@ -300,3 +300,17 @@ def test_an_act_rate_for_a_lerobot_dataset_is_refused(tmp_path, capsys):
     root = _small_dataset(tmp_path / "ds")
     assert main([str(root), "--act-fps", "30", "--out", str(tmp_path / "out"), "--no-video"]) == 2
     assert "--act-fps 30: only for ACT HDF5 files; this lerobot-v3.0 dataset" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, words", [(["--depth", "--cameras", "none"], "--depth asks for cameras, but with "
+                                           "--cameras none no camera records"),
+                                          (["--camera-size", "320x240", "--cameras", "config"],
+                                           "--camera-size asks for cameras, but with --cameras config (the config "
+                                           "names none)")])
+def test_camera_options_with_no_camera_to_apply_to_are_refused(tmp_path, capsys, extra, words):
+    """--depth with --cameras none recorded a dataset without depth, and said nothing."""
+    from app.record import main
+
+    out = tmp_path / "ds"
+    assert main([str(ROOT / "configs/single_ik.yaml"), "--episodes", "1", "--out", str(out), *extra]) == 2
+    assert words in capsys.readouterr().err.strip().splitlines()[-1] and not out.exists()

@@ -100,6 +100,10 @@ def recording_cameras(run: RunConfig, mode: str, size: tuple[int, int] | None = 
         raise InputError(f"--cameras must be one of {list(MODES)}, got {mode!r}")
     scene = run.scene_config
     cameras = () if mode == "none" else scene.cameras or (kit_cameras(scene) if mode == "kit" else ())
+    if not cameras and (size is not None or depth):
+        why = "with --cameras none" if mode == "none" else "with --cameras config (the config names none)"
+        raise InputError(f"{'--depth' if depth else '--camera-size'} asks for cameras, but {why} no camera records: "
+                         "drop it, or record the kit's cameras (--cameras kit)")
     if size is not None:
         cameras = tuple(dataclasses.replace(c, width=size[0], height=size[1]) for c in cameras)
     if depth:
