@@ -168,11 +168,14 @@ def _scalar(hint: object, value: object, where: str, error: type[Exception]) -> 
 
 
 def _yaml_number_hint(value: object) -> str:
-    """Why a number the user wrote arrived as text: YAML 1.1 (PyYAML) reads ``1e9`` or ``1e-3`` as a string."""
-    if isinstance(value, str) and re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+", value.strip()):
-        mantissa, exponent = re.split("[eE]", value.strip())
-        return f" (YAML reads {value} as text; write it with a decimal point: {mantissa.rstrip('.')}.0e{exponent})"
-    return ""
+    """Why a number the user wrote arrived as text: YAML 1.1 (PyYAML) reads ``1e9``, ``1e-3`` or ``1.0e9`` as a
+    string; a float needs a decimal point and a signed exponent (``1.0e+9``)."""
+    found = re.fullmatch(r"([-+]?(?:\d+\.?\d*|\.\d+))[eE]([-+]?)(\d+)", value.strip()) if isinstance(value, str) else None
+    if found is None:
+        return ""
+    mantissa, sign, digits = found.groups()
+    fixed = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{sign or '+'}{digits}"
+    return f" (YAML reads {value} as text; write {fixed}: a decimal point and a signed exponent)"
 
 
 def check_types(obj: object, error: type[Exception] = InputError) -> None:

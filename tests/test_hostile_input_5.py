@@ -266,7 +266,7 @@ def test_a_number_yaml_reads_as_text_is_named_with_how_to_write_it(tmp_path):
     path.write_text(text + "\nduration: 5e-1\n" if "duration:" not in text else
                     re.sub(r"duration: .*", "duration: 5e-1", text))
     with pytest.raises(ConfigError, match=r"duration: expected a number, got '5e-1' \(YAML reads 5e-1 as text; write "
-                                          r"it with a decimal point: 5\.0e-1\)"):
+                                          r"5\.0e-1: a decimal point and a signed exponent\)"):
         load_run_config(path)
 
 
@@ -314,3 +314,18 @@ def test_camera_options_with_no_camera_to_apply_to_are_refused(tmp_path, capsys,
     out = tmp_path / "ds"
     assert main([str(ROOT / "configs/single_ik.yaml"), "--episodes", "1", "--out", str(out), *extra]) == 2
     assert words in capsys.readouterr().err.strip().splitlines()[-1] and not out.exists()
+
+
+@pytest.mark.parametrize("body, words", [
+    (" []\n", "collision_spheres.link_6: an empty list; give the link's spheres, or leave the link out"),
+    ("\n    - {center: [0, 0, 0], radius: 1.0e+9}\n", "collision_spheres.link_6[0]: a sphere of radius 1e+09 m"),
+    ("\n    - {center: [1.0e+9, 0, 0], radius: 0.02}\n", "a link's sphere is at most 2 m in radius and 5 m from its frame"),
+])
+def test_a_sphere_file_link_with_no_spheres_or_a_sphere_of_kilometres_is_refused(tmp_path, body, words):
+    """An empty list was a numpy ValueError while the model was built; a 1e9 m sphere collided with everything."""
+    from app.collision.sphere_file import read_sphere_file
+
+    path = tmp_path / "r.spheres.yaml"
+    path.write_text("collision_spheres:\n  link_6:" + body)
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        read_sphere_file(path, ("link_6",))

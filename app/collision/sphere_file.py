@@ -17,6 +17,7 @@ from app.validation import finite, unknown_key, yaml_syntax_error
 MAX_LINK_SPHERES = 256  # hand-written spheres of one link (a fit makes at most 64 a shape)
 TOP_KEYS = ("collision_spheres", "self_collision_ignore")
 SPHERE_KEYS = ("center", "radius")
+MAX_RADIUS, MAX_OFFSET = 2.0, 5.0  # [m] what a link sphere of any arm may be: larger is a unit or a typing mistake
 
 
 def sphere_yaml_path(urdf_path: str) -> Path:
@@ -80,6 +81,9 @@ def _link_rows(path: Path, link: str, items: object) -> np.ndarray:
     where = f"collision_spheres.{link}"
     if not isinstance(items, list):
         raise ConfigError(f"{path}: {where} must be a list of {{center: [x, y, z], radius: r}}, got {items!r:.60}")
+    if not items:
+        raise ConfigError(f"{path}: {where}: an empty list; give the link's spheres, or leave the link out (its "
+                          "spheres are then fitted to its collision shapes)")
     if len(items) > MAX_LINK_SPHERES:
         raise ConfigError(f"{path}: {where}: {len(items)} spheres; a link takes at most {MAX_LINK_SPHERES} "
                           "(every distance query goes through each of them)")
@@ -97,4 +101,7 @@ def _sphere_row(path: Path, where: str, sphere: object) -> list[float]:
     if not finite(radius) or radius <= 0:
         raise ConfigError(f"{path}: {where}.radius must be a finite number > 0 [m] (true/false are not numbers), "
                           f"got {radius!r:.60}")
+    if radius > MAX_RADIUS or float(np.linalg.norm(center)) > MAX_OFFSET:
+        raise ConfigError(f"{path}: {where}: a sphere of radius {radius:g} m at {center} m from the link frame; a "
+                          f"link's sphere is at most {MAX_RADIUS:g} m in radius and {MAX_OFFSET:g} m from its frame")
     return [*center, radius]
