@@ -329,3 +329,15 @@ def test_a_sphere_file_link_with_no_spheres_or_a_sphere_of_kilometres_is_refused
     path.write_text("collision_spheres:\n  link_6:" + body)
     with pytest.raises(ConfigError, match=re.escape(words)):
         read_sphere_file(path, ("link_6",))
+
+
+def test_objects_that_would_start_inside_each_other_are_refused_and_touching_ones_are_not():
+    """Two cubes at one point were accepted: PyBullet threw them apart at the first step."""
+    cube = {"name": "cube", "size": [0.05, 0.05, 0.05], "pos": [0.3, 0.0, 0.025]}
+    inside = {"name": "c2", "size": [0.05, 0.05, 0.05], "pos": [0.32, 0.01, 0.025], "yaw": 0.7}
+    with pytest.raises(ConfigError, match=r"objects\[1\]\.pos: object 'c2' at \[0\.32, 0\.01, 0\.025\] would start "
+                                          r"inside object 'cube'"):
+        load_run_config(ROOT / "configs/pick_place.yaml", sets={"scene_overrides.objects": [cube, inside]})
+    touching = {**inside, "pos": [0.35, 0.0, 0.025], "yaw": 0.0}
+    assert len(load_run_config(ROOT / "configs/pick_place.yaml",
+                               sets={"scene_overrides.objects": [cube, touching]}).scene_config.objects) == 2

@@ -15,6 +15,7 @@ from app.config.randomization import RandomizationSection
 from app.kinematics.compose import SEPARATOR
 from app.kinematics.urdf import RobotDescription
 from app.specs import BoxSpec, CameraStream, GripperSpec, LookSpec, ObjectSpec, starts_above
+from app.specs.object_spec import starts_apart
 from app.validation import Check, CheckContext, Where, nonzero
 
 
@@ -113,6 +114,7 @@ class SceneConfig:
             rows += o.checks(at.sub("objects", i), ctx.model)
             if self.table is not None:
                 rows.append(starts_above(o, self.table, at("objects", i, "pos_range" if o.pos_range else "pos")))
+            rows.append(starts_apart(o, list(self.objects[:i]), at("objects", i, "pos")))
             names.append(o.name)
         cams = [c.name for c in self.cameras]
         rows.append((at("cameras"), len(set(cams)) == len(cams), f"camera names must differ, got {cams}"))

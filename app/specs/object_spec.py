@@ -98,3 +98,22 @@ def starts_above(obj: ObjectSpec, table: BoxSpec, where: str) -> Check:
     return (where, obj.shape not in ("box", "cylinder", "sphere") or not over or bottom >= table.top() - 1e-3,
             f"object {obj.name!r} would start inside the table: its bottom at z = {bottom:.4f} m, the table top "
             f"at z = {table.top():.4f} m; raise its z to at least {table.top() + obj.half_height():.4f} m")
+
+
+def _footprint(obj: ObjectSpec) -> np.ndarray:
+    """Half extents (3,) [m] of the world-axis box around ``obj`` at its start yaw."""
+    h = obj.half_extents()
+    c, s = abs(np.cos(obj.yaw)), abs(np.sin(obj.yaw))
+    return np.array([c * h[0] + s * h[1], s * h[0] + c * h[1], h[2]])
+
+
+def starts_apart(obj: ObjectSpec, earlier: list[ObjectSpec], where: str) -> Check:
+    """An object with a fixed start (no pos_range) may not start inside another fixed one: PyBullet would push
+    the two apart at the first step, throwing them across the scene. Boxes around each at its yaw, 1 mm slack."""
+    fixed = [o for o in earlier if o.pos_range is None and o.shape in ("box", "cylinder", "sphere")]
+    if obj.pos_range is not None or obj.shape not in ("box", "cylinder", "sphere"):
+        return (where, True, "")
+    hit = next((o for o in fixed if np.all(np.abs(np.subtract(obj.pos, o.pos)) < _footprint(obj) + _footprint(o)
+                                           - 1e-3)), None)
+    return (where, hit is None, f"object {obj.name!r} at {list(obj.pos)} would start inside object "
+                                f"{getattr(hit, 'name', '')!r} at {list(getattr(hit, 'pos', ()))}: move one apart")
