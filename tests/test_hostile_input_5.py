@@ -341,3 +341,27 @@ def test_objects_that_would_start_inside_each_other_are_refused_and_touching_one
     touching = {**inside, "pos": [0.35, 0.0, 0.025], "yaw": 0.0}
     assert len(load_run_config(ROOT / "configs/pick_place.yaml",
                                sets={"scene_overrides.objects": [cube, touching]}).scene_config.objects) == 2
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda d: d["boxes"][0].update(half=[-0.4, 0.35, 0.02]), r"boxes\[0\]: table\.half must be > 0 .* got \[-0\.4,"),
+    (lambda d: d["boxes"][0].update(quat=[0, 0, 0, 0]), r"boxes\[0\]: table\.quat must be a nonzero"),
+    (lambda d: d["boxes"][0].update(half=[1e9, 1, 1]), r"boxes\[0\]\.half: must be within \+-1e\+06"),
+    (lambda d: d["boxes"].append(dict(d["boxes"][0])), r"boxes\[2\]\.name: 'table' names an earlier box too"),
+    (lambda d: d["options"].update(min_distance=50.0), r"options: min_distance must be a clearance in \[0, 1\] m"),
+    (lambda d: d["options"].update(shortcut_attempts=10**9), r"options: shortcut_attempts must be in \[0, 10000\]"),
+])
+def test_a_problems_files_boxes_and_options_are_checked_naming_the_file_and_key(tmp_path, edit, words):
+    """Bad boxes named neither the file nor the key (and printed np.float64(...)); min_distance 50 m was refused
+    only by the collision model, naming 'margins'; 1e9 shortcut attempts ran on for ever."""
+    import yaml
+
+    from app.planning.problems import read_problems
+
+    data = yaml.safe_load(PROBLEMS.read_text())
+    data["robot"] = str(ROOT / "assets" / "urdf" / "widowx_ai.urdf")
+    edit(data)
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))}: " + words):
+        read_problems(path)

@@ -86,7 +86,7 @@ def box_frame(box) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """R (3, 3), p (3,), half (3,) of a WorldBox or HeldObject, checked."""
     half = _vec(box.half, 3, f"{box.name}.half")
     if not (half > 0).all():
-        raise InputError(f"{box.name}.half must be > 0 (half extents in metres), got {box.half!r}")
+        raise InputError(f"{box.name}.half must be > 0 (half extents in metres), got {half.tolist()}")
     quat = _vec(box.quat, 4, f"{box.name}.quat")
     if has_zero_quaternion(quat):
         raise InputError(f"{box.name}.quat must be a nonzero (w, x, y, z) quaternion")

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.collision.build import collision_model
-from app.collision.checker import CollisionModel
+from app.collision.checker import MAX_CLEARANCE, CollisionModel
 from app.collision.world import World
 from app.errors import InputError
 from app.planning.goals import (GoalSet, PoseGoal, check_pose_goal, is_pose_goal, joint_goal_array,
@@ -40,6 +40,7 @@ BOUNDS = {  # each search's time [s] and edge steps [rad]: a search of an hour, 
     # per radian), is a typo, refused before any work
     "timeout": (1e-6, 600.0), "resolution": (1e-4, 1.0), "check_resolution": (1e-5, 1.0)}
 MAX_RETRY = 100  # searches after a failed one, and goal configurations tried
+MAX_SHORTCUTS = 10_000  # shortcut attempts on a path (each checks a new edge densely)
 
 
 @dataclass(frozen=True)
@@ -75,12 +76,14 @@ class PlanOptions:
         if self.step is not None and not (isinstance(self.step, (int, float)) and np.isfinite(self.step)
                                           and self.step > 0):
             raise InputError(f"step must be None or a finite number > 0 [rad], got {self.step!r}")
-        if not (np.isfinite(self.min_distance) and self.min_distance >= 0):
-            raise InputError(f"min_distance must be a finite number >= 0 [m], got {self.min_distance!r}")
+        if not (np.isfinite(self.min_distance) and 0 <= self.min_distance <= MAX_CLEARANCE):
+            raise InputError(f"min_distance must be a clearance in [0, {MAX_CLEARANCE:g}] m, got {self.min_distance!r}")
         if self.self_min_distance is not None and not (np.isfinite(self.self_min_distance)
-                                                       and self.self_min_distance >= 0):
-            raise InputError(f"self_min_distance must be None or a finite number >= 0 [m], got "
+                                                       and 0 <= self.self_min_distance <= MAX_CLEARANCE):
+            raise InputError(f"self_min_distance must be None or a clearance in [0, {MAX_CLEARANCE:g}] m, got "
                              f"{self.self_min_distance!r}")
+        if not 0 <= int(self.shortcut_attempts) <= MAX_SHORTCUTS:
+            raise InputError(f"shortcut_attempts must be in [0, {MAX_SHORTCUTS}], got {self.shortcut_attempts}")
         if seed_problem(self.seed) is not None:
             raise InputError(f"seed {seed_problem(self.seed)}")
         if not (0 <= int(self.max_retry) <= MAX_RETRY and 1 <= int(self.max_goals) <= MAX_RETRY):

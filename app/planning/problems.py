@@ -29,12 +29,13 @@ import numpy as np
 import yaml
 
 from app.collision import World, WorldBox
+from app.collision.world import box_frame
 from app.errors import AppError, ConfigError, InputError
 from app.planning.clearance import path_clearance
 from app.planning.goals import PoseGoal
 from app.planning.planner import PlanOptions, check_goal, check_start, model_collision, plan
 from app.planning.timing import time_parameterize
-from app.validation import (as_mask, as_rot_mask, convert, plain_name_problem, seed_problem, type_hints,
+from app.validation import (MAX_MAGNITUDE, as_mask, as_rot_mask, convert, plain_name_problem, seed_problem, type_hints,
                             unknown_key)
 
 PROBLEM_KEYS = ("name", "start", "goal", "goal_pose", "seed")
@@ -84,6 +85,8 @@ def _floats(value: object, where: str, shape: tuple | None = None) -> np.ndarray
     if (shape is not None and arr.shape != shape) or arr.size == 0 or not np.isfinite(arr).all():
         raise ConfigError(f"{where}: expected finite numbers{'' if shape is None else f' of shape {shape}'}, "
                           f"got {value!r:.80}")
+    if np.abs(arr).max() > MAX_MAGNITUDE:
+        raise ConfigError(f"{where}: must be within +-{MAX_MAGNITUDE:g} (m, rad), got {value!r:.80}")
     return arr
 
 
@@ -123,6 +126,28 @@ def _problem(value: object, where: str, index: int, base_seed: int) -> Problem:
     return Problem(name, _floats(data["start"], f"{where}.start"), goal, seed)
 
 
+def _boxes(items: object, path: Path) -> list[WorldBox]:
+    """The file's boxes, each checked (half extents > 0, a nonzero quaternion, a name of its own)."""
+    if not isinstance(items, list):
+        raise ConfigError(f"{path}: boxes: expected a list of boxes, got {items!r:.80}")
+    boxes = []
+    for i, b in enumerate(items):
+        where = f"{path}: boxes[{i}]"
+        b = _mapping(b, BOX_KEYS, where, ("half", "pos"))
+        box = WorldBox(str(b.get("name", f"box{i}")), tuple(_floats(b["half"], f"{where}.half", (3,)).tolist()),
+                       tuple(_floats(b["pos"], f"{where}.pos", (3,)).tolist()),
+                       tuple(_floats(b.get("quat", (1, 0, 0, 0)), f"{where}.quat", (4,)).tolist()))
+        try:
+            box_frame(box)
+        except InputError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        if any(box.name == other.name for other in boxes):
+            raise ConfigError(f"{where}.name: {box.name!r} names an earlier box too; each box its own name (the "
+                              "reports name the closest pair by it)")
+        boxes.append(box)
+    return boxes
+
+
 def read_problems(path: str | Path) -> Batch:
     """The file ``path`` read and checked (see the module docstring); ConfigError "file: key: ..." otherwise."""
     path = Path(path)
@@ -133,12 +158,7 @@ def read_problems(path: str | Path) -> Batch:
     data = _mapping(data, TOP_KEYS, f"{path}:", ("robot", "problems"))
     robot = Path(str(data["robot"]))
     robot = robot if robot.is_absolute() or not (path.parent / robot).exists() else path.parent / robot
-    boxes = []
-    for i, b in enumerate(data.get("boxes") or []):
-        b = _mapping(b, BOX_KEYS, f"{path}: boxes[{i}]", ("half", "pos"))
-        boxes.append(WorldBox(str(b.get("name", f"box{i}")), tuple(_floats(b["half"], f"{path}: boxes[{i}].half", (3,))),
-                              tuple(_floats(b["pos"], f"{path}: boxes[{i}].pos", (3,))),
-                              tuple(_floats(b.get("quat", (1, 0, 0, 0)), f"{path}: boxes[{i}].quat", (4,)))))
+    boxes = _boxes(data.get("boxes") or [], path)
     options = _options(data.get("options") or {}, f"{path}: options")
     rate = convert(float, data.get("rate", 200.0), f"{path}: rate", ConfigError)
     if not 0 < rate <= MAX_RATE:
