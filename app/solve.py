@@ -22,8 +22,8 @@ import numpy as np
 
 from app.collision.checker import MAX_CLEARANCE
 from app.errors import InputError
-from app.specs.scene_spec import WIDOWX_AI_URDF
 from app.runtime.outputs import write_atomic
+from app.specs.scene_spec import WIDOWX_AI_URDF
 
 log = logging.getLogger("app.solve")
 

@@ -17,8 +17,17 @@ from app.config.look_robot import load_drawn
 from app.config.robots import check_start, checked_model, load_description, resolve_robots, rig_start
 from app.config.schema import RunConfig, SceneConfig
 from app.errors import AppError, ConfigError
-from app.validation import (CheckContext, Where, convert, in_file, key_path, raise_first, type_hints, unknown_key,
-                            yaml_syntax_error)
+from app.validation import (
+    CheckContext,
+    Where,
+    convert,
+    in_file,
+    key_path,
+    raise_first,
+    type_hints,
+    unknown_key,
+    yaml_syntax_error,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,6 @@ from app.errors import AppError, ConfigError
 from app.kinematics.compose import SEPARATOR, RobotPart, check_part_names, compose_urdf
 from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import RobotDescription, parse_urdf_string, read_robot
-from app.specs import GripperSpec
 from app.validation import Where, raise_first
 
 

@@ -12,8 +12,8 @@ import numpy as np
 from app.dataset import RecordedDataset, convert
 from app.dataset.load import dataset_units
 from app.errors import InputError
-from app.runtime.command import signal_behind
 from app.evaluation.expert import ExpertPolicy
+from app.runtime.command import signal_behind
 
 BUILT_IN = ("expert", "random")
 

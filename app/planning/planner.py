@@ -19,8 +19,15 @@ from app.collision.build import collision_model
 from app.collision.checker import MAX_CLEARANCE, CollisionModel
 from app.collision.world import World
 from app.errors import InputError
-from app.planning.goals import (GoalSet, PoseGoal, check_pose_goal, is_pose_goal, joint_goal_array,
-                                joint_goals, pose_goals)
+from app.planning.goals import (
+    GoalSet,
+    PoseGoal,
+    check_pose_goal,
+    is_pose_goal,
+    joint_goal_array,
+    joint_goals,
+    pose_goals,
+)
 from app.planning.ompl_backend import check_planner, search
 from app.planning.shortcut import drop_collinear, path_length, shortcut
 from app.planning.space import PlanningSpace, planned_dofs

@@ -35,8 +35,16 @@ from app.planning.clearance import path_clearance
 from app.planning.goals import PoseGoal
 from app.planning.planner import PlanOptions, check_goal, check_start, model_collision, plan
 from app.planning.timing import time_parameterize
-from app.validation import (MAX_MAGNITUDE, as_mask, as_rot_mask, convert, plain_name_problem, seed_problem, type_hints,
-                            unknown_key)
+from app.validation import (
+    MAX_MAGNITUDE,
+    as_mask,
+    as_rot_mask,
+    convert,
+    plain_name_problem,
+    seed_problem,
+    type_hints,
+    unknown_key,
+)
 
 PROBLEM_KEYS = ("name", "start", "goal", "goal_pose", "seed")
 POSE_KEYS = ("link", "pos", "quat", "pos_mask", "rot_mask")
@@ -181,10 +189,9 @@ def check_problems(model, batch: Batch, path: str | Path) -> None:
     shapes, joint windows, links, quaternions, masks); ConfigError "file: problems[i].key: ..." otherwise."""
     for i, problem in enumerate(batch.problems):
         goal_key = "goal_pose" if isinstance(problem.goal, PoseGoal) else "goal"
-        for key, check in (("start", lambda: check_start(model, problem.start)),
-                           (goal_key, lambda: check_goal(model, problem.goal))):
+        for key, check, value in (("start", check_start, problem.start), (goal_key, check_goal, problem.goal)):
             try:
-                check()
+                check(model, value)
             except AppError as exc:
                 raise ConfigError(f"{path}: problems[{i}].{key} ({problem.name}): {exc}") from None
 

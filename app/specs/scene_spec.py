@@ -14,7 +14,6 @@ from app.specs.gripper_spec import GripperSpec
 from app.specs.look_spec import LookSpec
 from app.specs.object_spec import ObjectSpec
 
-
 WIDOWX_AI_URDF = str(Path(__file__).resolve().parents[2] / "assets" / "urdf" / "widowx_ai.urdf")  # the default robot,
 # found from any working directory
 
