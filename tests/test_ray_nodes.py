@@ -36,12 +36,37 @@ def _free_ports(n: int) -> list[int]:
             s.close()
 
 
+WORKER_PORTS = 64  # each node's worker port range
+_ranges_given: list[int] = []
+
+
+def _free_range(n: int) -> int:
+    """The first of ``n`` consecutive free ports below Linux's ephemeral range (32768..), where the OS picks the
+    single ports of _free_ports: a range drawn among those could hold one of them (Ray then refuses to start:
+    "worker_ports is trying to use a port number ... used by other components"). Ranges given earlier are avoided."""
+    rng = secrets.SystemRandom()
+    for _ in range(200):
+        base = rng.randrange(20000, 32768 - n)
+        if any(abs(base - other) < n for other in _ranges_given):
+            continue
+        try:
+            for port in range(base, base + n):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        _ranges_given.append(base)
+        return base
+    raise AssertionError(f"no {n} consecutive free ports in 20000..32767")
+
+
 class Node:
     """``ray start --block`` in a process group of its own: its processes end with the group."""
 
     def __init__(self, ray_cli: str, args: list[str], env: dict):
         ports = _free_ports(len(PORT_FLAGS) + 1)
-        ports[3] = ports[2] + 64  # a worker port range, not one port
+        ports[2] = _free_range(WORKER_PORTS + 1)  # a worker port range, not one port, apart from the others
+        ports[3] = ports[2] + WORKER_PORTS
         own = [x for flag, port in zip(PORT_FLAGS, ports) for x in (flag, str(port))]
         self.proc = subprocess.Popen([ray_cli, "start", "--block", "--num-cpus", "1", "--node-ip-address", "127.0.0.1",
                                       "--disable-usage-stats", *own, *args], stdout=subprocess.PIPE,
