@@ -132,7 +132,10 @@ def _run_jobs(args, jobs: list[EvalJob]) -> list:
         return out
     from app.runtime.work_pool import run_everywhere
 
-    found, _ = run_everywhere(jobs, run_job, args.workers, args.ray_address)
+    try:
+        found, _ = run_everywhere(jobs, run_job, args.workers, args.ray_address)
+    finally:
+        close_here()  # the environment of the jobs this process took
     return [r for records in found for r in records]
 
 

@@ -3,6 +3,8 @@ second and an ETA, and each episode's outcome, before the dataset is finished.""
 
 import io
 
+import numpy as np
+
 from app.record import main
 from app.recording.progress import RecordProgress
 from tests.conftest import ROOT
@@ -56,6 +58,8 @@ def test_a_camera_recording_on_workers_is_planned_one_episode_a_block_so_each_is
     cameras = load_run_config(ROOT / "configs/pick_place_cameras.yaml", n_envs=10)
     plain = load_run_config(ROOT / "configs/pick_place.yaml", n_envs=10)
     assert cameras.scene_config.cameras and not plain.scene_config.cameras
-    assert [b.tolist() for b in block_plan(cameras, 10, 2)] == [[e] for e in range(10)]
-    batched = block_plan(plain, 10, 2)
-    assert len(batched) < 10 and sorted(e for b in batched for e in b) == list(range(10))
+    assert [item[1].tolist() for item in block_plan(cameras, 10, 2, None)] == [[e] for e in range(10)]
+    batched = block_plan(plain, 10, 2, None)
+    while batched.take(0) is not None:
+        pass
+    assert len(batched.items) < 10 and np.concatenate(batched.envs).tolist() == list(range(10))

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
-from app.episode.sharding import Shard, blocks, merge, run_shard, shares, steady_phase
+from app.episode.sharding import Shard, merge, run_shard, shares, steady_phase
 from app.errors import AppError
 from app.runtime.ray_session import require_ray
 from tests.conftest import ROOT, Watched, runs
+from tests.pool_items import here_and_there
 
 
 def _run(config="qp_obstacle.yaml", n_envs=3, duration=0.25):
@@ -26,15 +27,6 @@ def test_shares_are_contiguous_and_balanced():
     assert [list(s) for s in shares(5, 2)] == [[0, 1, 2], [3, 4]]
     with pytest.raises(AppError, match="workers must be 1..n_envs=2"):
         shares(2, 3)
-
-
-def test_blocks_cover_each_environment_once_one_large_block_per_process_then_small_ones():
-    for n_envs, workers in [(64, 2), (5, 2), (1, 2), (257, 8), (16, 2)]:
-        parts = blocks(n_envs, workers)
-        np.testing.assert_array_equal(np.concatenate(parts), np.arange(n_envs))
-        assert len(parts) <= 2 * workers + 1
-    assert [len(b) for b in blocks(64, 2)] == [20, 20, 20, 2, 2]
-    assert [len(b) for b in blocks(16, 2)] == [6, 5, 5]  # too few for a tail
 
 
 def test_steady_phase_counts_the_work_done_once_every_process_simulates_and_nothing_when_one_never_did():
@@ -156,6 +148,19 @@ def test_items_worked_on_here_use_one_compute_thread_and_the_setting_comes_back(
     assert os.environ["APP_THREADS"] == "2"
 
 
+def test_this_process_is_one_of_the_workers_and_takes_items_until_none_is_left(shared_ray, tmp_path):
+    """--workers 2: this process and one actor; this process goes on taking items after the actor has started
+    (it took item 0 while Ray started, finished it only once the actor had item 1 back, then took a later one)."""
+    from app.runtime.work_pool import run_everywhere
+
+    items = [(i, os.getpid(), tmp_path) for i in range(6)]
+    values, timings = run_everywhere(items, here_and_there, 2)
+    assert [v[0] for v in values] == list(range(6)) and timings["actors"] == 1
+    here = [i for i, on_here in values if on_here]
+    assert here[0] == 0 and 1 not in here and max(here) >= 2 and timings["items_here"] == len(here)
+    assert sum(timings["nodes"].values()) == 6 - len(here)
+
+
 @pytest.mark.slow
 def test_a_ray_the_caller_started_stays_up(monkeypatch, shared_ray):
     from app.runtime.ray_session import ray_released
@@ -200,8 +205,8 @@ sys.stderr.write("outlived\\n")
 @pytest.mark.parametrize("sig, code, when", [(2, 130, "ray::Worker"), (15, 143, "ray::Worker"), (2, 130, "raylet")])
 def test_sigint_and_sigterm_end_a_sharded_run_and_its_ray_processes(tmp_path, sig, code, when):
     """Mid-run (the actors at work), and while Ray is starting (its raylet is up, ray.init has not returned; a
-    block solving here meanwhile catches the Ctrl-C in its compiled kernels). Blocks of 20 environments for 120 s
-    (~100 s each on a quiet machine): a signal held back until they end (one blocking wait for the actors did
+    block solving here meanwhile catches the Ctrl-C in its compiled kernels). Blocks of 32 and 16 environments for
+    120 s (~70-170 s each on a quiet machine): a signal held back until they end (one blocking wait for the actors did
     that) fails the 60 s given to end; none of the run's processes is left, the raylet's agents included (a raylet
     interrupted while it starts them left them orphaned). The console shows neither Ray's notice that token
     authentication is on (printed at a local ray.init) nor PyBullet's build-time banner."""

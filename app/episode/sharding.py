@@ -1,8 +1,8 @@
 """Scale-out on Ray: a run's environments sharded over worker processes (or machines), same answers.
 
-The environments are cut into a few blocks: a large one for this process, which starts on it while Ray
-starts (~2.4 s), one for each Ray actor, and small ones at the end that even out the actors' finishing
-times. Each block runs in a PyBullet client (DIRECT) of its own, its environments built where they stand
+The environments are cut into blocks as the run goes, each for the worker that asks (this process, which starts
+on the first while Ray starts, ~2.5-4 s, or one of the ``workers - 1`` Ray actors), sized so that all finish
+together (app.episode.guided_blocks). Each block runs in a PyBullet client (DIRECT) of its own, its environments built where they stand
 in the whole grid, with the run's controller and the targets sliced from the draw for all environments; a
 block runs its whole episode on one compute thread (environments never interact, so no tick waits for
 another worker) and returns its telemetry, final state and video states. The parent merges them in environment
@@ -25,6 +25,7 @@ import numpy as np
 from app.config.schema import RunConfig
 from app.episode.execute import abandon, finish, video_job, video_look
 from app.episode.frame_state import FrameState
+from app.episode.guided_blocks import GuidedBlocks
 from app.episode.loop import RunResult, final_state, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.scene_build import build_scene
@@ -36,25 +37,11 @@ from app.runtime.work_pool import STOP, run_everywhere, works_here
 from app.sim.scene import grid_origins
 
 log = logging.getLogger(__name__)
-TAIL_BLOCK = 2  # environments in each block that evens out the workers' finishing times
-
-
 def shares(n_envs: int, workers: int) -> list[np.ndarray]:
     """Environment indices per worker: contiguous, sizes differing by at most one."""
     if not 1 <= workers <= n_envs:
         raise AppError(f"workers must be 1..n_envs={n_envs} (each worker needs an environment), got {workers}")
     return [a for a in np.array_split(np.arange(n_envs), workers)]
-
-
-def blocks(n_envs: int, workers: int) -> list[np.ndarray]:
-    """Contiguous blocks of environment indices for this process and ``workers`` actors: one large block each,
-    then a block of ``TAIL_BLOCK`` per actor, taken by whichever actor is free first, to even out their
-    finishing times (only when the large blocks stay at least 3x larger: with fewer environments the tail
-    would cost more in per-block work than it evens out). Few blocks: each one repeats the control loop's
-    fixed work per tick (~0.2 s of CPU per block for a 6 s QP episode)."""
-    tail = TAIL_BLOCK * workers if n_envs >= 6 * (workers + 1) else 0
-    body = shares(n_envs - tail, min(n_envs - tail, workers + 1))
-    return body + [np.arange(start, start + TAIL_BLOCK) for start in range(n_envs - tail, n_envs, TAIL_BLOCK)]
 
 
 class Shard(NamedTuple):
@@ -138,17 +125,17 @@ def execute_sharded(run: RunConfig, out_dir: Path, workers: int, address: str | 
     check_reachable(address)  # a cluster named but unreachable: refused before any scene is built
     outputs = OutputSet(out_dir)
     record = video and run.video.enabled
-    groups = blocks(n_envs, workers)
+    groups = GuidedBlocks(n_envs, workers, lambda envs: (run, envs, record))
     progress = Progress("environments", n_envs, unit="env")
     job = None
     try:
         try:
-            shards, timings = run_everywhere([(run, g, record) for g in groups], _shard_of, workers, address,
-                                             lambda i: progress.add(len(groups[i])))
+            shards, timings = run_everywhere(groups, _shard_of, workers, address,
+                                             lambda i: progress.add(len(groups.envs[i])))
         finally:
             progress.close()
         steady_s, steady_envs = steady_phase(shards, timings["actors"] + (1 if timings["items_here"] else 0))
-        scale = {"workers": workers, "actors": timings["actors"], "blocks": [len(g) for g in groups],
+        scale = {"workers": workers, "actors": timings["actors"], "blocks": [len(g) for g in groups.envs],
                  "blocks_here": timings["items_here"], "blocks_per_node": timings["nodes"],
                  "all_working_s": round(steady_s, 4), "all_working_env_episodes": round(steady_envs, 3)}
         timings = {"ray_start": timings["ray_start"], "blocks": timings["wall"]}

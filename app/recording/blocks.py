@@ -22,6 +22,7 @@ from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, layou
 from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video_segments import encode_segment
+from app.episode.guided_blocks import GuidedBlocks
 from app.episode.randomize import episode_runs, noisy
 from app.episode.sharding import run_shard
 from app.recording.episode_cameras import EpisodeCameras
@@ -178,20 +179,21 @@ def _encoded(folder: Path, frames: np.ndarray, fps: int) -> EncodedVideo:
     return EncodedVideo(str(encode_segment(folder, frames, fps)), n, h, w, image_stats(frames))
 
 
-def block_plan(run: RunConfig, n: int, workers: int) -> list[np.ndarray]:
-    """The environments of each block on ``workers`` workers. With cameras an episode's pictures cost far more
-    than its share of a batched simulation: one episode a block, so that each is reported (and its ETA
-    updated) as it is ready rather than a worker's whole share at the end; else app.episode.sharding.blocks."""
-    from app.episode.sharding import blocks
-
-    return [np.array([e]) for e in range(n)] if run.scene_config.cameras else blocks(n, workers)
+def block_plan(run: RunConfig, n: int, workers: int, sink: Sink) -> list | GuidedBlocks:
+    """The items (run, envs, sink) of the blocks on ``workers`` workers. With cameras an episode's pictures cost far
+    more than its share of a batched simulation: one episode a block, so that each is reported (and its ETA
+    updated) as it is ready rather than a worker's whole share at the end; else blocks cut as the workers go
+    (app.episode.guided_blocks)."""
+    if run.scene_config.cameras:
+        return [(run, np.array([e]), sink) for e in range(n)]
+    return GuidedBlocks(n, workers, lambda envs: (run, envs, sink))
 
 
 def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink,
                   on_episode: EpisodeDone | None = None) -> list[Block]:
     """Every environment of ``run`` in blocks, in environment order: one block here (workers 1; ``on_episode`` as
-    each episode is ready) or blocks over ``workers`` Ray workers (app.episode.sharding.blocks; with cameras one
-    episode a block; app.runtime.work_pool.run_everywhere; ``on_episode`` for each of a block's episodes as the
+    each episode is ready) or blocks over ``workers`` Ray workers (cut as they go, app.episode.guided_blocks; with
+    cameras one episode a block; app.runtime.work_pool.run_everywhere; ``on_episode`` for each of a block's episodes as the
     block comes back)."""
     n = run.n_envs or 1
     if workers <= 1:
@@ -202,6 +204,6 @@ def record_blocks(run: RunConfig, workers: int, address: str | None, sink: Sink,
         for env, outcome, episode in zip(block.envs, block.outcomes, block.episodes):
             on_episode(int(env), outcome, len(episode.state))
 
-    items = [(run, envs, sink) for envs in block_plan(run, n, workers)]
-    found, _ = run_everywhere(items, record_block, workers, address, on_result=block_done if on_episode else None)
+    found, _ = run_everywhere(block_plan(run, n, workers, sink), record_block, workers, address,
+                              on_result=block_done if on_episode else None)
     return sorted(found, key=lambda b: int(b.envs[0]))
