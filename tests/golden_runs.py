@@ -23,11 +23,13 @@ GOLDEN_TOLERANCE = 1e-6  # [rad], [m]: PyBullet and our solvers are deterministi
 # the arm's path (another CPU's floating-point paths in the compiled kernels) into tens of micrometres (4.5e-5 m
 # seen between two machines with the arms' joints within 1e-6 rad); a placement is judged at 1 cm
 OBJECT_TOLERANCE = 1e-4
+SAME_MACHINE_TOLERANCE = {"q_final": GOLDEN_TOLERANCE, "links_pos": GOLDEN_TOLERANCE,
+                          "links_quat_wxyz": GOLDEN_TOLERANCE, "objects_final_pos": OBJECT_TOLERANCE}
 # A whole pick episode on another machine (another CPU or numeric library: golden["machine"] differs): the grasp's
 # contacts feed the arm's motion back, so last-bit differences grow over the 8 s. Seen 2026-12-07 between the
 # goldens of 2026-12-05's machine and a Zen 3 one: pick_place's joints 2.1e-4 rad, links 5.7e-5 m, objects 9.9e-4 m
 # apart, pick_shelf's objects 1.4e-4 m, success flags equal, every short run within 1e-16. Ten times the most
-# seen; a run on the goldens' own machine is held to the tolerances above.
+# seen; a run on the goldens' own machine is held to SAME_MACHINE_TOLERANCE.
 OTHER_MACHINE_TOLERANCE = {"q_final": 2e-3, "links_pos": 1e-3, "links_quat_wxyz": 2e-3, "objects_final_pos": 1e-2}
 WHOLE_EPISODES = {"pick_place": 4}  # task types judged at their end: this many environments, the full duration
 
@@ -76,10 +78,8 @@ def run_to_end(run):
 def tolerances(actual: dict, golden: dict) -> dict[str, float]:
     """Per key: the tolerance for ``actual`` against ``golden`` (:data:`OTHER_MACHINE_TOLERANCE` for a whole pick
     episode run on another machine than the golden's)."""
-    same = {"q_final": GOLDEN_TOLERANCE, "links_pos": GOLDEN_TOLERANCE, "links_quat_wxyz": GOLDEN_TOLERANCE,
-            "objects_final_pos": OBJECT_TOLERANCE}
     elsewhere = golden.get("whole_episode") and golden.get("machine") != actual.get("machine")
-    return OTHER_MACHINE_TOLERANCE if elsewhere else same
+    return OTHER_MACHINE_TOLERANCE if elsewhere else SAME_MACHINE_TOLERANCE
 
 
 def compare(actual: dict, golden: dict) -> list[str]:
