@@ -79,13 +79,28 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"--workers must be >= 1, got {args.workers}")
 
 
-def _policy_and_scenes(args: argparse.Namespace, run) -> tuple[PolicySpec, tuple | None]:
+def _check_policy_fits(folder: Path, run, options: EnvOptions) -> None:
+    """A LeRobot policy folder whose features or action length do not fit the environment: one InputError, before
+    any episode (app.evaluation.lerobot_policy.check_features)."""
+    from app.envs import make_vec_env
+    from app.evaluation.lerobot_policy import check_features, folder_features
+
+    reads, acts = folder_features(folder)
+    env = make_vec_env(run, 1, **dataclasses.asdict(options))
+    try:
+        check_features(env, reads, acts)
+    finally:
+        env.close()
+
+
+def _policy_and_scenes(args: argparse.Namespace, run, options: EnvOptions) -> tuple[PolicySpec, tuple | None]:
     """What the policy is and, for a replay, every episode's recorded scene."""
     if args.replay is None:
         if args.lerobot_policy is not None:
             from app.evaluation.lerobot_policy import check_lerobot, policy_folder  # no lerobot import here
 
             folder = policy_folder(args.lerobot_policy)
+            _check_policy_fits(folder, run, options)
             check_lerobot()
             return PolicySpec("lerobot", str(folder.resolve())), None
         return PolicySpec("policy", args.policy), None
@@ -145,7 +160,7 @@ def body(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     run = load_run_config(args.config)
     options = _options(args)
-    spec, scenes = _policy_and_scenes(args, run)
+    spec, scenes = _policy_and_scenes(args, run, options)
     about = {"config": str(args.config), "policy": spec.value if spec.kind == "policy" else f"{spec.kind}:{spec.value}",
              "seed": args.seed, "options": dataclasses.asdict(options)}
     t0 = time.perf_counter()

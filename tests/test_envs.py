@@ -228,8 +228,8 @@ def test_the_handover_has_both_arms_in_the_stationary_layout():
 
 def test_environment_state_is_the_layout_app_record_writes_so_a_policy_trained_on_a_recording_reads_it():
     """A LeRobot policy trained on app.record's observation.environment_state (each object's pose) met an
-    environment_state of 7 + 2 + 7 per arm values here; now both are the objects' poses, named alike, and the
-    end-effector poses and place target are in ``info``."""
+    environment_state of 7 + 2 + 7 per arm values here; now both are the objects' poses then the place target,
+    named alike, and the end-effector poses and place target are in ``info`` too."""
     from app.recording.blocks import environment_names
 
     env = envs.make_env(HANDOVER, obs_type="state")
@@ -238,9 +238,13 @@ def test_environment_state_is_the_layout_app_record_writes_so_a_policy_trained_o
         names = environment_names(load_run_config(HANDOVER))
         assert env.observation_space["environment_state"].shape == (len(names),) == obs["environment_state"].shape
         cube = env.unwrapped.core.world.scene.objects["cube"].poses()
-        np.testing.assert_allclose(obs["environment_state"], np.concatenate(cube, axis=1)[0], atol=1e-6)
+        np.testing.assert_allclose(obs["environment_state"][:7], np.concatenate(cube, axis=1)[0], atol=1e-6)
+        assert names[-2:] == ["place_target.x", "place_target.y"]
+        place = env.unwrapped.core.scenes[0].place
+        np.testing.assert_allclose(obs["environment_state"][7:], place, atol=1e-6)
         _, _, _, _, info = env.step(obs["agent_pos"])
         assert info["ee_pose"].shape == (2, 7) and info["place_target"].shape == (2,)
+        np.testing.assert_allclose(info["place_target"], place)
     finally:
         env.close()
 

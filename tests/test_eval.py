@@ -124,14 +124,40 @@ def test_bad_arguments_are_one_line_errors_before_any_work(tmp_path, capsys, arg
 
 def test_a_lerobot_policy_without_lerobot_installed_is_one_line_error_naming_what_to_install(
         tmp_path, capsys, monkeypatch):
-    folder = tmp_path / "pretrained_model"
-    folder.mkdir()
-    (folder / "config.json").write_text("{}")
-    (folder / "model.safetensors").write_bytes(b"")
+    _policy_folder(tmp_path, {"observation.state": [7], "observation.images.cam_high": [3, 480, 640]}, 7)
     monkeypatch.setitem(sys.modules, "lerobot", None)  # as in a Python without lerobot, whatever this one has
     assert main([PICK, "--lerobot-policy", str(tmp_path), "--episodes", "1", "--out", str(tmp_path / "out")]) == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "--lerobot-policy needs lerobot" in last and "pip install" in last
+    assert not (tmp_path / "out" / "eval_info.json").exists()
+
+
+def _policy_folder(root, reads: dict, acts: int):
+    folder = root / "pretrained_model"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({
+        "type": "act", "input_features": {k: {"type": "STATE", "shape": v} for k, v in reads.items()},
+        "output_features": {"action": {"type": "ACTION", "shape": [acts]}}}))
+    (folder / "model.safetensors").write_bytes(b"")
+    return folder
+
+
+@pytest.mark.parametrize("reads, acts, says", [
+    ({"observation.state": [7], "observation.environment_state": [7]}, 7, "'observation.environment_state' of shape (7,)"),
+    ({"observation.state": [7], "observation.images.cam_low": [3, 224, 224]}, 7, "does not give"),
+    ({"observation.state": [7], "observation.images.cam_high": [3, 96, 96]}, 7, "--image-size"),
+    ({"observation.state": [7], "observation.environment_state": [9]}, 8, "acts with 8 values"),
+])
+def test_a_policy_folder_that_does_not_fit_the_environment_is_one_line_before_any_episode(
+        tmp_path, capsys, reads, acts, says):
+    """Checked from config.json alone (no lerobot needed): an old state-only policy trained without the place
+    target, a camera the scene does not have, another image size, another action length."""
+    _policy_folder(tmp_path, reads, acts)
+    obs = "state" if "observation.environment_state" in reads else "pixels_agent_pos"
+    code = main([PICK, "--lerobot-policy", str(tmp_path), "--obs-type", obs, "--episodes", "1",
+                 "--out", str(tmp_path / "out")])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and says in last, last
     assert not (tmp_path / "out" / "eval_info.json").exists()
 
 

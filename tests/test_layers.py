@@ -12,7 +12,7 @@ from tests.conftest import ROOT
 
 APP = ROOT / "app"
 VOCABULARY = {"errors", "validation"}  # what every layer may say: the exception family, boundary checks
-COMMANDS = {"run", "record", "replay", "track", "solve", "sweep", "eval", "plan"}  # python -m app.X; nothing imports them
+COMMANDS = {"run", "record", "replay", "track", "solve", "sweep", "eval", "plan", "learn"}  # python -m app.X; nothing imports them
 LOWER = {"vocabulary", "runtime", "kernels", "specs", "kinematics", "collision", "ik", "control", "sim", "render",
          "dataset", "config", "planning"}
 ALLOWED = {  # layer -> the layers it may import (besides itself)
@@ -35,8 +35,9 @@ ALLOWED = {  # layer -> the layers it may import (besides itself)
     "envs": LOWER | {"episode"},
     "evaluation": LOWER | {"episode", "envs"},
     "recording": LOWER | {"episode"},
+    "learning": LOWER | {"episode", "envs", "evaluation", "recording"},
     "package": {"vocabulary", "runtime", "kernels", "ik", "sim", "specs", "envs"},  # app/__init__.py: the public API
-    "command": LOWER | {"episode", "recording", "package", "envs", "evaluation"},
+    "command": LOWER | {"episode", "recording", "package", "envs", "evaluation", "learning"},
 }
 
 

@@ -119,22 +119,28 @@ class EnvCore:
         if self.options.environment_state and self.world.scene.objects:
             out["environment_state"] = self._environment_state()
         if self.pixels is not None:
-            out["pixels"] = self.pixels.render(q)
+            out["pixels"] = self.pixels.render(q, places=self.places())
         return out
 
     def _environment_state(self) -> np.ndarray:
         """Per environment every scene object's pose (7 each: position [m], quat wxyz, environment frames), in the
-        scene's order: app.record's ``observation.environment_state``, so a policy trained on a recording reads
-        the same values here."""
-        return self.world.scene.object_poses().reshape(self.n, -1).astype(np.float32)
+        scene's order, then the place target (x, y [m]) where the task has one: app.record's
+        ``observation.environment_state``, so a policy trained on a recording reads the same values here."""
+        poses = self.world.scene.object_poses().reshape(self.n, -1)
+        places = self.places()
+        return (poses if places is None else np.concatenate([poses, places], axis=1)).astype(np.float32)
+
+    def places(self) -> np.ndarray | None:
+        """Each environment's place target (n, 2) [m] (zeros before its first reset), None for a task without
+        one."""
+        if self.world.object_name is None:
+            return None
+        return np.stack([s.place if s is not None and s.place is not None else np.zeros(2) for s in self.scenes])
 
     def _task_state(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Each arm's end-effector pose (n, n_arms, 7) and the place target (n, 2) or None without an object."""
         pos, quat = self.world.layout.ee_poses(q)
-        place = None
-        if self.world.object_name is not None:
-            place = np.stack([s.place if s is not None and s.place is not None else np.zeros(2) for s in self.scenes])
-        return np.concatenate([pos, quat], axis=2), place
+        return np.concatenate([pos, quat], axis=2), self.places()
 
     def close(self) -> None:
         if self.pixels is not None:

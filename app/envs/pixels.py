@@ -41,14 +41,17 @@ class Pixels:
         self.replica = PosedReplica(world.run, n_envs=1)
         self.views = SceneCameras(self.replica.scene, self.replica.robot, self.cameras, backdrops=True)
 
-    def render(self, q: np.ndarray, envs: list[int] | None = None) -> dict[str, np.ndarray]:
+    def render(self, q: np.ndarray, envs: list[int] | None = None,
+               places: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """{camera: (len(envs), h, w, 3) uint8} of the environments ``envs`` (default all) at the world's joints
-        q (n_envs, n_dofs) and object poses."""
+        q (n_envs, n_dofs) and object poses, each place target of ``places`` (n_envs, 2) [m] (None: none) a disc
+        on the table (app.episode.replica.PLACE_DISC_RADIUS), so a policy that sees only pictures sees the goal."""
         envs = list(range(len(q))) if envs is None else list(envs)
         out = {c.name: np.empty((len(envs), c.height, c.width, 3), np.uint8) for c in self.cameras}
         objects = self.world.scene.object_poses()
         for row, e in enumerate(envs):
-            q_e = self.replica.pose(q[e:e + 1], None if objects is None else objects[e:e + 1])[0]
+            q_e = self.replica.pose(q[e:e + 1], None if objects is None else objects[e:e + 1],
+                                    None if places is None else places[e:e + 1])[0]
             for name, image in self.views.render(self.views.poses(q_e), 0).items():
                 out[name][row] = image
         return out

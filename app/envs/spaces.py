@@ -53,8 +53,8 @@ def action_space(world, mode: str) -> spaces.Box:
 
 def observation_space(world, options, cameras) -> spaces.Dict:
     """The observation space: ``agent_pos`` (n_values,), ``pixels`` {camera: (h, w, 3) uint8},
-    ``environment_state`` (every scene object's pose, 7 each, as app.record writes it; absent without
-    objects), as options ask."""
+    ``environment_state`` (every scene object's pose, 7 each, then an object task's place target x, y, as
+    app.record writes it; absent without objects), as options ask."""
     out = {}
     if options.agent_pos:
         low, high = joint_bounds(world)
@@ -70,5 +70,5 @@ def observation_space(world, options, cameras) -> spaces.Dict:
 
 
 def environment_state_size(world) -> int:
-    """7 values per scene object (position, quat wxyz)."""
-    return 7 * len(world.scene.objects)
+    """7 values per scene object (position, quat wxyz), then 2 for the place target (x, y) of an object task."""
+    return 7 * len(world.scene.objects) + (2 if world.object_name is not None else 0)

@@ -13,6 +13,7 @@ saying what to install. Written against lerobot 0.4.4's API (``PreTrainedConfig.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -55,6 +56,43 @@ def policy_folder(path: str | Path) -> Path:
                      "model.safetensors, as lerobot-train writes in checkpoints/*/pretrained_model/)")
 
 
+def folder_features(folder: Path) -> tuple[dict[str, tuple], int]:
+    """(feature -> shape it reads, action length) from a policy folder's ``config.json``, read as JSON (no
+    lerobot needed); InputError naming the file where it holds no such features."""
+    path = Path(folder) / "config.json"
+    try:
+        config = json.loads(path.read_text())
+        reads = {k: tuple(int(n) for n in f["shape"]) for k, f in config["input_features"].items()}
+        return reads, int(config["output_features"]["action"]["shape"][0])
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise InputError(f"{path}: not a LeRobot policy config (input_features and output_features.action with "
+                         f"shapes): {type(exc).__name__}: {exc}") from None
+
+
+def check_features(env, reads: dict[str, tuple], acts: int) -> None:
+    """InputError, before any episode, where a policy reading ``reads`` (feature -> shape, as its config.json
+    has them) and acting with ``acts`` values does not fit ``env``'s observations and action mode: a feature the
+    environment does not give, another shape (a camera's size, a state's length), another action length."""
+    space = env.single_observation_space
+    ours = {f"observation.{'state' if k == 'agent_pos' else k}": space[k].shape
+            for k in ("agent_pos", "environment_state") if k in space.spaces}
+    if "pixels" in space.spaces:
+        ours.update({f"observation.images.{k}": (3, *s.shape[:2]) for k, s in space["pixels"].spaces.items()})
+    for key, shape in reads.items():
+        if key not in ours:
+            raise InputError(f"the LeRobot policy reads {key!r}, which the environment does not give (it "
+                             f"gives {sorted(ours)}; see --obs-type, the config's cameras)")
+        if tuple(shape) != tuple(ours[key]):
+            hint = "--image-size H W" if key.startswith("observation.images.") else \
+                "--obs-type, and the dataset it was trained on: environment_state holds the objects' poses then " \
+                "the place target"
+            raise InputError(f"the LeRobot policy reads {key!r} of shape {tuple(shape)}; the environment gives "
+                             f"{tuple(ours[key])} (see {hint})")
+    if acts != env.single_action_space.shape[0]:
+        raise InputError(f"the LeRobot policy acts with {acts} values; the environment's action mode takes "
+                         f"{env.single_action_space.shape[0]} (see --action-mode)")
+
+
 class LeRobotPolicy:
     """A LeRobot policy folder as our runner's policy (see the module docstring)."""
 
@@ -76,22 +114,8 @@ class LeRobotPolicy:
         self.n = env.num_envs
 
     def _check_features(self, env, config) -> None:
-        space = env.single_observation_space
-        ours = {f"observation.{'state' if k == 'agent_pos' else k}": space[k].shape
-                for k in ("agent_pos", "environment_state") if k in space.spaces}
-        if "pixels" in space.spaces:
-            ours.update({f"observation.images.{k}": (3, *s.shape[:2]) for k, s in space["pixels"].spaces.items()})
-        for key, feature in config.input_features.items():
-            if key not in ours:
-                raise InputError(f"the LeRobot policy reads {key!r}, which the environment does not give (it "
-                                 f"gives {sorted(ours)}; see --obs-type, the config's cameras)")
-            if tuple(feature.shape) != tuple(ours[key]):
-                raise InputError(f"the LeRobot policy reads {key!r} of shape {tuple(feature.shape)}; the "
-                                 f"environment gives {tuple(ours[key])} (see --image-size H W)")
-        want = config.output_features["action"].shape[0]
-        if want != env.single_action_space.shape[0]:
-            raise InputError(f"the LeRobot policy acts with {want} values; the environment's action mode takes "
-                             f"{env.single_action_space.shape[0]} (see --action-mode)")
+        check_features(env, {k: tuple(f.shape) for k, f in config.input_features.items()},
+                       config.output_features["action"].shape[0])
 
     def reset(self) -> None:
         self.policy.reset()

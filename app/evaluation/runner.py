@@ -56,27 +56,29 @@ def policy_name(policy) -> str:
 def evaluate(env, policy, n_episodes: int, seed: int = 0, scenes: list | None = None,
              on_episode: Callable[[EpisodeRecord], None] | None = None,
              on_step: Callable[[int, dict], None] | None = None,
-             on_wave: Callable[[list[int]], None] | None = None, first: int = 0) -> list[EpisodeRecord]:
+             on_wave: Callable[[list[int]], None] | None = None, first: int = 0,
+             seeds: list[int] | None = None) -> list[EpisodeRecord]:
     """``n_episodes`` episodes of ``policy`` in ``env`` (indices ``first``.. ``first + n_episodes - 1``: a share
-    of a bigger evaluation), in episode order; ``scenes`` (one per episode index) start them in given scenes
-    instead of seeded draws; ``on_wave(slots)`` gets the episode index of each environment slot as a wave starts
-    (a replay's, the videos'), ``on_episode`` each record as its episode ends, ``on_step(wave_step, infos)``
-    every step."""
+    of a bigger evaluation), in episode order, episode i seeded ``seed + i`` (or ``seeds[i]``); ``scenes`` (one
+    per episode index) start them in given scenes instead of seeded draws; ``on_wave(slots)`` gets the episode
+    index of each environment slot as a wave starts (a replay's, the videos'), ``on_episode`` each record as its
+    episode ends, ``on_step(wave_step, infos)`` every step."""
     records: list[EpisodeRecord] = []
     n = env.num_envs
     hooks = (on_episode, on_step, on_wave)
+    seed_of = (lambda i: seed + i) if seeds is None else (lambda i: int(seeds[i]))
     for start in range(first, first + n_episodes, n):
         ids = list(range(start, min(start + n, first + n_episodes)))
-        records += _wave(env, policy, ids, seed, scenes, hooks, records)
+        records += _wave(env, policy, ids, seed_of, scenes, hooks, records)
     return records
 
 
-def _wave(env, policy, ids: list[int], seed: int, scenes, hooks, done: list) -> list[EpisodeRecord]:
+def _wave(env, policy, ids: list[int], seed_of, scenes, hooks, done: list) -> list[EpisodeRecord]:
     on_episode, on_step, on_wave = hooks
     n = env.num_envs
     slots = ids + [ids[-1]] * (n - len(ids))  # a short last wave fills its idle slots with its last episode
     options = {} if scenes is None else {"scenes": [scenes[i] for i in slots]}
-    obs, _ = env.reset(seed=[seed + i for i in slots], options=options)
+    obs, _ = env.reset(seed=[seed_of(i) for i in slots], options=options)
     if on_wave is not None:
         on_wave(slots)
     if callable(getattr(policy, "reset", None)):  # LeRobot's policies have it; a user's may not
@@ -96,7 +98,7 @@ def _wave(env, policy, ids: list[int], seed: int, scenes, hooks, done: list) -> 
             on_step(step, infos)
         for e in np.flatnonzero(terminated | truncated):
             if e < len(ids) and ids[e] not in out:
-                out[ids[e]] = acc.record(int(e), ids[e], seed + ids[e] if scenes is None else None, infos)
+                out[ids[e]] = acc.record(int(e), ids[e], seed_of(ids[e]) if scenes is None else None, infos)
                 if on_episode is not None:
                     on_episode(out[ids[e]])
         step += 1

@@ -16,6 +16,7 @@ import numpy as np
 
 from app.config.robots import robot_model
 from app.config.schema import RunConfig
+from app.control.object_motion import ObjectMotion
 from app.control.status import reached
 from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
 from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, layout_names
@@ -71,19 +72,29 @@ def joint_names(run: RunConfig, naming: str = "kits") -> list[str]:
 
 
 POSE_NAMES = ("x", "y", "z", "qw", "qx", "qy", "qz")  # an object's pose in observation.environment_state
+PLACE_NAMES = ("place_target.x", "place_target.y")  # an object task's place target, after the objects' poses
 
 
 def environment_names(run: RunConfig) -> list[str]:
     """The names of ``observation.environment_state``: each object's pose, ``<object>.x`` .. ``<object>.qz``
-    (position [m], quaternion wxyz, in its environment's frame); [] for a scene without objects."""
-    return [f"{o.name}.{k}" for o in run.scene_config.objects for k in POSE_NAMES]
+    (position [m], quaternion wxyz, in its environment's frame), then an object task's place target
+    (``place_target.x``, ``place_target.y`` [m]: what the task's success is judged against, so a policy can see
+    it); [] for a scene without objects."""
+    if not run.scene_config.objects:
+        return []
+    place = list(PLACE_NAMES) if isinstance(run.motion, ObjectMotion) else []
+    return [f"{o.name}.{k}" for o in run.scene_config.objects for k in POSE_NAMES] + place
 
 
 def environment_state(frames: list, env: int) -> np.ndarray | None:
-    """Environment ``env``'s objects' poses at each frame, (n_frames, 7 n_objects); None without objects."""
+    """Environment ``env``'s objects' poses at each frame, then its place target where the frames mark one
+    (n_frames, 7 n_objects [+ 2]); None without objects."""
     if not frames or frames[0].objects is None:
         return None
-    return np.stack([f.objects[env].reshape(-1) for f in frames])
+    rows = [f.objects[env].reshape(-1) if f.marks is None else np.concatenate([f.objects[env].reshape(-1),
+                                                                                  f.marks[env, 0, :2]])
+            for f in frames]
+    return np.stack(rows)
 
 
 def record_block(item: tuple, on_episode: EpisodeDone | None = None) -> Block:

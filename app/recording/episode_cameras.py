@@ -109,7 +109,8 @@ class EpisodeCameras:
         poses = {name: np.empty((n, 7)) for name in self.link_cameras}
         shown = {c.name: -1 for c in self.streams}
         for k, state in enumerate(frames):
-            q = self.replica.pose(state.q[env:env + 1], None if state.objects is None else state.objects[env:env + 1])[0]
+            q = self.replica.pose(state.q[env:env + 1], None if state.objects is None else state.objects[env:env + 1],
+                                  None if state.marks is None else state.marks[env:env + 1, 0, :2])[0]
             at = self.cameras.poses(q)
             for name in self.link_cameras:
                 poses[name][k] = np.concatenate([at[name][0], matrix_to_quat(at[name][1])])

@@ -67,3 +67,23 @@ class FrameMarker:
         """Delete the marker's body."""
         if pb.isConnected(self.client):
             pb.removeBody(self.body_id, physicsClientId=self.client)
+
+
+class DiscMarker:
+    """A flat disc lying on a surface, visual only (mass 0, never collides): a goal the cameras see, such as a
+    pick's place target. ``radius`` [m], ``thickness`` [m], ``rgba`` in [0, 1]; move it with :meth:`place`."""
+
+    def __init__(self, client: int, radius: float, thickness: float = 0.001, rgba=(0.1, 0.75, 0.2, 1.0)):
+        self.client = client
+        shape = pb.createVisualShape(pb.GEOM_CYLINDER, radius=radius, length=thickness, rgbaColor=list(rgba),
+                                     physicsClientId=client)
+        self.body_id = pb.createMultiBody(baseMass=0, baseVisualShapeIndex=shape, basePosition=[0, 0, -10],
+                                          physicsClientId=client)
+        pb.setCollisionFilterGroupMask(self.body_id, -1, 0, 0, physicsClientId=client)
+        self.thickness = thickness
+
+    def place(self, pos_world) -> None:
+        """The disc's bottom face centred on ``pos_world`` (3,) [m], world frame, lying flat."""
+        x, y, z = map(float, pos_world)
+        pb.resetBasePositionAndOrientation(self.body_id, [x, y, z + self.thickness / 2], [0, 0, 0, 1],
+                                           physicsClientId=self.client)
