@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pytest
 
-pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 
 from app.plan import main
 from tests.conftest import ROOT

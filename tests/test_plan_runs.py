@@ -9,7 +9,6 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 
 from app.collision import World, WorldBox
 from app.config.loader import load_run_config

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 
 from app.collision import World, WorldBox
 from app.errors import InputError, UnknownNameError

@@ -7,7 +7,6 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 
 from app import InputError, UnknownNameError
 from app.planning.scene_api import plan_path

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-pytest.importorskip("ompl", reason="motion planning needs the 'plan' extra (pip install 'ompl==2.0.1')")
 pytest.importorskip("ruckig", reason="timing needs the 'plan' extra (pip install 'ruckig==0.19.4')")
 
 from app.errors import InputError

@@ -26,7 +26,7 @@ OPTIMIZING = frozenset({"RRTstar", "InformedRRTstar", "BITstar", "AORRTC", "PRMs
 
 
 class PlannerUnavailableError(AppError):
-    """The motion-planning library is not installed (``pip install 'app[plan]'``)."""
+    """The motion-planning library (OMPL, a core dependency) cannot be imported: a broken install."""
 
 
 class SearchResult(NamedTuple):
@@ -41,7 +41,8 @@ def _ompl():
     try:
         from ompl import base, geometric, util
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise PlannerUnavailableError(f"motion planning needs OMPL: pip install 'ompl==2.0.1' ({exc})") from exc
+        raise PlannerUnavailableError(f"motion planning needs OMPL, a dependency of the app that this Python cannot import: reinstall the app "
+                                         f"(pip install -e .), which installs ompl==2.0.1 ({exc})") from exc
     util.setLogLevel(util.LOG_WARN)
     return base, geometric, util
 
