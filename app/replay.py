@@ -10,7 +10,10 @@ then every frame's command held for its share of physics steps (app.episode.repl
 tracking error, the commands' joint-limit and velocity-bound excess, contacts with other bodies and with the
 objects, the end-effector path (FK of the simulated joints) and, where the dataset has states, the end-effector
 distance to the recorded state's; per object its start and end and, where the dataset records
-``observation.environment_state``, the distance of its end from the recorded one. Writes ``replay.json``,
+``observation.environment_state``, the distance of its end from the recorded one; each excess with its unit, joint
+and frame. Ends with the verdict, as ``app.eval --replay`` judges the episode in its recorded scene (the
+environment's judge): ``replayed: success``, ``replayed: failed (REASON)`` or ``replayed: no verdict (WHY)``
+(no object task in the config, no recorded scene, ``--source state``). Writes ``replay.json``,
 ``replay.png`` (commanded vs simulated joints) and ``replay.mp4`` (rendered as app.run's video, with its
 overlay; not with ``--no-video``), all renamed into place together. A dataset that does not fit the robot is one
 line on stderr, exit 2.
@@ -21,18 +24,22 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import uuid
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from app.config.loader import load_run_config
+from app.control.object_motion import ObjectMotion
 from app.dataset import UnitsGuess, dataset_units, load_dataset
 from app.dataset.robot_map import map_to_robot
 from app.episode.replay_loop import POSITION_GAIN, Replay, check_rate, replay_episode  # noqa: F401 (the API)
 from app.episode.replay_video import ReplayVideo
 from app.episode.scene_build import build_scene
+from app.envs.options import EnvOptions
 from app.errors import DatasetError, InputError
+from app.evaluation.shards import EvalJob, PolicySpec, close_here, run_job
 from app.recording.replay_scene import ReplayScene, place_objects, recorded_ends, replay_scene
 from app.render.report import save_figure_atomic, write_json_atomic
 from app.runtime.command import command_main
@@ -82,11 +89,23 @@ def _objects(result: Replay, names: list[str], recorded: dict[str, np.ndarray]) 
     return out
 
 
+def _excess(values: np.ndarray, dofs: np.ndarray, revolute: dict, units: tuple[str, str]) -> dict:
+    """Where a command's excess was largest: {joint, frame, unit} (joint and frame None where within)."""
+    k = int(np.argmax(values)) if len(values) else 0
+    joint = str(dofs[k]) if len(dofs) and values[k] > 0 else None
+    return {"joint": joint, "frame": k if joint else None,
+            "unit": units[0] if joint is None or revolute.get(joint, True) else units[1]}
+
+
 def _summary(result: Replay, objects: dict, scene_kept: bool) -> dict:
     errors = [o["end_error_m"] for o in objects.values() if "end_error_m" in o]
+    revolute = result.revolute or {}
     return {"frames": len(result.t), "tracking_err_max_rad": float(result.tracking_err.max()),
             "limit_excess_max": float(result.limit_excess.max()),
+            "limit_excess_at": _excess(result.limit_excess, result.limit_excess_dof, revolute, ("rad", "m")),
             "velocity_excess_max": float(result.velocity_excess.max()),
+            "velocity_excess_at": _excess(result.velocity_excess, result.velocity_excess_dof, revolute,
+                                          ("rad/s", "m/s")),
             "frames_with_contacts": int((result.contacts > 0).sum()),
             "frames_touching_objects": int((result.object_contacts > 0).sum()),
             "ee_gap_max_m": float(result.ee_gap.max()) if len(result.ee_gap) else None,
@@ -151,10 +170,12 @@ def _main(args: argparse.Namespace) -> int:
         objects = _objects(result, list(robot.objects), recorded_ends(dataset.environment_names,
                                                                       record.environment_state, list(robot.objects)))
         summary = _summary(result, objects, setup.scene is not None)
+        verdict = judged(args, setup)
+        frames = {k: v for k, v in result._asdict().items() if k != "revolute"}
         write_json_atomic(outputs.temporary("replay.json"), {
             "dataset": str(args.dataset), "format": dataset.format, "episode": args.episode, "source": args.source,
-            "fps": dataset.fps, "units": guess._asdict(), "scene_notes": list(setup.notes), "summary": summary,
-            "per_frame": result._asdict()})
+            "fps": dataset.fps, "units": guess._asdict(), "scene_notes": list(setup.notes), "verdict": verdict,
+            "summary": summary, "per_frame": frames})
         _plot(outputs.temporary("replay.png"), result, panel_labels(names, list(robot.dof_names)))
         if video is not None:
             video.finish()
@@ -162,11 +183,55 @@ def _main(args: argparse.Namespace) -> int:
     except BaseException:
         outputs.discard()
         raise
-    for key, value in summary.items():
-        log.info("%s: %s", key, value)
+    for line in summary_lines(summary):
+        log.info("%s", line)
     for name in final:
         log.info("wrote %s", final[name])
+    log.info("%s", verdict_line(verdict))
     return 0
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """The summary as lines a person reads: each excess with its unit, joint and frame."""
+    out = []
+    for key, value in summary.items():
+        if key.endswith("_at"):
+            continue
+        at = summary.get(key.replace("_max", "_at")) if key.endswith("_excess_max") else None
+        if at is None:
+            out.append(f"{key}: {value}")
+        elif at["joint"] is None:
+            out.append(f"{key}: 0 {at['unit']} (every command within {'its joint limits' if 'limit' in key else 'its velocity bound'})")
+        else:
+            bound = "joint limit" if "limit" in key else "velocity bound"
+            out.append(f"{key}: {value:.4g} {at['unit']} beyond {at['joint']}'s {bound} at frame {at['frame']}")
+    return out
+
+
+def verdict_line(verdict: dict) -> str:
+    """``replayed: success``, ``replayed: failed (REASON)`` or ``replayed: no verdict (WHY)``."""
+    if verdict.get("success") is None:
+        return f"replayed: no verdict ({verdict['why']})"
+    return "replayed: success" if verdict["success"] else f"replayed: failed ({verdict['reason']})"
+
+
+def judged(args: argparse.Namespace, setup: ReplayScene) -> dict:
+    """Whether the episode's actions succeed again, judged as ``app.eval --replay`` judges it (the environment's
+    judge, app.envs.judge, in the episode's recorded scene): {success, reason} or {success: None, why}."""
+    if args.source != "action":
+        return {"success": None, "why": "--source state plays the recorded states; the task is judged on actions"}
+    if not isinstance(setup.run.motion, ObjectMotion):
+        return {"success": None, "why": f"the config's task ({setup.run.motion.type}) has no success to judge; give "
+                                        "the recording's --config"}
+    if setup.scene is None:
+        return {"success": None, "why": "the dataset keeps no scene for this episode (meta/episode_scenes.jsonl)"}
+    spec = PolicySpec("replay", str(Path(args.dataset).resolve()), (args.episode,))
+    job = EvalJob(setup.run, EnvOptions("state", "joint"), 1, spec, 0, 0, 1, (setup.scene,), 0, "", uuid.uuid4().hex)
+    try:
+        record = run_job(job)[0]
+    finally:
+        close_here()
+    return {"success": record.success, "reason": record.reason, "place_error_m": record.place_error_m}
 
 
 class _Built(NamedTuple):

@@ -45,14 +45,17 @@ def _replay(dataset, episode: int, out, *extra, config: str = CONFIG) -> dict:
 
 
 def test_a_recording_keeps_each_episodes_object_poses_as_its_environment_state(datasets):
-    """observation.environment_state: the cube's pose per frame, named cube.x .. cube.qz; the first row is the
-    start the episode's scene line gives."""
+    """observation.environment_state: the cube's pose per frame, named cube.x .. cube.qz, then the place target
+    (place_target.x, .y: a policy must see where the cube goes); the first row's pose is the start the episode's
+    scene line gives, and every row's target is the line's."""
     dataset = load_dataset(datasets[3])
-    assert dataset.environment_names == ("cube.x", "cube.y", "cube.z", "cube.qw", "cube.qx", "cube.qy", "cube.qz")
+    assert dataset.environment_names == ("cube.x", "cube.y", "cube.z", "cube.qw", "cube.qx", "cube.qy", "cube.qz",
+                                         "place_target.x", "place_target.y")
     lines = [json.loads(t) for t in (datasets[3] / "meta/episode_scenes.jsonl").read_text().splitlines()]
     for episode, line in zip(dataset.episodes, lines):
-        assert episode.environment_state.shape == (len(episode.state), 7)
+        assert episode.environment_state.shape == (len(episode.state), 9)
         assert np.allclose(episode.environment_state[0, :3], line["objects"]["cube"]["pos"], atol=2e-3)
+        assert np.allclose(episode.environment_state[:, 7:], line["place_xy"], atol=1e-6)
         assert line["bodies"]["cube"]["mass"] == 0.05 and line["bodies"]["cube"]["size"] == [0.05, 0.05, 0.05]
 
 
@@ -109,3 +112,38 @@ def test_a_config_whose_cube_differs_from_the_recorded_one_is_said_to(datasets, 
         report = _replay(datasets[3], 0, tmp_path / "out", "--no-video", config=str(config))
     assert any("cube.mass: recorded 0.05, this config 0.08" in note for note in report["scene_notes"])
     assert any("cube.mass" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+def test_a_replay_ends_with_its_verdict_as_app_eval_replay_judges_it(datasets, tmp_path, caplog):
+    """The last line says whether the episode succeeded again (a recorded success replays as one), replay.json
+    holds the same verdict, and every excess line names its unit (and, where it exceeds, the joint and frame)."""
+    from app.eval import main as evaluate
+
+    caplog.set_level("INFO")
+    report = _replay(datasets[3], 0, tmp_path / "out", "--no-video")
+    lines = [r.getMessage() for r in caplog.records if r.name == "app.replay"]
+    assert evaluate([CONFIG, "--replay", str(datasets[3]), "--episodes", "1", "--out", str(tmp_path / "eval")]) == 0
+    judged = json.loads((tmp_path / "eval" / "eval_info.json").read_text())["per_episode"][0]
+    assert report["verdict"]["success"] is judged["success"] is True
+    assert lines[-1] == "replayed: success"
+    excess = [s for s in lines if s.startswith(("limit_excess_max", "velocity_excess_max"))]
+    assert len(excess) == 2 and all(" rad" in s or " m" in s for s in excess), excess
+    assert report["summary"]["velocity_excess_at"]["unit"] in ("rad/s", "m/s")
+
+
+def test_a_replay_without_a_task_to_judge_says_it_has_no_verdict_and_why(datasets, tmp_path, caplog):
+    caplog.set_level("INFO")
+    report = _replay(datasets[3], 0, tmp_path / "out", "--no-video", "--source", "state")
+    last = [r.getMessage() for r in caplog.records if r.name == "app.replay"][-1]
+    assert last.startswith("replayed: no verdict (--source state") and report["verdict"]["success"] is None
+
+
+def test_an_excess_names_the_joint_and_frame_where_it_was_largest():
+    from app.replay import summary_lines
+
+    summary = {"frames": 3, "velocity_excess_max": 1.2265,
+               "velocity_excess_at": {"joint": "left_joint_3", "frame": 12, "unit": "rad/s"},
+               "limit_excess_max": 0.0, "limit_excess_at": {"joint": None, "frame": None, "unit": "rad"}}
+    lines = summary_lines(summary)
+    assert "velocity_excess_max: 1.226 rad/s beyond left_joint_3's velocity bound at frame 12" in lines
+    assert "limit_excess_max: 0 rad (every command within its joint limits)" in lines

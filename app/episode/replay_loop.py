@@ -40,6 +40,9 @@ class Replay(NamedTuple):
         objects: The objects' poses at each frame's end (position [m], quat wxyz, environment frame).
             Shape (n, n_objects, 7); (n, 0, 7) without objects.
         ee_recorded: FK of the recorded state's end effector [m] (the overlay's target). Shape (n, 3).
+        limit_excess_dof, velocity_excess_dof: per frame the mapped DOF (its robot name) whose excess the two
+            excess rows give ('' where none exceeds). Shape (n,).
+        revolute: per mapped DOF name, whether it turns (rad, rad/s) or slides (m, m/s).
     """
     t: np.ndarray
     q_cmd: np.ndarray
@@ -53,6 +56,9 @@ class Replay(NamedTuple):
     object_contacts: np.ndarray
     objects: np.ndarray
     ee_recorded: np.ndarray
+    limit_excess_dof: np.ndarray = np.zeros(0, dtype=object)
+    velocity_excess_dof: np.ndarray = np.zeros(0, dtype=object)
+    revolute: dict | None = None
 
 
 def check_rate(fps: float, n_frames: int, physics_hz: float) -> None:
@@ -142,10 +148,18 @@ def replay_episode(robot: Robot, scene: Scene, dataset: RecordedDataset, episode
     arm = np.flatnonzero(~np.isin(dof_map.columns % 7, [6]))
     ee = robot.model.link_index(ee_link)
     ee_pos, ee_recorded = _ee(robot, ee, q_sim, dof_map), _ee(robot, ee, state, dof_map)
+    limit = np.maximum(np.maximum(lo - q_cmd, q_cmd - hi), 0)
+    speed = np.maximum(np.abs(np.diff(np.vstack([state[:1], q_cmd]), axis=0)) * dataset.fps - v_max, 0)
+    names = np.array([robot.model.dof_names[d] for d in dof_map.dofs], dtype=object)
     return Replay(t=np.arange(n) / dataset.fps, q_cmd=q_cmd, q_sim=q_sim,
                   tracking_err=np.abs(after - q_cmd)[:, arm].max(axis=1),
-                  limit_excess=np.maximum(np.maximum(lo - q_cmd, q_cmd - hi), 0).max(axis=1),
-                  velocity_excess=np.maximum(np.abs(np.diff(np.vstack([state[:1], q_cmd]), axis=0)) * dataset.fps
-                                             - v_max, 0).max(axis=1), contacts=contacts, ee_pos=ee_pos,
+                  limit_excess=limit.max(axis=1), velocity_excess=speed.max(axis=1), contacts=contacts, ee_pos=ee_pos,
                   ee_gap=np.linalg.norm(ee_pos - ee_recorded, axis=1), object_contacts=object_contacts,
-                  objects=objects, ee_recorded=ee_recorded)
+                  objects=objects, ee_recorded=ee_recorded, limit_excess_dof=_worst(limit, names),
+                  velocity_excess_dof=_worst(speed, names),
+                  revolute={str(nm): bool(robot.model.revolute[d]) for nm, d in zip(names, dof_map.dofs)})
+
+
+def _worst(excess: np.ndarray, names: np.ndarray) -> np.ndarray:
+    """Per frame the name of the DOF with the largest excess (n, n_mapped), '' where none exceeds."""
+    return np.where(excess.max(axis=1) > 0, names[excess.argmax(axis=1)], "")
