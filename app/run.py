@@ -116,12 +116,31 @@ def summary_lines(s: dict) -> list[str]:
             + f"; planning median {s['planning_median_s'] or 0.0:.3f} s per move")
     stopped = [f"stopped early: {s['simulated_s']:.2f} s simulated of the run's {s['duration_s']:g} s; what follows is "
                "the state then"] if s.get("stopped_early") else []
-    return stopped + pick + [f"reached {s['reached']}/{s['n_envs']}{missed if s['missed_envs'] else ''}; worst final error "
+    return stopped + pick + [f"{_reached(s)}{missed if s['missed_envs'] else ''}{_why_missed(s)}; worst final error "
             f"{mm(s['pos_err_final_max_m'])}, {np.degrees(s['rot_err_final_max_rad'] or 0.0):.2f} deg",
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
             f"{s['solver_failed_final']} (failed on {s.get('solver_failed_ticks', 0)} environment-ticks, "
             f"{100 * s['solver_failed_ticks_fraction']:.3g} % of them); {obstacle}; "
             + _limit_margin(s["joint_limit_margin_min_rad"])]
+
+
+def _reached(s: dict) -> str:
+    """What "reached" counts: the arm at its last target; for a pick, that is the retreat after placing or failing,
+    so it is said beside the task's own outcome (placed) and never read as a success of the task."""
+    what = "final target reached" if "placed" not in s else "arm back at its final (retreat) pose"
+    return f"{what} {s['reached']}/{s['n_envs']}"
+
+
+def _why_missed(s: dict) -> str:
+    """Why the environments that missed their final target did: stalled, the solver failing, or still on the way
+    when the run ended (a target the arm was still moving to is neither stalled nor failed)."""
+    missed = s["n_envs"] - s["reached"]
+    if missed <= 0:
+        return ""
+    moving = max(0, missed - s["stalled_final"] - s["solver_failed_final"])
+    parts = [f"{s['stalled_final']} stalled", f"{s['solver_failed_final']} with the solver failing"] + (
+        [f"{moving} still on the way when the run ended"] if moving else [])
+    return " (of those: " + ", ".join(parts) + ")"
 
 
 def _limit_margin(margin: float) -> str:

@@ -1,6 +1,8 @@
 """The window's text lines: a line already shown is not sent again (PyBullet's text call waits for the window's
 next frame, ~20 ms, and the GUI redraws its ~10 lines 30 times a second)."""
 
+import re
+
 import pybullet as pb
 
 from app.sim.window import Window
@@ -39,3 +41,11 @@ def test_a_long_status_line_wraps_between_its_fields_and_never_past_the_width():
     from app.episode.gui import HELP, WINDOW_HELP
     assert all(len(p) <= STATUS_WIDTH for p in WINDOW_HELP) and len(WINDOW_HELP) > len(HELP)  # the help wraps too
     assert " ".join(" ".join(WINDOW_HELP).split()) == " ".join(" ".join(HELP).split())
+
+
+def test_every_help_line_reads_as_a_sentence_without_stray_punctuation():
+    """The window's help showed "(cameras:; preview pane)": a YAML key and a semicolon inside brackets."""
+    from app.episode.gui_keys import HELP
+
+    for line in HELP:
+        assert not re.search(r":;|\(\s*[;:,]|[;:,]\s*\)", line), line

@@ -111,7 +111,8 @@ def test_summary_lines_say_how_the_run_went():
                            "solver_failed_final": 0, "solver_failed_ticks_fraction": 0.015, "solver_failed_ticks": 7,
                            "min_obstacle_distance_m": 0.0105, "d_safe_m": 0.01, "joint_limit_margin_min_rad": 0.02})
     text = "\n".join(lines)
-    for part in ("reached 14/16 (missed: 3, 9)", "12.30 mm", "0.57 deg", "stalled at the end 1 (ever 2)",
+    for part in ("final target reached 14/16 (missed: 3, 9) (of those: 1 stalled, 0 with the solver failing, 1 still on "
+                 "the way when the run ended)", "12.30 mm", "0.57 deg", "stalled at the end 1 (ever 2)",
                  "failed on 7 environment-ticks, 1.5 % of them", "closest obstacle 10.50 mm (d_safe 10.00 mm)", "0.0200 rad"):
         assert part in text, (part, text)
     past = "\n".join(summary_lines({**dict(zip(("reached", "n_envs"), (16, 16))), "missed_envs": [],
@@ -120,6 +121,21 @@ def test_summary_lines_say_how_the_run_went():
                                      "min_obstacle_distance_m": None, "d_safe_m": None,
                                      "joint_limit_margin_min_rad": -2.48e-5}))
     assert "2.48e-05 rad (or m) past its limit" in past and "-0.0000" not in past  # an excess says it is one
+
+
+def test_a_pick_summary_never_reads_as_placed_none_but_reached_all():
+    """'placed 0/4' beside 'reached 4/4' read as a contradiction: the pick's reached count is the arm back at its
+    retreat pose, and says so; a run whose targets were missed without a stall says why ('still on the way')."""
+    from app.run import summary_lines
+
+    base = {"n_envs": 4, "pos_err_final_max_m": 0.0, "rot_err_final_max_rad": 0.0, "stalled_ever": 0,
+            "solver_failed_ticks_fraction": 0.0, "min_obstacle_distance_m": None, "d_safe_m": None,
+            "joint_limit_margin_min_rad": 0.1, "solver_failed_final": 0, "stalled_final": 0}
+    pick = "\n".join(summary_lines({**base, "reached": 4, "missed_envs": [], "placed": 0,
+                                    "failed": {"misplaced": [0, 1, 2, 3]}, "slip_max_m": 0.001}))
+    assert "placed 0/4" in pick and "arm back at its final (retreat) pose 4/4" in pick and "reached 4/4" not in pick
+    moving = "\n".join(summary_lines({**base, "reached": 0, "missed_envs": [0, 1, 2, 3]}))
+    assert "final target reached 0/4" in moving and "4 still on the way when the run ended" in moving
 
 
 def test_the_summary_counts_the_qp_failures_the_warnings_report(tmp_path, monkeypatch, caplog):

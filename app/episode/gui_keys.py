@@ -5,7 +5,7 @@ KEYS = (  # key, what it does (printed at start, shown in the window with h)
     (" ", "space: pause / resume"), ("n", "n: one step while paused"), ("r", "r: reset the arms"),
     ("[", "[ / ]: previous / next environment"), ("]", None), ("f", "f: camera follows the selected environment"),
     ("e", "e: pick again in the selected environment (pick-and-place)"),
-    ("m", "m: view from the scene's next named camera (cameras:; preview pane), then the free view"),
+    ("m", "m: look through the scene's next named camera (its picture shows in the preview pane), then the free view"),
     ("h", "h: show / hide this help"), ("q", "q, ESC or closing the window: quit and write the report"),
 )
 HELP = [text for _, text in KEYS if text]

@@ -183,7 +183,7 @@ def check_goal(model, goal, dofs_idx_local=None) -> None:
 def _failure(space: PlanningSpace, reason: str, t0: float, detail: str, goals: np.ndarray | None = None,
              raw: np.ndarray | None = None) -> PlanResult:
     n = space.model.n_dofs
-    log.info("planning failed: %s (%s)", reason, detail)
+    log.debug("planning failed: %s (%s)", reason, detail)  # the callers name what failed (a problem, an environment)
     empty = np.zeros((0, n))
     return PlanResult(False, reason, empty, empty if raw is None else space.full(raw),
                       empty if goals is None else space.full(goals), time.perf_counter() - t0, 0.0,
