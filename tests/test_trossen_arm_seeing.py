@@ -74,7 +74,27 @@ def test_the_report_has_app_runs_layout_and_the_limit_and_collision_events(recor
     assert [e["t"] for e in report["events"]] == sorted(e["t"] for e in report["events"])
     assert report["summary"]["limit_events"] == 1 and report["summary"]["collisions"] >= 1
     assert not arm["reached_final"] and arm["pos_err_final_m"] > 0.01 and report["summary"]["missed_envs"] == [0]
-    assert report["video"]["frames"] == pytest.approx(30 * w.t, abs=2)
+    assert report["video"]["recorded_frames"] == pytest.approx(30 * w.t, abs=2)
+    assert report["video"]["frames"] <= report["video"]["recorded_frames"]
+
+
+def test_the_video_leaves_out_a_scripts_idle_opening_but_half_a_second():
+    """Trossen-style scripts spend their first seconds configuring: the video began with ~2 s of a still arm.
+    It now starts LEAD_S before the first frame where an arm moves or has a goal; still scripts keep every frame."""
+    from app.episode.frame_state import FrameState
+    from app.trossen_arm.video import LEAD_S, without_idle_start
+
+    def state(t, q, goal=False):
+        pos = np.full((1, 1, 3), 0.3 if goal else np.nan)
+        return FrameState(t, np.array([[q, 0.0]]), pos, np.tile([1.0, 0, 0, 0], (1, 1, 1)), np.zeros(1, np.int8))
+
+    still = [state(k / 30, 0.0) for k in range(60)]
+    moving = still + [state(2 + k / 30, 0.01 * k) for k in range(1, 30)]
+    kept = without_idle_start(moving)
+    assert len(kept) == int(LEAD_S * 30) + 29 and kept[0].t == pytest.approx(2 - LEAD_S)
+    assert without_idle_start(still) == still
+    goal_first = still[:30] + [state(1.0, 0.0, goal=True)] + still[31:]
+    assert without_idle_start(goal_first)[0].t == pytest.approx(1.0 - LEAD_S)
 
 
 def test_the_video_shows_the_arm_its_goal_frame_the_caption_and_its_status(recorded):

@@ -56,12 +56,14 @@ def summary(envs: list[dict]) -> dict:
             "errors_final": sum(e["error_state_final"] != "none" for e in envs)}
 
 
-def report_dict(recorder: Recorder, world, title: str) -> dict:
-    """The whole report (see the module docstring) of the world's arms, in the world's arm order."""
+def report_dict(recorder: Recorder, world, title: str, video_frames: int | None = None) -> dict:
+    """The whole report (see the module docstring) of the world's arms, in the world's arm order; ``video_frames``:
+    the video's (its idle opening left out: app.trossen_arm.video.without_idle_start), None: every recorded one."""
     envs = [arm_report(e, name, slot, recorder.track(name)) for e, (name, slot) in enumerate(world.arms.items())]
     events = sorted(({"arm": e["arm"], **ev} for e in envs for ev in e["events"]), key=lambda ev: ev["t"])
     return {"config": title, "controller": "trossen_arm", "task": "driver_script", "n_envs": len(envs),
             "simulated_s": round(world.t, 4), "summary": summary(envs),
             "reached_tolerance": {"pos_m": REACHED_POS, "rot_rad": REACHED_ROT},
             "invariants": {"joint_limit_excess_max": max((e["joint_limit_excess_max"] for e in envs), default=0.0)},
-            "video": {"fps": FPS, "frames": len(recorder.times)}, "events": events, "environments": envs}
+            "video": {"fps": FPS, "frames": len(recorder.times) if video_frames is None else video_frames,
+                      "recorded_frames": len(recorder.times)}, "events": events, "environments": envs}

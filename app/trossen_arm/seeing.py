@@ -52,9 +52,8 @@ def write_outputs(outputs: OutputSet, recorder: Recorder, world) -> dict[str, Pa
     on any failure neither is. Returns name -> final path."""
     title = script_title()
     try:
-        if recorder.times and world.arms:
-            write_video(outputs.temporary(VIDEO), recorder, world, title)
-        write_json_atomic(outputs.temporary(REPORT), report_dict(recorder, world, title))
+        frames = write_video(outputs.temporary(VIDEO), recorder, world, title) if recorder.times and world.arms else 0
+        write_json_atomic(outputs.temporary(REPORT), report_dict(recorder, world, title, frames))
         done = outputs.commit()
     except BaseException:
         outputs.discard()

@@ -21,6 +21,7 @@ FOV = 25.0  # [deg]: a narrow lens, so that the camera framing the arms stands b
 VIEW_FROM = np.array([0.9, -1.0, 0.6])  # the camera's direction from what it films (in front, right, above)
 AXIS_LENGTH = 0.08  # [m] of a goal frame's axes
 FIT_SAMPLES = 24  # frames whose link positions the camera frames
+LEAD_S = 0.5  # [s] of stillness kept before the first motion or goal (a script's set-up took ~2 s of idle arm)
 
 
 def frame_states(recorder: Recorder, world) -> list[FrameState]:
@@ -41,6 +42,17 @@ def frame_states(recorder: Recorder, world) -> list[FrameState]:
         status = np.array([arm.status for arm in arms], dtype=np.int8)
         states.append(FrameState(t, q, pos, quat, status, gripper=np.array([arm.gripper for arm in arms])))
     return states
+
+
+def without_idle_start(states: list[FrameState], fps: float = FPS) -> list[FrameState]:
+    """``states`` from ``LEAD_S`` before the first frame where an arm has moved or has a goal: a script's set-up
+    (configure, modes) is not filmed as seconds of still arms. A script whose arms never move keeps every frame.
+    The frames keep their times (the caption shows the script's clock)."""
+    if not states:
+        return states
+    first = next((k for k, s in enumerate(states) if np.isfinite(s.targets_pos).any()
+                  or s.q.shape != states[0].q.shape or not np.allclose(s.q, states[0].q, atol=1e-6)), None)
+    return states if first is None else states[max(0, first - int(round(LEAD_S * fps))):]
 
 
 def camera_view(states: list[FrameState], world) -> CameraView:
@@ -69,7 +81,7 @@ def video_spec(title: str, view: CameraView, world) -> VideoSpec:
 def write_video(path: Path, recorder: Recorder, world, title: str, workers: int = 0) -> int:
     """The recorded frames into the mp4 ``path`` (its name ends in .mp4); returns the frame count. ``workers``:
     render processes (0: here, on this thread)."""
-    states = frame_states(recorder, world)
+    states = without_idle_start(frame_states(recorder, world))
     arms = ArmsScene(tuple(slot.place for slot in world.arms.values()), tuple(world.scene.boxes))
     job = VideoJob(None, path, FPS, len(states), workers, replica=arms)
     try:
