@@ -252,6 +252,34 @@ def test_near_the_wrist_singularity_the_diagnosis_says_singular_with_pybullets_s
     assert "joint_limit" not in causes and "unreachable" not in causes
 
 
+def test_an_unreachable_stretch_carries_its_last_search_and_ends_at_once_when_reachable_again(monkeypatch):
+    """An unreachable target moving slowly: one full search (every restart) per refresh_ticks ticks, a single
+    descent from the carried best in between, 'unreachable' every tick; back in reach: not unreachable at once."""
+    model = RobotModel.from_urdf(str(WIDOWX_URDF))
+    diagnosis = StallDiagnosis(model, ["ee_gripper_link"], (True, True, True), (True, True, True),
+                               np.r_[model.v_max[:6], 0.0, 0.0], 40.0, 1 / 500, carry=True)
+    restarts, real = [], model.inverse_kinematics
+
+    def counted(*args, **kw):
+        restarts.append(kw["max_restarts"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(model, "inverse_kinematics", counted)
+    q = model.mid_config()
+    R = np.eye(3)
+    ticks = 120
+    for k in range(ticks):  # 1 m out: beyond the arm's reach, drifting 0.1 mm a tick
+        causes = diagnosis.causes(0, q, np.zeros(8), np.zeros(8), np.array([1.0 + 1e-4 * k, 0.0, 0.3]), R,
+                                  np.zeros(6), [])
+        assert "unreachable" in causes and causes["unreachable"]["ik_pos_err_m"] > 0.2
+    full = sum(r > 0 for r in restarts)
+    assert full <= ticks // diagnosis.limits.refresh_ticks + 1 and len(restarts) <= ticks + full
+    pos, quat = model.forward_kinematics(q, ["ee_gripper_link"])
+    causes = diagnosis.causes(0, q, np.zeros(8), np.zeros(8), pos[0] + [0.0, 0.0, 0.01], quat_to_matrix(quat[0]),
+                              np.zeros(6), [])
+    assert "unreachable" not in causes
+
+
 @pytest.mark.parametrize("extra, words", [
     (["--rate", "0"], "--rate must be in [1, 10000] Hz"), (["--rate", "nan"], "--rate must be"),
     (["--rot-mask", "1,1,0"], "--rot-mask"), (["--singular-threshold", "-1"], "--singular-threshold"),

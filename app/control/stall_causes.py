@@ -34,7 +34,8 @@ class StallLimits:
     """Thresholds of the diagnosis. pos_tol [m], rot_tol [rad]: behind above these; singular_threshold: of the
     task Jacobian's smallest singular value (rows in m/rad and rad/rad); limit_tol [rad or m]: a joint this close
     to a bound is at it; velocity_tol: fraction of a velocity (or acceleration) bound counted as at it;
-    ik_restarts: of the reachability check."""
+    ik_restarts: of the reachability check; refresh_ticks, refresh_m [m]: between its full searches, at most this
+    many ticks and this far the target moves (see StallDiagnosis._ik)."""
 
     pos_tol: float = REACHED_POS
     rot_tol: float = REACHED_ROT
@@ -42,14 +43,18 @@ class StallLimits:
     limit_tol: float = 2e-3
     velocity_tol: float = 0.995
     ik_restarts: int = 10
+    refresh_ticks: int = 50
+    refresh_m: float = 0.02
 
 
 class ArmErrors(NamedTuple):
-    """Per arm (k arms): pos_err (k,) [m], rot_err (k,) [rad], task error vectors (k, 6) (masked entries 0)."""
+    """Per arm (k arms): pos_err (k,) [m], rot_err (k,) [rad], task error vectors (k, 6) (masked entries 0);
+    tasks: each arm's task at those joints (StallDiagnosis._task's tuple), for causes() at the same tick."""
 
     pos_err: np.ndarray
     rot_err: np.ndarray
     error: np.ndarray
+    tasks: tuple = ()
 
 
 def _perpendicular_basis(axis: np.ndarray) -> np.ndarray:
@@ -67,17 +72,21 @@ class StallDiagnosis:
         model: A RobotModel. links: One end-effector link per arm. pos_mask, rot_mask: The task's masks (rot_mask:
             all, none or one axis; pos_mask on the base axes). v_bound: Velocity bounds the controller keeps
             (n_dofs,) [rad/s or m/s] (0: a held DOF). accel_max: Its acceleration bound [rad/s^2] or None.
-            dt: Control tick [s]. limits: Thresholds.
+            dt: Control tick [s]. limits: Thresholds. carry: carry an unreachable target's last search from tick to
+            tick (see :meth:`_ik`): for one trajectory's ticks in order (app.track), not for calls from many
+            environments or episodes.
     """
 
     def __init__(self, model, links: list[str], pos_mask, rot_mask, v_bound: np.ndarray, accel_max: float | None,
-                 dt: float, limits: StallLimits | None = None):
+                 dt: float, limits: StallLimits | None = None, carry: bool = False):
         self.model, self.links = model, list(links)
         self.link_idx = [model.link_index(link) for link in self.links]
         self.pos_rows = np.flatnonzero(np.asarray(pos_mask, dtype=bool))
         self.rot_mask = tuple(bool(m) for m in rot_mask)
         self.v_bound, self.accel_max, self.dt = np.asarray(v_bound, dtype=float), accel_max, float(dt)
         self.limits = limits or StallLimits()
+        self._carried: dict[int, _Carried] = {}  # arm -> its last search that found the target unreachable
+        self.carry = bool(carry)
         q_mid = model.mid_config()
         self.arm_dofs = [np.flatnonzero((np.abs(model.get_jacobian(q_mid, link)) > 0).any(axis=0) & (self.v_bound > 0))
                          for link in self.links]
@@ -104,10 +113,11 @@ class StallDiagnosis:
 
     def _task(self, q: np.ndarray, j: int, pos_t: np.ndarray, R_t: np.ndarray):
         """Arm j's task: (J (r, n), error (r,), pos_err, rot_err, rotation projection) at q."""
-        pos, quat = self.model.forward_kinematics(q, [self.link_idx[j]])
-        R = quat_to_matrix(quat[0])
+        frames_R, frames_p = self.model.link_frames(np.asarray(q, dtype=float))  # one FK pass for pose and J
+        link = self.link_idx[j]
+        R, pos = frames_R[link], frames_p[link][None]
         P, rot_err = self._rotation_rows(R, R_t)
-        J = self.model.get_jacobian(q, self.link_idx[j])
+        J = self.model.jacobian_from_frames(frames_R, frames_p, link)
         J_rot = J[3:] if P is None else P @ J[3:]
         e_pos = (pos_t - pos[0])[self.pos_rows]
         return (np.vstack([J[self.pos_rows], J_rot]), np.concatenate([e_pos, rot_err]), float(np.linalg.norm(e_pos)),
@@ -117,17 +127,17 @@ class StallDiagnosis:
         """Masked errors of every arm at q (n_dofs,) against targets pos_t (k, 3), R_t (k, 3, 3), base frame."""
         k = len(self.links)
         pos_err, rot_err, err = np.zeros(k), np.zeros(k), np.zeros((k, 6))
-        for j in range(k):
-            _, e, pos_err[j], rot_err[j], _ = self._task(q, j, pos_t[j], R_t[j])
+        tasks = tuple(self._task(q, j, pos_t[j], R_t[j]) for j in range(k))
+        for j, (_, e, pos_err[j], rot_err[j], _) in enumerate(tasks):
             err[j, :len(e)] = e
-        return ArmErrors(pos_err, rot_err, err)
+        return ArmErrors(pos_err, rot_err, err, tasks)
 
     def behind(self, errors: ArmErrors) -> np.ndarray:
         """Which arms are behind (k,) bool."""
         return (errors.pos_err > self.limits.pos_tol) | (errors.rot_err > self.limits.rot_tol)
 
     def causes(self, j: int, q: np.ndarray, v: np.ndarray, v_prev: np.ndarray, pos_t: np.ndarray, R_t: np.ndarray,
-               twist_in: np.ndarray, collision_rows: list[str]) -> dict:
+               twist_in: np.ndarray, collision_rows: list[str], task: tuple | None = None) -> dict:
         """Arm j's causes at one behind tick: {cause: detail} (details: the jump factor, the smallest singular
         value, the joints at a limit or a velocity bound, the collision rows, the IK's residual).
 
@@ -135,9 +145,10 @@ class StallDiagnosis:
             q, v, v_prev: Measured joints, velocities now and one tick earlier (n_dofs,). pos_t (3,), R_t (3, 3):
                 The target (base frame). twist_in (6,): The target's motion into this tick (base frame).
             collision_rows: Labels of the controller's collision rows at their bound this tick.
+            task: Arm j's task at q (``errors(...).tasks[j]``), where the caller has it.
         """
         lim, dofs, names = self.limits, self.arm_dofs[j], self.model.dof_names
-        J, e, _, _, P = self._task(q, j, pos_t, R_t)
+        J, e, _, _, P = self._task(q, j, pos_t, R_t) if task is None else task
         J = J[:, dofs]
         found: dict = {}
         ik = self._ik(j, q, pos_t, R_t)
@@ -166,10 +177,39 @@ class StallDiagnosis:
         return found
 
     def _ik(self, j: int, q: np.ndarray, pos_t: np.ndarray, R_t: np.ndarray) -> tuple[float, float] | None:
-        """None if pose IK reaches arm j's target (seeded from q); else its best (pos_err [m], rot_err [rad])."""
-        info = self.model.inverse_kinematics(self.links[j], pos_t, matrix_to_quat(R_t), init_qpos=q,
-                                             pos_mask=[i in self.pos_rows for i in range(3)], rot_mask=self.rot_mask,
-                                             max_restarts=self.limits.ik_restarts, warn=False, return_info=True)
+        """None if pose IK reaches arm j's target; else its best (pos_err [m], rot_err [rad]).
+
+        A full search (seeded from q, ``ik_restarts`` restarts) where arm j's last search found its target reachable,
+        or ``refresh_ticks`` ticks ago, or the target has moved ``refresh_m`` since. In between, a target of a
+        stretch already found unreachable is tried by one descent from the last search's best configuration (the
+        carried answer): reached, the stretch ends; not, its residual is reported. An unreachable tick then costs
+        one descent, not every restart's (seven times a reachable tick before)."""
+        carried = self._carried.get(j) if self.carry else None
+        if carried is not None and carried.ticks < self.limits.refresh_ticks \
+                and np.linalg.norm(pos_t - carried.pos_t) < self.limits.refresh_m:
+            info = self._solve(j, carried.q_best, pos_t, R_t, restarts=0)
+            if not bool(np.all(info.converged)):
+                self._carried[j] = carried._replace(q_best=np.asarray(info.q, dtype=float).reshape(-1),
+                                                    ticks=carried.ticks + 1)
+                return float(np.max(info.pos_err)), float(np.max(info.rot_err))
+        info = self._solve(j, q, pos_t, R_t, restarts=self.limits.ik_restarts)
         if bool(np.all(info.converged)):
+            self._carried.pop(j, None)
             return None
+        if self.carry:
+            self._carried[j] = _Carried(np.asarray(info.q, dtype=float).reshape(-1), np.array(pos_t, dtype=float), 0)
         return float(np.max(info.pos_err)), float(np.max(info.rot_err))
+
+    def _solve(self, j: int, seed: np.ndarray, pos_t: np.ndarray, R_t: np.ndarray, restarts: int):
+        return self.model.inverse_kinematics(self.links[j], pos_t, matrix_to_quat(R_t), init_qpos=seed,
+                                             pos_mask=[i in self.pos_rows for i in range(3)], rot_mask=self.rot_mask,
+                                             max_restarts=restarts, warn=False, return_info=True)
+
+
+class _Carried(NamedTuple):
+    """An arm's last reachability search that found its target unreachable: its best configuration (n_dofs,), the
+    target it searched for (3,) [m], the ticks carried since."""
+
+    q_best: np.ndarray
+    pos_t: np.ndarray
+    ticks: int

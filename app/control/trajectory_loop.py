@@ -164,5 +164,6 @@ def _diagnose(diagnosis: StallDiagnosis, log: StretchLog, arms: list[str], names
         if not behind:
             log.on_track(arm)
             continue
-        causes = diagnosis.causes(j, q, v, v_prev, base.pos[k, j], base.R[k, j], base.twist_in[k, j], rows)
+        causes = diagnosis.causes(j, q, v, v_prev, base.pos[k, j], base.R[k, j], base.twist_in[k, j], rows,
+                                  errors.tasks[j])
         log.behind(arm, k, t, float(errors.pos_err[j]), float(errors.rot_err[j]), causes)

@@ -177,7 +177,7 @@ def run_track(args) -> dict:
         controller = _controller(run, robot, links, rot_mask, 1.0 / rate, scene_robot)
         limits = StallLimits(singular_threshold=args.singular_threshold)
         diagnosis = StallDiagnosis(robot.model, links, POS_MASK, rot_mask, _bounds(run, model, robot),
-                                   run.controller.accel_max, 1.0 / rate, limits)
+                                   run.controller.accel_max, 1.0 / rate, limits, carry=True)
         result = track(robot, controller, diagnosis, arms, targets, advance)
     return _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits)
 
