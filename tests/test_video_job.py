@@ -174,6 +174,53 @@ def test_rendered_frame_shows_the_recorded_objects_where_they_were_and_the_place
     assert yellow(marked) > yellow(hidden) + 20
 
 
+
+def test_sixteen_cubes_on_their_place_marks_stay_visible_in_the_default_video():
+    """The default pick_place video (16 environments, 640 x 480): a 5 cm cube on its place mark showed a quarter
+    of its red pixels under the old ring and cross; the ring now lies around it."""
+    from app.episode.execute import video_look
+    from app.episode.motion_factory import run_motion
+    from app.episode.scene_build import build_scene
+
+    run = load_run_config(ROOT / "configs" / "pick_place.yaml")
+    scene, robot = build_scene(run)
+    spec = video_look(run, robot, run_motion(run, robot=robot), scene.env_origins)
+    q = robot.read_states()[0]
+    scene.close()
+    n = robot.n_envs
+    cubes = np.tile([[[0.3, 0.2, 0.025, 1.0, 0.0, 0.0, 0.0]]], (n, 1, 1))
+    base = FrameState(0.0, q, np.zeros((n, 1, 3)) - 9.0, np.tile([1.0, 0, 0, 0], (n, 1, 1)), np.zeros(n, np.int8),
+                      objects=cubes)
+    red = lambda img: ((img[..., 0] > 150) & (img[..., 1] < 80) & (img[..., 2] < 80)).sum()  # noqa: E731
+    bare = red(renderer_frames(run, spec, base))
+    marked = red(renderer_frames(run, spec, base._replace(marks=np.tile([[[0.3, 0.2, 0.0]]], (n, 1, 1)))))
+    assert marked >= 0.75 * bare, (marked, bare)
+
+
+def renderer_frames(run, spec, state):
+    from app.episode.frame_render import SceneRenderer
+    from app.episode.replica import headless
+
+    renderer = SceneRenderer(headless(run))
+    try:
+        return renderer.render(spec, state)
+    finally:
+        renderer.close()
+
+
+def test_a_finished_picks_target_frame_is_not_drawn_over_the_cube_it_placed():
+    """Done: the arm rests at its retreat pose, whose frame sat on top of the placed cube; it is no longer drawn
+    (the status dot still tells reached or not). A pick still carrying keeps its frame."""
+    from app.control.phases import Phase
+    from app.episode.frame_render import _live_targets
+
+    pos = np.full((2, 1, 3), 0.3)
+    state = FrameState(0.0, np.zeros((2, 8)), pos, np.tile([1.0, 0, 0, 0], (2, 1, 1)), np.zeros(2, np.int8),
+                       episode=np.array([int(Phase.DONE), int(Phase.DONE) - 1]))
+    live = _live_targets(state)
+    assert np.isnan(live[0]).all() and np.isfinite(live[1]).all()
+
+
 # app.run with the video job's thread held inside Thread.start until the test writes a line: a Ctrl-C lands there
 HELD_START = """
 import runpy, sys, threading

@@ -76,7 +76,7 @@ class SceneRenderer:
             self.spheres.update(q)
         image = self._camera[1].frame(self._camera[2])
         notes = frame_notes(state)
-        overlay = FrameOverlay(spec.title, state.t, state.targets_pos + spec.env_origins[:, None, :],
+        overlay = FrameOverlay(spec.title, state.t, _live_targets(state) + spec.env_origins[:, None, :],
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
                                notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :],
                                episodes_done(state),
@@ -105,6 +105,15 @@ def episodes_done(state: FrameState) -> int | None:
     """How many environments' phased episodes are done at this frame (their code is ``done``); None without
     phases (a motion driven by time)."""
     return None if state.episode is None else sum(code_label(int(c)) == "done" for c in state.episode)
+
+
+def _live_targets(state: FrameState) -> np.ndarray:
+    """The targets to draw (n_envs, T, 3): NaN for an environment whose phased episode is done (its arm rests
+    at the retreat pose, whose frame would hide the object it placed; its dot still says reached or not)."""
+    if state.episode is None:
+        return state.targets_pos
+    done = np.array([code_label(int(c)) == "done" for c in state.episode])
+    return np.where(done[:, None, None], np.nan, state.targets_pos)
 
 
 def frame_notes(state: FrameState) -> tuple[str, ...] | None:

@@ -78,7 +78,10 @@ def draw_overlay(image: np.ndarray, view: CameraView, frame: FrameOverlay, style
 def _draw_frames(draw: ImageDraw.ImageDraw, view: CameraView, pos: np.ndarray, rot: np.ndarray,
                  style: OverlayStyle) -> None:
     """Each frame's three axes, outlined in dark, long axes last so the nearest-to-viewer stays on top."""
+    shown = np.isfinite(pos).all(axis=1)  # NaN: no frame to draw (an environment whose episode is done)
+    pos = np.where(shown[:, None], pos, 0.0)
     origin_px, in_front = view.project(pos)
+    in_front = in_front & shown
     tips_px, _ = view.project(pos[:, None, :] + style.axis_length * rot.transpose(0, 2, 1))
     w = style.line_px
     for k in np.flatnonzero(in_front):
@@ -126,15 +129,24 @@ def _draw_paths(draw: ImageDraw.ImageDraw, view: CameraView, paths: np.ndarray, 
                 draw.line(points, fill=PATH_RGB, width=w, joint="curve")
 
 
+MARK_RADIUS = 0.045  # [m]: a place mark's ring on the table, wider than a 5 cm cube's half-diagonal (35 mm),
+# so that the object placed on it is seen inside the ring rather than under it
+MARK_SIDES = 32
+
+
 def _draw_marks(draw: ImageDraw.ImageDraw, view: CameraView, points: np.ndarray, style: OverlayStyle) -> None:
-    """A yellow ring with a cross at each point (M, 3)."""
-    px, in_front = view.project(points)
-    r = max(4, style.font_px // 2)
-    for x, y in px[in_front]:
-        draw.ellipse([x - r, y - r, x + r, y + r], outline=OUTLINE_RGB, width=style.line_px + 2)
-        draw.ellipse([x - r, y - r, x + r, y + r], outline=(255, 220, 0), width=style.line_px)
-        draw.line([(x - r, y), (x + r, y)], fill=(255, 220, 0), width=1)
-        draw.line([(x, y - r), (x, y + r)], fill=(255, 220, 0), width=1)
+    """A thin yellow ring of MARK_RADIUS on the horizontal plane around each point (M, 3), drawn in perspective;
+    nothing inside it, so what stands on the point stays visible."""
+    angles = np.linspace(0.0, 2 * np.pi, MARK_SIDES, endpoint=False)
+    circle = MARK_RADIUS * np.stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)], axis=1)
+    w = max(1, style.line_px - 1)
+    for point in points[np.isfinite(points).all(axis=1)]:
+        px, in_front = view.project(point + circle)
+        if not in_front.all():
+            continue
+        ring = [tuple(p) for p in px] + [tuple(px[0])]
+        draw.line(ring, fill=OUTLINE_RGB, width=w + 2, joint="curve")
+        draw.line(ring, fill=(255, 220, 0), width=w, joint="curve")
 
 
 def _draw_status(draw: ImageDraw.ImageDraw, view: CameraView, frame: FrameOverlay, style: OverlayStyle) -> None:
