@@ -1,5 +1,5 @@
 """Command line: ``python -m app.learn CONFIG --policy {act,diffusion} --obs-type {state,pixels_agent_pos}
-(--episodes N | --dataset DIR) (--steps S | --train-minutes M) --eval-episodes K --seed SEED --out DIR
+[--action-mode {ee_pose,joint}] (--episodes N | --dataset DIR) (--steps S | --train-minutes M) --eval-episodes K --seed SEED --out DIR
 [--eval-every S] [--num-envs B] [--image-size H W] [-- LEROBOT-TRAIN OPTIONS]``.
 
 Teaches a policy the run config's task from the scripted expert's demonstrations and says how well it learnt:
@@ -35,6 +35,7 @@ from app.runtime.outputs import OutputSet
 
 log = logging.getLogger("app.learn")
 OBS_TYPES = ("state", "pixels_agent_pos")
+ACTION_MODES = ("ee_pose", "joint")
 MAX_STEPS, MAX_MINUTES = 10_000_000, 7 * 24 * 60
 
 
@@ -46,6 +47,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("config", help="run config of the task, e.g. configs/pick_place.yaml")
     p.add_argument("--policy", choices=sorted(PRESETS), default="act", help="LeRobot policy type (default act)")
     p.add_argument("--obs-type", dest="obs_type", choices=OBS_TYPES, default="state")
+    p.add_argument("--action-mode", dest="action_mode", choices=ACTION_MODES, default="ee_pose",
+                   help="what the policy outputs: ee_pose (per arm the end effector's pose and the finger; the "
+                        "default) or joint (joint targets)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--episodes", type=int, help="demonstrations to record")
     source.add_argument("--dataset", help="a LeRobot dataset to train on instead (app.learn's or app.record's)")
@@ -108,12 +112,13 @@ def body(args: argparse.Namespace) -> int:
     _needs_lerobot()
     run = load_run_config(args.config)
     size = tuple(args.image_size) if args.image_size else ((224, 224) if args.obs_type != "state" else None)
-    options = EnvOptions(args.obs_type, "joint", image_size=size).check()
+    options = EnvOptions(args.obs_type, args.action_mode, image_size=size).check()
     OutputSet(args.out)
     out = Path(args.out).resolve()
     dataset = Path(args.dataset).resolve() if args.dataset else out / "dataset"
     plan = _plan(args, run, options, out, dataset)
-    about = {"config": str(args.config), "policy": args.policy, "obs_type": args.obs_type, "seed": args.seed,
+    about = {"config": str(args.config), "policy": args.policy, "obs_type": args.obs_type,
+             "action_mode": args.action_mode, "seed": args.seed,
              "eval_seeds": [plan.eval_seed, plan.eval_seed + args.eval_episodes - 1],
              "budget": {"steps": args.steps, "minutes": args.train_minutes}, "trainer_command": plan.command[1:]}
     if args.dataset is None:

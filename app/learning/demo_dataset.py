@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app.config.schema import RunConfig
 from app.dataset import ROBOT_TYPES, CameraSpec, DatasetSpec, EpisodeFrames, LeRobotWriter
+from app.dataset.joint_names import arms_of
 from app.episode.episode_scene import object_bodies
 from app.learning.demos import Demo
 from app.recording.blocks import environment_names, joint_names
@@ -19,14 +20,27 @@ from app.recording.episode_cameras import KEY_PREFIX
 from app.recording.episode_scenes import FILE as SCENES_FILE
 
 
-def demo_spec(run: RunConfig, fps: int, obs_type: str, cameras: list) -> DatasetSpec:
+EE_NAMES = ("ee.x", "ee.y", "ee.z", "ee.qw", "ee.qx", "ee.qy", "ee.qz", "gripper")  # an ee_pose action, per arm
+
+
+def action_names(run: RunConfig, action_mode: str) -> tuple[str, ...]:
+    """The action's names: the state's joints (``joint``), or per arm the end effector's position [m] and
+    quaternion (w, x, y, z) in the environment frame and the finger position [m] (``ee_pose``), prefixed with the
+    arm (``main_``, ``left_``, ``right_``)."""
+    names = tuple(joint_names(run))
+    if action_mode == "joint":
+        return names
+    return tuple(f"{arm}_{n}" for arm in arms_of(list(names)) for n in EE_NAMES)
+
+
+def demo_spec(run: RunConfig, fps: int, obs_type: str, cameras: list, action_mode: str = "joint") -> DatasetSpec:
     """The dataset's features for ``obs_type`` (app.envs.options) with the observed ``cameras`` (CameraStreams at
-    the size they render)."""
+    the size they render) and actions of ``action_mode`` (``joint`` or ``ee_pose``)."""
     names = tuple(joint_names(run))
     env_names = tuple(environment_names(run)) if obs_type in ("state", "pixels_state") else ()
     streams = tuple(CameraSpec(KEY_PREFIX + c.name, c.height, c.width) for c in cameras) \
         if obs_type.startswith("pixels") else ()
-    return DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], names, names, streams, env_names)
+    return DatasetSpec(fps, ROBOT_TYPES[len(names) // 7], names, action_names(run, action_mode), streams, env_names)
 
 
 class DemoWriter:

@@ -1,7 +1,9 @@
 """Demonstrations for a policy to learn from, recorded through the very environment the policy will act in, so
 that what it learns is what it meets (app.envs' vector environment, ``joint`` action mode).
 
-Two passes over the same seeds:
+In the ``ee_pose`` action mode the expert's own episodes are the demonstrations: each frame the observation and the
+expert's action (end-effector pose and finger position per arm). In the ``joint`` mode, two passes over the same
+seeds:
 
 1. the scripted expert (app.evaluation.expert) acts in the ``ee_pose`` mode; after each step the arm joints it
    reached and each gripper's commanded finger position are kept: the episode's joint actions;
@@ -97,36 +99,44 @@ def expert_joint_actions(run, seeds: list[int], num_envs: int) -> list[np.ndarra
     return [out[i] for i in range(len(seeds))]
 
 
-def play_demos(run, seeds: list[int], actions: list[np.ndarray], num_envs: int, obs_type: str = "state",
+def play_demos(run, seeds: list[int], actions: list[np.ndarray] | None, num_envs: int, obs_type: str = "state",
                image_size: tuple[int, int] | None = None, on_demo=None) -> list[Demo]:
-    """Pass 2: each seed's ``actions`` (n_steps, n_values; rounded to float32, as a dataset keeps them, so that
-    the dataset's actions replay its observations exactly) played in the ``joint`` mode with ``obs_type``
-    observations (app.envs.options; cameras at ``image_size``), held at their last row past their end; every
-    episode as a Demo, in seed order, ``on_demo(demo)`` as each ends (the caller writes and forgets it: a wave's
-    pictures are the most held at once), each in seed order."""
-    actions = [np.asarray(a, dtype=np.float32) for a in actions]  # as a dataset holds them and a policy acts
-    options = {"obs_type": obs_type, "action_mode": "joint"} | ({"image_size": image_size} if image_size else {})
+    """The demonstrations as written: with ``actions`` (pass 2), each seed's joint actions (n_steps, n_values;
+    rounded to float32, as a dataset keeps them, so that the dataset's actions replay its observations exactly)
+    played in the ``joint`` mode, held at their last row past their end; without (``None``), the expert itself
+    acting in the ``ee_pose`` mode (its float32 actions are the dataset's). Observations of ``obs_type``
+    (app.envs.options; cameras at ``image_size``). Every episode as a Demo, in seed order; ``on_demo(demo)`` as
+    each is ready, in seed order (the caller writes and forgets it: a wave's pictures are the most held at once)."""
+    mode = "ee_pose" if actions is None else "joint"
+    actions = None if actions is None else [np.asarray(a, dtype=np.float32) for a in actions]
+    options = {"obs_type": obs_type, "action_mode": mode} | ({"image_size": image_size} if image_size else {})
     env = make_vec_env(run, min(num_envs, len(seeds)), **options)
-    seen, slots, demos, given = _Rows(), [], {}, []
+    seen, slots, demos, given, acted = _Rows(), [], {}, [], _Rows()
+    expert = ExpertPolicy(env) if actions is None else None
 
     class Player:
-        name = "expert_joint_actions"
+        name = "expert" if actions is None else "expert_joint_actions"
 
         def reset(self) -> None:
             seen.reset()
+            acted.reset()
+            if expert is not None:
+                expert.reset()
 
         def select_action(self, observation: dict) -> np.ndarray:
             seen.rows.append(_copy(observation))
             t = len(seen.rows) - 1
-            return np.stack([actions[i][min(t, len(actions[i]) - 1)] for i in slots])
+            a = expert.select_action(observation) if expert is not None else \
+                np.stack([actions[i][min(t, len(actions[i]) - 1)] for i in slots])
+            acted.rows.append(np.asarray(a, dtype=np.float32))
+            return acted.rows[-1]
 
     def on_episode(record) -> None:
         e, n = slots.index(record.episode_ix), record.steps
         rows = seen.rows[:n]
         env_state = np.stack([r["environment_state"][e] for r in rows]) if "environment_state" in rows[0] else None
         images = {c: np.stack([r["pixels"][c][e] for r in rows]) for c in rows[0].get("pixels", {})}
-        held = actions[record.episode_ix]
-        action = np.stack([held[min(t, len(held) - 1)] for t in range(n)])
+        action = np.stack([r[e] for r in acted.rows[:n]]).astype(float)
         demo = Demo(seeds[record.episode_ix], env.core.scenes[e], record.success, record.reason,
                     np.stack([r["agent_pos"][e] for r in rows]).astype(float), action, env_state, images)
         demos[record.episode_ix] = demo

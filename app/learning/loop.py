@@ -42,10 +42,11 @@ class LearnPlan(NamedTuple):
 
 def record_demos(plan: LearnPlan, cameras: list, fps: int) -> dict:
     """The plan's demonstrations into ``out/dataset``; returns what was recorded (kept, tried, failures)."""
-    run, seeds = plan.run, list(range(plan.seed, plan.seed + plan.episodes))
-    log.info("recording %d demonstrations (the scripted expert, seeds %d..%d)", plan.episodes, seeds[0], seeds[-1])
-    actions = expert_joint_actions(run, seeds, plan.num_envs)
-    writer = DemoWriter(plan.out / "dataset", run, demo_spec(run, fps, plan.options.obs_type, cameras))
+    run, seeds, mode = plan.run, list(range(plan.seed, plan.seed + plan.episodes)), plan.options.action_mode
+    log.info("recording %d demonstrations (the scripted expert, seeds %d..%d, %s actions)", plan.episodes, seeds[0],
+             seeds[-1], mode)
+    actions = expert_joint_actions(run, seeds, plan.num_envs) if mode == "joint" else None
+    writer = DemoWriter(plan.out / "dataset", run, demo_spec(run, fps, plan.options.obs_type, cameras, mode))
     failures: dict = {}
     with tqdm(total=len(seeds), desc="demonstrations", unit="episode", disable=None) as bar:
         def keep(demo) -> None:
