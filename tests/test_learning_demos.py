@@ -130,3 +130,28 @@ def test_evaluation_seeds_start_episodes_the_demonstrations_never_held():
         assert not demo_starts & {tuple(np.round(s.objects["cube"][0], 6)) for s in held_out}
     finally:
         env.close()
+
+
+def test_ee_pose_demonstrations_are_the_experts_own_episodes_and_replay_exactly(tmp_path):
+    """In the ee_pose mode a frame's action is the expert's end-effector pose and finger for the step from it
+    (8 values an arm, named main_ee.x .. main_gripper); fed back from the same seeds they give every observation
+    again to 1e-6."""
+    run = load_run_config(PICK)
+    out = tmp_path / "dataset"
+    writer = DemoWriter(out, run, demo_spec(run, run.video.fps, "state", [], "ee_pose"))
+    demos = play_demos(run, SEEDS[:2], None, 2, on_demo=writer.append)
+    assert all(d.success for d in demos)
+    data = load_dataset(out)
+    assert data.action_names == ("main_ee.x", "main_ee.y", "main_ee.z", "main_ee.qw", "main_ee.qx", "main_ee.qy",
+                                 "main_ee.qz", "main_gripper")
+    env = make_vec_env(run, 2, obs_type="state", action_mode="ee_pose")
+    try:
+        obs, _ = env.reset(seed=SEEDS[:2])
+        for t in range(max(len(e.state) for e in data.episodes)):
+            for e, episode in enumerate(data.episodes):
+                if t < len(episode.state):
+                    np.testing.assert_allclose(obs["agent_pos"][e], episode.state[t], atol=1e-6)
+                    np.testing.assert_allclose(obs["environment_state"][e], episode.environment_state[t], atol=1e-6)
+            obs, *_ = env.step(np.stack([e.action[min(t, len(e.action) - 1)] for e in data.episodes]))
+    finally:
+        env.close()
