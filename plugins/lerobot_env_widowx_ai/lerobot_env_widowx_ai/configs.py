@@ -49,6 +49,7 @@ class _AppEnv(EnvConfig):
     fps: int = 30  # the run configs' video rate, the rate app.record writes and the environments step at
     episode_length: int | None = None  # steps before truncation (None: the registered id's own time limit)
     obs_type: str = "pixels_agent_pos"
+    action_mode: str = "joint"  # or "ee_pose": per arm the end effector's pose and the finger (app.learn's default)
     image_height: int | None = None  # every camera's size [px] (None: each camera's own from the run config)
     image_width: int | None = None
     config: str | None = None  # another run config of the task (None: the id's own)
@@ -65,7 +66,7 @@ class _AppEnv(EnvConfig):
         return "app"  # gym_id is app/<task>; importing app registers it
 
     def _options(self) -> dict:
-        out = {"obs_type": self.obs_type, "fps": self.fps}
+        out = {"obs_type": self.obs_type, "action_mode": self.action_mode, "fps": self.fps}
         if (self.image_height is None) != (self.image_width is None):
             raise ValueError("give both image_height and image_width, or neither")
         if self.image_height is not None:
