@@ -266,3 +266,44 @@ def test_a_robot_without_a_gripper_takes_joint_actions_that_move_its_fingers_as_
     with pytest.raises(InputError, match="action_mode 'ee_pose' ends each arm's action with its gripper's finger "
                                          "position, and this robot has no gripper"):
         envs.make_env(ROOT / "configs/single_ik.yaml", obs_type="state", action_mode="ee_pose")
+
+
+def test_an_environment_refuses_to_be_copied_or_pickled_and_the_original_keeps_working():
+    """copy.deepcopy shared the PyBullet world: stepping the copy moved the original and closing it broke it."""
+    import copy
+    import pickle
+
+    from app.errors import InputError
+
+    for env in (envs.make_env(PICK, obs_type="state"), envs.make_vec_env(PICK, 2, obs_type="state")):
+        try:
+            env.reset(seed=1)
+            for clone in (copy.deepcopy, pickle.dumps):
+                with pytest.raises(InputError, match="cannot be copied or pickled"):
+                    clone(env)
+            env.step(env.action_space.sample())
+        finally:
+            env.close()
+
+
+@pytest.mark.parametrize("seed, words", [(1.5, "a whole number or a list"), ([1.5, 2], "entry 0 is 1.5"), (["a", 2], "entry 0 is 'a'"), ([True, 1], "entry 0"),
+                                         ([1], "one seed per environment (2)"), ("7", "a whole number or a list")])
+def test_a_vector_reset_with_seeds_that_are_not_whole_numbers_is_one_clear_error(seed, words):
+    from app.errors import InputError
+
+    env = envs.make_vec_env(PICK, 2, obs_type="state")
+    try:
+        with pytest.raises(InputError) as err:
+            env.reset(seed=seed)
+        assert words in str(err.value)
+        with pytest.raises(InputError, match="reset_mask must be 2 booleans"):
+            env.reset(seed=0, options={"reset_mask": [True]})
+    finally:
+        env.close()
+
+
+def test_pixels_with_an_empty_camera_list_is_refused():
+    from app.errors import InputError
+
+    with pytest.raises(InputError, match="needs at least one camera"):
+        envs.make_env(PICK, obs_type="pixels", cameras=[])

@@ -147,3 +147,9 @@ class EnvCore:
             self.pixels.close()
         self.world.close()
 
+
+def not_copyable(env) -> InputError:
+    """The error copying or pickling an environment raises: it owns a PyBullet world, which a copy would share
+    (stepping the copy moved the original; closing it broke the original)."""
+    return InputError(f"{type(env).__name__} cannot be copied or pickled: it owns a PyBullet world that a copy would "
+                      "share; make another with app.envs.make_env / make_vec_env (or gym.make) instead")

@@ -21,6 +21,9 @@ def observed_cameras(run: RunConfig, options: EnvOptions) -> list[CameraStream]:
     """The streams observed: the scene's (all, or those ``options.cameras`` names), each at ``options.image_size``
     where given; InputError for a name the scene does not have."""
     streams = list(run.scene_config.cameras) or [CameraStream()]
+    if options.cameras is not None and not options.cameras:
+        raise InputError(f"cameras=[]: obs_type {options.obs_type!r} observes pictures, so it needs at least one "
+                         f"camera (None: all of the scene's, {[c.name for c in streams]})")
     if options.cameras is not None:
         names = [c.name for c in streams]
         missing = [name for name in options.cameras if name not in names]

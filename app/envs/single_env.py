@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.envs.core import EnvCore
+from app.envs.core import EnvCore, not_copyable
 from app.envs.options import EnvOptions
 from app.envs.pixels import Pixels
 from app.episode.episode_scene import EpisodeScene
@@ -66,12 +66,18 @@ class ManipulationEnv(gym.Env):
             views = self._render_camera
         else:
             views = self.core.pixels
-        images = views.render(self.core.world.robot.read_states()[0])
+        images = views.render(self.core.world.robot.read_states()[0], places=self.core.places())
         return next(iter(images.values()))[0]
 
     @staticmethod
     def _one(obs: dict) -> dict:
         return {k: ({c: v[0] for c, v in x.items()} if isinstance(x, dict) else x[0]) for k, x in obs.items()}
+
+    def __deepcopy__(self, memo):
+        raise not_copyable(self)
+
+    def __reduce__(self):
+        raise not_copyable(self)
 
     def close(self) -> None:
         if self._render_camera is not None:

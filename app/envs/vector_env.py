@@ -18,7 +18,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from app.config.schema import RunConfig
-from app.envs.core import EnvCore
+from app.envs.core import EnvCore, not_copyable
 from app.envs.options import EnvOptions
 from app.envs.single_env import SEED_RANGE
 from app.episode.episode_scene import EpisodeScene
@@ -50,11 +50,8 @@ class ManipulationVectorEnv(VectorEnv):
         """Every environment (or those of ``options["reset_mask"]``) starts a new episode; ``options["scenes"]``
         gives each its scene (a list of EpisodeScene or dicts, one per environment reset)."""
         options = options or {}
-        mask = np.asarray(options.get("reset_mask", np.ones(self.num_envs, bool)), dtype=bool)
-        seeds = [None] * self.num_envs if seed is None else (
-            [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed))
-        if len(seeds) != self.num_envs:
-            raise InputError(f"reset(seed=...) needs one seed per environment ({self.num_envs}), got {len(seeds)}")
+        mask = _reset_mask(options.get("reset_mask"), self.num_envs)
+        seeds = _seeds(seed, self.num_envs)
         envs = np.flatnonzero(mask)
         for e in envs:
             if seeds[e] is not None:
@@ -102,3 +99,38 @@ class ManipulationVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs) -> None:
         self.core.close()
+
+    def __deepcopy__(self, memo):
+        raise not_copyable(self)
+
+    def __reduce__(self):
+        raise not_copyable(self)
+
+
+def _reset_mask(mask, n: int) -> np.ndarray:
+    """``reset(options={"reset_mask": ...})`` as (n,) bool; InputError for another length or non-booleans."""
+    if mask is None:
+        return np.ones(n, bool)
+    m = np.asarray(mask)
+    if m.shape != (n,) or m.dtype != bool:
+        raise InputError(f"reset_mask must be {n} booleans (one per environment), got shape {m.shape} of {m.dtype}")
+    return m
+
+
+def _seeds(seed, n: int) -> list:
+    """One seed (or None) per environment from ``reset(seed=...)``: None, a whole number s (s + i), or a list of n
+    whole numbers (or None); InputError naming the entry that is not one of them."""
+    if seed is None:
+        return [None] * n
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        seeds = [int(seed) + i for i in range(n)]
+    elif isinstance(seed, (list, tuple, np.ndarray)):
+        seeds = list(seed)
+    else:
+        raise InputError(f"reset(seed=...) must be a whole number or a list of {n}, got {type(seed).__name__}")
+    if len(seeds) != n:
+        raise InputError(f"reset(seed=...) needs one seed per environment ({n}), got {len(seeds)}")
+    for i, s in enumerate(seeds):
+        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < 2**63):
+            raise InputError(f"reset(seed=...) entry {i} is {s!r:.40}: seeds are whole numbers 0..2**63-1 or None")
+    return seeds
