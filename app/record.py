@@ -195,7 +195,10 @@ def _main(args: argparse.Namespace, commits: Commits) -> int:
     check_memory(run)
     check_writable(out)
     made = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a pseudo file system (/proc), a full disk, a race with another process
+        raise AppError(f"--out {args.out}: cannot create this folder ({exc.strerror or exc})") from None
     try:
         with FolderLock(out):
             written, blocks = _record_into(args, run, out, limits, commits)

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -160,6 +161,13 @@ def test_out_that_is_a_file_or_below_a_file_is_refused_before_the_simulation(con
     refused([str(config), "--episodes", "1", "--out", str(afile), *ARGS], capsys, tmp_path, "is not a folder")
     refused([str(config), "--episodes", "1", "--out", str(afile / "sub" / "ds"), *ARGS], capsys, tmp_path,
             "is a file")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_out_in_a_pseudo_file_system_is_one_line_not_a_traceback(config, tmp_path, capsys):
+    """/proc accepts no folders (mkdir: No such file or directory): a FileNotFoundError traceback before."""
+    refused([str(config), "--episodes", "1", "--out", "/proc/app-record-test", *ARGS], capsys, tmp_path,
+            "--out /proc/app-record-test: cannot create this folder")
 
 
 HOLD = """
