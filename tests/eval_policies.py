@@ -67,6 +67,36 @@ class _SignalInKernel(_Hold):
         return super().select_action(observation)
 
 
+class _ExitsLater(_Hold):
+    name = "exits-later"
+
+    def select_action(self, observation):
+        if self.wave >= 2 and self.calls >= 5:
+            raise SystemExit(0)
+        return super().select_action(observation)
+
+
+class _ResetRaises(_Hold):
+    name = "reset-raises"
+
+    def reset(self):
+        super().reset()
+        if self.wave >= 2:
+            raise ValueError("no checkpoint for wave 2")
+
+
+def exits_later(env):
+    return _ExitsLater(env)
+
+
+def reset_raises(env):
+    return _ResetRaises(env)
+
+
+def exits_in_factory(env):
+    raise SystemExit("bye")
+
+
 def signal_in_kernel(env):
     return _SignalInKernel(env)
 

@@ -79,6 +79,7 @@ def test_a_replay_refuses_a_dataset_without_its_episodes_scenes(tmp_path, capsys
     ("raises_later", "policy 'raises-later' raised at step 5 of episodes 2..3: RuntimeError: the network's weights are missing"),
     ("wrong_shape", "policy 'wrong-shape' at step 5 of episodes 2..3: actions must have shape (2, 7)"),
     ("nan_later", "policy 'nan-later' at step 5 of episodes 2..3: action value 2 of environment 0 is nan"),
+    ("exits_later", "policy 'exits-later' called sys.exit(0) at step 5 of episodes 2..3"),
 ])
 def test_a_failing_policy_is_one_line_naming_it_and_the_step_and_keeps_the_episodes_before(tmp_path, capsys,
                                                                                             factory, words):
@@ -91,6 +92,35 @@ def test_a_failing_policy_is_one_line_naming_it_and_the_step_and_keeps_the_episo
     assert info["complete"] is False and words in info["error"]
     assert [e["episode_ix"] for e in info["per_episode"]] == [0, 1]
     assert all(e["reason"] == "not_touched" for e in info["per_episode"])
+
+
+def test_a_policy_whose_reset_raises_is_one_line_naming_it_and_keeps_the_episodes_before(tmp_path, capsys):
+    assert main([PICK, "--policy", "tests.eval_policies:reset_raises", "--episodes", "4", "--num-envs", "2",
+                 "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "policy 'reset-raises' raised at reset() before episodes 2..3: ValueError: no checkpoint" in err, err
+    assert [e["episode_ix"] for e in _info(tmp_path)["per_episode"]] == [0, 1]
+
+
+@pytest.mark.parametrize("source, words", [
+    ("import numpy as np\ndef make(env:\n    pass\n", "SyntaxError"),
+    ("raise RuntimeError('no GPU here')\n", "cannot load it: RuntimeError: no GPU here"),
+    ("import sys\nsys.exit(3)\n", "cannot load it: SystemExit: the policy called sys.exit(3)"),
+])
+def test_a_policy_module_that_cannot_be_imported_is_one_line_naming_it(tmp_path, capsys, monkeypatch, source, words):
+    (tmp_path / "user_policy_mod.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "user_policy_mod", raising=False)
+    assert main([PICK, "--policy", "user_policy_mod:make", "--episodes", "1", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("error: --policy 'user_policy_mod:make'") and words in err, err
+    assert not (tmp_path / "o" / "eval_info.json").exists()
+
+
+def test_a_factory_that_exits_is_one_line(tmp_path, capsys):
+    assert main([PICK, "--policy", "tests.eval_policies:exits_in_factory", "--episodes", "1",
+                 "--out", str(tmp_path)]) == 2
+    assert "the factory raised SystemExit: the policy called sys.exit('bye')" in capsys.readouterr().err
 
 
 def test_a_sigterm_that_lands_in_a_compiled_kernel_stops_the_evaluation_instead_of_failing_the_policy(

@@ -82,15 +82,26 @@ def make_policy(spec: str, env, seed: int = 0):
                          "the environment and returns a policy with select_action(observation))")
     try:
         factory = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise InputError(f"--policy {spec!r}: cannot load it: {type(exc).__name__}: {exc}") from None
-    try:
-        policy = factory(env)
-    except Exception as exc:  # a user's factory: its failure is reported as its own
+    except (Exception, SystemExit) as exc:  # a user's module: a SyntaxError, an error or exit at its import
         if (stop := signal_behind(exc)) is not None:
             raise stop from None
-        raise InputError(f"--policy {spec!r}: the factory raised {type(exc).__name__}: {exc}") from None
+        raise InputError(f"--policy {spec!r}: cannot load it: {type(exc).__name__}: {_said(exc)}") from None
+    try:
+        policy = factory(env)
+    except (Exception, SystemExit) as exc:  # a user's factory: its failure is reported as its own
+        if (stop := signal_behind(exc)) is not None:
+            raise stop from None
+        raise InputError(f"--policy {spec!r}: the factory raised {type(exc).__name__}: {_said(exc)}") from None
     if not callable(getattr(policy, "select_action", None)):
         raise InputError(f"--policy {spec!r}: the factory returned a {type(policy).__name__}, which has no "
                          "select_action(observation) method")
     return policy
+
+
+def _said(exc: BaseException) -> str:
+    """An exception's message on one line (a SyntaxError names its file and line)."""
+    if isinstance(exc, SyntaxError):
+        return f"{exc.msg} ({exc.filename}, line {exc.lineno})"
+    if isinstance(exc, SystemExit):
+        return f"the policy called sys.exit({exc.code!r})"
+    return " ".join(str(exc).split())

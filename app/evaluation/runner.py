@@ -82,7 +82,7 @@ def _wave(env, policy, ids: list[int], seed_of, scenes, hooks, done: list) -> li
     if on_wave is not None:
         on_wave(slots)
     if callable(getattr(policy, "reset", None)):  # LeRobot's policies have it; a user's may not
-        policy.reset()
+        _guarded(policy, policy.reset, f"reset() before episodes {ids[0]}..{ids[-1]}", 0, done)
     acc = _Accumulator(n)
     out: dict[int, EpisodeRecord] = {}
     step = 0
@@ -106,17 +106,24 @@ def _wave(env, policy, ids: list[int], seed_of, scenes, hooks, done: list) -> li
 
 
 def _act(policy, obs: dict, where: str, step: int, done: list) -> np.ndarray:
+    actions = _guarded(policy, lambda: policy.select_action(obs), where, step, done)
+    return np.asarray(actions) if not hasattr(actions, "numpy") else np.asarray(actions.detach().cpu().numpy())
+
+
+def _guarded(policy, call, where: str, step: int, done: list):
+    """``call()`` of a user's policy: any failure, a ``sys.exit`` included, is a PolicyError naming the policy and
+    where; a Ctrl-C or SIGTERM stays what it is (the command says it was stopped)."""
     name = policy_name(policy)
     try:
-        actions = policy.select_action(obs)
+        return call()
     except AppError as exc:
         raise PolicyError(f"policy {name!r} at {where}: {exc}", name, step, done) from None
-    except Exception as exc:  # a user's policy: any failure is reported as the policy's, with its step
+    except (Exception, SystemExit) as exc:  # a user's policy: any failure is reported as the policy's, with its step
         if (stop := signal_behind(exc)) is not None:  # a Ctrl-C or SIGTERM that landed in a compiled kernel
             raise stop from None
-        raise PolicyError(f"policy {name!r} raised at {where}: {type(exc).__name__}: {exc}", name, step,
-                          done) from None
-    return np.asarray(actions) if not hasattr(actions, "numpy") else np.asarray(actions.detach().cpu().numpy())
+        said = f"called sys.exit({exc.code!r}) at {where}" if isinstance(exc, SystemExit) else \
+            f"raised at {where}: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        raise PolicyError(f"policy {name!r} {said}", name, step, done) from None
 
 
 class _Accumulator:
