@@ -178,8 +178,18 @@ def test_wrong_sizes_and_negative_goal_times_raise_the_real_messages(driver):
     """Six values for seven joints, or a negative goal time: LogicErrors with the real driver's wording."""
     with pytest.raises(trossen_arm.LogicError, match="Invalid goal positions size: expected 7, got 6"):
         driver.set_all_positions(np.zeros(6))
-    with pytest.raises(trossen_arm.LogicError, match="Invalid goal time: expected non-negative, got -1"):
+    with pytest.raises(trossen_arm.LogicError, match="Invalid goal time: expected non-negative"):
         driver.set_all_positions(np.zeros(7), -1.0)
+
+
+@pytest.mark.parametrize("goal_time", [float("inf"), float("nan"), 1e9])
+@pytest.mark.parametrize("blocking", [True, False])
+def test_an_endless_goal_time_is_refused_before_any_motion(driver, goal_time, blocking):
+    """inf with blocking never returned; without it every joint read NaN. Refused, the arm where it was."""
+    before = driver.get_all_positions()
+    with pytest.raises(trossen_arm.LogicError, match="Invalid goal time: expected non-negative and finite"):
+        driver.set_all_positions(np.zeros(7), goal_time, blocking)
+    assert np.isfinite(driver.get_all_positions()).all() and list(driver.get_all_positions()) == list(before)
 
 
 def test_configure_opens_no_network_connection(monkeypatch):
@@ -225,6 +235,8 @@ def test_simulated_time_follows_the_wall_clock_at_the_scale_asked():
     assert frozen.target() == 0.0
     with pytest.raises(AppError, match="APP_TROSSEN_TIME_SCALE"):
         scale_from_env({"APP_TROSSEN_TIME_SCALE": "fast"})
+    with pytest.raises(AppError, match="from 0 to 100"):  # 1e12: the simulation never caught up
+        scale_from_env({"APP_TROSSEN_TIME_SCALE": "1e12"})
 
 
 def test_configurations_saved_to_a_yaml_file_load_back(driver, tmp_path):

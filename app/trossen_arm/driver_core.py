@@ -28,6 +28,7 @@ CONTROLLER_VERSION = "1.11.0-sim"
 ORDER = {Mode.position: 2, Mode.velocity: 1, Mode.effort: 0, Mode.external_effort: 0}  # a mode's ramp order
 WHAT = {Mode.position: "position", Mode.velocity: "velocity", Mode.effort: "effort",
         Mode.external_effort: "external effort"}
+MAX_GOAL_TIME = 3600.0  # [s]: one hour of simulated motion for one goal; a longer one is refused, not run
 
 
 class DriverCore:
@@ -181,8 +182,9 @@ class DriverCore:
 
     def _goal_time(self, goal_time: float) -> float:
         t = float(goal_time)
-        if not t >= 0.0:
-            raise logic_error(f"Invalid goal time: expected non-negative, got {goal_time}", self._logger)
+        if not 0.0 <= t <= MAX_GOAL_TIME:  # an infinite goal never finished (blocking) or left every joint NaN
+            raise logic_error(f"Invalid goal time: expected non-negative and finite (at most {MAX_GOAL_TIME:g} s "
+                              f"in this simulator), got {goal_time}", self._logger)
         return t
 
     def _joint_index(self, joint_index: int) -> int:
