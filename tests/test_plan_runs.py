@@ -110,6 +110,18 @@ def test_an_unknown_planner_key_or_name_is_an_error_naming_the_file_and_key(tmp_
         load_run_config(_write(tmp_path, text.replace("moves: [pre_grasp, carry]", "moves: [grasp]")))
 
 
+@pytest.mark.parametrize("key, value, words", [
+    ("acceleration", 1e-9, "task.planner.acceleration: 1e-09 rad/s^2 would take a move across a joint's range"),
+    ("jerk", 1e-12, "task.planner.jerk: 1e-12 rad/s^3 would take"),
+    ("velocity_scale", 1e-9, "task.planner.velocity_scale: must be at least 0.01"),
+])
+def test_timing_bounds_that_imply_endless_moves_are_refused_by_the_config_check(key, value, words):
+    """acceleration 1e-9 passed the check, then app.run planned for minutes, grew to 2.85 GB, ignored SIGTERM."""
+    with pytest.raises(ConfigError) as err:
+        load_run_config(SHELF, sets={f"task.planner.{key}": value})
+    assert words in str(err.value)
+
+
 def _pick(sets: dict):
     return run_to_end(load_run_config(SHELF, sets=sets))
 

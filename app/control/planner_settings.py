@@ -5,6 +5,8 @@ and follows the timed paths it is handed (app.control.tracks)."""
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from app.validation import Check, CheckContext, Where
@@ -12,6 +14,10 @@ from app.validation import Check, CheckContext, Where
 # app.planning.PLANNERS' names (control does not import planning; tests/test_plan_runs.py holds them equal)
 PLANNER_NAMES = ("RRTConnect", "RRT", "RRTstar", "InformedRRTstar", "BITstar", "AORRTC", "PRMstar")
 MOVES = ("pre_grasp", "carry", "retreat", "to_meet")  # free-space moves a planner may take (to_meet: a hand-over's)
+SPAN = 2 * math.pi  # [rad]: the widest joint range a timed move may cross
+MAX_MOVE_S = 120.0  # [s]: the longest rest-to-rest move across SPAN the timing bounds may ask for (1e-9 rad/s^2
+# passed the check, then app.run planned for minutes and grew to 2.85 GB)
+MIN_VELOCITY_SCALE = 0.01
 
 
 @dataclass(frozen=True)
@@ -65,4 +71,12 @@ class PlannerSettings:
             (at("moves"), all(m in MOVES for m in self.moves) and len(set(self.moves)) == len(self.moves),
              f"distinct moves of {list(MOVES)}, got {list(self.moves)}"),
             (at("timeout"), self.timeout <= 60, f"must be at most 60 s, got {self.timeout}"),
-        ] + [(at(name), getattr(self, name) > 0, f"must be > 0, got {getattr(self, name)}") for name in positive]
+        ] + [(at(name), getattr(self, name) > 0, f"must be > 0, got {getattr(self, name)}") for name in positive] + [
+            (at("acceleration"), not self.acceleration > 0 or 2 * math.sqrt(SPAN / self.acceleration) <= MAX_MOVE_S,
+             f"{self.acceleration:g} rad/s^2 would take a move across a joint's range (2 pi rad) longer than "
+             f"{MAX_MOVE_S:g} s: give at least {4 * SPAN / MAX_MOVE_S ** 2:.2g}"),
+            (at("jerk"), not self.jerk > 0 or (32 * SPAN / self.jerk) ** (1 / 3) <= MAX_MOVE_S,
+             f"{self.jerk:g} rad/s^3 would take a move across a joint's range (2 pi rad) longer than {MAX_MOVE_S:g} "
+             f"s: give at least {32 * SPAN / MAX_MOVE_S ** 3:.2g}"),
+            (at("velocity_scale"), self.velocity_scale >= MIN_VELOCITY_SCALE,
+             f"must be at least {MIN_VELOCITY_SCALE} (slower moves last for ever), got {self.velocity_scale}")]
