@@ -93,6 +93,15 @@ def _check_policy_fits(folder: Path, run, options: EnvOptions) -> None:
         env.close()
 
 
+def _check_fresh(out: Path) -> None:
+    """An --out holding an earlier evaluation's results is refused: its videos would be listed as this run's."""
+    earlier = [p.name for p in (out / "eval_info.json",) if p.exists()] + \
+        [f"videos/{p.name}" for p in sorted((out / "videos").glob("eval_episode_*.mp4"))[:3]]
+    if earlier:
+        raise InputError(f"--out {out}: holds an earlier evaluation ({', '.join(earlier)}); app.eval writes each run "
+                         "into a new or empty folder, so that its eval_info.json lists only its own videos")
+
+
 def _policy_and_scenes(args: argparse.Namespace, run, options: EnvOptions) -> tuple[PolicySpec, tuple | None]:
     """What the policy is and, for a replay, every episode's recorded scene."""
     if args.replay is None:
@@ -156,6 +165,7 @@ def _run_jobs(args, jobs: list[EvalJob]) -> list:
 
 def body(args: argparse.Namespace) -> int:
     _check(args)
+    _check_fresh(Path(args.out))
     OutputSet(args.out)  # a folder that cannot be made or written is refused before any episode runs
     out = Path(args.out).resolve()
     run = load_run_config(args.config)

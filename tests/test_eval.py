@@ -202,3 +202,14 @@ def test_ray_workers_give_the_same_episodes_as_one_process(tmp_path, shared_ray)
     assert main(args + ["--out", str(tmp_path / "one")]) == 0
     assert main(args + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
     assert _info(tmp_path / "one")["per_episode"] == _info(tmp_path / "two")["per_episode"]
+
+
+def test_an_out_folder_with_an_earlier_evaluation_is_refused_and_left_as_it_was(tmp_path, capsys):
+    """The earlier run's videos were listed as this run's in eval_info.json."""
+    assert main([PICK, "--policy", "random", "--episodes", "2", "--num-envs", "2", "--videos", "1",
+                 "--out", str(tmp_path)]) == 0
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    assert main([PICK, "--policy", "random", "--episodes", "1", "--out", str(tmp_path)]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "holds an earlier evaluation (eval_info.json, videos/eval_episode_0.mp4)" in last
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
