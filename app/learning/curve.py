@@ -102,7 +102,7 @@ def plot_curve(path: Path, points: list[Point], title: str) -> Path:
             lambda m: np.interp(m, [p.minutes for p in points], steps)))
         top.set_xlabel("training minutes (this machine)")
     ax.set_title(title, fontsize=9)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper left")
     fig.tight_layout()
 
     def save(tmp: str) -> None:
