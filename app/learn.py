@@ -1,6 +1,6 @@
 """Command line: ``python -m app.learn CONFIG --policy {act,diffusion} --obs-type {state,pixels_agent_pos}
-[--action-mode {ee_pose,joint}] (--episodes N | --dataset DIR) (--steps S | --train-minutes M) --eval-episodes K --seed SEED --out DIR
-[--eval-every S] [--num-envs B] [--image-size H W] [-- LEROBOT-TRAIN OPTIONS]``.
+[--action-mode {ee_pose,joint}] (--episodes N | --dataset DIR) (--steps S | --train-minutes M) --eval-episodes K
+--seed SEED --out DIR [--eval-every S] [--num-envs B] [--image-size H W] [-- LEROBOT-TRAIN OPTIONS]``.
 
 Teaches a policy the run config's task from the scripted expert's demonstrations and says how well it learnt:
 N demonstrations recorded through the environment the policy will act in (seeds SEED..SEED+N-1; only successful
@@ -69,7 +69,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _check(args: argparse.Namespace) -> None:
-    checks = [(args.episodes is None or 1 <= args.episodes <= 100_000, f"--episodes must be 1..100000, got {args.episodes}"),
+    checks = [(args.episodes is None or 1 <= args.episodes <= 100_000,
+               f"--episodes must be 1..100000, got {args.episodes}"),
               (args.steps is None or 1 <= args.steps <= MAX_STEPS, f"--steps must be 1..{MAX_STEPS}, got {args.steps}"),
               (args.train_minutes is None or 0 < args.train_minutes <= MAX_MINUTES,
                f"--train-minutes must be > 0 and at most {MAX_MINUTES} (a week), got {args.train_minutes}"),

@@ -34,10 +34,10 @@ from app.config.loader import load_run_config
 from app.control.object_motion import ObjectMotion
 from app.dataset import UnitsGuess, dataset_units, load_dataset
 from app.dataset.robot_map import map_to_robot
+from app.envs.options import EnvOptions
 from app.episode.replay_loop import POSITION_GAIN, Replay, check_rate, replay_episode  # noqa: F401 (the API)
 from app.episode.replay_video import ReplayVideo
 from app.episode.scene_build import build_scene
-from app.envs.options import EnvOptions
 from app.errors import DatasetError, InputError
 from app.evaluation.shards import EvalJob, PolicySpec, close_here, run_job
 from app.recording.replay_scene import ReplayScene, place_objects, recorded_ends, replay_scene
@@ -201,7 +201,8 @@ def summary_lines(summary: dict) -> list[str]:
         if at is None:
             out.append(f"{key}: {value}")
         elif at["joint"] is None:
-            out.append(f"{key}: 0 {at['unit']} (every command within {'its joint limits' if 'limit' in key else 'its velocity bound'})")
+            within = "its joint limits" if "limit" in key else "its velocity bound"
+            out.append(f"{key}: 0 {at['unit']} (every command within {within})")
         else:
             bound = "joint limit" if "limit" in key else "velocity bound"
             out.append(f"{key}: {value:.4g} {at['unit']} beyond {at['joint']}'s {bound} at frame {at['frame']}")

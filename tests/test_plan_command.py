@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pytest
 
-
 from app.plan import main
 from tests.conftest import ROOT
 

@@ -9,7 +9,6 @@ import sys
 import numpy as np
 import pytest
 
-
 from app.collision import World, WorldBox
 from app.config.loader import load_run_config
 from app.control.phases import PLAN_REASONS, REASONS, code_label

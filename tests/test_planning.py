@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-
 from app.collision import World, WorldBox
 from app.errors import InputError, UnknownNameError
 from app.planning import PlanOptions, PoseGoal, plan

@@ -7,7 +7,6 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-
 from app import InputError, UnknownNameError
 from app.planning.scene_api import plan_path
 from app.sim.scene import Scene

@@ -3,8 +3,6 @@
 import numpy as np
 import pytest
 
-pytest.importorskip("ruckig", reason="timing needs the 'plan' extra (pip install 'ruckig==0.19.4')")
-
 from app.errors import InputError
 from app.planning import plan, time_parameterize
 from app.planning.export import (driver_velocity_limits, read_trajectory, time_for_driver, to_driver, write_csv,

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-
 from app import RobotModel
 from app.collision import World, WorldBox, collision_model
 from app.planning import PlanOptions, PoseGoal, plan

@@ -6,7 +6,6 @@ and follows the timed paths it is handed (app.control.tracks)."""
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 
 from app.validation import Check, CheckContext, Where

@@ -104,7 +104,7 @@ def optical_view(p: np.ndarray, R: np.ndarray, fov: float, width: int, height: i
 def episodes_done(state: FrameState) -> int | None:
     """How many environments' phased episodes are done at this frame (their code is ``done``); None without
     phases (a motion driven by time)."""
-    return None if state.episode is None else sum(code_label(int(c)) == "done" for c in state.episode)
+    return None if state.episode is None else int(_done(state).sum())
 
 
 def _live_targets(state: FrameState) -> np.ndarray:
@@ -112,8 +112,12 @@ def _live_targets(state: FrameState) -> np.ndarray:
     at the retreat pose, whose frame would hide the object it placed; its dot still says reached or not)."""
     if state.episode is None:
         return state.targets_pos
-    done = np.array([code_label(int(c)) == "done" for c in state.episode])
-    return np.where(done[:, None, None], np.nan, state.targets_pos)
+    return np.where(_done(state)[:, None, None], np.nan, state.targets_pos)
+
+
+def _done(state: FrameState) -> np.ndarray:
+    """Per environment whether its phased episode is done (its code is ``done``); ``state.episode`` is given."""
+    return np.array([code_label(int(c)) == "done" for c in state.episode], dtype=bool)
 
 
 def frame_notes(state: FrameState) -> tuple[str, ...] | None:

@@ -11,8 +11,8 @@ from app.config.schema import RunConfig
 from app.episode.scene_build import build_scene
 from app.sim.markers import DiscMarker
 
-MESH_RGB = (0.16, 0.16, 0.17)
-PLACE_DISC_RADIUS = 0.02  # [m]: the place target's disc in camera images, smaller than the 5 cm cube it awaits  # the WidowX AI's black, where the look gives no robot_rgb
+MESH_RGB = (0.16, 0.16, 0.17)  # the WidowX AI's black, where the look gives no robot_rgb
+PLACE_DISC_RADIUS = 0.02  # [m]: the place target's disc in camera images, smaller than the 5 cm cube it awaits
 
 
 def headless(run: RunConfig) -> RunConfig:

@@ -50,7 +50,8 @@ def evaluate_checkpoint(run, options: EnvOptions, folder: Path, episodes: int, s
     finally:
         close_here()
     agg = eval_info(records, 0.0, {}, [])["aggregated"]
-    return Point(step, minutes, agg["n_success"], agg["n_episodes"], tuple(wilson_interval(agg["n_success"], len(records))),
+    wins = agg["n_success"]
+    return Point(step, minutes, wins, agg["n_episodes"], tuple(wilson_interval(wins, len(records))),
                  agg["failure_reasons"])
 
 

@@ -19,7 +19,6 @@ from app.recording.blocks import environment_names, joint_names
 from app.recording.episode_cameras import KEY_PREFIX
 from app.recording.episode_scenes import FILE as SCENES_FILE
 
-
 EE_NAMES = ("ee.x", "ee.y", "ee.z", "ee.qw", "ee.qx", "ee.qy", "ee.qz", "gripper")  # an ee_pose action, per arm
 
 
@@ -60,7 +59,8 @@ class DemoWriter:
         images = {KEY_PREFIX + name: frames for name, frames in demo.images.items()}
         env_state = demo.environment_state if self.spec.environment_names else None
         index = self.writer.append(EpisodeFrames(self.task, demo.state, demo.action, images, env_state))
-        line = {"episode_index": int(index), "env": 0, "n_envs": 1, "reset_seed": int(demo.seed), **demo.scene.as_dict(),
+        line = {"episode_index": int(index), "env": 0, "n_envs": 1, "reset_seed": int(demo.seed),
+                **demo.scene.as_dict(),
                 "bodies": object_bodies(self.run)}
         path = self.root / SCENES_FILE
         with open(path, "a") as f:

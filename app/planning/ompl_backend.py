@@ -41,8 +41,9 @@ def _ompl():
     try:
         from ompl import base, geometric, util
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise PlannerUnavailableError(f"motion planning needs OMPL, a dependency of the app that this Python cannot import: reinstall the app "
-                                         f"(pip install -e .), which installs ompl==2.0.1 ({exc})") from exc
+        raise PlannerUnavailableError(f"motion planning needs OMPL, a dependency of the app that this Python cannot "
+                                      f"import: reinstall the app (pip install -e .), which installs ompl==2.0.1 "
+                                      f"({exc})") from exc
     util.setLogLevel(util.LOG_WARN)
     return base, geometric, util
 
