@@ -12,12 +12,11 @@ Cartesian feed-forward accelerations are accepted and not used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from app.trossen_arm.cartesian import pose_matrix
 from app.trossen_arm.cartesian_sources import CartesianPath, TwistSource, UnreachablePose
+from app.trossen_arm.containers import ArrayDouble6
 from app.trossen_arm.driver_core import ORDER
 from app.trossen_arm.enums import InterpolationSpace, Mode
 from app.trossen_arm.failures import logic_error, runtime_error
@@ -43,10 +42,10 @@ class CartesianCommands(JointCommands):
             raise logic_error(f"Invalid interpolation space: expected joint (0) or cartesian (1), got "
                               f"{interpolation_space}", self._logger) from None
 
-    def set_cartesian_positions(self, goal_positions: Sequence[float], interpolation_space: InterpolationSpace,
+    def set_cartesian_positions(self, goal_positions: ArrayDouble6, interpolation_space: InterpolationSpace,
                                 goal_time: float = 2.0, blocking: bool = True,
-                                goal_feedforward_velocities: Sequence[float] | None = None,
-                                goal_feedforward_accelerations: Sequence[float] | None = None,
+                                goal_feedforward_velocities: ArrayDouble6 | None = None,
+                                goal_feedforward_accelerations: ArrayDouble6 | None = None,
                                 num_trajectory_check_samples: int = 0) -> None:
         """Set the pose of the tool frame in the base frame (translation [m], angle-axis [rad])."""
         slot = self._ready()
@@ -80,9 +79,9 @@ class CartesianCommands(JointCommands):
         c.drive(ARM, Ramp(self._world.t, t, c.desired[:, ARM].copy(), state_rows(arm_goal, v_goal), ORDER[
             Mode.position]))
 
-    def set_cartesian_velocities(self, goal_velocities: Sequence[float], interpolation_space: InterpolationSpace,
+    def set_cartesian_velocities(self, goal_velocities: ArrayDouble6, interpolation_space: InterpolationSpace,
                                  goal_time: float = 2.0, blocking: bool = True,
-                                 goal_feedforward_accelerations: Sequence[float] | None = None) -> None:
+                                 goal_feedforward_accelerations: ArrayDouble6 | None = None) -> None:
         """Set the twist of the tool frame (linear [m/s], angular [rad/s], base frame)."""
         slot = self._ready()
         twist = self._values(goal_velocities, 6, "goal velocities")
@@ -104,7 +103,7 @@ class CartesianCommands(JointCommands):
                               ORDER[Mode.velocity]))
         self._finish(t, blocking, f"cartesian velocities ({space.name} space)")
 
-    def set_cartesian_external_efforts(self, goal_external_efforts: Sequence[float],
+    def set_cartesian_external_efforts(self, goal_external_efforts: ArrayDouble6,
                                        interpolation_space: InterpolationSpace, goal_time: float = 2.0,
                                        blocking: bool = True) -> None:
         """Set the wrench the tool applies (force [N], torque [N m], base frame) on top of gravity compensation;

@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 
 from app.errors import AppError
+from app.trossen_arm.argument_types import pybind_checked
 from app.trossen_arm.cartesian_commands import CartesianCommands
 from app.trossen_arm.outputs import Outputs
 from app.trossen_arm.settings import Settings
 
 
+@pybind_checked
 class TrossenArmDriver(CartesianCommands, Outputs, Settings):
     """Trossen Arm Driver (simulated): ``configure`` picks the simulated arm its IP names, opens no connection."""
 

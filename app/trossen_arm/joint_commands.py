@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from app.trossen_arm.containers import VectorDouble
 from app.trossen_arm.driver_core import ORDER, DriverCore
 from app.trossen_arm.enums import Mode
 from app.trossen_arm.failures import logic_error
@@ -99,16 +100,16 @@ class JointCommands(DriverCore):
         return Goal(self._tool.tool_pose(q), clipped=clipped)
 
     # ------------------------------------------------------------------ positions
-    def set_all_positions(self, goal_positions: Sequence[float], goal_time: float = 2.0, blocking: bool = True,
-                          goal_feedforward_velocities: Sequence[float] | None = None,
-                          goal_feedforward_accelerations: Sequence[float] | None = None) -> None:
+    def set_all_positions(self, goal_positions: VectorDouble, goal_time: float = 2.0, blocking: bool = True,
+                          goal_feedforward_velocities: VectorDouble | None = None,
+                          goal_feedforward_accelerations: VectorDouble | None = None) -> None:
         """Set the positions of all joints [rad, m]; feed-forward velocities [rad/s, m/s], accelerations."""
         self._goal(ALL, Mode.position, goal_positions, goal_feedforward_velocities, goal_feedforward_accelerations,
                    goal_time, blocking, "positions")
 
-    def set_arm_positions(self, goal_positions: Sequence[float], goal_time: float = 2.0, blocking: bool = True,
-                          goal_feedforward_velocities: Sequence[float] | None = None,
-                          goal_feedforward_accelerations: Sequence[float] | None = None) -> None:
+    def set_arm_positions(self, goal_positions: VectorDouble, goal_time: float = 2.0, blocking: bool = True,
+                          goal_feedforward_velocities: VectorDouble | None = None,
+                          goal_feedforward_accelerations: VectorDouble | None = None) -> None:
         """Set the positions of the arm joints [rad]."""
         self._goal(ARM, Mode.position, goal_positions, goal_feedforward_velocities, goal_feedforward_accelerations,
                    goal_time, blocking, "positions")
@@ -129,14 +130,14 @@ class JointCommands(DriverCore):
                    _one(goal_feedforward_acceleration), goal_time, blocking, "positions")
 
     # ------------------------------------------------------------------ velocities
-    def set_all_velocities(self, goal_velocities: Sequence[float], goal_time: float = 2.0, blocking: bool = True,
-                           goal_feedforward_accelerations: Sequence[float] | None = None) -> None:
+    def set_all_velocities(self, goal_velocities: VectorDouble, goal_time: float = 2.0, blocking: bool = True,
+                           goal_feedforward_accelerations: VectorDouble | None = None) -> None:
         """Set the velocities of all joints [rad/s, m/s]."""
         self._goal(ALL, Mode.velocity, goal_velocities, goal_feedforward_accelerations, None, goal_time, blocking,
                    "velocities")
 
-    def set_arm_velocities(self, goal_velocities: Sequence[float], goal_time: float = 2.0, blocking: bool = True,
-                           goal_feedforward_accelerations: Sequence[float] | None = None) -> None:
+    def set_arm_velocities(self, goal_velocities: VectorDouble, goal_time: float = 2.0, blocking: bool = True,
+                           goal_feedforward_accelerations: VectorDouble | None = None) -> None:
         """Set the velocities of the arm joints [rad/s]."""
         self._goal(ARM, Mode.velocity, goal_velocities, goal_feedforward_accelerations, None, goal_time, blocking,
                    "velocities")
@@ -155,11 +156,11 @@ class JointCommands(DriverCore):
                    blocking, "velocities")
 
     # ------------------------------------------------------------------ efforts
-    def set_all_efforts(self, goal_efforts: Sequence[float], goal_time: float = 2.0, blocking: bool = True) -> None:
+    def set_all_efforts(self, goal_efforts: VectorDouble, goal_time: float = 2.0, blocking: bool = True) -> None:
         """Set the efforts of all joints [N m, N] (linear interpolation)."""
         self._goal(ALL, Mode.effort, goal_efforts, None, None, goal_time, blocking, "efforts")
 
-    def set_arm_efforts(self, goal_efforts: Sequence[float], goal_time: float = 2.0, blocking: bool = True) -> None:
+    def set_arm_efforts(self, goal_efforts: VectorDouble, goal_time: float = 2.0, blocking: bool = True) -> None:
         """Set the efforts of the arm joints [N m]."""
         self._goal(ARM, Mode.effort, goal_efforts, None, None, goal_time, blocking, "efforts")
 
@@ -173,13 +174,13 @@ class JointCommands(DriverCore):
         idx = np.array([self._joint_index(joint_index)])
         self._goal(idx, Mode.effort, [goal_effort], None, None, goal_time, blocking, "efforts")
 
-    def set_all_external_efforts(self, goal_external_efforts: Sequence[float], goal_time: float = 2.0,
+    def set_all_external_efforts(self, goal_external_efforts: VectorDouble, goal_time: float = 2.0,
                                  blocking: bool = True) -> None:
         """Set the external efforts of all joints [N m, N]: on top of the gravity compensation."""
         self._goal(ALL, Mode.external_effort, goal_external_efforts, None, None, goal_time, blocking,
                    "external efforts")
 
-    def set_arm_external_efforts(self, goal_external_efforts: Sequence[float], goal_time: float = 2.0,
+    def set_arm_external_efforts(self, goal_external_efforts: VectorDouble, goal_time: float = 2.0,
                                  blocking: bool = True) -> None:
         """Set the external efforts of the arm joints [N m]."""
         self._goal(ARM, Mode.external_effort, goal_external_efforts, None, None, goal_time, blocking,
