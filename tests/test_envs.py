@@ -191,6 +191,34 @@ def test_the_scene_option_starts_the_given_scene():
         env.close()
 
 
+@pytest.mark.parametrize("change, words", [
+    ({"cube": {"pos": [0.3, 0.1, 0.0]}}, r"objects\.cube\.pos: .* 25\.0 mm into the table top"),
+    ({"cube": {"pos": [0.3, 0.1, -0.3]}}, r"objects\.cube\.pos: .* into the table top"),
+    ({"cube": {"pos": [50.0, 0.1, 0.025]}}, r"objects\.cube\.pos: .* 50 m from the environment's origin"),
+    ({"cube": {"quat_wxyz": [0.0, 0.0, 0.0, 0.0]}}, r"objects\.cube\.quat_wxyz: must be a unit quaternion"),
+    ({"cube": {"quat_wxyz": [2.0, 0.0, 0.0, 0.0]}}, r"norm 2"),
+    ({"mug": {"pos": [0.3, 0.0, 0.025], "quat_wxyz": [1, 0, 0, 0]}}, r"objects \['mug'\] are not in the config"),
+    ({"place_xy": [0.0, 40.0]}, r"place_xy \[0\.0, 40\.0\] is 40 m from"),
+], ids=["inside the table", "under the table", "50 m away", "zero quaternion", "quaternion of norm 2",
+        "an object the config lacks", "place target 40 m away"])
+def test_a_scene_option_no_episode_could_start_from_is_refused_naming_the_key(change, words):
+    env = envs.make_env(PICK, obs_type="state")
+    try:
+        _, info = env.reset(seed=0)
+        scene = info["scene"]
+        for key, value in change.items():
+            if key == "place_xy":
+                scene["place_xy"] = value
+            else:
+                scene["objects"].setdefault(key, {}).update(value)
+        with pytest.raises(InputError, match=words):
+            env.reset(options={"scene": scene})
+        obs, _ = env.reset(seed=0)  # the environment is still usable
+        assert np.all(np.isfinite(obs["environment_state"]))
+    finally:
+        env.close()
+
+
 @pytest.mark.parametrize("action, words", [
     (np.full(7, np.nan), "action value 0 of environment 0 is nan"),
     (np.zeros(3), r"actions must have shape \(1, 7\)"),

@@ -49,7 +49,54 @@ class EpisodeScene(NamedTuple):
         values = [v for p, q in objects.values() for v in (p, q)] + ([] if place is None else [place])
         if not all(np.all(np.isfinite(v)) for v in values):
             raise InputError(f"{where}: an episode scene's poses must be finite numbers")
+        _check_plausible(data["objects"], objects, place, run, where)
         return cls(objects, place, data.get("seed"))
+
+
+MAX_SCENE_REACH_M = 2.0  # an episode scene's objects and place target lie within this of the environment's origin
+QUAT_NORM_TOL = 1e-3     # a given quaternion's norm within 1 +- this
+TABLE_TOL_M = 0.002      # how far an object may sink into the table top (contact slop)
+
+
+def _check_plausible(given: dict, objects: dict, place: np.ndarray | None, run: RunConfig, where: str) -> None:
+    """InputError naming ``where`` and the object for a scene no episode could start from: an object the config
+    lacks, a quaternion not of unit norm, an object or place target farther than MAX_SCENE_REACH_M from the
+    environment's origin, an object sunk into the table top."""
+    unknown = sorted(str(k) for k in given if k not in objects)
+    if unknown:
+        raise InputError(f"{where}: objects {unknown} are not in the config's scene, which has "
+                         f"{sorted(objects)}")
+    specs = {o.name: o for o in run.scene_config.objects}
+    table = run.scene_config.table
+    for name, (pos, quat) in objects.items():
+        at = f"{where}: objects.{name}"
+        if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
+            raise InputError(f"{at}.quat_wxyz: must be a unit quaternion (norm 1 +- {QUAT_NORM_TOL:g}), "
+                             f"got norm {np.linalg.norm(quat):.6g}")
+        if np.linalg.norm(pos) > MAX_SCENE_REACH_M:
+            raise InputError(f"{at}.pos: {np.round(pos, 3).tolist()} is {np.linalg.norm(pos):.3g} m from the "
+                             f"environment's origin; a scene's objects lie within {MAX_SCENE_REACH_M} m")
+        sunk = _sunk_into(table, pos, specs[name].half_height())
+        if sunk > TABLE_TOL_M:
+            raise InputError(f"{at}.pos: the object's centre at z = {pos[2]:.4g} m puts it {1e3 * sunk:.1f} mm "
+                             f"into the table top (z = {_table_top(table):.4g} m); it rests at z >= "
+                             f"{_table_top(table) + specs[name].half_height():.4g} m")
+    if place is not None and np.linalg.norm(place) > MAX_SCENE_REACH_M:
+        raise InputError(f"{where}: place_xy {np.round(place, 3).tolist()} is {np.linalg.norm(place):.3g} m from "
+                         f"the environment's origin; a place target lies within {MAX_SCENE_REACH_M} m")
+
+
+def _table_top(table) -> float:
+    return table.pos[2] + table.size[2] / 2
+
+
+def _sunk_into(table, pos: np.ndarray, half_height: float) -> float:
+    """How far [m] an upright object of ``half_height`` centred at ``pos`` reaches below the top of an
+    unrotated ``table`` whose footprint it is over (0 where it is not over it, or the table is rotated)."""
+    if table is None or not np.allclose(table.quat, (1.0, 0.0, 0.0, 0.0)):
+        return 0.0
+    over = all(abs(pos[i] - table.pos[i]) <= table.size[i] / 2 for i in (0, 1))
+    return max(0.0, _table_top(table) - (pos[2] - half_height)) if over else 0.0
 
 
 BODY_FIELDS = {"box": ("size",), "cylinder": ("radius", "height"), "sphere": ("radius",), "urdf": ("file", "scale"),
