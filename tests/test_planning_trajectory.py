@@ -137,6 +137,31 @@ def test_time_parameterize_rejects_bad_input():
         time_parameterize(np.zeros((3, 2)), 1.0, valid=lambda q: np.ones(len(q), bool), check_resolution=0.0)
 
 
+PATH_WITH_A_TINY_EDGE = np.array([[0.0, 0.0, 0.0], [1.0, 0.5, 0.0], [1.0, 0.5, 1e-9], [0.2, 0.1, 0.3]])
+
+
+@pytest.mark.parametrize("limits", [(1.0, 4.0, 1e300), (1e300, 1e300, 1e300), (1.0, 4.0, 1e6), (10.0, 1e6, 1e9)],
+                         ids=["jerk 1e300", "every limit 1e300", "jerk 1e6 over a 1e-9 rad edge", "acceleration 1e6"])
+def test_extreme_limits_are_timed_within_them_never_a_ruckig_error(limits):
+    """Ruckig refused these (ValueError -101 or RuckigError): limits beyond its numbers, or a tiny edge whose
+    per-unit limits were divided by 1e-9. The timing stays within the limits given and ends at the goal."""
+    v, a, j = limits
+    timed = time_parameterize(PATH_WITH_A_TINY_EDGE, v, a, j, rate=240.0)
+    assert np.isfinite(timed.q).all() and np.isfinite(timed.qd).all()
+    np.testing.assert_allclose(timed.q[-1], PATH_WITH_A_TINY_EDGE[-1], atol=1e-9)
+    assert np.abs(timed.qd).max() <= v * (1 + 1e-6)
+    assert np.abs(timed.qdd).max() <= a * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("limits, words", [
+    ((1e-12, 4.0, 40.0), "at least 1.8e[+]12 s"), ((1.0, 1e-12, 40.0), "at least 3.789e[+]06 s"),
+    ((1.0, 4.0, 1e-12), "at least 6.125e[+]04 s")], ids=["velocity 1e-12", "acceleration 1e-12", "jerk 1e-12"])
+def test_limits_that_would_take_hours_are_refused_before_any_timing(limits, words):
+    """Before: a velocity of 1e-12 asked numpy for 437 TiB; an acceleration of 1e-12 ran for ever."""
+    with pytest.raises(InputError, match=words + ".*at most 3600 s"):
+        time_parameterize(PATH_WITH_A_TINY_EDGE, *limits, rate=60.0)
+
+
 def test_plan_path_has_genesis_shapes_and_valid_mask(planned):
     model, cm, res, _ = planned
     start, goal = res.path[0], res.path[-1]

@@ -68,9 +68,11 @@ def _curve(ruckig, qa, va, qb, vb, v, acc, jerk) -> CurveEdge | None:
     inp.target_position, inp.target_velocity, inp.target_acceleration = qb.tolist(), vb.tolist(), [0.0] * n
     inp.max_velocity, inp.max_acceleration, inp.max_jerk = v.tolist(), acc.tolist(), jerk.tolist()
     traj = ruckig.Trajectory(n)
-    if ruckig.Ruckig(n).calculate(inp, traj) not in (ruckig.Result.Working, ruckig.Result.Finished):
+    try:
+        result = ruckig.Ruckig(n).calculate(inp, traj)
+    except ruckig.RuckigError:  # its input check refused the numbers: the corner is not blended
         return None
-    return CurveEdge(traj)
+    return CurveEdge(traj) if result in (ruckig.Result.Working, ruckig.Result.Finished) else None
 
 
 def _clear(edge: CurveEdge, valid: Callable[[np.ndarray], np.ndarray], v: np.ndarray, resolution: float) -> bool:

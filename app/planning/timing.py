@@ -24,6 +24,10 @@ from app.planning.timing_edges import line_edge
 
 DEFAULT_ACCELERATION = 8.0  # [rad/s^2]
 DEFAULT_JERK = 80.0  # [rad/s^3]
+# Limits above these are timed as these (the motion stays within the given limits, and is no slower than a
+# sample at 1 kHz can tell): Ruckig's input check refuses numbers far beyond them (a jerk of 1e300).
+MAX_VELOCITY, MAX_ACCELERATION, MAX_JERK = 1e3, 1e6, 1e9  # [rad/s], [rad/s^2], [rad/s^3]
+MAX_DURATION_S = 3600.0  # a timed path's longest motion, checked before any timing
 
 
 class TimedTrajectory(NamedTuple):
@@ -48,6 +52,14 @@ def _limits(value, n: int, name: str) -> np.ndarray:
     return arr.copy()
 
 
+def _least_duration(path: np.ndarray, v: np.ndarray, acc: np.ndarray, jerk: np.ndarray) -> float:
+    """A lower bound [s] of the path's rest-to-rest timing: per edge and DOF the least time of a move of d at
+    each limit alone (d / v, 2 sqrt(d / a), (32 d / j)^(1/3)), the largest per edge, summed."""
+    d = np.abs(np.diff(path, axis=0))
+    per_dof = np.maximum(np.maximum(d / v, 2 * np.sqrt(d / acc)), np.cbrt(32 * d / jerk))
+    return float(per_dof.max(axis=1).sum()) if len(d) else 0.0
+
+
 def time_parameterize(path: np.ndarray, v_max: object, a_max: object = DEFAULT_ACCELERATION,
                       j_max: object = DEFAULT_JERK, rate: float = 200.0,
                       valid: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -69,9 +81,15 @@ def time_parameterize(path: np.ndarray, v_max: object, a_max: object = DEFAULT_A
     if not (np.isfinite(rate) and rate > 0):
         raise InputError(f"rate must be a finite number > 0 [Hz], got {rate}")
     n = path.shape[1]
-    v, acc, jerk = _limits(v_max, n, "v_max"), _limits(a_max, n, "a_max"), _limits(j_max, n, "j_max")
+    v, acc, jerk = (np.minimum(_limits(lim, n, name), cap) for lim, name, cap in
+                    ((v_max, "v_max", MAX_VELOCITY), (a_max, "a_max", MAX_ACCELERATION), (j_max, "j_max", MAX_JERK)))
     keep = np.concatenate([[True], np.abs(np.diff(path, axis=0)).max(axis=1) > 1e-12])
     path = path[keep]
+    at_least = _least_duration(path, v, acc, jerk)
+    if at_least > MAX_DURATION_S:
+        raise InputError(f"the path would take at least {at_least:.4g} s within v_max {v.tolist()}, a_max "
+                         f"{acc.tolist()}, j_max {jerk.tolist()}; a timed path lasts at most {MAX_DURATION_S:g} s "
+                         "(raise the limits)")
     if not (np.isfinite(check_resolution) and check_resolution > 0):
         raise InputError(f"check_resolution must be a finite number > 0 [rad], got {check_resolution}")
     if valid is not None and len(path) > 2:

@@ -16,7 +16,8 @@ class TimingError(AppError):
 
 
 class LineEdge(NamedTuple):
-    """One straight edge a -> b timed as the 1-DOF motion of s from 0 to 1 (q = a + s (b - a))."""
+    """One straight edge a -> b timed as the 1-DOF motion of s from 0 to L = max |b - a| (q = a + s * delta,
+    delta = (b - a) / L: s in the units of the DOF that moves most, so a tiny edge keeps ordinary limits)."""
 
     a: np.ndarray
     delta: np.ndarray
@@ -36,15 +37,21 @@ def line_edge(ruckig, a: np.ndarray, b: np.ndarray, v: np.ndarray, acc: np.ndarr
     """The edge a -> b (n,) timed along its own line within the per-DOF limits v, acc, jerk (n,) (Ruckig's phase
     synchronisation of the DOFs themselves falls back to time synchronisation, off the line, where the per-DOF
     limits differ: a carry's timed path once came 0.8 mm inside the planner's clearance)."""
-    delta = b - a
+    length = float(np.max(np.abs(b - a)))
+    delta = (b - a) / length
     share = np.abs(delta)
     moving = share > 0
     limit = [float(np.min(lim[moving] / share[moving])) for lim in (v, acc, jerk)]
     inp = ruckig.InputParameter(1)
-    inp.current_position, inp.target_position = [0.0], [1.0]
+    inp.current_position, inp.target_position = [0.0], [length]
     inp.max_velocity, inp.max_acceleration, inp.max_jerk = [limit[0]], [limit[1]], [limit[2]]
     traj = ruckig.Trajectory(1)
-    result = ruckig.Ruckig(1).calculate(inp, traj)
+    try:
+        result = ruckig.Ruckig(1).calculate(inp, traj)
+    except ruckig.RuckigError as exc:  # its input check refused the numbers
+        result = str(exc).strip().splitlines()[0]
     if result not in (ruckig.Result.Working, ruckig.Result.Finished):
-        raise TimingError(f"ruckig could not time the edge {a.tolist()} -> {b.tolist()}: {result}")
+        raise TimingError(f"ruckig could not time the edge {a.tolist()} -> {b.tolist()} within velocity "
+                          f"{limit[0]:g}, acceleration {limit[1]:g}, jerk {limit[2]:g} (per unit of the DOF that "
+                          f"moves most): {result}")
     return LineEdge(a, delta, traj)
