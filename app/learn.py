@@ -62,6 +62,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--num-envs", dest="num_envs", type=int, default=25, help="environments per wave (25)")
     p.add_argument("--image-size", dest="image_size", type=int, nargs=2, metavar=("H", "W"), default=None,
                    help="camera size for pixels_agent_pos (default 224 224)")
+    p.add_argument("--grasp-choice", dest="grasp_choice", choices=("least_turn", "score"), default="least_turn",
+                   help="the demonstrating expert's grasp among a symmetric object's equivalent ones (pick_place): "
+                        "least_turn (nearest the gripper's closing direction: a continuous function of the object's "
+                        "yaw; the default) or score (the config's)")
     p.add_argument("--out", required=True, help="output folder (new, or empty)")
     args = p.parse_args(argv)
     args.extra = extra
@@ -112,6 +116,8 @@ def body(args: argparse.Namespace) -> int:
     _check(args)
     _needs_lerobot()
     run = load_run_config(args.config)
+    if hasattr(run.motion, "grasp_choice"):  # the demonstrations' expert (an evaluation never uses it)
+        run = load_run_config(args.config, sets={"task.grasp_choice": args.grasp_choice})
     size = tuple(args.image_size) if args.image_size else ((224, 224) if args.obs_type != "state" else None)
     options = EnvOptions(args.obs_type, args.action_mode, image_size=size).check()
     OutputSet(args.out)
@@ -120,6 +126,7 @@ def body(args: argparse.Namespace) -> int:
     plan = _plan(args, run, options, out, dataset)
     about = {"config": str(args.config), "policy": args.policy, "obs_type": args.obs_type,
              "action_mode": args.action_mode, "seed": args.seed,
+             "grasp_choice": getattr(run.motion, "grasp_choice", None),
              "eval_seeds": [plan.eval_seed, plan.eval_seed + args.eval_episodes - 1],
              "budget": {"steps": args.steps, "minutes": args.train_minutes}, "trainer_command": plan.command[1:]}
     if args.dataset is None:

@@ -20,3 +20,15 @@ def here_and_there(args: tuple) -> tuple[int, bool]:
         assert time.monotonic() < deadline, f"item {i}: {wanted} never came"
         time.sleep(0.01)
     return i, here
+
+
+def held_until_released(args: tuple) -> int:
+    """Item (i, folder): says it runs (``folder/running.i.PID``), then waits for ``folder/released`` (a test kills
+    the worker meanwhile); returns i * i."""
+    i, folder = args
+    (folder / f"running.{i}.{os.getpid()}").touch()
+    deadline = time.monotonic() + 60
+    while not (folder / "released").exists():
+        assert time.monotonic() < deadline, f"item {i}: never released"
+        time.sleep(0.01)
+    return i * i

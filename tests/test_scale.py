@@ -4,8 +4,10 @@ and its absence is a clear error."""
 import dataclasses
 import json
 import os
+import signal
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ from app.episode.sharding import Shard, merge, run_shard, shares, steady_phase
 from app.errors import AppError
 from app.runtime.ray_session import require_ray
 from tests.conftest import ROOT, Watched, runs
-from tests.pool_items import here_and_there
+from tests.pool_items import held_until_released, here_and_there
 
 
 def _run(config="qp_obstacle.yaml", n_envs=3, duration=0.25):
@@ -122,6 +124,49 @@ def test_run_everywhere_gives_each_result_once_in_order_and_raises_a_workers_err
     assert timings["items_here"] == 0 and timings["actors"] == 2
     with pytest.raises(shared_ray.exceptions.RayTaskError, match="negative dimensions are not allowed"):
         run_everywhere([3] * 6 + [-1], np.ones, 2)
+
+
+def _kill_workers(folder, times: int) -> threading.Thread:
+    """A thread that, ``times`` times, waits for an item running in a Ray worker, kills that worker (SIGKILL, by
+    pid) and then lets every item finish (``folder/released``)."""
+    def kill() -> None:
+        killed: set[int] = set()
+        deadline = time.monotonic() + 60
+        while len(killed) < times and time.monotonic() < deadline:
+            pids = {int(p.name.rsplit(".", 1)[1]) for p in folder.glob("running.*")} - killed
+            for pid in sorted(pids)[: times - len(killed)]:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            time.sleep(0.01)
+        (folder / "released").touch()
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.slow
+def test_a_killed_worker_is_restarted_and_its_item_retried_with_the_same_results(monkeypatch, shared_ray, tmp_path):
+    from app.runtime.work_pool import run_everywhere
+
+    monkeypatch.setenv("APP_SCALE_LOCAL", "0")  # every item in an actor
+    killer = _kill_workers(tmp_path, 1)
+    values, timings = run_everywhere([(i, tmp_path) for i in range(5)], held_until_released, 2)
+    killer.join(60)
+    assert values == [i * i for i in range(5)]
+    assert len({p.name.rsplit(".", 1)[1] for p in tmp_path.glob("running.*")}) >= 3  # two actors and a restart
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_more_often_than_it_may_restart_ends_the_run_naming_the_lost_item(monkeypatch, shared_ray,
+                                                                                            tmp_path):
+    import app.runtime.work_pool as work_pool
+
+    monkeypatch.setenv("APP_SCALE_LOCAL", "0")
+    monkeypatch.setattr(work_pool, "MAX_RESTARTS", 0)
+    killer = _kill_workers(tmp_path, 1)
+    with pytest.raises(work_pool.WorkerLost, match=r"a Ray worker died working on item \d and was restarted 0 times"):
+        work_pool.run_everywhere([(i, tmp_path) for i in range(3)], held_until_released, 2)
+    killer.join(60)
 
 
 _LAST_TAKEN = threading.Event()

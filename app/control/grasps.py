@@ -21,7 +21,7 @@ from app.collision.checker import CollisionModel
 from app.ik.prepared import PoseIK
 from app.ik.solver import IKOptions
 from app.kinematics.base_frame import BaseFrame
-from app.kinematics.rotations import axis_vector, matrix_to_quat
+from app.kinematics.rotations import axis_vector, matrix_to_quat, quat_to_matrix
 
 POSES = ("pre_grasp", "grasp", "lift", "above_place", "place")
 WIDTH_MARGIN = 0.004  # [m]: an object must be this much narrower than the open fingers' gap
@@ -116,13 +116,15 @@ def rank_grasps(model, ee_link: str, base: BaseFrame, geo: GraspGeometry, obj_po
                 obj_quat: np.ndarray, place_pos: np.ndarray, q_now: np.ndarray, max_opening: float,
                 approach_axis: str, closing_axis: str, arm_dofs: np.ndarray | None = None,
                 solver: PoseIK | None = None, collision: CollisionModel | None = None,
-                min_distance: float = 0.0) -> GraspPlan:
+                min_distance: float = 0.0, prefer: str = "score") -> GraspPlan:
     """Rank every candidate of every environment in one batched IK call. obj_pos, place_pos (n_envs, 3),
     obj_quat (n_envs, 4) wxyz, q_now (n_envs, n_dofs); max_opening: the open fingers' gap [m]; arm_dofs:
     the DOFs judged for margins and distance (default all; a gripper's fingers are not the arm's).
     ``collision``: a candidate whose solution at any pose brings a checked pair (the table, boxes, the arm
     itself; not the object) closer than ``min_distance`` [m] by the spheres is rejected (reason 'collision'
-    where every reachable candidate was)."""
+    where every reachable candidate was). ``prefer``: "score" (the module docstring's), or "least_turn": the
+    usable candidate whose closing direction is nearest the gripper's now (modulo a half turn), the score among
+    equals (a symmetric object's equivalent grasps chosen as a continuous function of its yaw)."""
     yaw_off, depth, tilt, width = candidates(geo)
     n_envs, C = len(obj_pos), len(yaw_off)
     yaw = object_yaw(obj_quat)[:, None] + yaw_off[None]
@@ -140,6 +142,11 @@ def rank_grasps(model, ee_link: str, base: BaseFrame, geo: GraspGeometry, obj_po
     arm = np.arange(model.n_dofs) if arm_dofs is None else np.asarray(arm_dofs)
     usable = reach & fits[None] & clear
     score = _scores(model, ee_link, q, q_now, tilt, arm) - np.where(usable, 0.0, np.inf)
+    if prefer == "least_turn":
+        closing = axis_vector(closing_axis)
+        turn = _closing_turn(model, ee_link, q_now, R_b.reshape(n_envs, C, len(POSES), 3, 3)[:, :, 1] @ closing,
+                             closing)
+        score = score - TURN_WEIGHT * np.round(turn, 3)
     best = np.argmax(score, axis=1)
     ok = np.isfinite(score[np.arange(n_envs), best])
     reason = ["" if o else "ungraspable" if not fits.any() else "collision" if (reach[e] & fits).any()
@@ -148,6 +155,17 @@ def rank_grasps(model, ee_link: str, base: BaseFrame, geo: GraspGeometry, obj_po
     return GraspPlan(ok, reason, pick(yaw_off), pick(depth) * 2 * geo.half[2], pick(tilt), pick(width),
                      np.where(ok, score[np.arange(n_envs), best], -np.inf), q[np.arange(n_envs), best], C,
                      usable.sum(axis=1))
+
+
+TURN_WEIGHT = 1e4  # "least_turn": a closing direction 1 mrad nearer outweighs any score difference (< 1)
+
+
+def _closing_turn(model, ee_link: str, q_now: np.ndarray, d_cand: np.ndarray, closing: np.ndarray) -> np.ndarray:
+    """|angle| [rad] about the vertical, modulo a half turn, from the gripper's closing direction at q_now
+    (n_envs, n_dofs) to each candidate's d_cand (n_envs, C, 3), both in the base frame -> (n_envs, C)."""
+    d_now = quat_to_matrix(model.forward_kinematics(q_now, [ee_link])[1][:, 0]) @ closing  # (n_envs, 3)
+    a = np.arctan2(d_cand[..., 1], d_cand[..., 0]) - np.arctan2(d_now[:, 1], d_now[:, 0])[:, None]
+    return np.abs(a - np.pi * np.round(a / np.pi))
 
 
 def _scores(model, ee_link: str, q: np.ndarray, q_now: np.ndarray, tilt: np.ndarray, arm: np.ndarray) -> np.ndarray:

@@ -28,6 +28,7 @@ from app.control.segments import Segments
 from app.kinematics.rotations import axis_vector, matrix_to_quat
 from app.validation import Check, CheckContext, Where
 
+GRASP_CHOICES = ("score", "least_turn")
 MAX_GRASP_LIST = 16  # grasp depths, and tilts, a pick tries (candidates: depths x tilts x yaws)
 
 
@@ -40,7 +41,10 @@ class PickPlaceMotion(ObjectMotion):
     ``grasp_yaws`` (closing directions of a round object) span the grasp candidates (app.control.grasps).
     ``grasp_collision``: reject a candidate whose IK solution at any of its poses brings the arm within
     ``grasp_min_distance`` [m] of the table, an obstacle or itself by the link spheres (app.collision; reason
-    ``collision`` where every reachable candidate does, before the arm moves)."""
+    ``collision`` where every reachable candidate does, before the arm moves). ``grasp_choice``: "score" (the
+    best-scored candidate: joint margins, manipulability) or "least_turn" (the one whose closing direction is
+    nearest the gripper's: a symmetric object's equivalent grasps chosen as a continuous function of its yaw, what
+    app.learn's demonstrations use; app.control.grasps.rank_grasps)."""
 
     type: ClassVar[str] = "pick_place"
     grasp_depths: tuple[float, ...] = (0.7, 0.5)
@@ -48,6 +52,7 @@ class PickPlaceMotion(ObjectMotion):
     grasp_yaws: int = 8
     grasp_collision: bool = False
     grasp_min_distance: float = 0.005
+    grasp_choice: str = "score"
     planner: PlannerSettings | None = None  # plan the free-space moves (app.control.planned_pick)
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
@@ -70,6 +75,8 @@ class PickPlaceMotion(ObjectMotion):
              f"candidate is solved by IK before the arm moves), got {len(self.grasp_depths)}"),
             (at("grasp_tilts"), len(self.grasp_tilts) <= MAX_GRASP_LIST, f"at most {MAX_GRASP_LIST} tilts (every "
              f"candidate is solved by IK before the arm moves), got {len(self.grasp_tilts)}"),
+            (at("grasp_choice"), self.grasp_choice in GRASP_CHOICES,
+             f"must be one of {list(GRASP_CHOICES)}, got {self.grasp_choice!r}"),
             (at("grasp_min_distance"), 0 <= self.grasp_min_distance <= 0.1,
              f"must be in [0, 0.1] m (the clearance a grasp's arm poses keep), got {self.grasp_min_distance}"),
         ] + (self.planner.checks(at.sub("planner"), ctx) if self.planner else []) + super().checks(at, ctx)
@@ -192,7 +199,7 @@ class PickPlaceSequencer(MotionBase):
         """Rank the grasps of ``envs`` (one batched IK call), then pre-grasp or fail each of them."""
         plan = rank_grasps(self.model, self.ee_link, self.base, self.geo, obs.obj_pos[envs], obs.obj_quat[envs],
                            self.place[envs], obs.q[envs], self.max_opening, *self.axes, arm_dofs=self.arm_dofs,
-                           collision=self.collision, min_distance=self.min_distance)
+                           collision=self.collision, min_distance=self.min_distance, prefer=self.task.grasp_choice)
         if self.plan is None:
             self.plan = plan
         else:

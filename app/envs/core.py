@@ -21,8 +21,9 @@ from app.envs.pixels import Pixels, observed_cameras
 from app.envs.spaces import action_space, observation_space
 from app.envs.stalls import StepStalls
 from app.envs.world import EnvWorld
-from app.errors import InputError
 from app.episode.episode_scene import EpisodeScene, draw_scene
+from app.episode.object_state import observed_poses
+from app.errors import InputError
 
 
 class EnvCore:
@@ -123,10 +124,10 @@ class EnvCore:
         return out
 
     def _environment_state(self) -> np.ndarray:
-        """Per environment every scene object's pose (7 each: position [m], quat wxyz, environment frames), in the
-        scene's order, then the place target (x, y [m]) where the task has one: app.record's
+        """Per environment every scene object's pose (7 each: position [m], quat wxyz modulo the object's symmetry
+        (app.episode.object_state), environment frames), in the scene's order, then the place target (x, y [m]) where the task has one: app.record's
         ``observation.environment_state``, so a policy trained on a recording reads the same values here."""
-        poses = self.world.scene.object_poses().reshape(self.n, -1)
+        poses = observed_poses(self.world.scene.object_poses(), self.run.scene_config.objects).reshape(self.n, -1)
         places = self.places()
         return (poses if places is None else np.concatenate([poses, places], axis=1)).astype(np.float32)
 

@@ -145,3 +145,26 @@ def axis_vector(name: str) -> np.ndarray:
     """A frame's axis by name ('x', '+y', '-z', ...) as a unit vector (3,)."""
     sign = -1.0 if name.startswith("-") else 1.0
     return sign * np.array(_AXES[name.lstrip("+-")])
+
+
+def yaw_canonical(quat: np.ndarray, order: int) -> np.ndarray:
+    """The orientation (..., 4) wxyz of an object symmetric about its own z axis under turns of 2 pi / ``order``
+    (4: a square box, 2: an oblong one, 1: none, 0: every turn, a cylinder or sphere), reported as the equivalent
+    one nearest the upright identity: q = swing * twist (twist about the body z), the twist's angle wrapped into
+    [-pi / order, pi / order) (0 for order 0), w >= 0. Upright at yaw t: the yaw t wrapped; order 1: q itself
+    (w >= 0)."""
+    q = np.asarray(quat, dtype=float)
+    twist = np.zeros_like(q)
+    twist[..., 0], twist[..., 3] = q[..., 0], q[..., 3]
+    norm = np.linalg.norm(twist, axis=-1, keepdims=True)
+    twist = np.where(norm > 1e-12, twist / np.maximum(norm, 1e-12), np.array([1.0, 0.0, 0.0, 0.0]))
+    swing = quat_multiply(q, quat_conjugate(twist))
+    angle = 2 * np.arctan2(twist[..., 3], twist[..., 0])
+    if order == 0:
+        angle = np.zeros_like(angle)
+    elif order > 1:
+        period = 2 * np.pi / order
+        angle = angle - period * np.floor(angle / period + 0.5)
+    turned = np.stack([np.cos(angle / 2), np.zeros_like(angle), np.zeros_like(angle), np.sin(angle / 2)], axis=-1)
+    out = quat_multiply(swing, turned)
+    return np.where(out[..., :1] < 0, -out, out)

@@ -8,7 +8,7 @@ and Ray is never imported."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,9 +24,11 @@ from app.dataset.robot_map import robot_layout, values_from_dofs
 from app.dataset.stats import image_stats
 from app.dataset.video_segments import encode_segment
 from app.episode.guided_blocks import GuidedBlocks
+from app.episode.object_state import observed_poses
 from app.episode.randomize import episode_runs, noisy
 from app.episode.sharding import run_shard
 from app.recording.episode_cameras import EpisodeCameras
+from app.specs.object_spec import ObjectSpec
 
 EpisodeDone = Callable[[int, tuple[bool, str], int], None]  # (env, (success, reason), n_frames): an episode is ready
 
@@ -86,14 +88,15 @@ def environment_names(run: RunConfig) -> list[str]:
     return [f"{o.name}.{k}" for o in run.scene_config.objects for k in POSE_NAMES] + place
 
 
-def environment_state(frames: list, env: int) -> np.ndarray | None:
-    """Environment ``env``'s objects' poses at each frame, then its place target where the frames mark one
-    (n_frames, 7 n_objects [+ 2]); None without objects."""
+def environment_state(frames: list, env: int, objects: Sequence[ObjectSpec]) -> np.ndarray | None:
+    """Environment ``env``'s objects' poses at each frame (``objects``: their specs, in the scene's order: each
+    orientation modulo its symmetry, as app.envs observes it: app.episode.object_state), then its place target
+    where the frames mark one (n_frames, 7 n_objects [+ 2]); None without objects."""
     if not frames or frames[0].objects is None:
         return None
-    rows = [f.objects[env].reshape(-1) if f.marks is None else np.concatenate([f.objects[env].reshape(-1),
-                                                                                  f.marks[env, 0, :2]])
-            for f in frames]
+    poses = observed_poses(np.stack([f.objects[env] for f in frames]), objects).reshape(len(frames), -1)
+    rows = [poses[k] if f.marks is None else np.concatenate([poses[k], f.marks[env, 0, :2]])
+            for k, f in enumerate(frames)]
     return np.stack(rows)
 
 
@@ -131,7 +134,8 @@ def _episode(run: RunConfig, sink: Sink, frames: list, i: int, env: int, state: 
     depth: dict = {}
     images, pose = cameras.render(frames, i, run.video.fps, depth) if cameras else ({}, {})
     noisy_state, action = noisy(run, env, state, actions(run, state, frames, i, names))
-    episode = EpisodeFrames(run.motion.type, noisy_state, action, images, environment_state(frames, i))
+    objects = environment_state(frames, i, run.scene_config.objects)
+    episode = EpisodeFrames(run.motion.type, noisy_state, action, images, objects)
     file, folder = None, Path(sink.folder) if sink.folder is not None else None
     if folder is not None and sink.format == "act-hdf5":
         file = str(act_file(folder / f"env-{env:06d}.hdf5", episode, run.video.fps, sink))

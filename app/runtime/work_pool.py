@@ -22,8 +22,20 @@ log = logging.getLogger(__name__)
 STOP = threading.Event()  # set when the work in this process must end: an item worked on here stops at its next step
 
 
+MAX_RESTARTS = 2  # a Ray worker that dies (killed, out of memory) is restarted this often and its item retried
+
+
+class WorkerLost(AppError):
+    """A Ray worker died working on ``item`` more often than it may be restarted: the item's result is lost."""
+
+    def __init__(self, item: int, cause: str):
+        super().__init__(f"a Ray worker died working on item {item} and was restarted {MAX_RESTARTS} times "
+                         f"already: item {item} is lost, the run stops ({cause})")
+        self.item = item
+
+
 def _actor_class(ray):
-    @ray.remote(num_cpus=1)
+    @ray.remote(num_cpus=1, max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS)
     class Worker:
         """A worker process on one compute thread (the items are the parallelism)."""
 
@@ -165,11 +177,11 @@ def _on_actors(ray, source: Dispenser, work: Callable, n_actors: int, done: Call
                nodes: dict, here: _Here | None) -> None:
     """What ``source`` has left worked on by up to ``n_actors`` new actors (workers 1, 2, ...), each taking the next
     item as it is free, until none is left; ``nodes`` counts the items by the node of the actor that worked on them."""
-    running: dict = {}  # the item's result (an ObjectRef) -> (the worker's number, its actor)
+    running: dict = {}  # the item's result (an ObjectRef) -> (the worker's number, its actor, the item)
 
     def feed(worker: int, actor) -> None:
         if (i := source.take(worker)) is not None:
-            running[actor.call.remote(work, i, source.items[i])] = (worker, actor)
+            running[actor.call.remote(work, i, source.items[i])] = (worker, actor, i)
 
     try:
         worker_class = _actor_class(ray)
@@ -177,8 +189,8 @@ def _on_actors(ray, source: Dispenser, work: Callable, n_actors: int, done: Call
             feed(worker, worker_class.remote())
         while running:
             ref = wait_in_steps(lambda step_s: _first_ready(ray, list(running), step_s, here))
-            worker, actor = running.pop(ref)
-            i, node, value = _owned(_result(ray, ref))
+            worker, actor, item = running.pop(ref)
+            i, node, value = _owned(_result(ray, ref, item))
             nodes[node] = nodes.get(node, 0) + 1
             done(i, worker, value)
             feed(worker, actor)
@@ -198,14 +210,17 @@ def _first_ready(ray, refs: list, step_s: float, here: _Here | None):
     return ready[0]
 
 
-def _result(ray, ref):
-    """What an actor returned; its AppError raised as itself (one line for users)."""
+def _result(ray, ref, item: int):
+    """What an actor returned for ``item``; its AppError raised as itself (one line for users); a worker that
+    died more often than it may be restarted: WorkerLost."""
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as exc:
         if isinstance(exc.cause, AppError):
             raise exc.cause from None
         raise
+    except ray.exceptions.RayActorError as exc:
+        raise WorkerLost(item, str(exc).strip().splitlines()[0][:200]) from None
 
 
 def _restore(name: str, value: str | None) -> None:

@@ -83,6 +83,13 @@ class ObjectSpec:
             return np.full(3, self.radius)
         return np.full(3, 0.025 * self.scale)
 
+    def yaw_symmetry(self) -> int:
+        """The turns about its own z axis that leave the object as it looks: 4 (a box with a square footprint,
+        quarter turns), 2 (an oblong box), 0 (a cylinder or sphere: any turn), 1 (a file's shape: none assumed)."""
+        if self.shape == "box":
+            return 4 if abs(self.size[0] - self.size[1]) < 1e-9 else 2
+        return 0 if self.shape in ("cylinder", "sphere") else 1
+
     def start_quat(self) -> tuple[float, float, float, float]:
         """The start orientation (w, x, y, z): ``yaw`` about the vertical."""
         return (float(np.cos(self.yaw / 2)), 0.0, 0.0, float(np.sin(self.yaw / 2)))
