@@ -192,6 +192,25 @@ def test_an_endless_goal_time_is_refused_before_any_motion(driver, goal_time, bl
     assert np.isfinite(driver.get_all_positions()).all() and list(driver.get_all_positions()) == list(before)
 
 
+@pytest.mark.parametrize("field, value, words", [
+    ("position_max", float("nan"), "position_max must be a finite number, got nan"),
+    ("velocity_max", float("inf"), "velocity_max must be a finite number, got inf"),
+    ("effort_max", -1.0, "effort_max must not be negative"),
+    ("position_min", 5.0, r"position_min \(5.0\) must be below position_max")])
+def test_joint_limits_that_are_not_finite_or_out_of_order_are_refused_and_the_old_ones_kept(driver, field, value,
+                                                                                            words):
+    """A NaN position limit was taken and left every joint reading NaN after the next goal."""
+    before = driver.get_joint_limits()
+    limits = driver.get_joint_limits()
+    setattr(limits[2], field, value)
+    with pytest.raises(trossen_arm.LogicError, match="Invalid joint limit of joint 2: " + words):
+        driver.set_joint_limits(limits)
+    assert [(x.position_min, x.position_max, x.velocity_max) for x in driver.get_joint_limits()] == \
+        [(x.position_min, x.position_max, x.velocity_max) for x in before]
+    driver.set_all_positions(HOME, 2.0, True)
+    assert np.isfinite(driver.get_all_positions()).all()
+
+
 def test_configure_opens_no_network_connection(monkeypatch):
     """configure and a move work with every socket refused: the IP only names a simulated arm."""
     def refuse(*args, **kwargs):

@@ -12,6 +12,7 @@ own), links and joints (the URDF's kinematics and inertias are simulated).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 from app.trossen_arm.config_file import load_configs, save_configs
@@ -49,6 +50,10 @@ class Settings(NetworkSettings, CharacteristicSettings):
         limits = list(joint_limits)
         if len(limits) != N_JOINTS:
             raise logic_error(f"Invalid joint limits size: expected {N_JOINTS}, got {len(limits)}", self._logger)
+        for j, limit in enumerate(limits):
+            problem = _limit_problem(limit)
+            if problem:
+                raise logic_error(f"Invalid joint limit of joint {j}: {problem}", self._logger)
         slot.controller.limits = copied(limits)
 
     def get_motor_parameters(self) -> list[dict[Mode, object]]:
@@ -145,3 +150,19 @@ class Settings(NetworkSettings, CharacteristicSettings):
                     r.error_state = states[number]
                 out.append(r)
         return out
+
+
+def _limit_problem(limit: JointLimit) -> str:
+    """What is wrong with one joint's limits ("" if nothing): every field finite, tolerances and the velocity and
+    effort bounds not negative, position_min below position_max (a NaN bound left every joint reading NaN)."""
+    fields = ("position_min", "position_max", "position_tolerance", "velocity_max", "velocity_tolerance",
+              "effort_max", "effort_tolerance")
+    for name in fields:
+        value = getattr(limit, name)
+        if not math.isfinite(value):
+            return f"{name} must be a finite number, got {value}"
+        if name != "position_min" and name != "position_max" and value < 0:
+            return f"{name} must not be negative, got {value}"
+    if not limit.position_min < limit.position_max:
+        return f"position_min ({limit.position_min}) must be below position_max ({limit.position_max})"
+    return ""
