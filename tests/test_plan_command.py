@@ -63,6 +63,19 @@ def test_a_bad_file_exits_2_with_the_file_and_key_and_writes_nothing(tmp_path, c
     assert not (out / "plans.json").exists() and not (out / "paths.npz").exists()
 
 
+@pytest.mark.parametrize("content, message", [
+    (bytes(range(256)), r"bad\.yaml: not UTF-8 text \(byte 128: invalid start byte\)"),
+    (b"[" * 2000, r"bad\.yaml: (nested too deeply|cannot read it as YAML)"),
+], ids=["binary", "nested 2000 deep"])
+def test_a_file_that_is_not_yaml_text_exits_2_with_one_line(tmp_path, capsys, content, message):
+    """A binary problems file ended app.plan with a UnicodeDecodeError traceback."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(content)
+    assert main([str(bad), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert re.search(message, err[-1]) and "Traceback" not in "\n".join(err), err[-3:]
+
+
 def test_two_ray_workers_give_the_plans_of_one_process(tmp_path, shared_ray):
     """Every problem has its own seed (OMPL reseeded per search): the same paths on 2 workers as here."""
     assert main([str(PROBLEMS), "--out", str(tmp_path / "a")]) == 0

@@ -113,6 +113,8 @@ def test_an_unknown_planner_key_or_name_is_an_error_naming_the_file_and_key(tmp_
     ("acceleration", 1e-9, "task.planner.acceleration: 1e-09 rad/s^2 would take a move across a joint's range"),
     ("jerk", 1e-12, "task.planner.jerk: 1e-12 rad/s^3 would take"),
     ("velocity_scale", 1e-9, "task.planner.velocity_scale: must be at least 0.01"),
+    ("seed", 2**32, "task.planner.seed: must be an integer in [0, 4294967295], got 4294967296"),
+    ("seed", -1, "task.planner.seed: must be an integer in [0, 4294967295], got -1"),
 ])
 def test_timing_bounds_that_imply_endless_moves_are_refused_by_the_config_check(key, value, words):
     """acceleration 1e-9 passed the check, then app.run planned for minutes, grew to 2.85 GB, ignored SIGTERM."""

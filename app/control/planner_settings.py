@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.validation import Check, CheckContext, Where
+from app.validation import Check, CheckContext, Where, seed_problem
 
 # app.planning.PLANNERS' names (control does not import planning; tests/test_plan_runs.py holds them equal)
 PLANNER_NAMES = ("RRTConnect", "RRT", "RRTstar", "InformedRRTstar", "BITstar", "AORRTC", "PRMstar")
@@ -70,6 +70,7 @@ class PlannerSettings:
             (at("moves"), all(m in MOVES for m in self.moves) and len(set(self.moves)) == len(self.moves),
              f"distinct moves of {list(MOVES)}, got {list(self.moves)}"),
             (at("timeout"), self.timeout <= 60, f"must be at most 60 s, got {self.timeout}"),
+            (at("seed"), seed_problem(self.seed) is None, seed_problem(self.seed) or ""),
         ] + [(at(name), getattr(self, name) > 0, f"must be > 0, got {getattr(self, name)}") for name in positive] + [
             (at("acceleration"), not self.acceleration > 0 or 2 * math.sqrt(SPAN / self.acceleration) <= MAX_MOVE_S,
              f"{self.acceleration:g} rad/s^2 would take a move across a joint's range (2 pi rad) longer than "

@@ -160,7 +160,11 @@ def read_problems(path: str | Path) -> Batch:
     """The file ``path`` read and checked (see the module docstring); ConfigError "file: key: ..." otherwise."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); a problems file is YAML") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply for a problems file") from None
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot read it as YAML ({exc})") from None
     data = _mapping(data, TOP_KEYS, f"{path}:", ("robot", "problems"))
