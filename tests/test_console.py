@@ -88,3 +88,19 @@ def test_a_signal_while_the_package_still_imports_ends_in_one_line_without_trace
         tuple(ours))]
     assert len(ours) == 1 and ours[0].startswith(word) and not others and "Traceback" not in rest, (ours, others)
     assert not out.exists()
+
+
+def test_an_app_error_of_several_lines_ends_the_command_on_one_stderr_line(capsys):
+    """A message quoting a library's lines (Ruckig's input report, a YAML problem mark) put part of the error
+    before the last line."""
+    import argparse
+
+    from app.errors import InputError
+    from app.runtime.command import command_main
+
+    def body(_args) -> int:
+        raise InputError("ruckig could not time the edge:\n[ruckig] error in step 1\n\ninp.max_jerk = [inf]")
+
+    assert command_main(lambda argv: argparse.Namespace(), body, []) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: ruckig could not time the edge:; [ruckig] error in step 1; inp.max_jerk = [inf]"]

@@ -61,6 +61,12 @@ def catch_signals_while_importing() -> None:
             signal.signal(signum, _stopped_while_importing)
 
 
+def one_line(exc: BaseException) -> str:
+    """An error's text on one line (a message that quotes a library's several lines joins them with "; "), so
+    that the whole error is the last line of stderr."""
+    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
 def command_main(parse: Callable[[list[str] | None], argparse.Namespace], body: Callable[[argparse.Namespace], int],
                  argv: list[str] | None = None,
                  stopped: str | Callable[[], str] = "no output was written or replaced") -> int:
@@ -75,7 +81,7 @@ def command_main(parse: Callable[[list[str] | None], argparse.Namespace], body: 
         try:
             return body(args)
         except AppError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {one_line(exc)}", file=sys.stderr)
             return 2
 
     return run_cli(guarded, stopped)
