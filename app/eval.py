@@ -30,7 +30,7 @@ from pathlib import Path
 from app.config.loader import load_run_config
 from app.dataset import load_dataset
 from app.envs.options import ACTION_MODES, OBS_TYPES, EnvOptions
-from app.errors import InputError
+from app.errors import AppError, InputError
 from app.evaluation.report import eval_info, summary_line, write_eval_info
 from app.evaluation.runner import PolicyError
 from app.evaluation.shards import EvalJob, PolicySpec, close_here, run_job
@@ -166,11 +166,19 @@ def _run_jobs(args, jobs: list[EvalJob]) -> list:
 def body(args: argparse.Namespace) -> int:
     _check(args)
     _check_fresh(Path(args.out))
-    OutputSet(args.out)  # a folder that cannot be made or written is refused before any episode runs
-    out = Path(args.out).resolve()
     run = load_run_config(args.config)
     options = _options(args)
     spec, scenes = _policy_and_scenes(args, run, options)
+    outputs = OutputSet(args.out)  # after the checks (a refused run leaves no folder), before any episode runs
+    try:
+        return _evaluate(args, run, options, spec, scenes)
+    except AppError:
+        outputs.discard()  # the folder goes where this run made it and left it empty
+        raise
+
+
+def _evaluate(args: argparse.Namespace, run, options: EnvOptions, spec, scenes) -> int:
+    out = Path(args.out).resolve()
     about = {"config": str(args.config), "policy": spec.value if spec.kind == "policy" else f"{spec.kind}:{spec.value}",
              "seed": args.seed, "options": dataclasses.asdict(options)}
     t0 = time.perf_counter()

@@ -180,6 +180,11 @@ def _main(args: argparse.Namespace) -> int:
         if video is not None:
             video.finish()
         final = outputs.commit()
+    except DatasetError as exc:
+        outputs.discard()
+        if str(args.dataset) in str(exc):
+            raise
+        raise DatasetError(f"{args.dataset} replayed with {args.config}: {exc}") from None
     except BaseException:
         outputs.discard()
         raise

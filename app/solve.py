@@ -13,6 +13,8 @@ on its own). A malformed file is an error naming the array and the shape expecte
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import logging
 import sys
 import zipfile
@@ -21,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from app.collision.checker import MAX_CLEARANCE
-from app.errors import InputError
+from app.errors import AppError, InputError
 from app.runtime.outputs import write_atomic
 from app.specs.scene_spec import WIDOWX_AI_URDF
 
@@ -163,17 +165,34 @@ def main(argv: list[str] | None = None) -> int:
     return command_main(parser.parse_args, _solve, argv, "no output was written or replaced")
 
 
+def _check_writable(out: Path) -> None:
+    """--out refused before any solving: a folder, or a file in a folder that cannot be made or written."""
+    if out.is_dir():
+        raise InputError(f"--out {out}: a folder; give the .npz file to write")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".app-partial.probe.", dir=out.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot write into {out.parent} ({exc.strerror})") from None
+
+
 def _solve(args: argparse.Namespace) -> int:
     if args.workers < 1 or args.chunk < 1:
         raise InputError(f"--workers and --chunk must be >= 1, got {args.workers} and {args.chunk}")
     out = Path(args.out)
     if out.suffix != ".npz":
         raise InputError(f"--out must name a .npz file, got {args.out!r}")
+    _check_writable(out)
     from app import RobotModel
 
     args.urdf = str(Path(args.urdf).resolve())  # the same file for workers on other machines' working dirs
     model = RobotModel.from_urdf(args.urdf)
-    model.link_index(args.link)  # an unknown link is an error listing the valid names
+    try:
+        model.link_index(args.link)  # an unknown link is an error listing the valid names
+    except AppError as exc:
+        raise InputError(f"--link {args.link!r} in {args.urdf}: {exc}") from None
     targets = read_targets(Path(args.targets), model)
     result = solve_all(args.urdf, args.link, targets, args.workers, args.chunk, _options(args), args.ray_address,
                        model)

@@ -51,6 +51,8 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 def read_yaml(path: Path) -> dict:
     """A YAML mapping from ``path``; syntax errors come with line and column."""
+    if path.is_dir():
+        raise ConfigError(f"{path}: a folder, not a YAML file")
     if not path.is_file():
         raise ConfigError(f"{path}: file not found")
     try:
@@ -154,6 +156,8 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     top-level run fields."""
     path = _run_file(Path(path))
     data = read_yaml(path)
+    if not data and not sets:
+        raise ConfigError(f"{path}: empty; a run config names at least its scene and task (see configs/)")
     for key, value in (sets or {}).items():
         data = deep_set(data, key, value, path.name)
     unknown = set(overrides) - {f.name for f in dataclasses.fields(RunConfig)}
@@ -179,7 +183,7 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
 
 def _run_file(path: Path) -> Path:
     """The run file as given, else (a relative path) under the project root; a missing one names both places."""
-    if path.is_file() or path.is_absolute():
+    if path.exists() or path.is_absolute():
         return path
     if (PROJECT_ROOT / path).is_file():
         return PROJECT_ROOT / path
@@ -240,10 +244,18 @@ def _overridden(exc: ConfigError, run: RunConfig, run_file: str, scene_file: str
     """``exc`` ("scene_file: key.path: message" of a scene value) named where the value came from: the run file's
     scene_overrides where they set it, else unchanged."""
     text, prefix = str(exc), f"{scene_file}: "
-    where, _, message = text[len(prefix):].partition(": ")
-    if not text.startswith(prefix) or not message:
+    if not text.startswith(prefix):
+        return exc
+    rest = text[len(prefix):]
+    where, _, message = ("", "", rest) if rest.startswith("unknown key") else rest.partition(": ")
+    if not message:
         return exc
     keys = tuple(int(i) if i else k for k, i in re.findall(r"([A-Za-z_]\w*)|\[(\d+)\]", where))
+    unknown = re.match(r"unknown key '([^']+)'", message)
+    if unknown:  # a key the scene does not have: the run file's, if its scene_overrides hold it there
+        keys = (*keys, unknown.group(1))
+        located = _scene_key(run, run_file, keys)
+        return ConfigError(f"{located.rsplit('.', 1)[0]}: {message}") if "scene_overrides" in located else exc
     located = _scene_key(run, run_file, keys)
     return ConfigError(f"{located}: {message}") if "scene_overrides" in located else exc
 

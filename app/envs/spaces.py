@@ -35,9 +35,9 @@ def action_space(world, mode: str) -> spaces.Box:
         low, high = joint_bounds(world)
         return spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
     if not world.layout.grippers:
-        raise InputError(f"action_mode {mode!r} ends each arm's action with its gripper's finger position, and this "
-                         "robot has no gripper (robot.gripper): use action_mode 'joint', which drives the fingers as "
-                         "joints")
+        raise InputError(f"action_mode {mode!r} ends each arm's action with its gripper's finger position, and the "
+                         f"robot of {world.run.name} (scene {world.run.scene}) has no gripper (robot.gripper): use "
+                         "action_mode 'joint' (app.eval --action-mode joint), which drives the fingers as joints")
     f_lo, f_hi = world.layout.finger_bounds()
     p = world.robot.base_frames()[1]
     rows_lo, rows_hi = [], []

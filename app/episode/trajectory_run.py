@@ -159,7 +159,6 @@ def run_track(args) -> dict:
     traj_path = Path(args.trajectory)
     traj = read_ee_trajectory(traj_path, sorted(run.scene_config.robot.arms or {}))
     out = Path(args.out) if args.out else Path("runs/track") / traj_path.stem
-    outputs = OutputSet(out)
     rot_mask = _rot_mask(args.rot_mask)
     arms, links = arm_links(run, traj)
     rate, every = _rate(args, run)
@@ -169,6 +168,7 @@ def run_track(args) -> dict:
                          f"{MAX_TICKS:,} (a lower --rate or a shorter trajectory)")
     if not np.isfinite(args.singular_threshold) or args.singular_threshold < 0:
         raise InputError(f"--singular-threshold must be a number >= 0, got {args.singular_threshold}")
+    outputs = OutputSet(out)  # after the checks: a refused run leaves no folder
     model = ik_model(run)
     base = _base(run)
     targets = sample_ticks(traj.t, base.p + traj.pos, traj.quat, rate)

@@ -12,6 +12,7 @@ from app.config.schema import RunConfig
 from app.dataset import load_dataset
 from app.envs.options import EnvOptions
 from app.envs.vector_env import ManipulationVectorEnv
+from app.errors import InputError
 from app.evaluation.policies import ReplayPolicy, make_policy
 from app.evaluation.runner import EpisodeRecord, evaluate
 from app.evaluation.videos import EvalVideos
@@ -60,7 +61,10 @@ def _env_and_policy(job: EvalJob):
 def build_policy(spec: PolicySpec, env, seed: int):
     """The policy a PolicySpec names, for ``env``."""
     if spec.kind == "replay":
-        return ReplayPolicy(env, load_dataset(spec.value), list(spec.episodes))
+        try:
+            return ReplayPolicy(env, load_dataset(spec.value), list(spec.episodes))
+        except InputError as exc:  # a dataset that does not fit this config's environment: both named
+            raise InputError(f"--replay {spec.value} in {env.core.run.name}'s environment: {exc}") from None
     if spec.kind == "lerobot":
         from app.evaluation.lerobot_policy import LeRobotPolicy  # lerobot and torch only for this kind
 

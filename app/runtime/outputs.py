@@ -33,10 +33,11 @@ class OutputSet:
     Raises AppError at construction when the folder cannot be created or written (before any work).
     """
 
-    def __init__(self, folder: str | Path):
+    def __init__(self, folder: str | Path, label: str = "--out"):
+        """``label``: how errors name the folder's source (an option, an environment variable)."""
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
-            raise AppError(f"--out {self.folder}: exists and is not a folder")
+            raise AppError(f"{label} {self.folder}: exists and is not a folder")
         missing = [p for p in (self.folder, *self.folder.parents) if not p.exists()]
         self._made = missing[-1] if missing else None  # the top folder this run creates (removed again if unused)
         try:
@@ -45,7 +46,7 @@ class OutputSet:
             os.close(fd)
             os.unlink(probe)
         except OSError as exc:
-            raise AppError(f"--out {self.folder}: cannot create or write this folder ({exc.strerror})") from None
+            raise AppError(f"{label} {self.folder}: cannot create or write this folder ({exc.strerror})") from None
         self._pending: dict[Path, Path] = {}  # final -> temporary
         self.remove_stale()
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.errors import InputError
+from app.errors import AppError, InputError
 from app.ik.robot_model import RobotModel
 from app.kinematics.rotations import quat_to_matrix
 from app.runtime.outputs import OutputSet
@@ -31,7 +31,7 @@ from app.trossen_arm.joint_space import JointMap
 from app.trossen_arm.layout import ArmPlace, layout_from_env, place_of
 from app.trossen_arm.live_view import LiveView
 from app.trossen_arm.recorder import Goal, Recorder
-from app.trossen_arm.seeing import GUI_ENV, Seeing, write_outputs
+from app.trossen_arm.seeing import GUI_ENV, OUTPUTS_ENV, Seeing, write_outputs
 from app.trossen_arm.simulated_arm import SimulatedArm
 from app.trossen_arm.standard import default_joint_limits
 
@@ -79,7 +79,10 @@ class SimWorld:
         if gui and not display_available():
             raise InputError(f"{GUI_ENV}=1 opens PyBullet's window, which needs a display: DISPLAY is not set (use "
                              "xvfb-run, or leave the variable out)")
-        self.outputs = None if seeing.outputs is None else OutputSet(seeing.outputs)  # checked before any work
+        try:  # checked before any work; configure raises it as the driver's RuntimeError
+            self.outputs = None if seeing.outputs is None else OutputSet(seeing.outputs, f"{OUTPUTS_ENV}=")
+        except AppError as exc:
+            raise InputError(str(exc).replace("= ", "=", 1)) from None
         self.layout = layout_from_env()
         self.scene = arms_scene(self.layout.boxes, False, PHYSICS_DT)
         self.clock = SimClock(scale_from_env() if scale is None else scale)
