@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, env=env, check=False,
                           timeout=120)
 
 
@@ -112,7 +112,7 @@ def test_the_drivers_output_folder_variable_is_named_in_its_error(tmp_path):
                       "d.configure(trossen_arm.Model.wxai_v0, trossen_arm.StandardEndEffector.wxai_v0_leader, "
                       "'127.0.0.2', False)\n")
     env = dict(os.environ, APP_TROSSEN_TIME_SCALE="0", APP_TROSSEN_OUTPUTS="/proc/app_test_outputs")
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, env=env, check=False,
                           timeout=120)
     assert proc.returncode == 1
     assert "DriverRuntimeError: APP_TROSSEN_OUTPUTS=/proc/app_test_outputs: cannot create or write this folder" \
