@@ -291,8 +291,9 @@ def test_a_robot_without_a_gripper_takes_joint_actions_that_move_its_fingers_as_
         assert obs["agent_pos"][slot] == pytest.approx(0.03, abs=2e-3)
     finally:
         env.close()
-    with pytest.raises(InputError, match="action_mode 'ee_pose' ends each arm's action with its gripper's finger "
-                                         "position, and this robot has no gripper"):
+    with pytest.raises(InputError, match=r"action_mode 'ee_pose' ends each arm's action with its gripper's finger "
+                                         r"position, and the robot of single_ik \(scene scenes/table\.yaml\) has no "
+                                         r"gripper"):
         envs.make_env(ROOT / "configs/single_ik.yaml", obs_type="state", action_mode="ee_pose")
 
 
