@@ -101,7 +101,9 @@ def plot_curve(path: Path, points: list[Point], title: str) -> Path:
         top = ax.secondary_xaxis("top", functions=(
             lambda s: np.interp(s, steps, [p.minutes for p in points]),
             lambda m: np.interp(m, [p.minutes for p in points], steps)))
-        top.set_xlabel("training minutes (this machine)")
+        # minutes only where they were measured: between checkpoints the pace is not known to be steady
+        top.set_xticks([p.minutes for p in points], [f"{p.minutes:.0f}" for p in points])
+        top.set_xlabel("training minutes at each checkpoint (this machine)")
     ax.set_title(title, fontsize=9)
     ax.legend(loc="upper left")
     fig.tight_layout()
