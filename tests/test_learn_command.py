@@ -53,3 +53,34 @@ def test_an_out_folder_that_is_not_empty_is_refused_and_left_as_it_was(tmp_path,
     assert main([PICK, "--episodes", "2", "--steps", "10", "--out", str(tmp_path)]) == 2
     assert "not empty" in capsys.readouterr().err.strip().splitlines()[-1]
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+
+
+def test_a_paused_trainer_makes_no_progress_and_its_pause_is_not_training_time(tmp_path):
+    """The trainer is stopped while a checkpoint is evaluated: on 2 cores the two slowed each other many times
+    over, and the time budget paid for the evaluations."""
+    import time
+
+    from app.learning.training import Trainer
+
+    ticks = tmp_path / "ticks"
+    child = ("import time, pathlib\np = pathlib.Path(%r)\nfor i in range(100000):\n"
+             "    p.write_text(str(i))\n    time.sleep(0.01)\n" % str(ticks))
+    trainer = Trainer([sys.executable, "-c", child], tmp_path / "train", tmp_path / "train.log")
+    try:
+        deadline = time.monotonic() + 30
+        while not ticks.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with trainer.paused():
+            time.sleep(0.2)  # let a last write land
+            before = ticks.read_text()
+            time.sleep(0.5)
+            assert ticks.read_text() == before  # stopped: no tick while paused
+        assert trainer.paused_s >= 0.7 and trainer.running()
+        deadline = time.monotonic() + 30
+        while ticks.read_text() == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ticks.read_text() != before  # continued
+        assert trainer.minutes * 60 <= time.monotonic() - trainer.t0 - 0.7
+    finally:
+        trainer.stop()
+    assert not trainer.running()

@@ -74,8 +74,9 @@ def train_and_evaluate(plan: LearnPlan, dataset: Path, about: dict) -> list[Poin
         while True:
             running = trainer.running()
             for ckpt in trainer.new_checkpoints():
-                points.append(evaluate_checkpoint(plan.run, plan.options, ckpt.folder, plan.eval_episodes,
-                                                  plan.eval_seed, plan.num_envs, ckpt.step, ckpt.minutes))
+                with trainer.paused():  # the two would share the cores; the evaluation is not training time
+                    points.append(evaluate_checkpoint(plan.run, plan.options, ckpt.folder, plan.eval_episodes,
+                                                      plan.eval_seed, plan.num_envs, ckpt.step, ckpt.minutes))
                 _said(points[-1])
                 _write(plan, points, about, complete=False)
             if not running:

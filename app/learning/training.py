@@ -12,8 +12,10 @@ function of the scene, and without the VAE's encoder ACT trains ~2.5x the steps 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -65,10 +67,29 @@ class Trainer:
         self.proc = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=env,
                                      start_new_session=True)
         self.seen: dict[int, Checkpoint] = {}
+        self.paused_s = 0.0  # time the trainer was stopped (while a checkpoint was evaluated)
 
     @property
     def minutes(self) -> float:
-        return (time.monotonic() - self.t0) / 60.0
+        """Training time [min]: since the start, less the pauses."""
+        return (time.monotonic() - self.t0 - self.paused_s) / 60.0
+
+    @contextlib.contextmanager
+    def paused(self):
+        """The trainer stopped (SIGSTOP to its process group) for the block, then continued (SIGCONT); the pause
+        is not training time. On 2 cores an evaluation beside lerobot-train slowed its updates many times over
+        (torch's threads wait for a core), and the budget paid for it."""
+        if not self.running():
+            yield
+            return
+        t = time.monotonic()
+        os.killpg(self.proc.pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            if self.running():
+                os.killpg(self.proc.pid, signal.SIGCONT)
+            self.paused_s += time.monotonic() - t
 
     def running(self) -> bool:
         return self.proc.poll() is None
@@ -105,7 +126,8 @@ class Trainer:
     def stop(self) -> None:
         """Ends the trainer (SIGINT, then SIGKILL after 30 s); finished checkpoints stay."""
         if self.running():
-            os.killpg(self.proc.pid, 2)
+            os.killpg(self.proc.pid, signal.SIGCONT)  # a paused trainer must run to take its SIGINT
+            os.killpg(self.proc.pid, signal.SIGINT)
             try:
                 self.proc.wait(30)
             except subprocess.TimeoutExpired:
