@@ -29,7 +29,7 @@ from app.envs.pixels import observed_cameras
 from app.errors import InputError
 from app.learning.curve import EVAL_SEED_OFFSET
 from app.learning.loop import LearnPlan, record_demos, train_and_evaluate
-from app.learning.training import PRESETS, train_command
+from app.learning.training import CPU_STEPS_PER_S, PRESETS, train_command
 from app.runtime.command import command_main
 from app.runtime.outputs import OutputSet
 
@@ -106,8 +106,9 @@ def _needs_lerobot() -> None:
 
 def _plan(args: argparse.Namespace, run, options: EnvOptions, out: Path, dataset: Path) -> LearnPlan:
     steps = args.steps or MAX_STEPS
+    decay = args.steps or max(1, round(args.train_minutes * 60 * CPU_STEPS_PER_S))
     command = train_command(dataset, out / "train", args.policy, steps, min(args.eval_every, steps), args.seed,
-                            args.extra)
+                            args.extra, decay)
     return LearnPlan(run, options, args.episodes or 0, args.seed, command, args.steps, args.train_minutes,
                      args.eval_episodes, args.seed + EVAL_SEED_OFFSET, args.num_envs, out)
 

@@ -84,3 +84,19 @@ def test_a_paused_trainer_makes_no_progress_and_its_pause_is_not_training_time(t
     finally:
         trainer.stop()
     assert not trainer.running()
+
+
+def test_act_decays_its_learning_rate_over_the_steps_or_the_minutes_budget():
+    steps = train_command(Path("/d"), Path("/o"), "act", 30000, 5000, 0, [])
+    assert "--use_policy_training_preset=false" in steps and "--scheduler.type=cosine_decay_with_warmup" in steps
+    assert "--scheduler.num_decay_steps=30000" in steps and "--optimizer.lr=0.0001" in steps
+    minutes = parse_args([PICK, "--episodes", "5", "--train-minutes", "55", "--out", "x"])
+    from app.envs.options import EnvOptions
+    from app.learn import _plan
+
+    plan = _plan(minutes, None, EnvOptions("state", "ee_pose"), Path("/o"), Path("/d"))
+    assert "--scheduler.num_decay_steps=29700" in plan.command  # 55 min at 9 steps/s
+    given = train_command(Path("/d"), Path("/o"), "act", 100, 50, 0, ["--scheduler.num_decay_steps=7"])
+    assert given.count("--scheduler.num_decay_steps=7") == 1 and "--scheduler.num_decay_steps=100" not in given
+    assert not any(a.startswith("--scheduler") for a in train_command(Path("/d"), Path("/o"), "diffusion", 100, 50,
+                                                                       0, []))
