@@ -63,8 +63,8 @@ def test_a_paused_trainer_makes_no_progress_and_its_pause_is_not_training_time(t
     from app.learning.training import Trainer
 
     ticks = tmp_path / "ticks"
-    child = ("import time, pathlib\np = pathlib.Path(%r)\nfor i in range(100000):\n"
-             "    p.write_text(str(i))\n    time.sleep(0.01)\n" % str(ticks))
+    child = (f"import time, pathlib\np = pathlib.Path({str(ticks)!r})\nfor i in range(100000):\n"
+             "    p.write_text(str(i))\n    time.sleep(0.01)\n")
     trainer = Trainer([sys.executable, "-c", child], tmp_path / "train", tmp_path / "train.log")
     try:
         deadline = time.monotonic() + 30
