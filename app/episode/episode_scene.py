@@ -16,7 +16,7 @@ from app.control.object_motion import ObjectMotion
 from app.control.pick_place import draw_places
 from app.episode.motion_factory import object_starts
 from app.errors import InputError
-from app.specs.object_spec import ObjectSpec
+from app.specs.object_spec import ObjectSpec, depth_into_top
 from app.validation import check_spec, convert, type_hints
 
 
@@ -68,6 +68,7 @@ def _check_plausible(given: dict, objects: dict, place: np.ndarray | None, run: 
                          f"{sorted(objects)}")
     specs = {o.name: o for o in run.scene_config.objects}
     table = run.scene_config.table
+    upright_table = table is not None and np.allclose(table.quat, (1.0, 0.0, 0.0, 0.0))  # else not judged
     for name, (pos, quat) in objects.items():
         at = f"{where}: objects.{name}"
         if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
@@ -76,27 +77,14 @@ def _check_plausible(given: dict, objects: dict, place: np.ndarray | None, run: 
         if np.linalg.norm(pos) > MAX_SCENE_REACH_M:
             raise InputError(f"{at}.pos: {np.round(pos, 3).tolist()} is {np.linalg.norm(pos):.3g} m from the "
                              f"environment's origin; a scene's objects lie within {MAX_SCENE_REACH_M} m")
-        sunk = _sunk_into(table, pos, specs[name].half_height())
+        sunk = depth_into_top(table, pos, pos, specs[name].half_height()) if upright_table else -np.inf
         if sunk > TABLE_TOL_M:
             raise InputError(f"{at}.pos: the object's centre at z = {pos[2]:.4g} m puts it {1e3 * sunk:.1f} mm "
-                             f"into the table top (z = {_table_top(table):.4g} m); it rests at z >= "
-                             f"{_table_top(table) + specs[name].half_height():.4g} m")
+                             f"into the table top (z = {table.top():.4g} m); it rests at z >= "
+                             f"{table.top() + specs[name].half_height():.4g} m")
     if place is not None and np.linalg.norm(place) > MAX_SCENE_REACH_M:
         raise InputError(f"{where}: place_xy {np.round(place, 3).tolist()} is {np.linalg.norm(place):.3g} m from "
                          f"the environment's origin; a place target lies within {MAX_SCENE_REACH_M} m")
-
-
-def _table_top(table) -> float:
-    return table.pos[2] + table.size[2] / 2
-
-
-def _sunk_into(table, pos: np.ndarray, half_height: float) -> float:
-    """How far [m] an upright object of ``half_height`` centred at ``pos`` reaches below the top of an
-    unrotated ``table`` whose footprint it is over (0 where it is not over it, or the table is rotated)."""
-    if table is None or not np.allclose(table.quat, (1.0, 0.0, 0.0, 0.0)):
-        return 0.0
-    over = all(abs(pos[i] - table.pos[i]) <= table.size[i] / 2 for i in (0, 1))
-    return max(0.0, _table_top(table) - (pos[2] - half_height)) if over else 0.0
 
 
 BODY_FIELDS = {"box": ("size",), "cylinder": ("radius", "height"), "sphere": ("radius",), "urdf": ("file", "scale"),

@@ -95,14 +95,21 @@ class ObjectSpec:
         return (float(np.cos(self.yaw / 2)), 0.0, 0.0, float(np.sin(self.yaw / 2)))
 
 
+def depth_into_top(table: BoxSpec, lo, hi, half_height: float) -> float:
+    """How far [m] below ``table``'s top the bottom of an upright object of ``half_height`` may reach, centred
+    anywhere in the box ``lo``..``hi`` (3,) over the table's footprint (any start the range allows there, not only
+    its low corner's); -inf where no such start is over the footprint."""
+    over = all(min(lo[a], hi[a]) <= table.pos[a] + table.size[a] / 2 and max(lo[a], hi[a]) >= table.pos[a] -
+               table.size[a] / 2 for a in (0, 1))
+    return table.top() - (min(lo[2], hi[2]) - half_height) if over else -np.inf
+
+
 def starts_above(obj: ObjectSpec, table: BoxSpec, where: str) -> Check:
     """A primitive object whose start may overlap the table top (its footprint over the table) is an error."""
     lo, hi = (obj.pos, obj.pos) if obj.pos_range is None else obj.pos_range
     bottom = min(lo[2], hi[2]) - obj.half_height()
-    # any start the range allows over the table top (not only its low corner's)
-    over = all(min(lo[a], hi[a]) <= table.pos[a] + table.size[a] / 2 and max(lo[a], hi[a]) >= table.pos[a] -
-               table.size[a] / 2 for a in (0, 1))
-    return (where, obj.shape not in ("box", "cylinder", "sphere") or not over or bottom >= table.top() - 1e-3,
+    return (where, obj.shape not in ("box", "cylinder", "sphere") or depth_into_top(table, lo, hi,
+                                                                                    obj.half_height()) <= 1e-3,
             f"object {obj.name!r} would start inside the table: its bottom at z = {bottom:.4f} m, the table top "
             f"at z = {table.top():.4f} m; raise its z to at least {table.top() + obj.half_height():.4f} m")
 
