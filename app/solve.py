@@ -13,8 +13,6 @@ on its own). A malformed file is an error naming the array and the shape expecte
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 import logging
 import sys
 import zipfile
@@ -24,7 +22,7 @@ import numpy as np
 
 from app.collision.checker import MAX_CLEARANCE
 from app.errors import AppError, InputError
-from app.runtime.outputs import write_atomic
+from app.runtime.outputs import probe_write, write_atomic
 from app.specs.scene_spec import WIDOWX_AI_URDF
 
 log = logging.getLogger("app.solve")
@@ -166,14 +164,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_writable(out: Path) -> None:
-    """--out refused before any solving: a folder, or a file in a folder that cannot be made or written."""
+    """--out refused before any solving: a folder, or a file where nothing can be written (its nearest existing
+    folder probed; nothing is created: write_atomic makes the folders at the end)."""
     if out.is_dir():
         raise InputError(f"--out {out}: a folder; give the .npz file to write")
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".app-partial.probe.", dir=out.parent)
-        os.close(fd)
-        os.unlink(probe)
+        probe_write(next(p for p in (out.parent, *out.parent.parents) if p.exists()))
     except OSError as exc:
         raise InputError(f"--out {out}: cannot write into {out.parent} ({exc.strerror})") from None
 

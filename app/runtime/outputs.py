@@ -27,26 +27,32 @@ def output_path(path: str | Path) -> Path:
     return path.with_name(found["stem"] + found["suffix"]) if found else path
 
 
+def probe_write(folder: Path) -> None:
+    """Raises OSError unless a file can be created in the existing ``folder`` (the probe is removed again)."""
+    fd, probe = tempfile.mkstemp(prefix=PARTIAL + "probe.", dir=folder)
+    os.close(fd)
+    os.unlink(probe)
+
+
 class OutputSet:
     """The files one run writes into ``folder``.
 
     Raises AppError at construction when the folder cannot be created or written (before any work).
     """
 
-    def __init__(self, folder: str | Path, label: str = "--out"):
-        """``label``: how errors name the folder's source (an option, an environment variable)."""
+    def __init__(self, folder: str | Path, named: str | None = None):
+        """``named``: how errors name the folder (default ``--out FOLDER``; an environment variable's setting)."""
         self.folder = Path(folder)
+        named = named or f"--out {self.folder}"
         if self.folder.exists() and not self.folder.is_dir():
-            raise AppError(f"{label} {self.folder}: exists and is not a folder")
+            raise AppError(f"{named}: exists and is not a folder")
         missing = [p for p in (self.folder, *self.folder.parents) if not p.exists()]
         self._made = missing[-1] if missing else None  # the top folder this run creates (removed again if unused)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, probe = tempfile.mkstemp(prefix=PARTIAL + "probe.", dir=self.folder)
-            os.close(fd)
-            os.unlink(probe)
+            probe_write(self.folder)
         except OSError as exc:
-            raise AppError(f"{label} {self.folder}: cannot create or write this folder ({exc.strerror})") from None
+            raise AppError(f"{named}: cannot create or write this folder ({exc.strerror})") from None
         self._pending: dict[Path, Path] = {}  # final -> temporary
         self.remove_stale()
 

@@ -80,9 +80,10 @@ class SimWorld:
             raise InputError(f"{GUI_ENV}=1 opens PyBullet's window, which needs a display: DISPLAY is not set (use "
                              "xvfb-run, or leave the variable out)")
         try:  # checked before any work; configure raises it as the driver's RuntimeError
-            self.outputs = None if seeing.outputs is None else OutputSet(seeing.outputs, f"{OUTPUTS_ENV}=")
+            self.outputs = None if seeing.outputs is None else \
+                OutputSet(seeing.outputs, f"{OUTPUTS_ENV}={seeing.outputs}")
         except AppError as exc:
-            raise InputError(str(exc).replace("= ", "=", 1)) from None
+            raise InputError(str(exc)) from None
         self.layout = layout_from_env()
         self.scene = arms_scene(self.layout.boxes, False, PHYSICS_DT)
         self.clock = SimClock(scale_from_env() if scale is None else scale)
