@@ -18,6 +18,7 @@ torch).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 from pathlib import Path
@@ -118,7 +119,7 @@ def body(args: argparse.Namespace) -> int:
     _needs_lerobot()
     run = load_run_config(args.config)
     if hasattr(run.motion, "grasp_choice"):  # the demonstrations' expert (an evaluation never uses it)
-        run = load_run_config(args.config, sets={"task.grasp_choice": args.grasp_choice})
+        run = dataclasses.replace(run, motion=dataclasses.replace(run.motion, grasp_choice=args.grasp_choice))
     size = tuple(args.image_size) if args.image_size else ((224, 224) if args.obs_type != "state" else None)
     options = EnvOptions(args.obs_type, args.action_mode, image_size=size).check()
     OutputSet(args.out)

@@ -125,8 +125,9 @@ class EnvCore:
 
     def _environment_state(self) -> np.ndarray:
         """Per environment every scene object's pose (7 each: position [m], quat wxyz modulo the object's symmetry
-        (app.episode.object_state), environment frames), in the scene's order, then the place target (x, y [m]) where the task has one: app.record's
-        ``observation.environment_state``, so a policy trained on a recording reads the same values here."""
+        (app.episode.object_state), environment frames), in the scene's order, then the place target (x, y [m])
+        where the task has one: app.record's ``observation.environment_state``, so a policy trained on a recording
+        reads the same values here."""
         poses = observed_poses(self.world.scene.object_poses(), self.run.scene_config.objects).reshape(self.n, -1)
         places = self.places()
         return (poses if places is None else np.concatenate([poses, places], axis=1)).astype(np.float32)

@@ -106,7 +106,7 @@ def checker(annotation: object) -> Check:
         return lambda v: v is None or any(c(v) for c in options)
     if origin is not None and issubclass(origin, Mapping):
         return _mapping_of(checker(args[0]) if args else simple[object])
-    if annotation is Sequence or (origin is not None and issubclass(origin, Sequence)):
+    if _is_vector(annotation):
         return _sequence_of(checker(args[0]) if args else simple[object])
     if isinstance(annotation, type):
         return lambda v: isinstance(v, annotation)
