@@ -119,3 +119,22 @@ def nan_later(env):
 
 def not_a_policy(env):
     return object()
+
+
+class _JumpsOnce(_Hold):
+    """Holds, but from its 10th step asks the first joint for 0.6 rad more than where it is: one jump, as an
+    action chunk that starts away from where the last one led."""
+
+    name = "jumps-once"
+
+    def select_action(self, observation):
+        action = super().select_action(observation)
+        if self.calls == 10:
+            self.target = action[:, 0] + 0.6
+        if self.calls >= 10:
+            action[:, 0] = self.target
+        return action
+
+
+def jumps_once(env):
+    return _JumpsOnce(env)

@@ -213,3 +213,23 @@ def test_an_out_folder_with_an_earlier_evaluation_is_refused_and_left_as_it_was(
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "holds an earlier evaluation (eval_info.json, videos/eval_episode_0.mp4)" in last
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+
+
+def test_each_episode_has_a_motion_verdict_smooth_for_the_expert_and_flagged_at_a_policys_jump(tmp_path):
+    """app.quality through app.eval: the expert's and a holding policy's episodes are smooth; a policy whose joint
+    goal jumps 0.6 rad at its 10th step (18 rad/s at 30 steps/s against the joint's 6.28) is flagged there, on that
+    joint, as a commanded step, and the summary counts it."""
+    assert main([PICK, "--policy", "expert", "--episodes", "2", "--out", str(tmp_path / "expert")]) == 0
+    expert = _info(tmp_path / "expert")
+    assert [e["motion"]["verdict"] for e in expert["per_episode"]] == ["smooth", "smooth"]
+    assert expert["aggregated"]["motion"]["smooth"] == 2
+    for name, verdict in (("hold", "smooth"), ("jumps_once", "flagged")):
+        out = tmp_path / name
+        assert main([PICK, "--policy", f"tests.eval_policies:{name}", "--episodes", "2", "--out", str(out)]) == 0
+        episodes = _info(out)["per_episode"]
+        assert [e["motion"]["verdict"] for e in episodes] == [verdict, verdict]
+    first = episodes[0]["motion"]
+    assert first["first"] in ("commanded velocity", "commanded step")
+    assert "joint_0" in first["event"] and "t=0.333 s" in first["event"]
+    assert first["commanded_velocity_ratio"] > 2.0
+    assert _info(tmp_path / "jumps_once")["aggregated"]["motion"]["flagged_first_by"] == {first["first"]: 2}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+ACCEL_MAX = 40.0  # [rad/s^2]: the joint acceleration bound a controller keeps on what it commands, unless set
+
 
 class ControllerConfigBase:
     """The shared questions. ``d_safe``: the collision margin kept [m] (None: none); ``mode``: ``control`` drives

@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.config_checks import controller_checks
-from app.control.controller_base import ControllerConfigBase
+from app.control.controller_base import ACCEL_MAX, ControllerConfigBase
 from app.control.joint_step import JointStep
 from app.control.motions import PoseMotion, Targets
 from app.control.robot_protocol import ControlledRobot
@@ -53,7 +53,7 @@ class PoseIKControllerConfig(ControllerConfigBase):
     max_restarts: int = IKOptions.max_restarts
     stall_window: int = 120
     stall_tol: float = 1e-3
-    accel_max: float | None = 40.0
+    accel_max: float | None = ACCEL_MAX
 
     def tolerances(self) -> dict[str, float]:
         """The IK's own tolerances (pos_tol [m], rot_tol [rad])."""

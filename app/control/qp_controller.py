@@ -16,7 +16,7 @@ import numpy as np
 
 from app.collision.checker import CollisionModel
 from app.control.config_checks import controller_checks, link_checks
-from app.control.controller_base import ControllerConfigBase
+from app.control.controller_base import ACCEL_MAX, ControllerConfigBase
 from app.control.motions import PoseMotion, Targets
 from app.control.robot_protocol import ControlledRobot
 from app.control.telemetry import StallDetector, TelemetryLog
@@ -79,7 +79,7 @@ class QPControllerConfig(ControllerConfigBase):
     control_hz: float | None = None
     gain: float = 10.0
     velocity_scale: float = 1.0
-    accel_max: float | None = 40.0
+    accel_max: float | None = ACCEL_MAX
     d_safe: float = 0.01
     gamma: float = 0.05
     detection_distance: float = 0.15

@@ -4,7 +4,8 @@ app.envs.judge), terminated (success), truncated (the time limit) and an info di
 ``place_error_m``, ``limit_excess`` (the largest joint-limit excess this step [rad or m], 0 within), ``stop_hits``
 (how many joints a contact pushed onto a hard stop in this step's physics steps, app.sim.hard_stops), and in the
 end-effector modes ``stalled`` / ``stall_cause`` / ``stall`` (app.envs.stalls); at an episode's end its
-``reason`` (app.envs.judge), ``episode_steps`` and ``stall_steps``."""
+``reason`` (app.envs.judge), ``episode_steps``, ``stall_steps`` and the motion-quality verdict of the episode
+(``motion_verdict``, ``motion_first``, ``motion_event``, ``motion_<source>_<quantity>_ratio``: app.envs.motion_watch)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from app.config.schema import RunConfig
 from app.control.object_motion import ObjectMotion
 from app.envs.actions import checked, command
 from app.envs.judge import EpisodeJudge
+from app.envs.motion_watch import MotionWatch, episode_info
 from app.envs.options import EnvOptions
 from app.envs.pixels import Pixels, observed_cameras
 from app.envs.spaces import action_space, observation_space
@@ -43,6 +45,7 @@ class EnvCore:
         task = run.motion if isinstance(run.motion, ObjectMotion) else None
         self.judge = EpisodeJudge(task, self.n)
         self.stalls = StepStalls(self.world) if options.action_mode != "joint" else None
+        self.motion = MotionWatch(self.world.robot, self.n, 1.0 / fps, options.action_mode == "joint")
         self.steps = np.zeros(self.n, int)
         self.stall_steps = np.zeros(self.n, int)
         self.scenes: list[EpisodeScene | None] = [None] * self.n
@@ -56,6 +59,7 @@ class EnvCore:
         """Environments ``envs`` start new episodes in ``scenes`` (one each)."""
         envs = np.asarray(envs, dtype=int)
         self.world.reset_envs(envs, scenes)
+        self.motion.reset(envs, *self.world.robot.read_states())
         self.judge.reset(envs, scenes)
         self.steps[envs] = 0
         self.stall_steps[envs] = 0
@@ -77,6 +81,7 @@ class EnvCore:
         hits_before = self.world.robot.stops.hits.copy()
         self.world.advance(cmd)
         q, v = self.world.robot.read_states()
+        self.motion.record(q, v, cmd.q_goal)
         verdict = self.judge.update(self.world.observations())
         self.steps += 1
         infos = self._infos(verdict, q)
@@ -93,6 +98,7 @@ class EnvCore:
         for e in np.flatnonzero(terminated | truncated):
             infos[e].update(reason=self.judge.reason(int(e)), episode_steps=int(self.steps[e]),
                             stall_steps=int(self.stall_steps[e]))
+            infos[e].update(episode_info(self.motion.report(int(e))))
         self.world.controller_telemetry_clear()
         return self.observe(), verdict.stage.astype(float), terminated, truncated, infos
 

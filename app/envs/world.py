@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.config.schema import RunConfig
+from app.control.controller_base import ACCEL_MAX
 from app.control.joint_step import JointStep
 from app.control.motion_protocol import Targets
 from app.control.object_motion import ObjectMotion
@@ -35,7 +36,6 @@ from app.validation import unit_quaternions
 
 BRAKING = 0.5  # of the controller's acceleration bound, for joint actions: the motors lag a velocity command by
 # a physics step, and braking at the full bound took a wrist joint 3e-5 rad past its limit (tests/test_envs.py)
-DEFAULT_ACCEL = 40.0  # [rad/s^2]: the controllers' default bound, where a config sets none
 AWAY = 50.0  # [m] above its place: where a reset object waits while its old contacts are dropped
 
 
@@ -118,7 +118,7 @@ class EnvWorld:
 
     def _joints(self, q: np.ndarray, v: np.ndarray, q_goal: np.ndarray) -> None:
         if self._joint_step is None:
-            self._joint_step = JointStep(self.robot.model, self.run.controller.accel_max or DEFAULT_ACCEL, BRAKING)
+            self._joint_step = JointStep(self.robot.model, self.run.controller.accel_max or ACCEL_MAX, BRAKING)
         q_cmd, qdot = self._joint_step(q, v, q_goal, self.physics_dt)
         self.robot.command(q_cmd, qdot, position_gain=0.0)
 

@@ -11,6 +11,8 @@ import math
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
 from app.evaluation.runner import EpisodeRecord
 from app.runtime.outputs import write_atomic
 
@@ -46,10 +48,22 @@ def eval_info(records: list[EpisodeRecord], eval_s: float, about: dict, video_pa
         "episodes_with_stalls": sum(r.stall_steps > 0 for r in records),
         "max_limit_excess": max((r.limit_excess for r in records), default=0.0),
         "eval_s": eval_s, "eval_ep_s": eval_s / n if n else float("nan"),
+        "motion": motion_summary(records),
     }
     per_episode = [{**r._asdict(), "sum_reward": r.sum_reward, "max_reward": r.max_reward} for r in records]
     return {"per_episode": per_episode, "aggregated": aggregated, "video_paths": video_paths,
             "complete": error is None, "error": error, **about}
+
+
+def motion_summary(records: list[EpisodeRecord]) -> dict:
+    """The episodes' motion quality: how many were judged and smooth, what flagged the others first (counted), and
+    per ``<source>_<quantity>_ratio`` (peak |value| / limit) the median and the largest over the episodes."""
+    judged = [r.motion for r in records if r.motion]
+    ratios = sorted({k for m in judged for k in m if k.endswith("_ratio")})
+    return {"judged": len(judged), "smooth": sum(m["verdict"] == "smooth" for m in judged),
+            "flagged_first_by": dict(sorted(Counter(m["first"] for m in judged if m["first"]).items())),
+            "ratios": {k: {"median": float(np.median([m[k] for m in judged])),
+                           "max": float(max(m[k] for m in judged))} for k in ratios}}
 
 
 def write_eval_info(path: Path, info: dict) -> Path:
@@ -74,6 +88,10 @@ def summary_line(info: dict) -> str:
     lo, hi = a["pc_success_ci95"]
     reasons = ", ".join(f"{k} {v}" for k, v in a["failure_reasons"].items()) or "none"
     stalls = ", ".join(f"{k} {v}" for k, v in a["stall_causes"].items()) or "none"
+    m = a.get("motion") or {"judged": 0}
+    motion = "" if not m["judged"] else f"motion: {m['smooth']}/{m['judged']} smooth" + (
+        " (flagged first by " + ", ".join(f"{k} {v}" for k, v in m["flagged_first_by"].items()) + ")"
+        if m["flagged_first_by"] else "") + "; "
     return (f"{info['policy']}: success {a['n_success']}/{a['n_episodes']} = {a['pc_success']:.1f} % "
-            f"(95 % CI {lo:.1f}-{hi:.1f} %); failures: {reasons}; stalled steps: {stalls}; "
+            f"(95 % CI {lo:.1f}-{hi:.1f} %); failures: {reasons}; stalled steps: {stalls}; {motion}"
             f"{a['eval_s']:.1f} s ({a['eval_ep_s']:.2f} s/episode)")

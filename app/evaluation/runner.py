@@ -24,7 +24,8 @@ from app.runtime.command import signal_behind
 class EpisodeRecord(NamedTuple):
     """One evaluated episode: its index and seed, success, the judge's reason ('' on success), sum and max of
     the reward, steps, steps an arm stalled and their causes (cause -> steps), the largest joint-limit excess
-    [rad or m], whether an arm collided, the place error at the end [m]."""
+    [rad or m], whether an arm collided, the place error at the end [m], the motion-quality verdict (the
+    environment's ``motion_*`` info keys at the episode's end, app.envs.motion_watch; {} where it gave none)."""
 
     episode_ix: int
     seed: int | None
@@ -38,6 +39,7 @@ class EpisodeRecord(NamedTuple):
     limit_excess: float
     collided: bool
     place_error_m: float
+    motion: dict
 
 
 class PolicyError(AppError):
@@ -147,4 +149,14 @@ class _Accumulator:
         return EpisodeRecord(index, seed, bool(infos["is_success"][e]), str(infos["reason"][e]),
                              float(self.sum[e]), float(self.max[e]), int(infos["episode_steps"][e]),
                              int(infos["stall_steps"][e]), dict(self.causes[e]), float(self.excess[e]),
-                             bool(self.collided[e]), float(infos["place_error_m"][e]))
+                             bool(self.collided[e]), float(infos["place_error_m"][e]), _motion(infos, e))
+
+
+def _motion(infos: dict, e: int) -> dict:
+    """Environment e's ``motion_*`` info keys at its episode's end (plain str and float)."""
+    out = {}
+    for key, values in infos.items():
+        if key.startswith("motion_") and infos.get(f"_{key}", np.ones(e + 1, bool))[e]:
+            value = values[e]
+            out[key.removeprefix("motion_")] = value if isinstance(value, str) else float(value)
+    return out

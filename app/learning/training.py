@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 PRESETS = {  # lerobot-train options per policy type (the ``--policy.`` prefix added)
     "act": {"dim_model": 256, "n_heads": 8, "dim_feedforward": 1024, "n_encoder_layers": 4, "n_decoder_layers": 1,
-            "chunk_size": 20, "n_action_steps": 10, "use_vae": "false", "optimizer_lr": 1e-4,
+            "chunk_size": 40, "n_action_steps": 40, "use_vae": "false", "optimizer_lr": 1e-4,
             "optimizer_lr_backbone": 1e-5, "pretrained_backbone_weights": "null"},
     "diffusion": {"n_obs_steps": 2, "horizon": 16, "n_action_steps": 8, "down_dims": "[128,256,512]",
                   "num_inference_steps": 10, "optimizer_lr": 1e-4, "pretrained_backbone_weights": "null",

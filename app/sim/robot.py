@@ -59,6 +59,7 @@ class Robot(RobotKinematics, RobotCollisions):
         self.batched = False
         self.grippers: dict[str, Gripper] = {}  # arm name ('' for a robot's one gripper) -> its fingers
         self.arm_dofs = np.arange(self.model.n_dofs)  # what the controllers command: all but the grippers' DOFs
+        self.last_command: np.ndarray | None = None  # the motor targets of the last command (n_envs, n_dofs)
         self.objects: dict = {}  # the scene's objects (name -> app.sim.objects.SceneObject), set by build
         self._scene_objects: dict[int, SceneObjects] = {}
         self.closed = False  # set by scene.close()
@@ -308,7 +309,9 @@ class Robot(RobotKinematics, RobotCollisions):
     # ------------------------------------------------------------------ the controllers' protocol
     def command(self, q: np.ndarray, qdot: np.ndarray, position_gain: float | None = None) -> None:
         """app.control.robot_protocol.ControlledRobot: motor targets q and feed-forward qdot (n_envs, n_dofs) of the arm
-        DOFs (a gripper's are its own)."""
+        DOFs (a gripper's are its own). The last targets stay readable as ``last_command`` (app.quality's
+        commanded motion)."""
+        self.last_command = np.array(q, dtype=float)
         if not self.grippers:
             self.control_dofs_position(self.unbatch(q), velocity=self.unbatch(qdot), position_gain=position_gain)
             return

@@ -1,0 +1,1 @@
+"""Motion quality: the limits a motion is judged against (limits) and one rollout's report (motion_report)."""

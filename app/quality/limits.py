@@ -1,0 +1,67 @@
+"""The limits a motion is judged against (app.quality's motion-quality report), per arm joint.
+
+Velocity and effort come from the robot's description (the URDF's ``<limit velocity effort>``; the WidowX AI's
+equal Trossen's documented defaults, ``app/trossen_arm/standard.py``). Neither the URDF nor Trossen documents an
+acceleration or a jerk limit, so those two are the app's own and say so (``source``):
+
+- acceleration ``ACCEL_MAX`` [rad/s^2]: the bound the app's controllers keep on the motion they command
+  (``controller.accel_max``'s default, the environments' joint steps), so a command beyond it is one no controller of
+  the app would have made;
+- jerk ``ACCEL_MAX / JERK_RISE_S`` [rad/s^3]: the acceleration bound reached from rest in ``JERK_RISE_S``; a
+  motion whose acceleration swings faster than that is a knock, not a move.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from app.control.controller_base import ACCEL_MAX
+from app.errors import InputError
+
+JERK_RISE_S = 0.02  # [s]: from rest to the acceleration bound at the jerk limit
+TOLERANCE = 0.02  # of a limit: a value at most this fraction beyond it is at the limit, not over it
+AT_LIMIT = 0.98  # of a limit: from here on a joint counts as at its limit (time at a limit)
+
+
+class MotionLimits(NamedTuple):
+    """Per joint (n,): names, velocity [rad/s or m/s], acceleration [.../s^2], jerk [.../s^3], effort [N m or N]
+    (inf: not judged); ``source`` names where the acceleration and jerk limits come from."""
+
+    names: tuple[str, ...]
+    velocity: np.ndarray
+    acceleration: np.ndarray
+    jerk: np.ndarray
+    effort: np.ndarray
+    source: str
+
+    @classmethod
+    def of_model(cls, model, dofs: np.ndarray | None = None, accel_max: float = ACCEL_MAX,
+                 jerk_max: float | None = None) -> MotionLimits:
+        """The limits of ``model``'s DOFs ``dofs`` (default all): velocity and effort from its description,
+        acceleration ``accel_max`` and jerk ``jerk_max`` (default ``accel_max / JERK_RISE_S``)."""
+        idx = np.arange(len(model.dof_names)) if dofs is None else np.asarray(dofs, dtype=int)
+        jerk_max = accel_max / JERK_RISE_S if jerk_max is None else jerk_max
+        for name, value in (("accel_max", accel_max), ("jerk_max", jerk_max)):
+            if not value > 0:
+                raise InputError(f"motion limits: {name} must be > 0, got {value}")
+        n = len(idx)
+        return cls(names=tuple(model.dof_names[k] for k in idx), velocity=_positive(model.v_max[idx]),
+                   acceleration=np.full(n, float(accel_max)), jerk=np.full(n, float(jerk_max)),
+                   effort=_positive(model.effort_max[idx]),
+                   source=f"velocity, effort: the robot description; acceleration {accel_max:g}, jerk {jerk_max:g}: "
+                          "the app's controller bound (none documented)")
+
+    def to_dict(self) -> dict:
+        """JSON-ready: each limit per joint name (null where not judged)."""
+        def row(values):
+            return {n: (float(v) if np.isfinite(v) else None) for n, v in zip(self.names, values)}
+        return {"velocity": row(self.velocity), "acceleration": row(self.acceleration), "jerk": row(self.jerk),
+                "effort": row(self.effort), "source": self.source}
+
+
+def _positive(values) -> np.ndarray:
+    """Limits as floats, a missing (0, negative, NaN) one as inf: not judged."""
+    v = np.asarray(values, dtype=float)
+    return np.where(np.isfinite(v) & (v > 0), v, np.inf)

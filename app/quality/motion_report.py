@@ -1,0 +1,172 @@
+"""The motion-quality report of one rollout: per arm joint the peak velocity, acceleration and jerk of the commanded
+and of the simulated motion against the joint's MotionLimits, the time spent at a limit, the commands a joint could
+not follow (a step in the commanded position larger than one sample can follow at the velocity limit), IK branch
+changes, and a verdict: ``smooth``, or the first offending event (time, joint, source, quantity, value, limit).
+
+Derivatives are backward differences of the samples (``dt`` apart): velocity from the positions (or the measured
+velocities where given), acceleration from the velocity, jerk from the acceleration; a value at sample k is the
+motion's over (t_{k-1}, t_k]. Where no position is commanded (NaN: an effort or velocity mode, before the first
+command) the joint counts as commanded to be where it is measured, so a command that starts far from the arm is a
+step, as it is on the real controller.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from app.errors import InputError
+from app.quality.limits import AT_LIMIT, TOLERANCE, MotionLimits
+
+QUANTITIES = ("velocity", "acceleration", "jerk")
+
+
+class MotionSamples(NamedTuple):
+    """One rollout's arm joints sampled every ``dt`` [s] from ``t0`` [s]: ``q_sim`` (T, n) measured positions,
+    ``q_cmd`` (T, n) commanded positions (NaN: none) or None, ``v_sim`` (T, n) measured velocities or None,
+    ``effort`` (T, n) measured efforts or None, ``branch`` (T,) the IK branch of each sample's command (-1:
+    unknown) or None."""
+
+    dt: float
+    q_sim: np.ndarray
+    q_cmd: np.ndarray | None = None
+    v_sim: np.ndarray | None = None
+    effort: np.ndarray | None = None
+    branch: np.ndarray | None = None
+    t0: float = 0.0
+
+
+class MotionEvent(NamedTuple):
+    """A limit passed: at ``t`` [s] joint ``joint``'s ``source`` (commanded | simulated) ``quantity`` (velocity,
+    acceleration, jerk, effort, step, branch) was ``value`` against ``limit``."""
+
+    t: float
+    joint: str
+    source: str
+    quantity: str
+    value: float
+    limit: float
+
+    def describe(self) -> str:
+        if self.quantity == "branch":
+            return f"IK branch change at t={self.t:.3f} s"
+        what = "position step" if self.quantity == "step" else self.quantity
+        return (f"{self.source} {what} of {self.joint} {abs(self.value):.4g} beyond its limit {self.limit:.4g} "
+                f"at t={self.t:.3f} s")
+
+
+def analyse(samples: MotionSamples, limits: MotionLimits) -> dict:
+    """The report (JSON-ready dict): ``verdict`` ('smooth' | 'flagged'), ``first_event`` (None or the event's
+    fields and ``text``), ``events`` (count per source and quantity), ``joints`` (per joint name the peaks of each
+    source, ``time_at_velocity_limit_s``, ``time_at_effort_limit_s``), ``branch_changes`` ([t, ...]),
+    ``duration_s``, ``limits`` (MotionLimits.to_dict)."""
+    q_sim = _checked(samples, limits)
+    q_cmd = None if samples.q_cmd is None else np.where(np.isnan(samples.q_cmd), q_sim, samples.q_cmd)
+    series = {"simulated": _derivatives(q_sim, samples.dt, samples.v_sim)}
+    if q_cmd is not None:
+        series["commanded"] = _derivatives(q_cmd, samples.dt, None)
+    events, counts = [], {}
+    for source, values in series.items():
+        for quantity, x in zip(QUANTITIES, values):
+            found = _over(x, getattr(limits, quantity), samples, source, quantity, limits.names)
+            events += found[:1]
+            counts[f"{source}_{quantity}"] = len(found)
+    if samples.effort is not None:
+        found = _over(samples.effort[None], limits.effort, samples, "simulated", "effort", limits.names, lag=0)
+        events += found[:1]
+        counts["simulated_effort"] = len(found)
+    if q_cmd is not None:
+        found = _over(series["commanded"][0] * samples.dt, limits.velocity * samples.dt, samples, "commanded", "step",
+                      limits.names)
+        events += found[:1]
+        counts["commanded_step"] = len(found)
+    changes = _branch_changes(samples)
+    events += [MotionEvent(t, "", "commanded", "branch", 0.0, 0.0) for t in changes[:1]]
+    first = min(events, key=lambda e: e.t) if events else None
+    return {"verdict": "smooth" if first is None else "flagged",
+            "first_event": None if first is None else {**first._asdict(), "text": first.describe()},
+            "events": counts, "branch_changes": changes, "joints": _joint_figures(series, samples, limits),
+            "duration_s": float(samples.dt * (len(q_sim) - 1)), "limits": limits.to_dict()}
+
+
+def _checked(samples: MotionSamples, limits: MotionLimits) -> np.ndarray:
+    q = np.asarray(samples.q_sim, dtype=float)
+    n = len(limits.names)
+    if q.ndim != 2 or q.shape[1] != n:
+        raise InputError(f"motion samples: q_sim must have shape (T, {n}) for the joints {list(limits.names)}, "
+                         f"got {q.shape}")
+    if not (samples.dt > 0 and np.isfinite(samples.dt)):
+        raise InputError(f"motion samples: dt must be a finite number > 0 s, got {samples.dt}")
+    for name in ("q_cmd", "v_sim", "effort"):
+        arr = getattr(samples, name)
+        if arr is not None and np.shape(arr) != q.shape:
+            raise InputError(f"motion samples: {name} must have q_sim's shape {q.shape}, got {np.shape(arr)}")
+    return q
+
+
+def _derivatives(q: np.ndarray, dt: float, v: np.ndarray | None) -> tuple[np.ndarray, ...]:
+    """(velocity, acceleration, jerk), each (1, T, n) with NaN where a sample has too few before it."""
+    nan = np.full((1, q.shape[1]), np.nan)
+    vel = np.vstack([nan, np.diff(q, axis=0) / dt]) if v is None else np.asarray(v, dtype=float)
+    acc = np.vstack([nan, np.diff(vel, axis=0) / dt])
+    jerk = np.vstack([nan, np.diff(acc, axis=0) / dt])
+    return vel[None], acc[None], jerk[None]
+
+
+def _over(x: np.ndarray, limit: np.ndarray, samples: MotionSamples, source: str, quantity: str,
+          names: tuple[str, ...], lag: int = 0) -> list[MotionEvent]:
+    """Each sample (in time order) where some joint's |x| passes its limit by more than TOLERANCE: its worst
+    joint's event. ``x`` is (1, T, n)."""
+    mag = np.nan_to_num(np.abs(x[0]), nan=0.0)
+    ratio = mag / limit
+    rows = np.flatnonzero((ratio > 1.0 + TOLERANCE).any(axis=1))
+    out = []
+    for k in rows:
+        j = int(np.argmax(ratio[k]))
+        out.append(MotionEvent(float(samples.t0 + (k + lag) * samples.dt), names[j], source, quantity,
+                               float(x[0, k, j]), float(limit[j])))
+    return out
+
+
+def _branch_changes(samples: MotionSamples) -> list[float]:
+    if samples.branch is None:
+        return []
+    b = np.asarray(samples.branch)
+    k = np.flatnonzero((b[1:] != b[:-1]) & (b[1:] >= 0) & (b[:-1] >= 0)) + 1
+    return [float(samples.t0 + i * samples.dt) for i in k]
+
+
+def _joint_figures(series: dict, samples: MotionSamples, limits: MotionLimits) -> dict:
+    out = {}
+    for j, name in enumerate(limits.names):
+        row = {source: {f"{q}_peak": _peak(x[0, :, j]) for q, x in zip(QUANTITIES, values)}
+               for source, values in series.items()}
+        v = np.abs(np.nan_to_num(series["simulated"][0][0, :, j]))
+        row["time_at_velocity_limit_s"] = float(samples.dt * np.count_nonzero(v >= AT_LIMIT * limits.velocity[j]))
+        if samples.effort is not None:
+            e = np.abs(np.asarray(samples.effort)[:, j])
+            row["simulated"]["effort_peak"] = _peak(e)
+            row["time_at_effort_limit_s"] = float(samples.dt * np.count_nonzero(e >= AT_LIMIT * limits.effort[j]))
+        out[name] = row
+    return out
+
+
+def _peak(x: np.ndarray) -> float | None:
+    x = np.abs(x[np.isfinite(x)])
+    return float(x.max()) if x.size else None
+
+
+def summary_line(reports: list[dict]) -> str:
+    """One line over several rollouts' reports: how many were smooth, and what flagged the others (the first
+    event's source and quantity, counted)."""
+    flagged: dict[str, int] = {}
+    for r in reports:
+        if r["first_event"] is not None:
+            key = f"{r['first_event']['source']} {r['first_event']['quantity']}"
+            flagged[key] = flagged.get(key, 0) + 1
+    smooth = sum(r["verdict"] == "smooth" for r in reports)
+    text = f"motion: {smooth}/{len(reports)} smooth"
+    if flagged:
+        text += "; flagged first by " + ", ".join(f"{k} {n}" for k, n in sorted(flagged.items()))
+    return text
