@@ -121,7 +121,7 @@ def summary_lines(s: dict) -> list[str]:
             f"stalled at the end {s['stalled_final']} (ever {s['stalled_ever']}); solver failed at the end "
             f"{s['solver_failed_final']} (failed on {s.get('solver_failed_ticks', 0)} environment-ticks, "
             f"{100 * s['solver_failed_ticks_fraction']:.3g} % of them); {obstacle}; "
-            + _limit_margin(s["joint_limit_margin_min_rad"])]
+            + _limit_margin(s["joint_limit_margin_min_rad"])] + ([s["motion"]] if "motion" in s else [])
 
 
 def _reached(s: dict) -> str:

@@ -139,3 +139,18 @@ def test_the_widowx_ai_limits_come_from_its_description(widowx):
     assert "none documented" in lim.source
     with pytest.raises(InputError, match="accel_max must be > 0"):
         MotionLimits.of_model(widowx, accel_max=0.0)
+
+
+def test_latest_events_name_only_what_the_newest_sample_passes():
+    from app.quality.motion_report import latest_events
+
+    dt = 0.01
+    q = np.zeros((6, 2))
+    cmd = q.copy()
+    cmd[5:, 1] = 0.5  # a step into the newest sample
+    events = latest_events(MotionSamples(dt, q, q_cmd=cmd), limits())
+    assert events and events[0].joint == "j1" and events[0].source == "commanded"
+    assert events[0].short().startswith("com. velocity j1 ")
+    cmd[3:, 1] = 0.5  # the step two samples back, held since: the newest sample's velocity is zero
+    later = latest_events(MotionSamples(dt, q, q_cmd=cmd), limits(accel=1e9, jerk=1e12))
+    assert later == []

@@ -17,7 +17,7 @@ from app.config.schema import RunConfig
 from app.control.object_motion import ObjectMotion
 from app.envs.actions import checked, command
 from app.envs.judge import EpisodeJudge
-from app.envs.motion_watch import MotionWatch, episode_info
+from app.envs.motion_watch import commanded, episode_info
 from app.envs.options import EnvOptions
 from app.envs.pixels import Pixels, observed_cameras
 from app.envs.spaces import action_space, observation_space
@@ -26,6 +26,7 @@ from app.envs.world import EnvWorld
 from app.episode.episode_scene import EpisodeScene, draw_scene
 from app.episode.object_state import observed_poses
 from app.errors import InputError
+from app.quality.trace import MotionTrace
 
 
 class EnvCore:
@@ -45,7 +46,7 @@ class EnvCore:
         task = run.motion if isinstance(run.motion, ObjectMotion) else None
         self.judge = EpisodeJudge(task, self.n)
         self.stalls = StepStalls(self.world) if options.action_mode != "joint" else None
-        self.motion = MotionWatch(self.world.robot, self.n, 1.0 / fps, options.action_mode == "joint")
+        self.motion = MotionTrace.of_robot(self.world.robot, 1.0 / fps)
         self.steps = np.zeros(self.n, int)
         self.stall_steps = np.zeros(self.n, int)
         self.scenes: list[EpisodeScene | None] = [None] * self.n
@@ -81,7 +82,7 @@ class EnvCore:
         hits_before = self.world.robot.stops.hits.copy()
         self.world.advance(cmd)
         q, v = self.world.robot.read_states()
-        self.motion.record(q, v, cmd.q_goal)
+        self.motion.record(q, v, commanded(self.world, self.options.action_mode == "joint", cmd.q_goal))
         verdict = self.judge.update(self.world.observations())
         self.steps += 1
         infos = self._infos(verdict, q)

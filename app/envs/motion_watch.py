@@ -1,4 +1,4 @@
-"""Each environment's episode watched for motion quality (app.quality): the arm joints measured after every
+"""Each environment's episode watched for motion quality (app.quality.trace): the arm joints measured after every
 environment step and what they were commanded, judged when the episode ends.
 
 The commanded motion is the policy's own where it commands joints (the ``joint`` mode's goals: a jump between two
@@ -9,43 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.quality.limits import MotionLimits
-from app.quality.motion_report import MotionSamples, analyse
-
-SOURCES = ("commanded", "simulated")
-QUANTITIES = ("velocity", "acceleration", "jerk")
+from app.quality.motion_report import QUANTITIES, SOURCES
 
 
-class MotionWatch:
-    """Samples per environment since its reset; ``report(e)`` judges environment e's episode so far."""
-
-    def __init__(self, robot, n_envs: int, dt: float, joint_mode: bool):
-        self.robot, self.dt, self.joint_mode = robot, float(dt), joint_mode
-        self.dofs = np.asarray(robot.arm_dofs)
-        self.limits = MotionLimits.of_model(robot.model, self.dofs)
-        self._q: list[list[np.ndarray]] = [[] for _ in range(n_envs)]
-        self._v: list[list[np.ndarray]] = [[] for _ in range(n_envs)]
-        self._cmd: list[list[np.ndarray]] = [[] for _ in range(n_envs)]
-
-    def reset(self, envs: np.ndarray, q: np.ndarray, v: np.ndarray) -> None:
-        """Environments ``envs`` start again from q, v (n_envs, n_dofs): at rest where they are, nothing commanded."""
-        for e in envs:
-            self._q[e], self._v[e] = [q[e, self.dofs]], [v[e, self.dofs]]
-            self._cmd[e] = [np.full(len(self.dofs), np.nan)]
-
-    def record(self, q: np.ndarray, v: np.ndarray, q_goal: np.ndarray | None) -> None:
-        """One step's end for every environment: q, v measured, ``q_goal`` the joint mode's goals (n_envs, n_dofs)
-        or None (the motors' last targets are taken)."""
-        cmd = q_goal if self.joint_mode else self.robot.last_command
-        for e in range(len(self._q)):
-            self._q[e].append(q[e, self.dofs])
-            self._v[e].append(v[e, self.dofs])
-            self._cmd[e].append(np.full(len(self.dofs), np.nan) if cmd is None else cmd[e, self.dofs])
-
-    def report(self, e: int) -> dict:
-        """Environment e's report (app.quality.motion_report.analyse) over its samples since its reset."""
-        samples = MotionSamples(self.dt, np.array(self._q[e]), np.array(self._cmd[e]), np.array(self._v[e]))
-        return analyse(samples, self.limits)
+def commanded(world, joint_mode: bool, q_goal: np.ndarray | None) -> np.ndarray | None:
+    """What the step commanded (see the module docstring): the joint goals, else the motors' last targets."""
+    return q_goal if joint_mode else world.robot.last_command
 
 
 def episode_info(report: dict) -> dict:

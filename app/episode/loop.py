@@ -4,6 +4,7 @@ and the episode's end (final state, telemetry, a feedback motion's results)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -20,10 +21,14 @@ from app.episode.motion_factory import object_starts
 from app.episode.run_report import task_links
 from app.ik.limits.distance import GraspState
 from app.kinematics.arms import cross_arm_pairs
+from app.quality.trace import MotionTrace
 from app.render.progress import Progress
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.sim.sphere_world import SPHERE_SHAPES
+
+MOTION_HZ_MAX = 120.0  # motion-quality samples per second at most: a 240 Hz physics step differenced three times
+# is noise, not jerk
 
 
 @dataclass
@@ -45,17 +50,21 @@ class RunResult:
     plans: list = field(default_factory=list)  # a plan task: one result per environment (PlannedPath.outcomes)
     objects: dict = field(default_factory=dict)  # name -> start_pos, start_quat, final_pos, final_quat (n_envs, .)
     simulated_s: float | None = None  # simulated time at the end [s] (less than the run's duration: stopped early)
+    motion: list = field(default_factory=list)  # per environment its motion-quality report (app.quality)
 
 
 @dataclass
 class Episode:
-    """The parts of one episode the loop ticks: the controller, the grippers' feedback (None without a gripper)
-    and the invariants watched every physics step; ``every``: physics steps per control tick."""
+    """The parts of one episode the loop ticks: the controller, the grippers' feedback (None without a gripper),
+    the invariants watched every physics step and the motion sampled (app.quality.trace); ``every``: physics steps
+    per control tick."""
 
     controller: object
     feedback: Feedback | ArmsFeedback | None
     invariants: InvariantMonitor
     every: int
+    motion: MotionTrace  # the arm joints sampled for the motion-quality report, every ``motion_every`` steps
+    motion_every: int
 
 
 def make_controller(run: RunConfig, robot: Robot, dt: float):
@@ -90,8 +99,11 @@ def make_episode(run: RunConfig, scene: Scene, robot: Robot, motion: Motion) -> 
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     m = robot.model
+    sample_every = every * math.ceil(physics_hz / every / MOTION_HZ_MAX)
+    trace = MotionTrace.of_robot(robot, sample_every / physics_hz)
+    trace.reset(range(robot.n_envs), *robot.read_states())
     return Episode(make_controller(run, robot, every / physics_hz), make_feedback(run, scene, robot, motion),
-                   InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs), every)
+                   InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs), every, trace, sample_every)
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorder=None, on_tick=None,
@@ -136,6 +148,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
             scene.step()
             q, v = robot.read_states()
             episode.invariants.update(q, v)
+            if (k + 1) % episode.motion_every == 0:
+                episode.motion.record(q, v, robot.last_command)
             t2 = time.perf_counter()
             if frame_due:
                 poses = scene.object_poses()
@@ -198,4 +212,4 @@ def _final_robot(run: RunConfig, robot: Robot, episode: Episode, targets, t: flo
     invariants = {"limit_excess": inv.limit_excess, "velocity_ratio": inv.velocity_ratio,
                   "stop_hits": robot.stops.hits.copy()}
     return RunResult(q, pos.reshape(n, len(links), 3), quat.reshape(n, len(links), 4), tg.pos, tg.quat,
-                     episode.controller.telemetry.arrays(), invariants)
+                     episode.controller.telemetry.arrays(), invariants, motion=episode.motion.reports())

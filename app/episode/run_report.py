@@ -9,6 +9,7 @@ from app.config.schema import RunConfig
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.status import REACHED_POS, REACHED_ROT, reached
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
+from app.quality.motion_report import summary_line
 from app.render.report import finite_or_none
 
 
@@ -103,7 +104,8 @@ def run_summary(run: RunConfig, envs: list[dict], episodes: list[dict] | None = 
             "solver_failed_ticks": sum(e["solver_failed_ticks"] for e in envs),  # env-ticks, as the warnings count
             "min_obstacle_distance_m": worst("min_obstacle_distance_m", min), "d_safe_m": d_safe,
             "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min),
-            **(pick_summary(episodes) if episodes else {}), **(plan_summary(plans) if plans else {})}
+            **(pick_summary(episodes) if episodes else {}), **(plan_summary(plans) if plans else {}),
+            **({"motion": summary_line([e["motion"] for e in envs])} if envs and "motion" in envs[0] else {})}
 
 
 def task_description(run: RunConfig) -> dict:
@@ -147,6 +149,7 @@ def report_dict(run: RunConfig, result, model) -> dict:
             **({"gripper": gripper_report(tel, e, run.controller, run.scene_config.physics_hz)}
                if "gripper_opening_m" in tel else {}),
             **({"arms": arm_report(run, result, e)} if run.scene_config.robot.arms else {}),
+            **({"motion": result.motion[e]} if result.motion else {}),
         })
     controller = next(k for k, v in CONTROLLER_TYPES.items() if isinstance(run.controller, v))
     summary = run_summary(run, envs, result.episodes, result.plans)

@@ -100,7 +100,7 @@ def merge(shards: list[Shard]) -> tuple[RunResult, list[FrameState]]:
     invariants = {k: np.concatenate([r.invariants[k] for r in rs]) for k in rs[0].invariants}
     result = RunResult(cat("q_final"), cat("ee_pos"), cat("ee_quat"), cat("targets_pos"), cat("targets_quat"),
                        telemetry, invariants, episodes=[ep for r in rs for ep in r.episodes],
-                       plans=[p for r in rs for p in r.plans],
+                       plans=[p for r in rs for p in r.plans], motion=[m for r in rs for m in r.motion],
                        objects={name: {k: np.concatenate([r.objects[name][k] for r in rs]) for k in o}
                                 for name, o in rs[0].objects.items()})
     cat_or_none = lambda parts, f: None if getattr(parts[0], f) is None else np.concatenate(  # noqa: E731

@@ -1,8 +1,9 @@
 """Videos of an evaluation's first K episodes (``videos/eval_episode_N.mp4``, LeRobot's names): every step of the
 episode seen from a fixed camera (the scene's first fixed camera, else the default ``cam_high``) at the run's
 video size, with our overlay: the episode, its seed and time, the judge's stage, the gripper's finger
-position, a stall and its cause while it lasts, the place target as a ring and the step's end-effector targets
-as frames; the last frame says success or the failure's reason."""
+position, a stall and its cause while it lasts, a limit the motion passes at that step (app.quality: MOTION and
+the event), the place target as a ring and the step's end-effector targets as frames; the last frame says success
+or the failure's reason, and the first motion event where the episode was flagged."""
 
 from __future__ import annotations
 
@@ -84,9 +85,13 @@ class EvalVideos:
             if core.world.layout.grippers else ""
         if record is not None:
             note = "success" if record.success else f"failed: {record.reason}"
+            if record.motion.get("first"):
+                note += f"; motion flagged: {record.motion['first']}"
             status = 4 if record.success else FAILED
         else:
-            note = f"{STAGES[stage]}  gripper {grip}" + (f"  STALL {stall}" if stall else "")
+            jerk = core.motion.latest(e)
+            note = f"{STAGES[stage]}  gripper {grip}" + (f"  STALL {stall}" if stall else "") + (
+                f"  MOTION {jerk}" if jerk else "")
             status = STALLED if stall else stage
         pos, rot = self._targets(e)
         scene = core.scenes[e]

@@ -37,21 +37,26 @@ class MotionLimits(NamedTuple):
     source: str
 
     @classmethod
-    def of_model(cls, model, dofs: np.ndarray | None = None, accel_max: float = ACCEL_MAX,
-                 jerk_max: float | None = None) -> MotionLimits:
-        """The limits of ``model``'s DOFs ``dofs`` (default all): velocity and effort from its description,
-        acceleration ``accel_max`` and jerk ``jerk_max`` (default ``accel_max / JERK_RISE_S``)."""
-        idx = np.arange(len(model.dof_names)) if dofs is None else np.asarray(dofs, dtype=int)
+    def make(cls, names, velocity, effort, source: str, accel_max: float = ACCEL_MAX,
+             jerk_max: float | None = None) -> MotionLimits:
+        """Limits of the joints ``names``: ``velocity`` and ``effort`` (n,) as given (where ``source`` says they come
+        from), acceleration ``accel_max`` and jerk ``jerk_max`` (default ``accel_max / JERK_RISE_S``) for each."""
         jerk_max = accel_max / JERK_RISE_S if jerk_max is None else jerk_max
         for name, value in (("accel_max", accel_max), ("jerk_max", jerk_max)):
             if not value > 0:
                 raise InputError(f"motion limits: {name} must be > 0, got {value}")
-        n = len(idx)
-        return cls(names=tuple(model.dof_names[k] for k in idx), velocity=_positive(model.v_max[idx]),
-                   acceleration=np.full(n, float(accel_max)), jerk=np.full(n, float(jerk_max)),
-                   effort=_positive(model.effort_max[idx]),
-                   source=f"velocity, effort: the robot description; acceleration {accel_max:g}, jerk {jerk_max:g}: "
-                          "the app's controller bound (none documented)")
+        n = len(names)
+        return cls(tuple(names), _positive(velocity), np.full(n, float(accel_max)), np.full(n, float(jerk_max)),
+                   _positive(effort), f"velocity, effort: {source}; acceleration {accel_max:g}, jerk {jerk_max:g}: "
+                                      "the app's controller bound (none documented)")
+
+    @classmethod
+    def of_model(cls, model, dofs: np.ndarray | None = None, accel_max: float = ACCEL_MAX,
+                 jerk_max: float | None = None) -> MotionLimits:
+        """The limits of ``model``'s DOFs ``dofs`` (default all), velocity and effort from its description."""
+        idx = np.arange(len(model.dof_names)) if dofs is None else np.asarray(dofs, dtype=int)
+        return cls.make([model.dof_names[k] for k in idx], model.v_max[idx], model.effort_max[idx],
+                        "the robot description", accel_max, jerk_max)
 
     def to_dict(self) -> dict:
         """JSON-ready: each limit per joint name (null where not judged)."""

@@ -20,6 +20,7 @@ from app.errors import InputError
 from app.quality.limits import AT_LIMIT, TOLERANCE, MotionLimits
 
 QUANTITIES = ("velocity", "acceleration", "jerk")
+SOURCES = ("commanded", "simulated")
 
 
 class MotionSamples(NamedTuple):
@@ -47,6 +48,12 @@ class MotionEvent(NamedTuple):
     quantity: str
     value: float
     limit: float
+
+    def short(self) -> str:
+        """A few words for a video frame: the quantity, the joint and how far past its limit."""
+        if self.quantity == "branch":
+            return "IK branch change"
+        return f"{self.source[:3]}. {self.quantity} {self.joint} {abs(self.value) / self.limit:.2f}x"
 
     def describe(self) -> str:
         if self.quantity == "branch":
@@ -83,11 +90,26 @@ def analyse(samples: MotionSamples, limits: MotionLimits) -> dict:
         counts["commanded_step"] = len(found)
     changes = _branch_changes(samples)
     events += [MotionEvent(t, "", "commanded", "branch", 0.0, 0.0) for t in changes[:1]]
-    first = min(events, key=lambda e: e.t) if events else None
+    first = min(events, key=lambda e: (e.t, e.source != "commanded")) if events else None  # a cause before its effect
     return {"verdict": "smooth" if first is None else "flagged",
             "first_event": None if first is None else {**first._asdict(), "text": first.describe()},
             "events": counts, "branch_changes": changes, "joints": _joint_figures(series, samples, limits),
             "duration_s": float(samples.dt * (len(q_sim) - 1)), "limits": limits.to_dict()}
+
+
+def latest_events(samples: MotionSamples, limits: MotionLimits) -> list[MotionEvent]:
+    """The limits the newest sample passes (its velocity, acceleration and jerk, commanded and simulated, and a
+    commanded step), for marking a rollout as it goes; ``samples`` need only hold the last four."""
+    q_sim = _checked(samples, limits)
+    q_cmd = None if samples.q_cmd is None else np.where(np.isnan(samples.q_cmd), q_sim, samples.q_cmd)
+    last = MotionSamples(samples.dt, q_sim[-1:], t0=samples.t0 + (len(q_sim) - 1) * samples.dt)
+    out = []
+    for source, q, v in (("commanded", q_cmd, None), ("simulated", q_sim, samples.v_sim)):
+        if q is None:
+            continue
+        for quantity, x in zip(QUANTITIES, _derivatives(q, samples.dt, v)):
+            out += _over(x[:, -1:], getattr(limits, quantity), last, source, quantity, limits.names)
+    return out
 
 
 def _checked(samples: MotionSamples, limits: MotionLimits) -> np.ndarray:

@@ -14,6 +14,7 @@ from app.kinematics.rotations import matrix_to_quat, so3_exp, so3_log
 from app.trossen_arm.joint_space import FLANGE_LINK, JointMap
 
 POS_TOL, ROT_TOL = 1e-4, 1e-3  # [m], [rad]: what counts as an IK solution
+REFINE_TOL = (1e-9, 1e-8)  # [m], [rad]: how close a Cartesian path's samples are solved (ToolKinematics.solve)
 DAMPING = 1e-3  # damped least squares on the tool Jacobian (twists -> joint velocities)
 
 
@@ -70,16 +71,26 @@ class ToolKinematics:
         J = self.jacobian(q_dofs) if J is None else J
         return J.T @ np.linalg.solve(J @ J.T + DAMPING**2 * np.eye(6), twist)
 
-    def solve(self, goal: np.ndarray, q_seed: np.ndarray) -> np.ndarray | None:
+    def solve(self, goal: np.ndarray, q_seed: np.ndarray, refine: bool = False) -> np.ndarray | None:
         """Robot DOFs (n_dofs,) that put the tool at ``goal`` (4x4), the arm DOFs only moved from q_seed; None
-        where IK finds none within POS_TOL, ROT_TOL."""
+        where IK finds none within POS_TOL, ROT_TOL. ``refine``: the solution then taken on from where it is to
+        REFINE_TOL (no restart, so on its branch): a path's samples solved only to POS_TOL held still while the
+        pose moved less than that from the seed, and the path's commanded joints rose as a staircase."""
         T_flange = goal @ np.linalg.inv(self.T_flange_tool)
-        res = self.model.inverse_kinematics(FLANGE_LINK, T_flange[:3, 3], matrix_to_quat(T_flange[:3, :3]),
-                                            init_qpos=q_seed, dofs_idx_local=list(self.arm_dofs),
-                                            pos_tol=POS_TOL, rot_tol=ROT_TOL, return_info=True)
+        pos, quat = T_flange[:3, 3], matrix_to_quat(T_flange[:3, :3])
+        res = self.model.inverse_kinematics(FLANGE_LINK, pos, quat, init_qpos=q_seed,
+                                            dofs_idx_local=list(self.arm_dofs), pos_tol=POS_TOL, rot_tol=ROT_TOL,
+                                            return_info=True)
         if not bool(np.all(res.converged)):
             return None
-        return np.asarray(res.q, float).reshape(-1)
+        q = np.asarray(res.q, float).reshape(-1)
+        if refine:
+            fine = self.model.inverse_kinematics(FLANGE_LINK, pos, quat, init_qpos=q, max_samples=1,
+                                                 dofs_idx_local=list(self.arm_dofs), pos_tol=REFINE_TOL[0],
+                                                 rot_tol=REFINE_TOL[1], return_info=True)
+            if float(np.max(fine.pos_err)) <= POS_TOL and float(np.max(fine.rot_err)) <= ROT_TOL:
+                q = np.asarray(fine.q, float).reshape(-1)
+        return q
 
 
 def straight_line(start: np.ndarray, goal: np.ndarray, s: np.ndarray) -> np.ndarray:

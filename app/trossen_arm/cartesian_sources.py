@@ -4,8 +4,8 @@
 - ``CartesianPath``: the tool along the straight line (translation linear, rotation on the geodesic) from its
   pose now to the goal, timed by the driver's rule for positions (quintic above 0.2 s, linear above 1 ms, a
   step below) on the path fraction. The whole path is solved by IK before the first step, at a sample every
-  ``SAMPLE_DT`` (each seeded by the one before), and the joints go linearly between samples; a sample without
-  an IK solution fails the command before anything moves.
+  ``SAMPLE_DT`` (each seeded by the one before, refined to ``REFINE_TOL`` on its branch), and the joints go
+  linearly between samples; a sample without an IK solution fails the command before anything moves.
 - ``TwistSource``: the tool's twist (a velocity-mode ramp of 6 values), turned into the arm joints'
   velocities through the damped pseudo-inverse of the tool Jacobian at the measured joints, every step.
 """
@@ -51,7 +51,7 @@ class CartesianPath:
         self.q = np.empty((n, 6))
         seed = q_start
         for k, pose in enumerate(poses):
-            q = tool.solve(pose, seed)
+            q = tool.solve(pose, seed, refine=True)
             if q is None:
                 raise UnreachablePose(pose_vector(pose))
             self.q[k], seed = q[tool.arm_dofs], q

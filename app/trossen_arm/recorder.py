@@ -4,7 +4,8 @@ Per arm (:class:`ArmTrack`): its commands by kind, its pose goal (the tool frame
 aims at, in the world frame), its status at a glance, its limit events (a goal clipped to the position limits,
 the controller entering an error state with its log), both as they begin, its collisions as they begin (the arm's link, what it
 touched) and how far a measured joint went past its position limits. Per video frame (``FPS`` frames per
-simulated second): every arm's joints, pose goal, status and gripper position (:class:`ArmFrame`).
+simulated second): every arm's joints, pose goal, status and gripper position (:class:`ArmFrame`). Per arm its
+joints sampled for the motion-quality report (app.trossen_arm.motion_samples).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from app.control.status import reached
 from app.kinematics.rotations import matrix_to_quat, so3_log
+from app.trossen_arm.motion_samples import ArmMotion
 
 FPS = 30  # video frames per simulated second
 
@@ -82,6 +84,7 @@ class Recorder:
         self.arms: dict[str, ArmTrack] = {}
         self.times: list[float] = []
         self.frames: list[dict[str, ArmFrame]] = []
+        self.motions: dict[str, ArmMotion] = {}  # each arm's samples for the motion-quality report
         self._next = 0.0
 
     def track(self, arm: str) -> ArmTrack:
@@ -106,6 +109,7 @@ class Recorder:
         due, collisions, statuses and the frame. Returns whether a frame was taken."""
         for name, slot in slots.items():
             self._limits(t, self.track(name), slot.controller)
+            self.motions.setdefault(name, ArmMotion()).sample(t, slot.controller)
         if t + 1e-9 < self._next:
             return False
         self._next = t + 1.0 / FPS

@@ -1,6 +1,6 @@
 """The report of what a script did, in app.run's layout (app.episode.run_report): each arm an environment (its
 final joints, tool pose, pose goal and errors from it, whether it reached it, its margin to the joint limits,
-its commands and events), the summary of them all, the reached tolerances, the invariants, and every limit and
+its commands and events, its motion-quality report: app.quality), the summary of them all, the reached tolerances, the invariants, and every limit and
 collision event in time order."""
 
 from __future__ import annotations
@@ -8,13 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from app.control.status import REACHED_POS, REACHED_ROT, reached
+from app.quality.motion_report import summary_line
 from app.trossen_arm.joint_space import N_JOINTS
+from app.trossen_arm.motion_samples import ArmMotion
 from app.trossen_arm.recorder import FPS, ArmTrack, Recorder, pose_error, pose_quat
 
 ARM_JOINTS = N_JOINTS - 1  # the gripper's limits are in metres: the margin is the arm joints' [rad]
 
 
-def arm_report(e: int, name: str, slot, track: ArmTrack) -> dict:
+def arm_report(e: int, name: str, slot, track: ArmTrack, motion: ArmMotion | None = None) -> dict:
     """Arm ``name`` (environment e) at the end: the tool's pose and its errors from the pose goal, where the
     arm has both (a driver gave it a position goal); None where not."""
     c, m = slot.controller, slot.controller.measured
@@ -28,7 +30,7 @@ def arm_report(e: int, name: str, slot, track: ArmTrack) -> dict:
            "joint_limit_margin_min": float(np.min(np.minimum(q - lo, hi - q))),  # arm joints [rad]
            "joint_limit_excess_max": track.limit_excess_max,
            "commands": {k: {"count": int(v[0]), "first_t": round(v[1], 4)} for k, v in track.commands.items()},
-           "events": track.events}
+           "events": track.events, "motion": None if motion is None else motion.report(c)}
     if track.tool is not None:
         T = slot.base_T @ track.tool.tool_pose(m.q_dofs)
         out["links_pos"], out["links_quat_wxyz"] = pose_quat(T)
@@ -53,13 +55,15 @@ def summary(envs: list[dict]) -> dict:
             "joint_limit_margin_min_rad": worst("joint_limit_margin_min", min),
             "limit_events": sum(ev["kind"] != "collision" for ev in events),
             "collisions": sum(ev["kind"] == "collision" for ev in events),
-            "errors_final": sum(e["error_state_final"] != "none" for e in envs)}
+            "errors_final": sum(e["error_state_final"] != "none" for e in envs),
+            "motion": summary_line([e["motion"] for e in envs if e["motion"] is not None])}
 
 
 def report_dict(recorder: Recorder, world, title: str, video_frames: int | None = None) -> dict:
     """The whole report (see the module docstring) of the world's arms, in the world's arm order; ``video_frames``:
     the video's (its idle opening left out: app.trossen_arm.video.without_idle_start), None: every recorded one."""
-    envs = [arm_report(e, name, slot, recorder.track(name)) for e, (name, slot) in enumerate(world.arms.items())]
+    envs = [arm_report(e, name, slot, recorder.track(name), recorder.motions.get(name))
+            for e, (name, slot) in enumerate(world.arms.items())]
     events = sorted(({"arm": e["arm"], **ev} for e in envs for ev in e["events"]), key=lambda ev: ev["t"])
     return {"config": title, "controller": "trossen_arm", "task": "driver_script", "n_envs": len(envs),
             "simulated_s": round(world.t, 4), "summary": summary(envs),

@@ -53,10 +53,11 @@ def write_outputs(outputs: OutputSet, recorder: Recorder, world) -> dict[str, Pa
     title = script_title()
     try:
         frames = write_video(outputs.temporary(VIDEO), recorder, world, title) if recorder.times and world.arms else 0
-        write_json_atomic(outputs.temporary(REPORT), report_dict(recorder, world, title, frames))
+        report = report_dict(recorder, world, title, frames)
+        write_json_atomic(outputs.temporary(REPORT), report)
         done = outputs.commit()
     except BaseException:
         outputs.discard()
         raise
-    log.info("app.trossen_arm: wrote %s", ", ".join(str(p) for p in done.values()))
+    log.info("app.trossen_arm: %s; wrote %s", report["summary"]["motion"], ", ".join(str(p) for p in done.values()))
     return done

@@ -1,0 +1,55 @@
+"""Each simulated arm's six arm joints sampled for the motion-quality report (app.quality) of a driver script:
+measured positions, velocities and efforts, and the position the controller commands where a joint is in
+position mode (NaN in the other modes, where the joint is driven by velocity or effort), ``HZ`` times a simulated
+second. Judged against the arm's own joint limits as the script left them (velocity_max, effort_max; Trossen's
+defaults unless set_joint_limits changed them) and the app's acceleration and jerk bounds (app.quality.limits)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.quality.limits import MotionLimits
+from app.quality.motion_report import MotionSamples, analyse
+from app.trossen_arm.enums import Mode
+from app.trossen_arm.joint_space import N_JOINTS
+
+HZ = 100  # samples per simulated second: a 1 kHz physics step differenced three times is noise, not jerk
+ARM = N_JOINTS - 1  # the gripper (metres, a force-limited motor) is not judged
+NAMES = tuple(f"joint_{j}" for j in range(ARM))
+
+
+class ArmMotion:
+    """One arm's samples since the script began."""
+
+    def __init__(self) -> None:
+        self.t0: float | None = None
+        self._next = 0.0
+        self.q, self.v, self.effort, self.cmd = [], [], [], []
+
+    def sample(self, t: float, controller) -> None:
+        """After a physics step at t [s]: a sample where one is due."""
+        if t + 1e-9 < self._next:
+            return
+        if self.t0 is None:
+            self.t0 = t
+        self._next = self.t0 + len(self.q) / HZ + 1.0 / HZ
+        m = controller.measured
+        self.q.append(m.q[:ARM].copy())
+        self.v.append(m.v[:ARM].copy())
+        self.effort.append(m.effort[:ARM].copy())
+        position = np.array([mode == Mode.position for mode in controller.modes[:ARM]])
+        lim = controller.limits
+        held = np.clip(controller.desired[0, :ARM], [x.position_min for x in lim[:ARM]],
+                       [x.position_max for x in lim[:ARM]])
+        self.cmd.append(np.where(position & (controller.error_state.name == "none"), held, np.nan))
+
+    def report(self, controller) -> dict | None:
+        """The report over the samples (None before any)."""
+        if len(self.q) < 2:
+            return None
+        lim = controller.limits[:ARM]
+        limits = MotionLimits.make(NAMES, [x.velocity_max for x in lim], [x.effort_max for x in lim],
+                                   "the arm's joint limits (Trossen's defaults unless set)")
+        samples = MotionSamples(1.0 / HZ, np.array(self.q), np.array(self.cmd), np.array(self.v),
+                                np.array(self.effort), t0=self.t0 or 0.0)
+        return analyse(samples, limits)
