@@ -63,6 +63,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="default: ee_pose for the expert, joint otherwise")
     parser.add_argument("--image-size", dest="image_size", type=int, nargs=2, metavar=("H", "W"), default=None)
     parser.add_argument("--fps", type=int, default=None, help="environment steps per second (default video.fps)")
+    smooth = parser.add_argument_group("remedies for jerky actions (docs/motion_quality.md)")
+    smooth.add_argument("--action-filter", dest="action_filter", type=float, default=None, metavar="ALPHA",
+                        help="low-pass the actions: a' = ALPHA a + (1 - ALPHA) a'_prev, ALPHA in (0, 1]")
+    smooth.add_argument("--n-action-steps", dest="n_action_steps", type=int, default=None, metavar="N",
+                        help="a LeRobot policy's actions executed per predicted chunk (its config's n_action_steps)")
+    smooth.add_argument("--temporal-ensemble", dest="temporal_ensemble", type=float, default=None, metavar="COEFF",
+                        help="ACT's temporal ensembling with this coefficient (one action step per prediction)")
     return parser.parse_args(argv)
 
 
@@ -77,6 +84,11 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"--videos must be 0..{args.episodes} (the episodes), got {args.videos}")
     if args.workers < 1:
         raise InputError(f"--workers must be >= 1, got {args.workers}")
+    if args.action_filter is not None and not 0.0 < args.action_filter <= 1.0:
+        raise InputError(f"--action-filter must be in (0, 1] (1: no filtering), got {args.action_filter}")
+    if args.lerobot_policy is None and (args.n_action_steps is not None or args.temporal_ensemble is not None):
+        raise InputError("--n-action-steps and --temporal-ensemble set a LeRobot policy's config: give "
+                         "--lerobot-policy (or --action-filter for any policy)")
 
 
 def _check_policy_fits(folder: Path, run, options: EnvOptions) -> None:
@@ -106,13 +118,15 @@ def _policy_and_scenes(args: argparse.Namespace, run, options: EnvOptions) -> tu
     """What the policy is and, for a replay, every episode's recorded scene."""
     if args.replay is None:
         if args.lerobot_policy is not None:
-            from app.evaluation.lerobot_policy import check_lerobot, policy_folder  # no lerobot import here
+            from app.evaluation.lerobot_policy import (  # no lerobot import here
+                check_lerobot, checked_overrides, policy_folder)
 
             folder = policy_folder(args.lerobot_policy)
             _check_policy_fits(folder, run, options)
+            overrides = checked_overrides(folder, args.n_action_steps, args.temporal_ensemble)
             check_lerobot()
-            return PolicySpec("lerobot", str(folder.resolve())), None
-        return PolicySpec("policy", args.policy), None
+            return PolicySpec("lerobot", str(folder.resolve()), (), overrides, args.action_filter), None
+        return PolicySpec("policy", args.policy, action_filter=args.action_filter), None
     dataset = load_dataset(args.replay)
     if args.episodes > len(dataset.episodes):
         raise InputError(f"--episodes {args.episodes}: {args.replay} holds {len(dataset.episodes)} episodes")
@@ -122,7 +136,8 @@ def _policy_and_scenes(args: argparse.Namespace, run, options: EnvOptions) -> tu
         raise InputError(f"{args.replay}: no scene recorded for episodes {missing[:5]}{'...' if len(missing) > 5 else ''}"
                          " (meta/episode_scenes.jsonl, written by app.record): a replay would not start where the "
                          "recording did")
-    return PolicySpec("replay", str(Path(args.replay).resolve()), tuple(range(args.episodes))), tuple(
+    return PolicySpec("replay", str(Path(args.replay).resolve()), tuple(range(args.episodes)),
+                      action_filter=args.action_filter), tuple(
         scenes[k] for k in range(args.episodes))
 
 
@@ -180,7 +195,8 @@ def body(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace, run, options: EnvOptions, spec, scenes) -> int:
     out = Path(args.out).resolve()
     about = {"config": str(args.config), "policy": spec.value if spec.kind == "policy" else f"{spec.kind}:{spec.value}",
-             "seed": args.seed, "options": dataclasses.asdict(options)}
+             "seed": args.seed, "options": dataclasses.asdict(options),
+             "remedies": {"action_filter": spec.action_filter, **dict(spec.overrides)}}
     t0 = time.perf_counter()
     try:
         records = _run_jobs(args, _jobs(args, run, options, spec, scenes, out))

@@ -40,6 +40,7 @@ from app.episode.replay_video import ReplayVideo
 from app.episode.scene_build import build_scene
 from app.errors import DatasetError, InputError
 from app.evaluation.shards import EvalJob, PolicySpec, close_here, run_job
+from app.quality.motion_report import summary_line
 from app.recording.replay_scene import ReplayScene, place_objects, recorded_ends, replay_scene
 from app.render.report import save_figure_atomic, write_json_atomic
 from app.runtime.command import command_main
@@ -111,7 +112,8 @@ def _summary(result: Replay, objects: dict, scene_kept: bool) -> dict:
             "ee_gap_max_m": float(result.ee_gap.max()) if len(result.ee_gap) else None,
             "ee_start_m": result.ee_pos[0].tolist(), "ee_end_m": result.ee_pos[-1].tolist(),
             "scene": "recorded" if scene_kept else "config", "objects": objects,
-            "object_end_error_max_m": max(errors) if errors else None}
+            "object_end_error_max_m": max(errors) if errors else None,
+            "motion": summary_line([result.motion]) if result.motion else None}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -171,11 +173,11 @@ def _main(args: argparse.Namespace) -> int:
                                                                       record.environment_state, list(robot.objects)))
         summary = _summary(result, objects, setup.scene is not None)
         verdict = judged(args, setup)
-        frames = {k: v for k, v in result._asdict().items() if k != "revolute"}
+        frames = {k: v for k, v in result._asdict().items() if k not in ("revolute", "motion")}
         write_json_atomic(outputs.temporary("replay.json"), {
             "dataset": str(args.dataset), "format": dataset.format, "episode": args.episode, "source": args.source,
             "fps": dataset.fps, "units": guess._asdict(), "scene_notes": list(setup.notes), "verdict": verdict,
-            "summary": summary, "per_frame": frames})
+            "summary": summary, "motion": result.motion, "per_frame": frames})
         _plot(outputs.temporary("replay.png"), result, panel_labels(names, list(robot.dof_names)))
         if video is not None:
             video.finish()
@@ -211,7 +213,7 @@ def summary_lines(summary: dict) -> list[str]:
         else:
             bound = "joint limit" if "limit" in key else "velocity bound"
             out.append(f"{key}: {value:.4g} {at['unit']} beyond {at['joint']}'s {bound} at frame {at['frame']}")
-    return out
+    return out + ([summary["motion"]] if summary.get("motion") else [])
 
 
 def verdict_line(verdict: dict) -> str:

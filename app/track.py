@@ -59,6 +59,7 @@ def _main(args: argparse.Namespace) -> int:
     log.info("%d ticks at %g Hz (%s, %s): %d stretch(es) behind; %.2f s, %.1fx real time; %s",
              report["n_ticks"], report["rate_hz"], report["controller"], "physics" if args.physics else "ideal joints",
              len(stretches), timing["loop_s"], timing["x_real_time"], report["outputs"]["report"])
+    log.info("%s", report["summary"]["motion"])
     return 3 if args.check and stretches else 0
 
 

@@ -16,6 +16,8 @@ from app.dataset import UnitsGuess, convert
 from app.dataset.records import RecordedDataset
 from app.dataset.robot_map import DofMap, map_to_robot
 from app.errors import DatasetError
+from app.quality.limits import MotionLimits
+from app.quality.motion_report import MotionSamples, analyse
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 
@@ -43,6 +45,8 @@ class Replay(NamedTuple):
         limit_excess_dof, velocity_excess_dof: per frame the mapped DOF (its robot name) whose excess the two
             excess rows give ('' where none exceeds). Shape (n,).
         revolute: per mapped DOF name, whether it turns (rad, rad/s) or slides (m, m/s).
+        motion: the motion-quality report (app.quality.motion_report) of the mapped arm joints: the commands
+            against the joints measured at each frame's end, from the recorded start.
     """
     t: np.ndarray
     q_cmd: np.ndarray
@@ -59,6 +63,7 @@ class Replay(NamedTuple):
     limit_excess_dof: np.ndarray = np.zeros(0, dtype=object)
     velocity_excess_dof: np.ndarray = np.zeros(0, dtype=object)
     revolute: dict | None = None
+    motion: dict | None = None  # the motion-quality report of the arm joints (app.quality), frame by frame
 
 
 def check_rate(fps: float, n_frames: int, physics_hz: float) -> None:
@@ -157,7 +162,17 @@ def replay_episode(robot: Robot, scene: Scene, dataset: RecordedDataset, episode
                   ee_gap=np.linalg.norm(ee_pos - ee_recorded, axis=1), object_contacts=object_contacts,
                   objects=objects, ee_recorded=ee_recorded, limit_excess_dof=_worst(limit, names),
                   velocity_excess_dof=_worst(speed, names),
-                  revolute={str(nm): bool(robot.model.revolute[d]) for nm, d in zip(names, dof_map.dofs)})
+                  revolute={str(nm): bool(robot.model.revolute[d]) for nm, d in zip(names, dof_map.dofs)},
+                  motion=_motion(robot, dof_map.dofs[arm], state[0, arm], q_cmd[:, arm], after[:, arm], dataset.fps))
+
+
+def _motion(robot: Robot, dofs: np.ndarray, start: np.ndarray, q_cmd: np.ndarray, after: np.ndarray,
+            fps: float) -> dict:
+    """The replay's motion-quality report: from the recorded start (nothing commanded yet), each frame's command
+    against the joints at the frame's end."""
+    nothing = np.full((1, len(dofs)), np.nan)
+    samples = MotionSamples(1.0 / fps, np.vstack([start[None], after]), np.vstack([nothing, q_cmd]))
+    return analyse(samples, MotionLimits.of_model(robot.model, dofs))
 
 
 def _worst(excess: np.ndarray, names: np.ndarray) -> np.ndarray:

@@ -24,6 +24,8 @@ from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
+from app.quality.limits import MotionLimits
+from app.quality.motion_report import MotionSamples, analyse, summary_line
 from app.render.report import write_json_atomic
 from app.runtime.outputs import OutputSet
 
@@ -198,6 +200,7 @@ def _write(args, run, traj, traj_path, outputs, model, targets, result, arms, li
     try:
         write_table(outputs.temporary(joints_name), _joint_columns(model, targets.t, result.q, traj, arms))
         duration = float(targets.t[-1] - targets.t[0]) + 1.0 / rate
+        motion = analyse(MotionSamples(1.0 / rate, result.q), MotionLimits.of_model(model))
         by_cause: dict[str, int] = {}
         for s in result.stretches:
             by_cause[s.cause] = by_cause.get(s.cause, 0) + 1
@@ -209,7 +212,9 @@ def _write(args, run, traj, traj_path, outputs, model, targets, result, arms, li
             "thresholds": dataclasses.asdict(limits), "stretches": [s.as_dict() for s in result.stretches],
             "stretch_lines": [s.line() for s in result.stretches],
             "summary": {"stretches": len(result.stretches), "by_cause": by_cause,
-                        "behind_s": sum((s.last - s.first + 1) / rate for s in result.stretches)},
+                        "behind_s": sum((s.last - s.first + 1) / rate for s in result.stretches),
+                        "motion": summary_line([motion])},
+            "motion": motion,
             "timings": {"loop_s": result.wall_s, "x_real_time": duration / max(result.wall_s, 1e-9),
                         "loop_cpu_s": result.cpu_s, "x_real_time_cpu": duration / max(result.cpu_s, 1e-9),
                         "diagnosed_ticks": result.diagnosed_ticks},

@@ -93,10 +93,31 @@ def check_features(env, reads: dict[str, tuple], acts: int) -> None:
                          f"{env.single_action_space.shape[0]} (see --action-mode)")
 
 
-class LeRobotPolicy:
-    """A LeRobot policy folder as our runner's policy (see the module docstring)."""
+def checked_overrides(folder: Path, n_action_steps: int | None, temporal_ensemble: float | None) -> tuple:
+    """The policy config's values app.eval sets (``(name, value)`` pairs), checked against ``config.json`` before
+    any episode: ``n_action_steps`` 1..the chunk the policy predicts (ACT's chunk_size; Diffusion's horizon -
+    n_obs_steps + 1), ``temporal_ensemble`` (ACT's temporal_ensemble_coeff, with one action step) > 0 and ACT's only."""
+    config = json.loads((Path(folder) / "config.json").read_text())
+    out = []
+    if temporal_ensemble is not None:
+        if config.get("type") != "act" or not temporal_ensemble > 0:
+            raise InputError(f"--temporal-ensemble {temporal_ensemble}: a coefficient > 0 for an ACT policy (this one "
+                             f"is {config.get('type')!r})")
+        out += [("temporal_ensemble_coeff", float(temporal_ensemble)), ("n_action_steps", 1)]
+    if n_action_steps is not None:
+        chunk = config.get("chunk_size") or (config.get("horizon", 1) - config.get("n_obs_steps", 1) + 1)
+        if temporal_ensemble is not None or not 1 <= n_action_steps <= chunk:
+            raise InputError(f"--n-action-steps {n_action_steps}: must be 1..{chunk} (the actions this "
+                             f"{config.get('type')} policy predicts at a time), and not with --temporal-ensemble")
+        out.append(("n_action_steps", int(n_action_steps)))
+    return tuple(out)
 
-    def __init__(self, env, path: str | Path):
+
+class LeRobotPolicy:
+    """A LeRobot policy folder as our runner's policy (see the module docstring); ``overrides``: config values set
+    before the policy is made (checked_overrides)."""
+
+    def __init__(self, env, path: str | Path, overrides: tuple = ()):
         torch, config_cls, self._preprocess, policy_class, make_processors = _lerobot()
         self.torch = torch
         # one thread: a matrix product's sum order then does not depend on the process (Ray workers get one
@@ -105,6 +126,8 @@ class LeRobotPolicy:
         folder = policy_folder(path)
         config = config_cls.from_pretrained(str(folder))
         config.device = "cpu" if not torch.cuda.is_available() else config.device
+        for name, value in overrides:  # checked_overrides' values, before the policy is made from the config
+            setattr(config, name, value)
         self.policy = policy_class(config.type).from_pretrained(str(folder), config=config)
         self.policy.eval()
         self.pre, self.post = make_processors(config, pretrained_path=str(folder), preprocessor_overrides={

@@ -15,16 +15,20 @@ from app.envs.vector_env import ManipulationVectorEnv
 from app.errors import InputError
 from app.evaluation.policies import ReplayPolicy, make_policy
 from app.evaluation.runner import EpisodeRecord, evaluate
+from app.evaluation.smoothing import LowPassActions
 from app.evaluation.videos import EvalVideos
 
 
 class PolicySpec(NamedTuple):
     """What the policy is: kind 'policy' (value: expert, random or module:factory), 'replay' (value: the dataset;
-    episodes: the dataset episode each evaluation episode plays) or 'lerobot' (value: a LeRobot policy folder)."""
+    episodes: the dataset episode each evaluation episode plays) or 'lerobot' (value: a LeRobot policy folder), and
+    the remedies for jerky actions applied to it."""
 
     kind: str
     value: str
     episodes: tuple[int, ...] = ()
+    overrides: tuple = ()  # a LeRobot policy's config values set (app.evaluation.lerobot_policy.checked_overrides)
+    action_filter: float | None = None  # the low-pass on its actions (app.evaluation.smoothing); None: none
 
 
 class EvalJob(NamedTuple):
@@ -59,7 +63,14 @@ def _env_and_policy(job: EvalJob):
 
 
 def build_policy(spec: PolicySpec, env, seed: int):
-    """The policy a PolicySpec names, for ``env``."""
+    """The policy a PolicySpec names, for ``env``, its actions low-passed where the spec asks."""
+    policy = _named_policy(spec, env, seed)
+    if spec.action_filter is None:
+        return policy
+    return LowPassActions(policy, spec.action_filter, env.core.options.action_mode)
+
+
+def _named_policy(spec: PolicySpec, env, seed: int):
     if spec.kind == "replay":
         try:
             return ReplayPolicy(env, load_dataset(spec.value), list(spec.episodes))
@@ -68,7 +79,7 @@ def build_policy(spec: PolicySpec, env, seed: int):
     if spec.kind == "lerobot":
         from app.evaluation.lerobot_policy import LeRobotPolicy  # lerobot and torch only for this kind
 
-        return LeRobotPolicy(env, spec.value)
+        return LeRobotPolicy(env, spec.value, spec.overrides)
     return make_policy(spec.value, env, seed)
 
 
