@@ -93,23 +93,27 @@ def test_effort_at_the_limit_is_flagged_and_timed():
     assert report["joints"]["j1"]["time_at_effort_limit_s"] == pytest.approx(15 * dt)
 
 
-def test_an_ik_branch_change_is_an_event():
+def test_branch_changes_are_told_across_a_singular_place_and_not_judged():
     dt = 0.01
     q = np.zeros((10, 2))
-    branch = np.array([2, 2, 2, -1, 2, 2, 6, 6, 6, 6])
+    branch = np.array([2, 2, 2, -1, 2, 2, -1, 6, 6, 6])  # -1: where two branches meet
     report = analyse(MotionSamples(dt, q, branch=branch), limits())
-    assert report["branch_changes"] == [pytest.approx(6 * dt)]
-    assert report["first_event"]["quantity"] == "branch"
+    assert report["branch_changes"] == [{"t": pytest.approx(7 * dt), "from": 2, "to": 6}]
+    assert report["verdict"] == "smooth"  # the joints did not move: a change of label alone jerks nothing
 
 
-def test_the_first_event_is_the_earliest_of_every_kind():
+def test_the_first_event_is_the_earliest_and_at_one_time_the_command_before_the_motion():
     dt = 0.01
+    v = np.zeros((50, 2))
+    v[20:25, 0] = 4.0  # simulated overspeed from 0.20 s
+    cmd = np.zeros((50, 2))
+    cmd[40:, 1] = 1.0  # a commanded step at 0.40 s
+    report = analyse(MotionSamples(dt, np.cumsum(v, axis=0) * dt, q_cmd=cmd, v_sim=v), limits(accel=1e9, jerk=1e12))
+    assert (report["first_event"]["source"], report["first_event"]["t"]) == ("simulated", pytest.approx(0.2))
     q = np.zeros((50, 2))
-    cmd = q.copy()
-    cmd[40:, 0] = 1.0  # a step at 0.40 s
-    branch = np.array([0] * 20 + [1] * 30)  # a flip at 0.20 s
-    report = analyse(MotionSamples(dt, q, q_cmd=cmd, branch=branch), limits())
-    assert report["first_event"]["quantity"] == "branch"
+    q[30:, 0] = 0.5  # the arm and its command jump together at 0.30 s
+    report = analyse(MotionSamples(dt, q, q_cmd=q.copy()), limits())
+    assert (report["first_event"]["source"], report["first_event"]["t"]) == ("commanded", pytest.approx(0.3))
 
 
 def test_samples_of_the_wrong_shape_or_step_are_refused():

@@ -58,7 +58,8 @@ def test_a_script_that_would_jerk_the_arm_is_flagged_with_its_cause(run_script, 
     assert report["summary"]["motion"] == f"motion: 0/1 smooth; flagged first by {cause} 1"
 
 
-@pytest.mark.parametrize("script", ["velocity_switch_at_rest", "cartesian_then_joint", "streamed_goals_interpolated"])
+@pytest.mark.parametrize("script", ["velocity_switch_at_rest", "cartesian_then_joint", "streamed_goals_interpolated",
+                                    "gripper_effort_after_cartesian"])
 def test_the_corrected_script_is_reported_smooth(run_script, script):
     report = run_script(script)
     motion = report["environments"][0]["motion"]

@@ -24,6 +24,7 @@ from app.envs.spaces import action_space, observation_space
 from app.envs.stalls import StepStalls
 from app.envs.world import EnvWorld
 from app.episode.episode_scene import EpisodeScene, draw_scene
+from app.episode.loop import command_branches
 from app.episode.object_state import observed_poses
 from app.errors import InputError
 from app.quality.trace import MotionTrace
@@ -46,7 +47,7 @@ class EnvCore:
         task = run.motion if isinstance(run.motion, ObjectMotion) else None
         self.judge = EpisodeJudge(task, self.n)
         self.stalls = StepStalls(self.world) if options.action_mode != "joint" else None
-        self.motion = MotionTrace.of_robot(self.world.robot, 1.0 / fps)
+        self.motion = MotionTrace.of_robot(self.world.robot, 1.0 / fps, command_branches(run, self.world.robot))
         self.steps = np.zeros(self.n, int)
         self.stall_steps = np.zeros(self.n, int)
         self.scenes: list[EpisodeScene | None] = [None] * self.n

@@ -19,11 +19,13 @@ def commanded(world, joint_mode: bool, q_goal: np.ndarray | None) -> np.ndarray 
 
 def episode_info(report: dict) -> dict:
     """The flat info keys of an episode's report: ``motion_verdict``, ``motion_first`` ('source quantity' of the
-    first event, '' when smooth), ``motion_event`` (its text), and ``motion_<source>_<quantity>_ratio``: the peak
-    over the joints of |value| / limit."""
+    first event, '' when smooth), ``motion_event`` (its text), ``motion_branch_changes`` (the command's IK branch
+    changes, where the arm has branches) and ``motion_<source>_<quantity>_ratio``: the peak over the joints of
+    |value| / limit."""
     first = report["first_event"]
     out = {"motion_verdict": report["verdict"], "motion_first": "" if first is None else
-           f"{first['source']} {first['quantity']}", "motion_event": "" if first is None else first["text"]}
+           f"{first['source']} {first['quantity']}", "motion_event": "" if first is None else first["text"],
+           "motion_branch_changes": len(report["branch_changes"])}
     for source in SOURCES:
         for quantity in QUANTITIES:
             out[f"motion_{source}_{quantity}_ratio"] = _ratio(report, source, quantity)

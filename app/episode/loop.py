@@ -19,6 +19,7 @@ from app.episode.feedback import Feedback
 from app.episode.frame_state import FrameState
 from app.episode.motion_factory import object_starts
 from app.episode.run_report import task_links
+from app.ik.branches import labeller
 from app.ik.limits.distance import GraspState
 from app.kinematics.arms import cross_arm_pairs
 from app.quality.trace import MotionTrace
@@ -100,10 +101,17 @@ def make_episode(run: RunConfig, scene: Scene, robot: Robot, motion: Motion) -> 
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     m = robot.model
     sample_every = every * math.ceil(physics_hz / every / MOTION_HZ_MAX)
-    trace = MotionTrace.of_robot(robot, sample_every / physics_hz)
+    trace = MotionTrace.of_robot(robot, sample_every / physics_hz, command_branches(run, robot))
     trace.reset(range(robot.n_envs), *robot.read_states())
     return Episode(make_controller(run, robot, every / physics_hz), make_feedback(run, scene, robot, motion),
                    InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs), every, trace, sample_every)
+
+
+def command_branches(run: RunConfig, robot: Robot):
+    """The IK branch of each environment's command (app.ik.branches.labeller) where the task moves one link of an
+    arm with a closed form; None otherwise (two arms, another family)."""
+    links = task_links(run)
+    return labeller(robot.model, links[0]) if len(links) == 1 else None
 
 
 def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorder=None, on_tick=None,

@@ -56,12 +56,14 @@ def eval_info(records: list[EpisodeRecord], eval_s: float, about: dict, video_pa
 
 
 def motion_summary(records: list[EpisodeRecord]) -> dict:
-    """The episodes' motion quality: how many were judged and smooth, what flagged the others first (counted), and
+    """The episodes' motion quality: how many were judged and smooth, what flagged the others first (counted), the
+    commands' IK branch changes (summed), and
     per ``<source>_<quantity>_ratio`` (peak |value| / limit) the median and the largest over the episodes."""
     judged = [r.motion for r in records if r.motion]
     ratios = sorted({k for m in judged for k in m if k.endswith("_ratio")})
     return {"judged": len(judged), "smooth": sum(m["verdict"] == "smooth" for m in judged),
             "flagged_first_by": dict(sorted(Counter(m["first"] for m in judged if m["first"]).items())),
+            "branch_changes": int(sum(m.get("branch_changes", 0) for m in judged)),
             "ratios": {k: {"median": float(np.median([m[k] for m in judged])),
                            "max": float(max(m[k] for m in judged))} for k in ratios}}
 

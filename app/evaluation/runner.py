@@ -158,5 +158,6 @@ def _motion(infos: dict, e: int) -> dict:
     for key, values in infos.items():
         if key.startswith("motion_") and infos.get(f"_{key}", np.ones(e + 1, bool))[e]:
             value = values[e]
-            out[key.removeprefix("motion_")] = value if isinstance(value, str) else float(value)
+            out[key.removeprefix("motion_")] = value if isinstance(value, str) else (
+                int(value) if isinstance(value, (int, np.integer)) else float(value))
     return out

@@ -40,7 +40,7 @@ class MotionSamples(NamedTuple):
 
 class MotionEvent(NamedTuple):
     """A limit passed: at ``t`` [s] joint ``joint``'s ``source`` (commanded | simulated) ``quantity`` (velocity,
-    acceleration, jerk, effort, step, branch) was ``value`` against ``limit``."""
+    acceleration, jerk, effort, step) was ``value`` against ``limit``."""
 
     t: float
     joint: str
@@ -51,13 +51,9 @@ class MotionEvent(NamedTuple):
 
     def short(self) -> str:
         """A few words for a video frame: the quantity, the joint and how far past its limit."""
-        if self.quantity == "branch":
-            return "IK branch change"
         return f"{self.source[:3]}. {self.quantity} {self.joint} {abs(self.value) / self.limit:.2f}x"
 
     def describe(self) -> str:
-        if self.quantity == "branch":
-            return f"IK branch change at t={self.t:.3f} s"
         what = "position step" if self.quantity == "step" else self.quantity
         return (f"{self.source} {what} of {self.joint} {abs(self.value):.4g} beyond its limit {self.limit:.4g} "
                 f"at t={self.t:.3f} s")
@@ -66,7 +62,8 @@ class MotionEvent(NamedTuple):
 def analyse(samples: MotionSamples, limits: MotionLimits) -> dict:
     """The report (JSON-ready dict): ``verdict`` ('smooth' | 'flagged'), ``first_event`` (None or the event's
     fields and ``text``), ``events`` (count per source and quantity), ``joints`` (per joint name the peaks of each
-    source, ``time_at_velocity_limit_s``, ``time_at_effort_limit_s``), ``branch_changes`` ([t, ...]),
+    source, ``time_at_velocity_limit_s``, ``time_at_effort_limit_s``), ``branch_changes`` ([{t, from, to}]: told,
+    not judged: a path through a singular place changes branch without a jump, and a jump is a step),
     ``duration_s``, ``limits`` (MotionLimits.to_dict)."""
     q_sim = _checked(samples, limits)
     q_cmd = None if samples.q_cmd is None else np.where(np.isnan(samples.q_cmd), q_sim, samples.q_cmd)
@@ -89,7 +86,6 @@ def analyse(samples: MotionSamples, limits: MotionLimits) -> dict:
         events += found[:1]
         counts["commanded_step"] = len(found)
     changes = _branch_changes(samples)
-    events += [MotionEvent(t, "", "commanded", "branch", 0.0, 0.0) for t in changes[:1]]
     first = min(events, key=lambda e: (e.t, e.source != "commanded")) if events else None  # a cause before its effect
     return {"verdict": "smooth" if first is None else "flagged",
             "first_event": None if first is None else {**first._asdict(), "text": first.describe()},
@@ -151,12 +147,18 @@ def _over(x: np.ndarray, limit: np.ndarray, samples: MotionSamples, source: str,
     return out
 
 
-def _branch_changes(samples: MotionSamples) -> list[float]:
+def _branch_changes(samples: MotionSamples) -> list[dict]:
+    """Each change of the commanded IK branch: {t, from, to}, comparing a labelled sample (>= 0) with the labelled
+    one before it (a -1 between them: a singular place the path crossed)."""
     if samples.branch is None:
         return []
-    b = np.asarray(samples.branch)
-    k = np.flatnonzero((b[1:] != b[:-1]) & (b[1:] >= 0) & (b[:-1] >= 0)) + 1
-    return [float(samples.t0 + i * samples.dt) for i in k]
+    out, last = [], -1
+    for k, b in enumerate(np.asarray(samples.branch, dtype=int)):
+        if b >= 0:
+            if last >= 0 and b != last:
+                out.append({"t": float(samples.t0 + k * samples.dt), "from": int(last), "to": int(b)})
+            last = b
+    return out
 
 
 def _joint_figures(series: dict, samples: MotionSamples, limits: MotionLimits) -> dict:
