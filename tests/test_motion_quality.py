@@ -145,16 +145,24 @@ def test_the_widowx_ai_limits_come_from_its_description(widowx):
         MotionLimits.of_model(widowx, accel_max=0.0)
 
 
-def test_latest_events_name_only_what_the_newest_sample_passes():
-    from app.quality.motion_report import latest_events
+def test_live_flags_name_what_the_newest_sample_passes_until_taken_and_not_across_a_restart():
+    from app.quality.live_flags import LiveFlags
 
     dt = 0.01
-    q = np.zeros((6, 2))
+    live = LiveFlags(limits(), np.arange(2), 2, dt)
+    q = np.zeros((2, 2))
+    live.reset([0, 1], q, q)
+    for _ in range(3):
+        live.update(q, q, q)
+    assert live.take() == ("", "")
     cmd = q.copy()
-    cmd[5:, 1] = 0.5  # a step into the newest sample
-    events = latest_events(MotionSamples(dt, q, q_cmd=cmd), limits())
-    assert events and events[0].joint == "j1" and events[0].source == "commanded"
-    assert events[0].short().startswith("com. velocity j1 ")
-    cmd[3:, 1] = 0.5  # the step two samples back, held since: the newest sample's velocity is zero
-    later = latest_events(MotionSamples(dt, q, q_cmd=cmd), limits(accel=1e9, jerk=1e12))
-    assert later == []
+    cmd[1, 1] = 0.5  # environment 1's command jumps 0.5 rad in one sample
+    live.update(q, q, cmd)
+    flags = live.take()
+    assert flags[0] == "" and flags[1].startswith("com. velocity j1 ")
+    assert live.take() == ("", "")  # taken: cleared
+    far = q.copy()
+    far[0] = 2.0  # environment 0 restarts far away: no difference across its restart
+    live.reset([0], far, q)
+    live.update(far, q, None)
+    assert live.take()[0] == ""

@@ -121,13 +121,16 @@ def _done(state: FrameState) -> np.ndarray:
 
 
 def frame_notes(state: FrameState) -> tuple[str, ...] | None:
-    """A word per environment for the overlay: a pick's phase (or failure) and the gripper's opening."""
-    if state.episode is None and state.gripper is None:
+    """A word per environment for the overlay: a pick's phase (or failure), the gripper's opening, and MOTION with
+    the limit its motion passed since the last frame (app.quality)."""
+    flagged = state.motion is not None and any(state.motion)
+    if state.episode is None and state.gripper is None and not flagged:
         return None
     n = len(state.q)
     phase = [""] * n if state.episode is None else [code_label(int(c)) for c in state.episode]
     grip = [""] * n if state.gripper is None else [f"{1e3 * g:.0f}mm" for g in state.gripper]
-    return tuple(f"{p} {g}".strip() for p, g in zip(phase, grip))
+    jerk = [""] * n if not flagged else [f"MOTION {m}" if m else "" for m in state.motion]
+    return tuple(" ".join(w for w in (p, g, j) if w) for p, g, j in zip(phase, grip, jerk))
 
 
 class RendererRecipe(NamedTuple):

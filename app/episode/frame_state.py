@@ -23,3 +23,4 @@ class FrameState(NamedTuple):
     finger_goals: np.ndarray | None = None  # (n_envs, n_grippers) [m]: each gripper's commanded finger position
     # (Gripper.finger_goal), in the robot's gripper order
     paths: np.ndarray | None = None  # (n_envs, P, 3) [m] planned end-effector paths drawn (NaN: none), env frames
+    motion: tuple | None = None  # (n_envs,) a limit the motion passed since the last frame, in a few words ('' none)

@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 STATUS_WIDTH, STATUS_LINES = 64, 3  # characters a status line holds in the window; lines it may take
 DRAW_EVERY = 8  # physics steps between redraws of frames and lights, and reads of keys and sliders (30 Hz at 240 Hz)
 TEXT_EVERY = 3 * DRAW_EVERY  # the text (10 Hz, as fast as one reads it): each changed line waits for a frame
+MOTION_HOLD_S = 1.0  # [s] simulated: how long the text shows a limit an environment's motion passed (app.quality)
 PLACE_SLIDERS = ("place dx [m]", "place dy [m]")  # a pick-and-place: where the selected environment puts it
 HOLDING_WORDS = ("lift", "carry", "place", "to_meet", "take")  # phases in which a gripper holds the object up
 SLIDERS = ("target dx [m]", "target dy [m]", "target dz [m]", "target droll [rad]", "target dpitch [rad]",
@@ -84,6 +85,7 @@ class GuiSession:
         self._place0 = targets.place[:, :2].copy() if targets.feedback else None
         self.k, self.controller = 0, None
         self.episode: Episode | None = None  # the run's controller, feedback and invariants (run_gui makes it)
+        self.motion_note: dict[int, tuple[str, int]] = {}  # env -> (a limit its motion passed, shown until step k)
         self._wall0 = time.perf_counter()
         self.window.look_at(scene.env_origins[0] + np.asarray(run.scene_config.camera.target))
         self.views = CameraViews(scene, robot, list(run.scene_config.cameras))
@@ -208,6 +210,9 @@ class GuiSession:
         origin = self.scene.env_origins[self.selected]
         if self.targets.paths is not None:  # the selected environment's planned path(s), as dots
             self.window.points("planned path", self.targets.paths[self.selected] + origin)
+        if self.episode is not None:  # what each environment's motion passed since the last draw, held a second
+            hold = self.k + int(round(MOTION_HOLD_S / self.scene.dt))
+            self.motion_note |= {e: (m, hold) for e, m in enumerate(self.episode.motion.live.take()) if m}
         if self.k % TEXT_EVERY == 0 or self.paused:
             self._draw_text(controller, status, origin)
         if self.views.name is not None:
@@ -238,8 +243,10 @@ class GuiSession:
         after = " | holding the last target" if self.scene.t >= self.run.duration else ""
         after += f" | view {self.views.name}" if self.views.name else ""
         pos = position_text(tel, e, self.arm_names)
+        note, until = self.motion_note.get(e, ("", -1))
+        jerk = f" | MOTION {note}" if note and self.k <= until else ""
         return (f"env {e} | {label} | pos {pos} | rot {np.degrees(tel.rot_err[-1][e]):.2f}"
-                f" deg{bound}{self._pick_text(e)}{held}{after}")
+                f" deg{bound}{self._pick_text(e)}{jerk}{held}{after}")
 
     def _pick_text(self, e: int) -> str:
         """' | carry | gripper 47 mm, holding' for a pick-and-place, else ''."""

@@ -45,6 +45,7 @@ class EvalVideos:
         self.ids: list[int] = []
         self.paths: list[str] = []
         self.written: set[int] = set()  # episodes whose video is written
+        self._flags: tuple[str, ...] = ()  # per environment a limit its motion passed in this step ('' none)
 
     def wave(self, ids: list[int]) -> None:
         """The episodes the environments play now (slot i: ids[i])."""
@@ -54,6 +55,7 @@ class EvalVideos:
         """Draw this step's frame of every filmed episode still running."""
         if self.pixels is None:
             return
+        self._flags = self.core.motion.live.take()  # what each environment's motion passed in this step
         slots = [i for i, ep in enumerate(self.ids) if ep < self.k and ep not in self.written]
         if not slots:
             return
@@ -89,7 +91,7 @@ class EvalVideos:
                 note += f"; motion flagged: {record.motion['first']}"
             status = 4 if record.success else FAILED
         else:
-            jerk = core.motion.latest(e)
+            jerk = self._flags[e]
             note = f"{STAGES[stage]}  gripper {grip}" + (f"  STALL {stall}" if stall else "") + (
                 f"  MOTION {jerk}" if jerk else "")
             status = STALLED if stall else stage

@@ -65,46 +65,44 @@ def analyse(samples: MotionSamples, limits: MotionLimits) -> dict:
     source, ``time_at_velocity_limit_s``, ``time_at_effort_limit_s``), ``branch_changes`` ([{t, from, to}]: told,
     not judged: a path through a singular place changes branch without a jump, and a jump is a step),
     ``duration_s``, ``limits`` (MotionLimits.to_dict)."""
-    q_sim = _checked(samples, limits)
-    q_cmd = None if samples.q_cmd is None else np.where(np.isnan(samples.q_cmd), q_sim, samples.q_cmd)
-    series = {"simulated": _derivatives(q_sim, samples.dt, samples.v_sim)}
-    if q_cmd is not None:
-        series["commanded"] = _derivatives(q_cmd, samples.dt, None)
-    events, counts = [], {}
-    for source, values in series.items():
-        for quantity, x in zip(QUANTITIES, values):
-            found = _over(x, getattr(limits, quantity), samples, source, quantity, limits.names)
-            events += found[:1]
-            counts[f"{source}_{quantity}"] = len(found)
-    if samples.effort is not None:
-        found = _over(samples.effort[None], limits.effort, samples, "simulated", "effort", limits.names, lag=0)
-        events += found[:1]
-        counts["simulated_effort"] = len(found)
-    if q_cmd is not None:
-        found = _over(series["commanded"][0] * samples.dt, limits.velocity * samples.dt, samples, "commanded", "step",
-                      limits.names)
-        events += found[:1]
-        counts["commanded_step"] = len(found)
-    changes = _branch_changes(samples)
-    first = min(events, key=lambda e: (e.t, e.source != "commanded")) if events else None  # a cause before its effect
+    series = _series(samples, limits)
+    found = all_events(samples, limits, series)
+    counts = {f"{source}_{quantity}": 0 for source in series for quantity in QUANTITIES}
+    counts |= {"simulated_effort": 0} if samples.effort is not None else {}
+    counts |= {"commanded_step": 0} if "commanded" in series else {}
+    for event in found:
+        counts[f"{event.source}_{event.quantity}"] += 1
+    first = found[0] if found else None
     return {"verdict": "smooth" if first is None else "flagged",
             "first_event": None if first is None else {**first._asdict(), "text": first.describe()},
-            "events": counts, "branch_changes": changes, "joints": _joint_figures(series, samples, limits),
-            "duration_s": float(samples.dt * (len(q_sim) - 1)), "limits": limits.to_dict()}
+            "events": counts, "branch_changes": _branch_changes(samples),
+            "joints": _joint_figures(series, samples, limits),
+            "duration_s": float(samples.dt * (len(samples.q_sim) - 1)), "limits": limits.to_dict()}
 
 
-def latest_events(samples: MotionSamples, limits: MotionLimits) -> list[MotionEvent]:
-    """The limits the newest sample passes (its velocity, acceleration and jerk, commanded and simulated, and a
-    commanded step), for marking a rollout as it goes; ``samples`` need only hold the last four."""
+def all_events(samples: MotionSamples, limits: MotionLimits, series: dict | None = None) -> list[MotionEvent]:
+    """Every sample's passed limit of every kind (one event per sample and kind: its worst joint), in time order,
+    at one time a commanded event before a simulated one (the cause before its effect); ``series``: _series' where
+    the caller has it."""
+    series, events = _series(samples, limits) if series is None else series, []
+    for source, values in series.items():
+        for quantity, x in zip(QUANTITIES, values):
+            events += _over(x, getattr(limits, quantity), samples, source, quantity, limits.names)
+    if samples.effort is not None:
+        events += _over(np.asarray(samples.effort, float)[None], limits.effort, samples, "simulated", "effort",
+                        limits.names)
+    if "commanded" in series:
+        events += _over(series["commanded"][0] * samples.dt, limits.velocity * samples.dt, samples, "commanded",
+                        "step", limits.names)
+    return sorted(events, key=lambda e: (e.t, e.source != "commanded"))
+
+
+def _series(samples: MotionSamples, limits: MotionLimits) -> dict:
+    """source -> (velocity, acceleration, jerk) of the checked samples (commanded only where given)."""
     q_sim = _checked(samples, limits)
-    q_cmd = None if samples.q_cmd is None else np.where(np.isnan(samples.q_cmd), q_sim, samples.q_cmd)
-    last = MotionSamples(samples.dt, q_sim[-1:], t0=samples.t0 + (len(q_sim) - 1) * samples.dt)
-    out = []
-    for source, q, v in (("commanded", q_cmd, None), ("simulated", q_sim, samples.v_sim)):
-        if q is None:
-            continue
-        for quantity, x in zip(QUANTITIES, _derivatives(q, samples.dt, v)):
-            out += _over(x[:, -1:], getattr(limits, quantity), last, source, quantity, limits.names)
+    out = {"simulated": derivatives(q_sim, samples.dt, samples.v_sim)}
+    if samples.q_cmd is not None:
+        out["commanded"] = derivatives(np.where(np.isnan(samples.q_cmd), q_sim, samples.q_cmd), samples.dt, None)
     return out
 
 
@@ -123,8 +121,9 @@ def _checked(samples: MotionSamples, limits: MotionLimits) -> np.ndarray:
     return q
 
 
-def _derivatives(q: np.ndarray, dt: float, v: np.ndarray | None) -> tuple[np.ndarray, ...]:
-    """(velocity, acceleration, jerk), each (1, T, n) with NaN where a sample has too few before it."""
+def derivatives(q: np.ndarray, dt: float, v: np.ndarray | None) -> tuple[np.ndarray, ...]:
+    """(velocity, acceleration, jerk) of samples q (T, n) ``dt`` apart (velocity: v (T, n) where given), each
+    (1, T, n) with NaN where a sample has too few before it."""
     nan = np.full((1, q.shape[1]), np.nan)
     vel = np.vstack([nan, np.diff(q, axis=0) / dt]) if v is None else np.asarray(v, dtype=float)
     acc = np.vstack([nan, np.diff(vel, axis=0) / dt])
@@ -133,7 +132,7 @@ def _derivatives(q: np.ndarray, dt: float, v: np.ndarray | None) -> tuple[np.nda
 
 
 def _over(x: np.ndarray, limit: np.ndarray, samples: MotionSamples, source: str, quantity: str,
-          names: tuple[str, ...], lag: int = 0) -> list[MotionEvent]:
+          names: tuple[str, ...]) -> list[MotionEvent]:
     """Each sample (in time order) where some joint's |x| passes its limit by more than TOLERANCE: its worst
     joint's event. ``x`` is (1, T, n)."""
     mag = np.nan_to_num(np.abs(x[0]), nan=0.0)
@@ -142,7 +141,7 @@ def _over(x: np.ndarray, limit: np.ndarray, samples: MotionSamples, source: str,
     out = []
     for k in rows:
         j = int(np.argmax(ratio[k]))
-        out.append(MotionEvent(float(samples.t0 + (k + lag) * samples.dt), names[j], source, quantity,
+        out.append(MotionEvent(float(samples.t0 + k * samples.dt), names[j], source, quantity,
                                float(x[0, k, j]), float(limit[j])))
     return out
 

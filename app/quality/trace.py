@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from app.quality.limits import MotionLimits
-from app.quality.motion_report import MotionSamples, analyse, latest_events
+from app.quality.live_flags import LiveFlags
+from app.quality.motion_report import MotionSamples, analyse
 
 
 class MotionTrace:
@@ -17,6 +18,7 @@ class MotionTrace:
     def __init__(self, limits: MotionLimits, dofs: np.ndarray, n_envs: int, dt: float, branches=None):
         self.limits, self.dofs, self.dt = limits, np.asarray(dofs, dtype=int), float(dt)
         self.branches = branches
+        self.live = LiveFlags(limits, dofs, n_envs, dt)  # what each newest sample passed, for the pictures
         self._branch: list[list[int]] = [[] for _ in range(n_envs)]
         self._q: list[list[np.ndarray]] = [[] for _ in range(n_envs)]
         self._v: list[list[np.ndarray]] = [[] for _ in range(n_envs)]
@@ -34,11 +36,13 @@ class MotionTrace:
             self._q[e], self._v[e] = [q[e, self.dofs]], [v[e, self.dofs]]
             self._cmd[e] = [np.full(len(self.dofs), np.nan)]
             self._branch[e] = [-1]
+        self.live.reset(envs, q, v)
 
     def record(self, q: np.ndarray, v: np.ndarray, q_cmd: np.ndarray | None) -> None:
         """One sample of every environment: q, v measured, q_cmd commanded (n_envs, n_all_dofs; None: nothing
         commanded)."""
         labels = self.branches(q_cmd) if self.branches is not None and q_cmd is not None else None
+        self.live.update(q, v, q_cmd)
         for e in range(len(self._q)):
             self._branch[e].append(-1 if labels is None else int(labels[e]))
             self._q[e].append(q[e, self.dofs])
@@ -50,17 +54,6 @@ class MotionTrace:
         samples = MotionSamples(self.dt, np.array(self._q[e]), np.array(self._cmd[e]), np.array(self._v[e]),
                                 branch=np.array(self._branch[e]) if self.branches is not None else None)
         return analyse(samples, self.limits)
-
-    def latest(self, e: int) -> str:
-        """What environment e's newest sample passes ('' for nothing): the first such event in a few words
-        (MotionEvent.short), for marking a video frame as the rollout goes."""
-        if len(self._q[e]) < 2:
-            return ""
-        window = slice(-4, None)
-        samples = MotionSamples(self.dt, np.array(self._q[e][window]), np.array(self._cmd[e][window]),
-                                np.array(self._v[e][window]), t0=self.dt * max(0, len(self._q[e]) - 4))
-        events = latest_events(samples, self.limits)
-        return events[0].short() if events else ""
 
     def reports(self) -> list[dict]:
         """Every environment's report."""

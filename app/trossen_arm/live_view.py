@@ -1,7 +1,7 @@
 """What PyBullet's window shows while a script runs (``APP_TROSSEN_GUI=1``), as app.run's GUI draws its targets
 and lights: a copy of the arms (app.trossen_arm.replica, in the window) posed at each recorded frame, each arm's
 pose goal as a frame and a light beside its base in the colour of its status (app.trossen_arm.recorder's
-STATUS_STYLE). The physics stays in the world's own headless client: a window's client answers each call in
+STATUS_STYLE), and above it MOTION with a limit its motion passed (app.quality). The physics stays in the world's own headless client: a window's client answers each call in
 milliseconds, too slow for 1 kHz steps. The window's camera starts on the arms; the user may move it."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ LIGHT_OFFSET = np.array([0.0, -0.14, 0.03])  # [m] from an arm's base, world fra
 AXIS_LENGTH = 0.08  # [m]
 AWAY = np.array([0.0, 0.0, -10.0])  # [m] where a goal marker waits while its arm has no pose goal
 WALL_INTERVAL = 1.0 / 30.0  # [s] of wall-clock time between two redraws at most (a window's call may wait a frame)
+MOTION_HOLD_S = 1.0  # [s] of wall clock a limit an arm's motion passed stays written above it
 
 
 class LiveView:
@@ -31,6 +32,8 @@ class LiveView:
         self._frames: list = []  # each arm's goal marker (a DebugFrame)
         self._lights: StatusLights | None = None
         self._drawn = -np.inf  # [s] wall clock of the last redraw
+        self._notes: dict[str, tuple[str, float]] = {}  # arm -> (a limit its motion passed, shown until [s] wall)
+        self._light_at = np.zeros((0, 3))  # [m] each arm's light, world frame
 
     @property
     def client(self) -> int:
@@ -58,6 +61,18 @@ class LiveView:
         self.replica.pose(q)
         self.scene.update_debug_objects()
         self._lights.set([STATUS_STYLE[ArmStatus(frame[name].status)][1] for name in self._names])
+        self._motion_text(recorder, now)
+
+    def _motion_text(self, recorder: Recorder, now: float) -> None:
+        """Above each arm's light, a limit its motion passed (app.quality), held MOTION_HOLD_S of wall clock."""
+        for i, name in enumerate(self._names):
+            motion = recorder.motions.get(name)
+            flag = motion.live.take()[0] if motion is not None and motion.live is not None else ""
+            if flag:
+                self._notes[name] = (flag, now + MOTION_HOLD_S)
+            note, until = self._notes.get(name, ("", 0.0))
+            self.window.text(f"motion {name}", [f"MOTION {note}" if note and now <= until else ""],
+                             self._light_at[i] + [0.0, 0.0, 0.06], rgb=(0.8, 0.0, 0.0), size=1.0)
 
     def _add(self, slots: dict) -> None:
         for name, slot in slots.items():
@@ -69,6 +84,7 @@ class LiveView:
         if self._lights is not None:
             self._lights.remove()
         self._lights = StatusLights(self.client, bases + LIGHT_OFFSET)
+        self._light_at = bases + LIGHT_OFFSET
         self.window.look_at(bases.mean(axis=0) + (0.15, 0.0, 0.15), distance=0.9 + float(np.ptp(bases[:, 1])))
 
     def close(self) -> None:

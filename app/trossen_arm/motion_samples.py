@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from app.quality.limits import MotionLimits
-from app.quality.motion_report import MotionSamples, analyse
+from app.quality.live_flags import LiveFlags
+from app.quality.motion_report import MotionSamples, all_events, analyse
 from app.trossen_arm.enums import Mode
 from app.trossen_arm.joint_space import N_JOINTS
 
@@ -25,6 +26,7 @@ class ArmMotion:
         self.t0: float | None = None
         self._next = 0.0
         self.q, self.v, self.effort, self.cmd = [], [], [], []
+        self.live: LiveFlags | None = None  # what each newest sample passed, for the window (APP_TROSSEN_GUI)
 
     def sample(self, t: float, controller) -> None:
         """After a physics step at t [s]: a sample where one is due."""
@@ -42,14 +44,29 @@ class ArmMotion:
         held = np.clip(controller.desired[0, :ARM], [x.position_min for x in lim[:ARM]],
                        [x.position_max for x in lim[:ARM]])
         self.cmd.append(np.where(position & (controller.error_state.name == "none"), held, np.nan))
+        if self.live is None:
+            self.live = LiveFlags(_limits(controller), np.arange(ARM), 1, 1.0 / HZ)
+            self.live.reset([0], self.q[-1][None], self.v[-1][None])
+        self.live.update(self.q[-1][None], self.v[-1][None], self.cmd[-1][None])
 
     def report(self, controller) -> dict | None:
         """The report over the samples (None before any)."""
         if len(self.q) < 2:
             return None
-        lim = controller.limits[:ARM]
-        limits = MotionLimits.make(NAMES, [x.velocity_max for x in lim], [x.effort_max for x in lim],
-                                   "the arm's joint limits (Trossen's defaults unless set)")
+        return analyse(*self._samples(controller))
+
+    def events(self, controller) -> list:
+        """Every passed limit (app.quality.motion_report.all_events), for the video's marks."""
+        return [] if len(self.q) < 2 else all_events(*self._samples(controller))
+
+    def _samples(self, controller) -> tuple[MotionSamples, MotionLimits]:
         samples = MotionSamples(1.0 / HZ, np.array(self.q), np.array(self.cmd), np.array(self.v),
                                 np.array(self.effort), t0=self.t0 or 0.0)
-        return analyse(samples, limits)
+        return samples, _limits(controller)
+
+
+def _limits(controller) -> MotionLimits:
+    """The arm joints' limits as the script left them (velocity_max, effort_max) and the app's bounds."""
+    lim = controller.limits[:ARM]
+    return MotionLimits.make(NAMES, [x.velocity_max for x in lim], [x.effort_max for x in lim],
+                             "the arm's joint limits (Trossen's defaults unless set)")

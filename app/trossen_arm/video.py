@@ -26,11 +26,14 @@ LEAD_S = 0.5  # [s] of stillness kept before the first motion or goal (a script'
 
 def frame_states(recorder: Recorder, world) -> list[FrameState]:
     """One FrameState per recorded frame, the world's arms in their order (an arm loaded later stands at the
-    sleep pose before, with no goal). Targets are world positions (the environments' origins are zero)."""
+    sleep pose before, with no goal), each arm marked with a limit its motion passed since the frame before
+    (app.quality). Targets are world positions (the environments' origins are zero)."""
     names = list(world.arms)
     n = max(slot.robot.n_dofs for slot in world.arms.values())
     idle = ArmFrame(np.zeros(0), None, int(ArmStatus.NO_GOAL), 0.0)
-    states = []
+    events = {name: recorder.motions[name].events(slot.controller) if name in recorder.motions else []
+              for name, slot in world.arms.items()}
+    states, t_before = [], -np.inf
     for t, frame in zip(recorder.times, recorder.frames):
         arms = [frame.get(name, idle) for name in names]
         q = np.zeros((len(names), n))
@@ -40,7 +43,10 @@ def frame_states(recorder: Recorder, world) -> list[FrameState]:
             if arm.goal is not None:
                 pos[i, 0], quat[i, 0] = pose_quat(arm.goal)
         status = np.array([arm.status for arm in arms], dtype=np.int8)
-        states.append(FrameState(t, q, pos, quat, status, gripper=np.array([arm.gripper for arm in arms])))
+        marks = tuple(next((e.short() for e in events[name] if t_before < e.t <= t), "") for name in names)
+        states.append(FrameState(t, q, pos, quat, status, gripper=np.array([arm.gripper for arm in arms]),
+                                 motion=marks))
+        t_before = t
     return states
 
 
