@@ -159,7 +159,7 @@ def test_live_flags_name_what_the_newest_sample_passes_until_taken_and_not_acros
     cmd[1, 1] = 0.5  # environment 1's command jumps 0.5 rad in one sample
     live.update(q, q, cmd)
     flags = live.take()
-    assert flags[0] == "" and flags[1].startswith("com. velocity j1 ")
+    assert flags[0] == "" and flags[1].startswith("velocity j1 ")
     assert live.take() == ("", "")  # taken: cleared
     far = q.copy()
     far[0] = 2.0  # environment 0 restarts far away: no difference across its restart

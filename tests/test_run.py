@@ -204,3 +204,17 @@ print(json.dumps(seen))
     seen = json.loads(res.stdout.strip().splitlines()[-1])
     assert seen["main job"] == [] and seen["qp run"] is False
     assert "infeasible" in seen["infeasible"], seen
+
+
+def test_each_environment_has_a_motion_report_whose_peaks_agree_with_its_telemetry_joints(tmp_path):
+    """app.quality in app.run: each environment's report, the summary's line, and the simulated velocity peak
+    is the measured joints' own (no faster than the URDF's bound the invariants watch, 2 % allowed)."""
+    out = tmp_path / "out"
+    assert main([str(ROOT / "configs" / "single_ik.yaml"), "--duration", "1.0", "--no-video", "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    motion = report["environments"][0]["motion"]
+    assert motion["verdict"] in ("smooth", "flagged") and motion["duration_s"] == pytest.approx(1.0, abs=0.02)
+    assert report["summary"]["motion"].startswith(f"motion: {int(motion['verdict'] == 'smooth')}/1 smooth")
+    peaks = [row["simulated"]["velocity_peak"] / motion["limits"]["velocity"][name]
+             for name, row in motion["joints"].items() if motion["limits"]["velocity"][name]]
+    assert 0 < max(peaks) <= report["invariants"]["velocity_over_bound_max"] + 0.02

@@ -50,8 +50,8 @@ class MotionEvent(NamedTuple):
     limit: float
 
     def short(self) -> str:
-        """A few words for a video frame: the quantity, the joint and how far past its limit."""
-        return f"{self.source[:3]}. {self.quantity} {self.joint} {abs(self.value) / self.limit:.2f}x"
+        """A few words for a video frame: the quantity, the joint and how many times its limit."""
+        return f"{self.quantity} {self.joint} {abs(self.value) / self.limit:.1f}x"
 
     def describe(self) -> str:
         what = "position step" if self.quantity == "step" else self.quantity
