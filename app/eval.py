@@ -34,6 +34,7 @@ from app.errors import AppError, InputError
 from app.evaluation.report import eval_info, summary_line, write_eval_info
 from app.evaluation.runner import PolicyError
 from app.evaluation.shards import EvalJob, PolicySpec, close_here, run_job
+from app.evaluation.smoothing import check_alpha
 from app.recording.episode_scenes import read_scenes
 from app.runtime.command import command_main
 from app.runtime.outputs import OutputSet
@@ -84,8 +85,8 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"--videos must be 0..{args.episodes} (the episodes), got {args.videos}")
     if args.workers < 1:
         raise InputError(f"--workers must be >= 1, got {args.workers}")
-    if args.action_filter is not None and not 0.0 < args.action_filter <= 1.0:
-        raise InputError(f"--action-filter must be in (0, 1] (1: no filtering), got {args.action_filter}")
+    if args.action_filter is not None:
+        check_alpha(args.action_filter)
     if args.lerobot_policy is None and (args.n_action_steps is not None or args.temporal_ensemble is not None):
         raise InputError("--n-action-steps and --temporal-ensemble set a LeRobot policy's config: give "
                          "--lerobot-policy (or --action-filter for any policy)")

@@ -1,7 +1,7 @@
-"""What the motion-quality report (app.quality) costs a run: the time spent sampling (MotionTrace.record, timed as
-it runs; Robot.command's copy of the motor targets, a microsecond a tick, is not counted) and judging
-(MotionTrace.reports: app.quality's analyse) against the whole run's wall time, for app.run's configs without video (in this process, one sitting),
-medians of --repeats. The issue's bar: at most 5 % of a run's wall time.
+"""What the motion-quality report (app.quality) costs a run: the time spent sampling (MotionTrace.record, timed as it
+runs; Robot.command's copy of the motor targets, a microsecond a tick, is not counted) and judging
+(MotionTrace.reports: app.quality's analyse) against the whole run's wall time, for app.run's configs without video
+(in this process, one sitting), medians of --repeats. The issue's bar: at most 5 % of a run's wall time.
 
     python scripts/bench_motion_quality.py [--repeats 3] [--configs configs/pick_place.yaml ...]
 """

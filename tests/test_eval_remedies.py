@@ -80,8 +80,8 @@ def test_lerobot_overrides_are_checked_against_the_policys_chunk(tmp_path):
     assert checked_overrides(act, None, 0.01) == (("temporal_ensemble_coeff", 0.01), ("n_action_steps", 1))
     with pytest.raises(InputError, match=r"--n-action-steps 41: must be 1\.\.40"):
         checked_overrides(act, 41, None)
-    diffusion = _config(tmp_path / "d" if (tmp_path / "d").mkdir() is None else tmp_path, type="diffusion",
-                        horizon=16, n_obs_steps=2)
+    (tmp_path / "diffusion").mkdir()
+    diffusion = _config(tmp_path / "diffusion", type="diffusion", horizon=16, n_obs_steps=2)
     assert checked_overrides(diffusion, 15, None) == (("n_action_steps", 15),)
     with pytest.raises(InputError, match="for an ACT policy"):
         checked_overrides(diffusion, None, 0.01)

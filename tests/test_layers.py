@@ -29,8 +29,8 @@ ALLOWED = {  # layer -> the layers it may import (besides itself)
     # the scene robot's Genesis-style plan_path (planning never imports sim: the robot hands over its worlds)
     "render": {"vocabulary", "runtime"},
     "dataset": {"vocabulary", "runtime"},
-    "config": {"vocabulary", "kinematics", "collision", "control", "specs"},
-    "quality": {"vocabulary", "control"},  # control: the controllers' acceleration bound  # collision: object meshes read at load
+    "config": {"vocabulary", "kinematics", "collision", "control", "specs"},  # collision: object meshes read at load
+    "quality": {"vocabulary", "control"},  # control: the controllers' acceleration bound
     "episode": LOWER,
     "trossen_arm": LOWER | {"episode"},
     "envs": LOWER | {"episode"},

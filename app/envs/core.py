@@ -4,8 +4,9 @@ app.envs.judge), terminated (success), truncated (the time limit) and an info di
 ``place_error_m``, ``limit_excess`` (the largest joint-limit excess this step [rad or m], 0 within), ``stop_hits``
 (how many joints a contact pushed onto a hard stop in this step's physics steps, app.sim.hard_stops), and in the
 end-effector modes ``stalled`` / ``stall_cause`` / ``stall`` (app.envs.stalls); at an episode's end its
-``reason`` (app.envs.judge), ``episode_steps``, ``stall_steps`` and the motion-quality verdict of the episode
-(``motion_verdict``, ``motion_first``, ``motion_event``, ``motion_<source>_<quantity>_ratio``: app.envs.motion_watch)."""
+``reason`` (app.envs.judge), ``episode_steps``, ``stall_steps`` and the episode's motion quality
+(``motion_verdict``, ``motion_first``, ``motion_event``, ``motion_branch_changes``,
+``motion_<source>_<quantity>_ratio``: app.envs.motion_watch)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from app.episode.episode_scene import EpisodeScene, draw_scene
 from app.episode.loop import command_branches
 from app.episode.object_state import observed_poses
 from app.errors import InputError
-from app.quality.trace import MotionTrace
+from app.quality.trace import MotionTrace, TraceOptions
 
 
 class EnvCore:
@@ -47,7 +48,8 @@ class EnvCore:
         task = run.motion if isinstance(run.motion, ObjectMotion) else None
         self.judge = EpisodeJudge(task, self.n)
         self.stalls = StepStalls(self.world) if options.action_mode != "joint" else None
-        self.motion = MotionTrace.of_robot(self.world.robot, 1.0 / fps, command_branches(run, self.world.robot))
+        self.motion = MotionTrace.of_robot(self.world.robot, 1.0 / fps, run.controller.accel_max,
+                                           TraceOptions(command_branches(run, self.world.robot)))
         self.steps = np.zeros(self.n, int)
         self.stall_steps = np.zeros(self.n, int)
         self.scenes: list[EpisodeScene | None] = [None] * self.n

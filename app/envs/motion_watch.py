@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.quality.motion_report import QUANTITIES, SOURCES
-
 
 def commanded(world, joint_mode: bool, q_goal: np.ndarray | None) -> np.ndarray | None:
     """What the step commanded (see the module docstring): the joint goals, else the motors' last targets."""
@@ -20,23 +18,12 @@ def commanded(world, joint_mode: bool, q_goal: np.ndarray | None) -> np.ndarray 
 def episode_info(report: dict) -> dict:
     """The flat info keys of an episode's report: ``motion_verdict``, ``motion_first`` ('source quantity' of the
     first event, '' when smooth), ``motion_event`` (its text), ``motion_branch_changes`` (the command's IK branch
-    changes, where the arm has branches) and ``motion_<source>_<quantity>_ratio``: the peak over the joints of
-    |value| / limit."""
+    changes; 0 where the arm has no closed form) and ``motion_<source>_<quantity>_ratio``: the peak over the
+    joints of |value| / limit."""
     first = report["first_event"]
     out = {"motion_verdict": report["verdict"], "motion_first": "" if first is None else
            f"{first['source']} {first['quantity']}", "motion_event": "" if first is None else first["text"],
            "motion_branch_changes": len(report["branch_changes"])}
-    for source in SOURCES:
-        for quantity in QUANTITIES:
-            out[f"motion_{source}_{quantity}_ratio"] = _ratio(report, source, quantity)
+    for key, ratio in report["peak_ratios"].items():
+        out[f"motion_{key}_ratio"] = ratio
     return out
-
-
-def _ratio(report: dict, source: str, quantity: str) -> float:
-    limits = report["limits"][quantity]
-    best = 0.0
-    for name, row in report["joints"].items():
-        peak, limit = row.get(source, {}).get(f"{quantity}_peak"), limits.get(name)
-        if peak is not None and limit:
-            best = max(best, peak / limit)
-    return best

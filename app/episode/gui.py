@@ -47,6 +47,7 @@ STATUS_WIDTH, STATUS_LINES = 64, 3  # characters a status line holds in the wind
 DRAW_EVERY = 8  # physics steps between redraws of frames and lights, and reads of keys and sliders (30 Hz at 240 Hz)
 TEXT_EVERY = 3 * DRAW_EVERY  # the text (10 Hz, as fast as one reads it): each changed line waits for a frame
 MOTION_HOLD_S = 1.0  # [s] simulated: how long the text shows a limit an environment's motion passed (app.quality)
+GUI_MOTION_KEEP_S = 60.0  # [s] simulated: a session runs until closed; its motion report judges the last minute
 PLACE_SLIDERS = ("place dx [m]", "place dy [m]")  # a pick-and-place: where the selected environment puts it
 HOLDING_WORDS = ("lift", "carry", "place", "to_meet", "take")  # phases in which a gripper holds the object up
 SLIDERS = ("target dx [m]", "target dy [m]", "target dz [m]", "target droll [rad]", "target dpitch [rad]",
@@ -304,7 +305,7 @@ def run_gui(run: RunConfig, out_dir: Path | None = None, screenshot: str | Path 
         if session_hook is not None:
             session_hook(session)
         steps = max_steps if max_steps is not None else 10 ** 12  # until the user quits
-        session.episode = make_episode(run, scene, robot, targets)
+        session.episode = make_episode(run, scene, robot, targets, motion_keep_s=GUI_MOTION_KEEP_S)
         episode, timings = _closed_guard(window, session, lambda: simulate(
             run, scene, robot, targets, on_tick=session.on_tick, target_hook=session.hook, n_steps=steps,
             show_progress=False, episode=session.episode))

@@ -22,7 +22,7 @@ from app.episode.run_report import task_links
 from app.ik.branches import labeller
 from app.ik.limits.distance import GraspState
 from app.kinematics.arms import cross_arm_pairs
-from app.quality.trace import MotionTrace
+from app.quality.trace import MotionTrace, TraceOptions
 from app.render.progress import Progress
 from app.sim.robot import Robot
 from app.sim.scene import Scene
@@ -95,13 +95,16 @@ def make_feedback(run: RunConfig, scene: Scene, robot: Robot, motion: Motion) ->
     return Feedback(scene, robot, motion, run.scene_config.robot.ee_link) if robot.gripper is not None else None
 
 
-def make_episode(run: RunConfig, scene: Scene, robot: Robot, motion: Motion) -> Episode:
-    """The controller, feedback and invariant monitor of an episode of ``run`` in the built ``scene``."""
+def make_episode(run: RunConfig, scene: Scene, robot: Robot, motion: Motion,
+                 motion_keep_s: float | None = None) -> Episode:
+    """The controller, feedback, invariant monitor and motion trace of an episode of ``run`` in the built
+    ``scene``; ``motion_keep_s``: the trace judges only the last this many seconds (None: the whole run)."""
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     m = robot.model
     sample_every = every * math.ceil(physics_hz / every / MOTION_HZ_MAX)
-    trace = MotionTrace.of_robot(robot, sample_every / physics_hz, command_branches(run, robot))
+    trace = MotionTrace.of_robot(robot, sample_every / physics_hz, run.controller.accel_max, TraceOptions(
+        command_branches(run, robot), run.controller.mode != "kinematic", motion_keep_s))
     trace.reset(range(robot.n_envs), *robot.read_states())
     return Episode(make_controller(run, robot, every / physics_hz), make_feedback(run, scene, robot, motion),
                    InvariantMonitor(m.q_lower, m.q_upper, m.v_max, robot.n_envs), every, trace, sample_every)

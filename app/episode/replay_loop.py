@@ -163,7 +163,7 @@ def replay_episode(robot: Robot, scene: Scene, dataset: RecordedDataset, episode
                   objects=objects, ee_recorded=ee_recorded, limit_excess_dof=_worst(limit, names),
                   velocity_excess_dof=_worst(speed, names),
                   revolute={str(nm): bool(robot.model.revolute[d]) for nm, d in zip(names, dof_map.dofs)},
-                  motion=_motion(robot, dof_map.dofs[arm], state[0, arm], q_cmd[:, arm], after[:, arm], dataset.fps))
+                  motion=_motion(robot, dof_map.dofs[arm], q_sim[0, arm], q_cmd[:, arm], after[:, arm], dataset.fps))
 
 
 def _motion(robot: Robot, dofs: np.ndarray, start: np.ndarray, q_cmd: np.ndarray, after: np.ndarray,

@@ -12,6 +12,7 @@ import numpy as np
 from app.config.loader import load_run_config
 from app.config.robots import robot_description
 from app.config.schema import RunConfig
+from app.control.controller_base import ACCEL_MAX
 from app.control.motions import PoseMotion
 from app.control.robot_protocol import IntegratorRobot
 from app.control.stall_causes import StallDiagnosis, StallLimits
@@ -181,7 +182,10 @@ def run_track(args) -> dict:
         diagnosis = StallDiagnosis(robot.model, links, POS_MASK, rot_mask, _bounds(run, model, robot),
                                    run.controller.accel_max, 1.0 / rate, limits, carry=True)
         result = track(robot, controller, diagnosis, arms, targets, advance)
-    return _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits)
+        dofs = np.asarray(robot.arm_dofs)
+    motion = analyse(MotionSamples(1.0 / rate, result.q[:, dofs]), MotionLimits.of_model(
+        model, dofs, run.controller.accel_max or ACCEL_MAX))  # the joints the tracker moved, differenced
+    return _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits, motion)
 
 
 def _joint_columns(model: RobotModel, t: np.ndarray, q: np.ndarray, traj: EETrajectory, arms: list[str]) -> dict:
@@ -194,13 +198,12 @@ def _joint_columns(model: RobotModel, t: np.ndarray, q: np.ndarray, traj: EETraj
     return columns
 
 
-def _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits) -> dict:
+def _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits, motion) -> dict:
     fmt = "." + (args.format or traj_path.suffix.lower().lstrip("."))
     joints_name = f"joints{fmt}"
     try:
         write_table(outputs.temporary(joints_name), _joint_columns(model, targets.t, result.q, traj, arms))
         duration = float(targets.t[-1] - targets.t[0]) + 1.0 / rate
-        motion = analyse(MotionSamples(1.0 / rate, result.q), MotionLimits.of_model(model))
         by_cause: dict[str, int] = {}
         for s in result.stretches:
             by_cause[s.cause] = by_cause.get(s.cause, 0) + 1

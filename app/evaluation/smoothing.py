@@ -18,12 +18,17 @@ from app.errors import InputError
 EE_POSE_ARM = 8  # an ee_pose action's values per arm: position 3, quaternion 4 (w, x, y, z), closing 1
 
 
+def check_alpha(alpha: float) -> None:
+    """InputError unless the low-pass's ``alpha`` is in (0, 1]."""
+    if not 0.0 < alpha <= 1.0:
+        raise InputError(f"--action-filter must be in (0, 1] (1: no filtering), got {alpha}")
+
+
 class LowPassActions:
     """``policy`` with its actions low-passed (see the module docstring)."""
 
     def __init__(self, policy, alpha: float, action_mode: str):
-        if not 0.0 < alpha <= 1.0:
-            raise InputError(f"--action-filter must be in (0, 1] (1: no filtering), got {alpha}")
+        check_alpha(alpha)
         self.policy, self.alpha, self.quats = policy, float(alpha), action_mode == "ee_pose"
         self.name = f"{getattr(policy, 'name', type(policy).__name__)}+lowpass({alpha:g})"
         self._last: np.ndarray | None = None

@@ -2,9 +2,9 @@
 for arms of the WidowX AI's family: the configuration's own tool pose solved for all eight branches, and the one
 that gives the configuration back.
 
-Where two branches meet (a singular configuration: joint 5 normal to the arm plane, the elbow stretched, the wrist centre on the
-base axis) a configuration belongs to both, and its branch is -1: a path that crosses such a place changes branch
-without a jump, and a caller compares the branches on either side of it.
+Where two branches meet (a singular configuration: joint 5 normal to the arm plane, the elbow stretched, the wrist
+centre on the base axis) a configuration belongs to both, and its branch is -1: a path that crosses such a place
+changes branch without a jump, and a caller compares the branches on either side of it.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def branch_of(model: KinematicModel, link: LinkRef, q: np.ndarray) -> np.ndarray
 
 
 def labeller(model: KinematicModel, link: LinkRef):
-    """``q (B, n_dofs) -> branches (B,)`` for the tool ``link`` (branch_of), or None where the arm has no closed form."""
+    """``q (B, n_dofs) -> branches (B,)`` for the tool ``link`` (branch_of); None where the arm has no closed
+    form."""
     if certified_arm(model, model.link_index(link)) is None:
         return None
     return lambda q: branch_of(model, link, q)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.quality.limits import TOLERANCE, MotionLimits
-from app.quality.motion_report import QUANTITIES, MotionEvent, derivatives
+from app.quality.motion_report import QUANTITIES, MotionEvent, derivatives, limit_ratios
 
 WINDOW = 4  # samples: a jerk needs three differences
 
@@ -29,19 +29,21 @@ class LiveFlags:
             self._v[:, e] = v[e, self.dofs]
             self._pending[e] = ""
 
-    def update(self, q: np.ndarray, v: np.ndarray, q_cmd: np.ndarray | None) -> None:
-        """One sample of every environment (n_envs, n_all_dofs; q_cmd None or NaN: commanded where measured)."""
+    def update(self, q: np.ndarray, v: np.ndarray | None, q_cmd: np.ndarray | None) -> None:
+        """One sample of every environment (n_envs, n_all_dofs; v None: the positions differenced; q_cmd None or
+        NaN: commanded where measured)."""
         q_now = q[:, self.dofs]
         cmd = q_now if q_cmd is None else np.where(np.isnan(q_cmd[:, self.dofs]), q_now, q_cmd[:, self.dofs])
-        for ring, row in ((self._q, q_now), (self._cmd, cmd), (self._v, v[:, self.dofs])):
+        v_now = np.zeros_like(q_now) if v is None else v[:, self.dofs]
+        for ring, row in ((self._q, q_now), (self._cmd, cmd), (self._v, v_now)):
             ring[:-1] = ring[1:]
             ring[-1] = row
         n_envs, n = q_now.shape
-        for source, x, vel in (("commanded", self._cmd, None), ("simulated", self._q, self._v)):
+        for source, x, vel in (("commanded", self._cmd, None), ("simulated", self._q, None if v is None else self._v)):
             values = derivatives(x.reshape(WINDOW, -1), self.dt, None if vel is None else vel.reshape(WINDOW, -1))
             for quantity, d in zip(QUANTITIES, values):
                 limit = getattr(self.limits, quantity)
-                ratio = np.nan_to_num(np.abs(d[0, -1].reshape(n_envs, n)), nan=0.0) / limit
+                ratio = limit_ratios(d[0, -1].reshape(n_envs, n), limit)
                 for e in np.flatnonzero((ratio > 1.0 + TOLERANCE).any(axis=1)):
                     if not self._pending[e]:
                         j = int(np.argmax(ratio[e]))

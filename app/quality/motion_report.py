@@ -1,13 +1,15 @@
 """The motion-quality report of one rollout: per arm joint the peak velocity, acceleration and jerk of the commanded
-and of the simulated motion against the joint's MotionLimits, the time spent at a limit, the commands a joint could
-not follow (a step in the commanded position larger than one sample can follow at the velocity limit), IK branch
-changes, and a verdict: ``smooth``, or the first offending event (time, joint, source, quantity, value, limit).
+and of the simulated motion against the joint's MotionLimits, the time spent at a limit, IK branch changes, and a
+verdict: ``smooth``, or the first offending event (time, joint, source, quantity, value, limit). A commanded
+velocity beyond the limit is a step in the command that one sample cannot follow; a position, velocity or effort
+that is not finite (a simulation blown up) is an event of its own (``non_finite``).
 
 Derivatives are backward differences of the samples (``dt`` apart): velocity from the positions (or the measured
-velocities where given), acceleration from the velocity, jerk from the acceleration; a value at sample k is the
-motion's over (t_{k-1}, t_k]. Where no position is commanded (NaN: an effort or velocity mode, before the first
-command) the joint counts as commanded to be where it is measured, so a command that starts far from the arm is a
-step, as it is on the real controller.
+velocities where given), acceleration from the velocity, jerk from the acceleration; the velocity at sample k is
+the motion's over (t_{k-1}, t_k], the acceleration's spans two intervals and the jerk's three, so their events are
+timed at the interval's end (up to 1.5 samples after its middle). Where no position is commanded (NaN: an effort
+or velocity mode, before the first command) the joint counts as commanded to be where it is measured, so a command
+that starts far from the arm is a step, as it is on the real controller.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class MotionSamples(NamedTuple):
 
 class MotionEvent(NamedTuple):
     """A limit passed: at ``t`` [s] joint ``joint``'s ``source`` (commanded | simulated) ``quantity`` (velocity,
-    acceleration, jerk, effort, step) was ``value`` against ``limit``."""
+    acceleration, jerk, effort, non_finite) was ``value`` against ``limit``."""
 
     t: float
     joint: str
@@ -51,32 +53,37 @@ class MotionEvent(NamedTuple):
 
     def short(self) -> str:
         """A few words for a video frame: the quantity, the joint and how many times its limit."""
+        if self.quantity == "non_finite":
+            return f"{self.joint} not finite"
         return f"{self.quantity} {self.joint} {abs(self.value) / self.limit:.1f}x"
 
     def describe(self) -> str:
-        what = "position step" if self.quantity == "step" else self.quantity
-        return (f"{self.source} {what} of {self.joint} {abs(self.value):.4g} beyond its limit {self.limit:.4g} "
-                f"at t={self.t:.3f} s")
+        if self.quantity == "non_finite":
+            return f"{self.source} state of {self.joint} not finite at t={self.t:.3f} s"
+        step = " (a step one sample cannot follow)" if (self.source, self.quantity) == ("commanded", "velocity") else ""
+        return (f"{self.source} {self.quantity} of {self.joint} {abs(self.value):.4g} beyond its limit "
+                f"{self.limit:.4g} at t={self.t:.3f} s{step}")
 
 
 def analyse(samples: MotionSamples, limits: MotionLimits) -> dict:
     """The report (JSON-ready dict): ``verdict`` ('smooth' | 'flagged'), ``first_event`` (None or the event's
     fields and ``text``), ``events`` (count per source and quantity), ``joints`` (per joint name the peaks of each
-    source, ``time_at_velocity_limit_s``, ``time_at_effort_limit_s``), ``branch_changes`` ([{t, from, to}]: told,
-    not judged: a path through a singular place changes branch without a jump, and a jump is a step),
+    source, ``time_at_velocity_limit_s``, ``time_at_effort_limit_s``), ``peak_ratios`` (per source and quantity
+    the largest |value| / limit over the joints), ``branch_changes`` ([{t, from, to}]: told, not judged: a path
+    through a singular place changes branch without a jump, and a jump is a commanded velocity event),
     ``duration_s``, ``limits`` (MotionLimits.to_dict)."""
     series = _series(samples, limits)
     found = all_events(samples, limits, series)
     counts = {f"{source}_{quantity}": 0 for source in series for quantity in QUANTITIES}
     counts |= {"simulated_effort": 0} if samples.effort is not None else {}
-    counts |= {"commanded_step": 0} if "commanded" in series else {}
     for event in found:
-        counts[f"{event.source}_{event.quantity}"] += 1
+        key = f"{event.source}_{event.quantity}"
+        counts[key] = counts.get(key, 0) + 1
     first = found[0] if found else None
     return {"verdict": "smooth" if first is None else "flagged",
             "first_event": None if first is None else {**first._asdict(), "text": first.describe()},
             "events": counts, "branch_changes": _branch_changes(samples),
-            "joints": _joint_figures(series, samples, limits),
+            "joints": _joint_figures(series, samples, limits), "peak_ratios": _peak_ratios(series, limits),
             "duration_s": float(samples.dt * (len(samples.q_sim) - 1)), "limits": limits.to_dict()}
 
 
@@ -91,10 +98,25 @@ def all_events(samples: MotionSamples, limits: MotionLimits, series: dict | None
     if samples.effort is not None:
         events += _over(np.asarray(samples.effort, float)[None], limits.effort, samples, "simulated", "effort",
                         limits.names)
-    if "commanded" in series:
-        events += _over(series["commanded"][0] * samples.dt, limits.velocity * samples.dt, samples, "commanded",
-                        "step", limits.names)
+    events += _non_finite(samples, limits.names)
     return sorted(events, key=lambda e: (e.t, e.source != "commanded"))
+
+
+def _non_finite(samples: MotionSamples, names: tuple[str, ...]) -> list[MotionEvent]:
+    """The first sample whose measured position, velocity or effort, or commanded position, is inf or NaN (a
+    command may be NaN: none given), as one event per source."""
+    out = []
+    command = None if samples.q_cmd is None else np.where(np.isnan(samples.q_cmd), 0.0, samples.q_cmd)
+    for source, arrays in (("simulated", (samples.q_sim, samples.v_sim, samples.effort)), ("commanded", (command,))):
+        bad = np.zeros(np.shape(samples.q_sim), dtype=bool)
+        for arr in arrays:
+            if arr is not None:
+                bad |= ~np.isfinite(np.asarray(arr, dtype=float))
+        if bad.any():
+            k, j = np.argwhere(bad)[0]
+            out.append(MotionEvent(float(samples.t0 + k * samples.dt), names[j], source, "non_finite", float("nan"),
+                                   float("nan")))
+    return out
 
 
 def _series(samples: MotionSamples, limits: MotionLimits) -> dict:
@@ -131,12 +153,18 @@ def derivatives(q: np.ndarray, dt: float, v: np.ndarray | None) -> tuple[np.ndar
     return vel[None], acc[None], jerk[None]
 
 
+def limit_ratios(x: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """|x| / limit (any shape ending in the joints), 0 where x is NaN (too few samples before it: a non-finite state
+    is its own event) and where a limit is missing (0 or inf: not judged)."""
+    safe = np.where(np.asarray(limit) > 0, limit, np.inf)
+    return np.nan_to_num(np.abs(x), nan=0.0, posinf=0.0) / safe
+
+
 def _over(x: np.ndarray, limit: np.ndarray, samples: MotionSamples, source: str, quantity: str,
           names: tuple[str, ...]) -> list[MotionEvent]:
     """Each sample (in time order) where some joint's |x| passes its limit by more than TOLERANCE: its worst
     joint's event. ``x`` is (1, T, n)."""
-    mag = np.nan_to_num(np.abs(x[0]), nan=0.0)
-    ratio = mag / limit
+    ratio = limit_ratios(x[0], limit)
     rows = np.flatnonzero((ratio > 1.0 + TOLERANCE).any(axis=1))
     out = []
     for k in rows:
@@ -144,6 +172,12 @@ def _over(x: np.ndarray, limit: np.ndarray, samples: MotionSamples, source: str,
         out.append(MotionEvent(float(samples.t0 + k * samples.dt), names[j], source, quantity,
                                float(x[0, k, j]), float(limit[j])))
     return out
+
+
+def _peak_ratios(series: dict, limits: MotionLimits) -> dict:
+    """``<source>_<quantity>`` -> the largest |value| / limit over the samples and joints (0.0 without samples)."""
+    return {f"{source}_{quantity}": float(limit_ratios(x[0], getattr(limits, quantity)).max(initial=0.0))
+            for source, values in series.items() for quantity, x in zip(QUANTITIES, values)}
 
 
 def _branch_changes(samples: MotionSamples) -> list[dict]:

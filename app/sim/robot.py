@@ -320,7 +320,9 @@ class Robot(RobotKinematics, RobotCollisions):
                                    position_gain=position_gain)
 
     def set_state(self, q: np.ndarray) -> None:
-        """app.control.robot_protocol.ControlledRobot: teleport the arm DOFs to q (n_envs, n_dofs), at rest."""
+        """app.control.robot_protocol.ControlledRobot: teleport the arm DOFs to q (n_envs, n_dofs), at rest (what a
+        kinematic controller commands: ``last_command`` too)."""
+        self.last_command = np.array(q, dtype=float)
         if not self.grippers:
             self.set_qpos(self.unbatch(q))
         else:

@@ -1,8 +1,9 @@
-"""What PyBullet's window shows while a script runs (``APP_TROSSEN_GUI=1``), as app.run's GUI draws its targets
-and lights: a copy of the arms (app.trossen_arm.replica, in the window) posed at each recorded frame, each arm's
-pose goal as a frame and a light beside its base in the colour of its status (app.trossen_arm.recorder's
-STATUS_STYLE), and above it MOTION with a limit its motion passed (app.quality). The physics stays in the world's own headless client: a window's client answers each call in
-milliseconds, too slow for 1 kHz steps. The window's camera starts on the arms; the user may move it."""
+"""What PyBullet's window shows while a script runs (``APP_TROSSEN_GUI=1``), as app.run's GUI draws its targets and
+lights: a copy of the arms (app.trossen_arm.replica, in the window) posed at each recorded frame, each arm's pose
+goal as a frame and a light beside its base in the colour of its status (app.trossen_arm.recorder's STATUS_STYLE),
+and above it MOTION with a limit its motion passed (app.quality). The physics stays in the world's own headless
+client: a window's client answers each call in milliseconds, too slow for 1 kHz steps. The window's camera starts on
+the arms; the user may move it."""
 
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ class ArmMotion:
         if self.live is None:
             self.live = LiveFlags(_limits(controller), np.arange(ARM), 1, 1.0 / HZ)
             self.live.reset([0], self.q[-1][None], self.v[-1][None])
+        self.live.limits = _limits(controller)  # as the script sets them, as the report judges
         self.live.update(self.q[-1][None], self.v[-1][None], self.cmd[-1][None])
 
     def report(self, controller) -> dict | None:

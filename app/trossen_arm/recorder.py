@@ -109,7 +109,9 @@ class Recorder:
         due, collisions, statuses and the frame. Returns whether a frame was taken."""
         for name, slot in slots.items():
             self._limits(t, self.track(name), slot.controller)
-            self.motions.setdefault(name, ArmMotion()).sample(t, slot.controller)
+            if name not in self.motions:
+                self.motions[name] = ArmMotion()
+            self.motions[name].sample(t, slot.controller)
         if t + 1e-9 < self._next:
             return False
         self._next = t + 1.0 / FPS

@@ -1,7 +1,7 @@
-"""The report of what a script did, in app.run's layout (app.episode.run_report): each arm an environment (its
-final joints, tool pose, pose goal and errors from it, whether it reached it, its margin to the joint limits,
-its commands and events, its motion-quality report: app.quality), the summary of them all, the reached tolerances, the invariants, and every limit and
-collision event in time order."""
+"""The report of what a script did, in app.run's layout (app.episode.run_report): each arm an environment (its final
+joints, tool pose, pose goal and errors from it, whether it reached it, its margin to the joint limits, its commands
+and events, its motion-quality report: app.quality), the summary of them all, the reached tolerances, the invariants,
+and every limit and collision event in time order."""
 
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ name, its status dot at its base, the gripper's position beside it), rendered fr
 
 from __future__ import annotations
 
+import bisect
+
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +35,7 @@ def frame_states(recorder: Recorder, world) -> list[FrameState]:
     idle = ArmFrame(np.zeros(0), None, int(ArmStatus.NO_GOAL), 0.0)
     events = {name: recorder.motions[name].events(slot.controller) if name in recorder.motions else []
               for name, slot in world.arms.items()}
+    times = {name: [e.t for e in found] for name, found in events.items()}
     states, t_before = [], -np.inf
     for t, frame in zip(recorder.times, recorder.frames):
         arms = [frame.get(name, idle) for name in names]
@@ -43,11 +46,17 @@ def frame_states(recorder: Recorder, world) -> list[FrameState]:
             if arm.goal is not None:
                 pos[i, 0], quat[i, 0] = pose_quat(arm.goal)
         status = np.array([arm.status for arm in arms], dtype=np.int8)
-        marks = tuple(next((e.short() for e in events[name] if t_before < e.t <= t), "") for name in names)
+        marks = tuple(_first_between(events[name], times[name], t_before, t) for name in names)
         states.append(FrameState(t, q, pos, quat, status, gripper=np.array([arm.gripper for arm in arms]),
                                  motion=marks))
         t_before = t
     return states
+
+
+def _first_between(events: list, times: list[float], t_before: float, t: float) -> str:
+    """The first of time-ordered ``events`` (their ``times``) in (t_before, t], in a few words ('' for none)."""
+    k = bisect.bisect_right(times, t_before)
+    return events[k].short() if k < len(events) and times[k] <= t else ""
 
 
 def without_idle_start(states: list[FrameState], fps: float = FPS) -> list[FrameState]:
