@@ -254,6 +254,29 @@ def test_the_handover_has_both_arms_in_the_stationary_layout():
         env.close()
 
 
+def test_a_two_arm_environment_judges_both_arms_joints_and_flags_a_jump_of_one():
+    """The motion report of the Stationary AI's handover: its twelve arm joints (no fingers), no IK branches (two
+    arms: none labelled), and a joint goal 1 rad off on the right arm's first joint flagged on that joint."""
+    run = load_run_config(HANDOVER)
+    env = envs.make_env(run, obs_type="state", action_mode="joint")
+    try:
+        obs, _ = env.reset(seed=0)
+        hold = np.asarray(obs["agent_pos"], dtype=np.float32)
+        for _ in range(3):
+            env.step(hold)
+        trace = env.unwrapped.core.motion
+        report = trace.report(0)
+        assert len(report["joints"]) == 12 and report["verdict"] == "smooth" and report["branch_changes"] == []
+        jump = hold.copy()
+        jump[7] += 1.0  # agent_pos: the left arm's 6 joints and finger, then the right arm's
+        env.step(jump)
+        first = trace.report(0)["first_event"]
+        names = list(report["joints"])
+        assert first["source"] == "commanded" and first["joint"] == names[6], first
+    finally:
+        env.close()
+
+
 def test_environment_state_is_the_layout_app_record_writes_so_a_policy_trained_on_a_recording_reads_it():
     """A LeRobot policy trained on app.record's observation.environment_state (each object's pose) met an
     environment_state of 7 + 2 + 7 per arm values here; now both are the objects' poses then the place target,
