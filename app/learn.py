@@ -28,6 +28,7 @@ from app.dataset import load_dataset
 from app.envs.options import EnvOptions
 from app.envs.pixels import observed_cameras
 from app.errors import InputError
+from app.evaluation.smoothing import check_alpha
 from app.learning.curve import EVAL_SEED_OFFSET
 from app.learning.loop import LearnPlan, record_demos, train_and_evaluate
 from app.learning.training import CPU_STEPS_PER_S, PRESETS, train_command
@@ -67,6 +68,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="the demonstrating expert's grasp among a symmetric object's equivalent ones (pick_place): "
                         "least_turn (nearest the gripper's closing direction: a continuous function of the object's "
                         "yaw; the default) or score (the config's)")
+    p.add_argument("--action-filter", dest="action_filter", type=float, default=None, metavar="ALPHA",
+                   help="the evaluations low-pass the policy's actions (app.eval --action-filter; default none)")
     p.add_argument("--out", required=True, help="output folder (new, or empty)")
     args = p.parse_args(argv)
     args.extra = extra
@@ -89,6 +92,8 @@ def _check(args: argparse.Namespace) -> None:
     for ok, message in checks:
         if not ok:
             raise InputError(message)
+    if args.action_filter is not None:
+        check_alpha(args.action_filter)
     out = Path(args.out)
     if out.is_dir() and any(out.iterdir()):
         raise InputError(f"--out {out}: not empty; app.learn writes a new run into a new or empty folder")
@@ -111,7 +116,7 @@ def _plan(args: argparse.Namespace, run, options: EnvOptions, out: Path, dataset
     command = train_command(dataset, out / "train", args.policy, steps, min(args.eval_every, steps), args.seed,
                             args.extra, decay)
     return LearnPlan(run, options, args.episodes or 0, args.seed, command, args.steps, args.train_minutes,
-                     args.eval_episodes, args.seed + EVAL_SEED_OFFSET, args.num_envs, out)
+                     args.eval_episodes, args.seed + EVAL_SEED_OFFSET, args.num_envs, out, args.action_filter)
 
 
 def body(args: argparse.Namespace) -> int:
@@ -128,7 +133,7 @@ def body(args: argparse.Namespace) -> int:
     plan = _plan(args, run, options, out, dataset)
     about = {"config": str(args.config), "policy": args.policy, "obs_type": args.obs_type,
              "action_mode": args.action_mode, "seed": args.seed,
-             "grasp_choice": getattr(run.motion, "grasp_choice", None),
+             "grasp_choice": getattr(run.motion, "grasp_choice", None), "action_filter": args.action_filter,
              "eval_seeds": [plan.eval_seed, plan.eval_seed + args.eval_episodes - 1],
              "budget": {"steps": args.steps, "minutes": args.train_minutes}, "trainer_command": plan.command[1:]}
     if args.dataset is None:

@@ -21,7 +21,7 @@ def test_options_after_the_double_dash_reach_lerobot_train_and_win_over_the_pres
     assert args.extra == ["--policy.chunk_size=50", "--batch_size=8"]
     command = train_command(Path("/d"), Path("/o"), "act", 100, 50, 3, args.extra)
     assert command[1:3] == ["-m", "lerobot.scripts.lerobot_train"]
-    assert "--policy.chunk_size=50" in command and "--policy.chunk_size=20" not in command
+    assert "--policy.chunk_size=50" in command and f"--policy.chunk_size={PRESETS['act']['chunk_size']}" not in command
     assert "--batch_size=8" in command and "--batch_size=32" not in command
     assert "--policy.use_vae=false" in command and "--seed=3" in command and "--save_freq=50" in command
     assert set(PRESETS) == {"act", "diffusion"}
@@ -95,7 +95,7 @@ def test_act_decays_its_learning_rate_over_the_steps_or_the_minutes_budget():
     from app.learn import _plan
 
     plan = _plan(minutes, None, EnvOptions("state", "ee_pose"), Path("/o"), Path("/d"))
-    assert "--scheduler.num_decay_steps=29700" in plan.command  # 55 min at 9 steps/s
+    assert "--scheduler.num_decay_steps=18150" in plan.command  # 55 min at 5.5 steps/s
     given = train_command(Path("/d"), Path("/o"), "act", 100, 50, 0, ["--scheduler.num_decay_steps=7"])
     assert given.count("--scheduler.num_decay_steps=7") == 1 and "--scheduler.num_decay_steps=100" not in given
     assert not any(a.startswith("--scheduler") for a in train_command(Path("/d"), Path("/o"), "diffusion", 100, 50,

@@ -39,12 +39,14 @@ class Point(NamedTuple):
 
 
 def evaluate_checkpoint(run, options: EnvOptions, folder: Path, episodes: int, seed: int, num_envs: int = 25,
-                        step: int = 0, minutes: float = 0.0) -> Point:
-    """``episodes`` episodes of the policy in ``folder`` seeded ``seed``.. in waves of ``num_envs``."""
+                        step: int = 0, minutes: float = 0.0, action_filter: float | None = None) -> Point:
+    """``episodes`` episodes of the policy in ``folder`` seeded ``seed``.. in waves of ``num_envs``, its actions
+    low-passed with ``action_filter`` where given (app.evaluation.smoothing)."""
     b = min(num_envs, episodes)
     token = uuid.uuid4().hex
-    jobs = [EvalJob(run, options, b, PolicySpec("lerobot", str(folder)), seed, first, min(b, episodes - first), None,
-                    0, "", token) for first in range(0, episodes, b)]
+    spec = PolicySpec("lerobot", str(folder), action_filter=action_filter)
+    jobs = [EvalJob(run, options, b, spec, seed, first, min(b, episodes - first), None, 0, "", token)
+            for first in range(0, episodes, b)]
     try:
         records = [r for job in jobs for r in run_job(job)]
     finally:

@@ -38,6 +38,7 @@ class LearnPlan(NamedTuple):
     eval_seed: int
     num_envs: int
     out: Path
+    action_filter: float | None = None  # the evaluations' low-pass on the actions (app.evaluation.smoothing)
 
 
 def record_demos(plan: LearnPlan, cameras: list, fps: int) -> dict:
@@ -76,7 +77,8 @@ def train_and_evaluate(plan: LearnPlan, dataset: Path, about: dict) -> list[Poin
             for ckpt in trainer.new_checkpoints():
                 with trainer.paused():  # the two would share the cores; the evaluation is not training time
                     points.append(evaluate_checkpoint(plan.run, plan.options, ckpt.folder, plan.eval_episodes,
-                                                      plan.eval_seed, plan.num_envs, ckpt.step, ckpt.minutes))
+                                                      plan.eval_seed, plan.num_envs, ckpt.step, ckpt.minutes,
+                                                      plan.action_filter))
                 _said(points[-1])
                 _write(plan, points, about, complete=False)
             if not running:
