@@ -97,7 +97,7 @@ def test_a_finished_command_keeps_its_exit_code_last_log_lines_outputs_and_leave
                           "0.3", "--check", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          env=dict(os.environ, TMPDIR=str(temp)))
     assert res.returncode == 3, res.stderr[-2000:]
-    assert res.stderr.rstrip().splitlines()[-1].startswith("INFO stalled at the end")  # the summary's last line
+    assert res.stderr.rstrip().splitlines()[-1].startswith("INFO motion: ")  # the summary's last line
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "tracking_error.png", "video.mp4"]
     assert json.loads((out / "report.json").read_text())["summary"]["reached"] == 0
     assert list(temp.iterdir()) == []

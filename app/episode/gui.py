@@ -213,7 +213,7 @@ class GuiSession:
             self.window.points("planned path", self.targets.paths[self.selected] + origin)
         if self.episode is not None:  # what each environment's motion passed since the last draw, held a second
             hold = self.k + int(round(MOTION_HOLD_S / self.scene.dt))
-            self.motion_note |= {e: (m, hold) for e, m in enumerate(self.episode.motion.live.take()) if m}
+            self.motion_note |= {e: (m, hold) for e, m in enumerate(self.episode.motion.watch_live().take()) if m}
         if self.k % TEXT_EVERY == 0 or self.paused:
             self._draw_text(controller, status, origin)
         if self.views.name is not None:

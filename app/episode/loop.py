@@ -167,7 +167,7 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
                                     poses, motion.codes(), motion.marks,
                                     feedback.opening[-1] if feedback is not None and feedback.opening else None,
-                                    _finger_goals(robot), motion.paths, episode.motion.live.take()))
+                                    _finger_goals(robot), motion.paths, episode.motion.watch_live().take()))
                 n_frames += 1
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1

@@ -40,6 +40,8 @@ class EvalVideos:
                                stream.width, stream.height, tuple(stream.up))
         self.style = OverlayStyle.for_view(self.view, LEGEND, run.video.axis_length)
         self.pixels = Pixels(self.core.world, [stream]) if k > 0 else None
+        if k > 0:
+            self.core.motion.watch_live()  # flagged from the first filmed step on
         self.frames: dict[int, list[np.ndarray]] = {}
         self.raw: dict[int, np.ndarray] = {}  # each filmed episode's latest picture without the overlay
         self.ids: list[int] = []
@@ -55,7 +57,7 @@ class EvalVideos:
         """Draw this step's frame of every filmed episode still running."""
         if self.pixels is None:
             return
-        self._flags = self.core.motion.live.take()  # what each environment's motion passed in this step
+        self._flags = self.core.motion.watch_live().take()  # what each environment's motion passed in this step
         slots = [i for i, ep in enumerate(self.ids) if ep < self.k and ep not in self.written]
         if not slots:
             return

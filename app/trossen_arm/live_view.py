@@ -35,6 +35,7 @@ class LiveView:
         self._drawn = -np.inf  # [s] wall clock of the last redraw
         self._notes: dict[str, tuple[str, float]] = {}  # arm -> (a limit its motion passed, shown until [s] wall)
         self._light_at = np.zeros((0, 3))  # [m] each arm's light, world frame
+        self._slots: dict = {}  # the world's arms at the last update
 
     @property
     def client(self) -> int:
@@ -45,6 +46,7 @@ class LiveView:
         """The arms at the recorder's latest frame, their goals and lights (new arms added, the camera on them);
         nothing within WALL_INTERVAL of the last redraw unless an arm is new."""
         now = time.perf_counter()
+        self._slots = slots
         if list(slots) != self._names:
             self._add(slots)
         elif now - self._drawn < WALL_INTERVAL:
@@ -67,8 +69,8 @@ class LiveView:
     def _motion_text(self, recorder: Recorder, now: float) -> None:
         """Above each arm's light, a limit its motion passed (app.quality), held MOTION_HOLD_S of wall clock."""
         for i, name in enumerate(self._names):
-            motion = recorder.motions.get(name)
-            flag = motion.live.take()[0] if motion is not None and motion.live is not None else ""
+            motion, slot = recorder.motions.get(name), self._slots.get(name)
+            flag = motion.watch_live(slot.controller).take()[0] if motion is not None and slot is not None else ""
             if flag:
                 self._notes[name] = (flag, now + MOTION_HOLD_S)
             note, until = self._notes.get(name, ("", 0.0))

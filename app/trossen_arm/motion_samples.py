@@ -26,7 +26,7 @@ class ArmMotion:
         self.t0: float | None = None
         self._next = 0.0
         self.q, self.v, self.effort, self.cmd = [], [], [], []
-        self.live: LiveFlags | None = None  # what each newest sample passed, for the window (APP_TROSSEN_GUI)
+        self.live: LiveFlags | None = None  # what each newest sample passed, for the window (watch_live)
 
     def sample(self, t: float, controller) -> None:
         """After a physics step at t [s]: a sample where one is due."""
@@ -44,11 +44,17 @@ class ArmMotion:
         held = np.clip(controller.desired[0, :ARM], [x.position_min for x in lim[:ARM]],
                        [x.position_max for x in lim[:ARM]])
         self.cmd.append(np.where(position & (controller.error_state.name == "none"), held, np.nan))
+        if self.live is not None:
+            self.live.limits = _limits(controller)  # as the script sets them, as the report judges
+            self.live.update(self.q[-1][None], self.v[-1][None], self.cmd[-1][None])
+
+    def watch_live(self, controller) -> LiveFlags:
+        """From now on each sample is also flagged as it comes (the window's marks), from the newest sample."""
         if self.live is None:
             self.live = LiveFlags(_limits(controller), np.arange(ARM), 1, 1.0 / HZ)
-            self.live.reset([0], self.q[-1][None], self.v[-1][None])
-        self.live.limits = _limits(controller)  # as the script sets them, as the report judges
-        self.live.update(self.q[-1][None], self.v[-1][None], self.cmd[-1][None])
+            if self.q:
+                self.live.reset([0], self.q[-1][None], self.v[-1][None])
+        return self.live
 
     def report(self, controller) -> dict | None:
         """The report over the samples (None before any)."""
