@@ -12,13 +12,16 @@ class ControllerConfigBase:
     """The shared questions. ``d_safe``: the collision margin kept [m] (None: none); ``mode``: ``control`` drives
     the motors, ``kinematic`` sets the state; ``keeps_arms_apart``: a robot's several arms are kept d_safe apart;
     ``rows_from_spheres``: the collision rows come from the link spheres (app.collision), not PyBullet;
-    ``velocity_scale``: the fraction of the URDF's velocity limits it commands."""
+    ``velocity_scale``: the fraction of the URDF's velocity limits it commands; ``accel_max``: the joint
+    acceleration bound it keeps [rad/s^2] (None: none)."""
 
     d_safe: ClassVar[float | None] = None
     mode: ClassVar[str] = "control"
     keeps_arms_apart: ClassVar[bool] = False
     rows_from_spheres: ClassVar[bool] = False
     velocity_scale: ClassVar[float] = 1.0
+    accel_max: ClassVar[float | None] = None  # [rad/s^2] the bound it keeps on its commands; None: none (the motion
+    # report then judges against ACCEL_MAX)
 
     def tolerances(self) -> dict[str, float]:
         """The tolerances the controller itself judges a target reached by (none: the run's are used)."""
