@@ -98,6 +98,9 @@ def test_a_recorded_pick_and_place_episode_replays_within_1mm(tmp_path):
     report = json.loads((tmp_path / "out/replay.json").read_text())
     assert code == 0 and report["summary"]["frames"] == 240
     assert report["summary"]["ee_gap_max_m"] < 1e-3 and report["summary"]["frames_with_contacts"] > 0
+    motion = report["motion"]  # the recorded commands against the replayed joints: six arm joints, no fingers
+    assert list(motion["joints"]) == [f"joint_{j}" for j in range(6)] and motion["duration_s"] == pytest.approx(8.0)
+    assert report["summary"]["motion"].startswith(f"motion: {int(motion['verdict'] == 'smooth')}/1 smooth")
 
 
 def test_each_replay_panel_names_the_robot_dof_it_shows():

@@ -59,6 +59,7 @@ def test_a_clean_trajectory_reports_no_stretch_and_its_joints_reach_the_poses_in
     pos = HOME + 0.05 * np.stack([np.cos(a) - 1.0, np.sin(a), 0 * a], axis=1)
     report, out = _run(tmp_path, _write(tmp_path / "clean.csv", t, pos))
     assert report["stretches"] == [] and report["summary"]["by_cause"] == {}
+    assert report["motion"]["verdict"] == "smooth" and report["summary"]["motion"] == "motion: 1/1 smooth"
     joints = read_table(out / "joints.csv")
     model = RobotModel.from_urdf(str(WIDOWX_URDF))
     body = load_urdf(pb_client, str(WIDOWX_URDF))
@@ -124,6 +125,7 @@ def test_a_jump_is_a_policy_jump_stretch_with_the_factor_of_the_needed_joint_spe
     pos[step:, 1] += 0.06
     report, out = _run(tmp_path, _write(tmp_path / "jump.csv", t, pos), qp_config)
     assert [s["cause"] for s in report["stretches"]] == ["policy_jump"]
+    assert report["motion"]["verdict"] == "flagged" and report["motion"]["first_event"]["t"] >= t[step - 1]
     stretch = report["stretches"][0]
     assert t[step - 1] < stretch["t_start_s"] <= t[step] + 0.01
     model = RobotModel.from_urdf(str(WIDOWX_URDF))

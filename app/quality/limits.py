@@ -21,6 +21,8 @@ from app.control.controller_base import ACCEL_MAX
 from app.errors import InputError
 
 JERK_RISE_S = 0.02  # [s]: from rest to the acceleration bound at the jerk limit
+MAX_SAMPLE_HZ = 120.0  # samples a second at most: the motion's jerk is judged at about this resolution everywhere (a
+# 240 Hz physics step differenced three times is noise, and a 30 Hz waypoint's kink is not a knock)
 TOLERANCE = 0.02  # of a limit: a value at most this fraction beyond it is at the limit, not over it
 AT_LIMIT = 0.98  # of a limit: from here on a joint counts as at its limit (time at a limit)
 

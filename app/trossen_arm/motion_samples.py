@@ -14,7 +14,7 @@ from app.quality.motion_report import MotionSamples, all_events, analyse
 from app.trossen_arm.enums import Mode
 from app.trossen_arm.joint_space import N_JOINTS
 
-HZ = 100  # samples per simulated second: a 1 kHz physics step differenced three times is noise, not jerk
+HZ = 100  # samples per simulated second: at most MAX_SAMPLE_HZ, a divisor of the 1 kHz physics step
 ARM = N_JOINTS - 1  # the gripper (metres, a force-limited motor) is not judged
 NAMES = tuple(f"joint_{j}" for j in range(ARM))
 
