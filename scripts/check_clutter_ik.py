@@ -71,7 +71,8 @@ def main() -> None:
     log.info("%d targets box-clear by 15 mm: solved clear %.1f %%", len(sel), 100 * solved.mean())
     log.info("  own configuration passes the call's test: %d, solved clear %.1f %%", own_clear.sum(),
              100 * solved[own_clear].mean())
-    log.info("  own configuration fails it: %d, solved clear %.1f %%", (~own_clear).sum(), 100 * solved[~own_clear].mean())
+    log.info("  own configuration fails it: %d, solved clear %.1f %%", (~own_clear).sum(),
+             100 * solved[~own_clear].mean())
     failing = sel[~own_clear]
     self_idx = np.flatnonzero(~world)
     worst = [self_idx[np.argmin(d[i, self_idx])] for i in failing]
