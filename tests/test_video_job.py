@@ -313,3 +313,14 @@ def test_the_caption_counts_the_episodes_done_from_the_frames_phases_not_from_it
     script = state._replace(episode=None)
     assert episodes_done(script) is None
     assert "reached 2/4" in caption_text(overlay._replace(notes=frame_notes(script), finished=None))
+
+
+def test_a_frame_notes_motion_beside_the_environments_that_passed_a_limit_and_nothing_beside_the_others():
+    from app.episode.frame_render import frame_notes
+
+    n = 3
+    state = FrameState(0.5, np.zeros((n, 8)), np.zeros((n, 1, 3)), np.tile([1.0, 0, 0, 0], (n, 1, 1)),
+                       np.zeros(n, dtype=np.int8), motion=("", "jerk joint_1 2.1x", ""))
+    assert frame_notes(state) == ("", "MOTION jerk joint_1 2.1x", "")  # no phases, no gripper: the mark alone
+    assert frame_notes(state._replace(motion=("", "", ""))) is None  # nothing passed: no notes at all
+    assert frame_notes(state._replace(gripper=np.full(n, 0.04)))[1] == "40mm MOTION jerk joint_1 2.1x"
