@@ -1,8 +1,9 @@
 """The limits a motion is judged against (app.quality's motion-quality report), per arm joint.
 
 Velocity and effort come from the robot's description (the URDF's ``<limit velocity effort>``; the WidowX AI's
-equal Trossen's documented defaults, ``app/trossen_arm/standard.py``). Neither the URDF nor Trossen documents an
-acceleration or a jerk limit, so those two are the app's own and say so (``source``):
+velocities, 3.375 and 7 rad/s, are below Trossen's controller defaults of 2 pi and 3 pi, its efforts the same:
+``app/trossen_arm/standard.py``, whose limits app.trossen_arm judges its arms by). Neither the URDF nor Trossen
+documents an acceleration or a jerk limit, so those two are the app's own and say so (``source``):
 
 - acceleration ``ACCEL_MAX`` [rad/s^2]: the bound the app's controllers keep on the motion they command
   (``controller.accel_max``'s default, the environments' joint steps), so a command beyond it is one no controller of
