@@ -158,7 +158,7 @@ def test_live_flags_name_what_the_newest_sample_passes_until_taken_and_not_acros
     from app.quality.live_flags import LiveFlags
 
     dt = 0.01
-    live = LiveFlags(limits(), np.arange(2), 2, dt)
+    live = LiveFlags(limits(), 2, dt)
     q = np.zeros((2, 2))
     live.reset([0, 1], q, q)
     for _ in range(3):

@@ -4,7 +4,6 @@ and the episode's end (final state, telemetry, a feedback motion's results)."""
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -22,13 +21,12 @@ from app.episode.run_report import task_links
 from app.ik.branches import labeller
 from app.ik.limits.distance import GraspState
 from app.kinematics.arms import cross_arm_pairs
-from app.quality.limits import MAX_SAMPLE_HZ
+from app.quality.limits import samples_every
 from app.quality.trace import MotionTrace, TraceOptions
 from app.render.progress import Progress
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.sim.sphere_world import SPHERE_SHAPES
-
 
 
 @dataclass
@@ -101,7 +99,7 @@ def make_episode(run: RunConfig, scene: Scene, robot: Robot, motion: Motion,
     physics_hz = run.scene_config.physics_hz
     every = max(1, int(round(physics_hz / (run.controller.control_hz or physics_hz))))
     m = robot.model
-    sample_every = every * math.ceil(physics_hz / every / MAX_SAMPLE_HZ)
+    sample_every = every * samples_every(physics_hz / every)
     trace = MotionTrace.of_robot(robot, sample_every / physics_hz, run.controller.accel_max, TraceOptions(
         command_branches(run, robot), run.controller.mode != "kinematic", motion_keep_s))
     trace.reset(range(robot.n_envs), *robot.read_states())

@@ -4,7 +4,6 @@ and controller, the trajectory sampled at the control rate, the loop (app.contro
 from __future__ import annotations
 
 import dataclasses
-import math
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import numpy as np
 from app.config.loader import load_run_config
 from app.config.robots import robot_description
 from app.config.schema import RunConfig
-from app.control.controller_base import ACCEL_MAX
 from app.control.motions import PoseMotion
 from app.control.robot_protocol import IntegratorRobot
 from app.control.stall_causes import StallDiagnosis, StallLimits
@@ -26,7 +24,7 @@ from app.ik.robot_model import RobotModel
 from app.kinematics.arms import cross_arm_pairs
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import quat_normalize, quat_to_matrix
-from app.quality.limits import MAX_SAMPLE_HZ, MotionLimits
+from app.quality.limits import MotionLimits, samples_every
 from app.quality.motion_report import MotionSamples, analyse, summary_line
 from app.render.report import write_json_atomic
 from app.runtime.outputs import OutputSet
@@ -184,9 +182,9 @@ def run_track(args) -> dict:
                                    run.controller.accel_max, 1.0 / rate, limits, carry=True)
         result = track(robot, controller, diagnosis, arms, targets, advance)
         dofs = np.asarray(robot.arm_dofs)
-    every = math.ceil(rate / MAX_SAMPLE_HZ)  # the joints the tracker moved, differenced at app.run's resolution
-    motion = analyse(MotionSamples(every / rate, result.q[::every, dofs]), MotionLimits.of_model(
-        model, dofs, run.controller.accel_max or ACCEL_MAX))
+    every = samples_every(rate)  # the joints the tracker moved, differenced at app.run's resolution
+    motion = analyse(MotionSamples(every / rate, result.q[::every, dofs]),
+                     MotionLimits.of_model(model, dofs, run.controller.accel_max))
     return _write(args, run, traj, traj_path, outputs, model, targets, result, arms, links, rate, limits, motion)
 
 

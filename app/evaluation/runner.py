@@ -108,7 +108,11 @@ def _wave(env, policy, ids: list[int], seed_of, scenes, hooks, done: list) -> li
 
 
 def _act(policy, obs: dict, where: str, step: int, done: list) -> np.ndarray:
-    actions = _guarded(policy, lambda: policy.select_action(obs), where, step, done)
+    return as_actions(_guarded(policy, lambda: policy.select_action(obs), where, step, done))
+
+
+def as_actions(actions) -> np.ndarray:
+    """A policy's actions as a numpy array (a torch tensor, as a LeRobot policy returns, moved to the CPU)."""
     return np.asarray(actions) if not hasattr(actions, "numpy") else np.asarray(actions.detach().cpu().numpy())
 
 

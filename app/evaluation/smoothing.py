@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.errors import InputError
+from app.evaluation.runner import as_actions
 
 EE_POSE_ARM = 8  # an ee_pose action's values per arm: position 3, quaternion 4 (w, x, y, z), closing 1
 
@@ -44,8 +45,7 @@ class LowPassActions:
             self.policy.start_wave(slots)
 
     def select_action(self, observation: dict) -> np.ndarray:
-        action = self.policy.select_action(observation)
-        a = np.asarray(action.detach().cpu().numpy() if hasattr(action, "detach") else action, dtype=float)
+        a = as_actions(self.policy.select_action(observation)).astype(float)
         if self._last is None or self._last.shape != a.shape:
             self._last = a.copy()
             return a.astype(np.float32)

@@ -14,6 +14,7 @@ documents an acceleration or a jerk limit, so those two are the app's own and sa
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -40,10 +41,12 @@ class MotionLimits(NamedTuple):
     source: str
 
     @classmethod
-    def make(cls, names, velocity, effort, source: str, accel_max: float = ACCEL_MAX,
+    def make(cls, names, velocity, effort, source: str, accel_max: float | None = None,
              jerk_max: float | None = None) -> MotionLimits:
         """Limits of the joints ``names``: ``velocity`` and ``effort`` (n,) as given (where ``source`` says they come
-        from), acceleration ``accel_max`` and jerk ``jerk_max`` (default ``accel_max / JERK_RISE_S``) for each."""
+        from), acceleration ``accel_max`` (None: ACCEL_MAX, a controller that keeps no bound of its own) and jerk
+        ``jerk_max`` (default ``accel_max / JERK_RISE_S``) for each."""
+        accel_max = ACCEL_MAX if accel_max is None else accel_max
         jerk_max = accel_max / JERK_RISE_S if jerk_max is None else jerk_max
         for name, value in (("accel_max", accel_max), ("jerk_max", jerk_max)):
             if not value > 0:
@@ -54,7 +57,7 @@ class MotionLimits(NamedTuple):
                                       "the app's controller bound (none documented)")
 
     @classmethod
-    def of_model(cls, model, dofs: np.ndarray | None = None, accel_max: float = ACCEL_MAX,
+    def of_model(cls, model, dofs: np.ndarray | None = None, accel_max: float | None = None,
                  jerk_max: float | None = None) -> MotionLimits:
         """The limits of ``model``'s DOFs ``dofs`` (default all), velocity and effort from its description."""
         idx = np.arange(len(model.dof_names)) if dofs is None else np.asarray(dofs, dtype=int)
@@ -67,6 +70,12 @@ class MotionLimits(NamedTuple):
             return {n: (float(v) if np.isfinite(v) else None) for n, v in zip(self.names, values)}
         return {"velocity": row(self.velocity), "acceleration": row(self.acceleration), "jerk": row(self.jerk),
                 "effort": row(self.effort), "source": self.source}
+
+
+def samples_every(ticks_hz: float) -> int:
+    """Ticks between two motion samples of a loop ticking ``ticks_hz`` times a second: at most MAX_SAMPLE_HZ
+    samples a second."""
+    return max(1, math.ceil(ticks_hz / MAX_SAMPLE_HZ))
 
 
 def _positive(values) -> np.ndarray:

@@ -18,11 +18,12 @@ FROM_VELOCITIES = (np.array([0.0, 0.0, 0.0, 1.0]), np.array([0.0, 0.0, -1.0, 1.0
 
 
 class LiveFlags:
-    """The last WINDOW samples of ``n_envs`` environments' DOFs ``dofs`` and what each newest one passed."""
+    """The last WINDOW samples of ``n_envs`` environments' judged joints (one per limit) and what each newest one
+    passed; every array handed in holds those joints only, (n_envs, n)."""
 
-    def __init__(self, limits: MotionLimits, dofs: np.ndarray, n_envs: int, dt: float):
-        self.limits, self.dofs, self.dt = limits, np.asarray(dofs, dtype=int), float(dt)
-        n = len(self.dofs)
+    def __init__(self, limits: MotionLimits, n_envs: int, dt: float):
+        self.limits, self.dt = limits, float(dt)
+        n = len(limits.names)
         self._q, self._cmd, self._v = (np.zeros((WINDOW, n_envs, n)) for _ in range(3))
         self._pending = [""] * n_envs
 
@@ -30,17 +31,15 @@ class LiveFlags:
         """Environments ``envs`` start again where they are: their window filled with that state (no difference
         across the restart), their flag cleared."""
         for e in envs:
-            self._q[:, e] = self._cmd[:, e] = q[e, self.dofs]
-            self._v[:, e] = v[e, self.dofs]
+            self._q[:, e] = self._cmd[:, e] = q[e]
+            self._v[:, e] = v[e]
             self._pending[e] = ""
 
     def update(self, q: np.ndarray, v: np.ndarray | None, q_cmd: np.ndarray | None) -> None:
-        """One sample of every environment (n_envs, n_all_dofs; v None: the positions differenced; q_cmd None or
-        NaN: commanded where measured)."""
-        q_now = q[:, self.dofs]
-        cmd = q_now if q_cmd is None else np.where(np.isnan(q_cmd[:, self.dofs]), q_now, q_cmd[:, self.dofs])
-        v_now = np.zeros_like(q_now) if v is None else v[:, self.dofs]
-        for ring, row in ((self._q, q_now), (self._cmd, cmd), (self._v, v_now)):
+        """One sample of every environment (n_envs, n; v None: the positions differenced; q_cmd None or NaN:
+        commanded where measured)."""
+        cmd = q if q_cmd is None else np.where(np.isnan(q_cmd), q, q_cmd)
+        for ring, row in ((self._q, q), (self._cmd, cmd), (self._v, np.zeros_like(q) if v is None else v)):
             ring[:-1] = ring[1:]
             ring[-1] = row
         for source, x, weights in (("commanded", self._cmd, FROM_POSITIONS),

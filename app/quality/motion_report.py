@@ -22,7 +22,6 @@ from app.errors import InputError
 from app.quality.limits import AT_LIMIT, TOLERANCE, MotionLimits
 
 QUANTITIES = ("velocity", "acceleration", "jerk")
-SOURCES = ("commanded", "simulated")
 
 
 class MotionSamples(NamedTuple):

@@ -7,7 +7,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.control.controller_base import ACCEL_MAX
 from app.quality.limits import MotionLimits
 from app.quality.live_flags import LiveFlags
 from app.quality.motion_report import MotionSamples, analyse
@@ -17,9 +16,9 @@ BRANCH_EVERY_S = 0.05  # [s] between two labellings of the commands' IK branches
 
 class TraceOptions(NamedTuple):
     """``branches``: ``q_cmd (n_envs, n_all_dofs) -> (n_envs,)`` the IK branch of each command (app.ik.branches),
-    None where the arm has none; labelled every BRANCH_EVERY_S (a change is timed to that); ``measured_velocity``: the simulator's joint velocities are the motion's (False
-    where joints are set, not driven: a kinematic controller's, whose measured velocity says nothing), else the
-    positions are differenced; ``keep_s``: only the last this many seconds are judged (None: all; a GUI session
+    None where the arm has none; labelled every BRANCH_EVERY_S (a change is timed to that); ``measured_velocity``:
+    the simulator's joint velocities are the motion's (False where joints are set, not driven: a kinematic
+    controller's, whose measured velocity says nothing), else the positions are differenced; ``keep_s``: only the last this many seconds are judged (None: all; a GUI session
     that runs until closed)."""
 
     branches: object = None
@@ -45,14 +44,14 @@ class MotionTrace:
                  options: TraceOptions = TraceOptions()) -> MotionTrace:
         """The arm DOFs (``robot.arm_dofs``: its grippers' left out) of every environment of a scene robot, judged
         against its description's limits and the controller's acceleration bound ``accel_max`` (MotionLimits)."""
-        limits = MotionLimits.of_model(robot.model, robot.arm_dofs, accel_max or ACCEL_MAX)
+        limits = MotionLimits.of_model(robot.model, robot.arm_dofs, accel_max)
         return cls(limits, robot.arm_dofs, robot.n_envs, dt, options)
 
     def watch_live(self) -> LiveFlags:
         """From now on each sample is also flagged as it comes (LiveFlags, started from the newest samples)."""
         if self.live is None:
             n = len(self.dofs)
-            self.live = LiveFlags(self.limits, np.arange(n), len(self._rows), self.dt)
+            self.live = LiveFlags(self.limits, len(self._rows), self.dt)
             started = [e for e, rows in enumerate(self._rows) if rows]  # the others start with their reset
             if started:
                 q = np.zeros((len(self._rows), n))

@@ -51,7 +51,7 @@ class ArmMotion:
     def watch_live(self, controller) -> LiveFlags:
         """From now on each sample is also flagged as it comes (the window's marks), from the newest sample."""
         if self.live is None:
-            self.live = LiveFlags(_limits(controller), np.arange(ARM), 1, 1.0 / HZ)
+            self.live = LiveFlags(_limits(controller), 1, 1.0 / HZ)
             if self.q:
                 self.live.reset([0], self.q[-1][None], self.v[-1][None])
         return self.live
