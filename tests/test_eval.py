@@ -145,6 +145,10 @@ def test_a_factory_that_returns_no_policy_is_refused_before_any_episode(tmp_path
     (["--policy", "expert", "--episodes", "2", "--videos", "3"], "--videos must be 0..2"),
     (["--policy", "expert", "--episodes", "1", "--action-mode", "joint"], "the scripted expert acts in the ee_pose"),
     (["--lerobot-policy", "policies/act", "--episodes", "1"], "policies/act: no LeRobot policy there"),
+    (["--policy", "expert", "--episodes", "1", "--action-filter", "0"], "--action-filter must be in (0, 1]"),
+    (["--policy", "expert", "--episodes", "1", "--action-filter", "1.5"], "--action-filter must be in (0, 1]"),
+    (["--policy", "expert", "--episodes", "1", "--n-action-steps", "5"], "give --lerobot-policy"),
+    (["--policy", "expert", "--episodes", "1", "--temporal-ensemble", "0.01"], "give --lerobot-policy"),
 ])
 def test_bad_arguments_are_one_line_errors_before_any_work(tmp_path, capsys, args, words):
     assert main([PICK] + args + ["--out", str(tmp_path / "out")]) == 2

@@ -41,6 +41,7 @@ def test_without_lerobot_it_is_one_line_naming_the_learn_extra_and_writes_nothin
     (["--steps", "10", "--eval-episodes", "0"], "--eval-episodes must be 1..10000"),
     (["--train-minutes", "-1"], "--train-minutes must be > 0"),
     (["--steps", "10", "--seed", "-4"], "--seed must be 0.."),
+    (["--steps", "10", "--action-filter", "0"], "--action-filter must be in (0, 1]"),
 ])
 def test_bad_options_are_one_line_before_any_work(tmp_path, capsys, extra, words):
     assert main([PICK, "--episodes", "2", *extra, "--out", str(tmp_path / "run")]) == 2
