@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 ACCEL_MAX = 40.0  # [rad/s^2]: the joint acceleration bound a controller keeps on what it commands, unless set
+JERK_RISE_S = 0.02  # [s]: from rest to the acceleration bound at the jerk bound
+JERK_MAX = ACCEL_MAX / JERK_RISE_S  # [rad/s^3]: the joint jerk bound a controller keeps on what it commands, unless set
 
 
 class ControllerConfigBase:

@@ -40,6 +40,9 @@ class PoseIKControllerConfig(ControllerConfigBase):
         stall_window: Ticks over which a stall is judged; stall_tol: error counted as reached [m].
         accel_max: Joint acceleration bound [rad/s^2] of the commanded motion in control mode (as the QP
             controller's); None: velocity and position limits only.
+        jerk_max: Joint jerk bound [rad/s^3] of the commanded motion in control mode (app.control.joint_step's
+            shaping: the goal's motion fed forward, braking planned; the app's jerk limit is JERK_MAX); None (the
+            default): none, the step is clipped, not shaped, and follows a target that jumps or turns at once.
         dt: Control tick [s] (set by the run, not in YAML).
     """
 
@@ -54,6 +57,7 @@ class PoseIKControllerConfig(ControllerConfigBase):
     stall_window: int = 120
     stall_tol: float = 1e-3
     accel_max: float | None = ACCEL_MAX
+    jerk_max: float | None = None
 
     def tolerances(self) -> dict[str, float]:
         """The IK's own tolerances (pos_tol [m], rot_tol [rad])."""
@@ -70,7 +74,9 @@ class PoseIKControllerConfig(ControllerConfigBase):
             (at("max_restarts"), 0 <= self.max_restarts <= MAX_RESTARTS,
              f"must be in [0, {MAX_RESTARTS}], got {self.max_restarts}"),
             (at("accel_max"), self.accel_max is None or self.accel_max > 0,
-             f"must be > 0 rad/s^2 (or omitted), got {self.accel_max}")]
+             f"must be > 0 rad/s^2 (or omitted), got {self.accel_max}"),
+            (at("jerk_max"), self.jerk_max is None or (self.jerk_max > 0 and self.accel_max is not None),
+             f"must be > 0 rad/s^3 with an accel_max (or null), got {self.jerk_max}")]
 
 
 class PoseIKController:
@@ -98,7 +104,7 @@ class PoseIKController:
         k, n = len(self.links), robot.n_envs
         self._error_task = PoseTargets.build(robot.model, self.links, [np.zeros(3)] * k, [np.array([1.0, 0, 0, 0])] * k,
                                              None, pos_mask, rot_mask, frame=self.base.R).task_tables
-        self._joint_step = JointStep(robot.model, cfg.accel_max)
+        self._joint_step = JointStep(robot.model, cfg.accel_max, jerk_max=cfg.jerk_max)
         # the solver model.inverse_kinematics(_multilink) calls for these arguments, held: the same answers
         options = {key: v for key, v in self.ik_options.items() if key != "frame_rotation"}
         self._solver = prepared_solver(robot.model, self.links, (True,) * k, (True,) * k, None, pos_mask, rot_mask,
@@ -108,6 +114,7 @@ class PoseIKController:
         for a in self._no_qp:
             a.setflags(write=False)  # one array in every telemetry row (recorded as owned)
         self._compiled = EntryPoints()  # the tick's kernels, called directly
+        self._last_goal: np.ndarray | None = None  # the last tick's IK answers in control mode (n_envs, n_dofs)
 
     @classmethod
     def from_config(cls, robot: ControlledRobot, config: PoseIKControllerConfig, motion: PoseMotion, links: list[str],
@@ -141,13 +148,37 @@ class PoseIKController:
         environment frame (the stall detector's)."""
         robot = self.robot
         q_now, v_now = robot.read_states()
-        info = self._solver.solve_rows(q_now, aim, rot)
+        info = self._solver.solve_rows(self._seed(q_now), aim, rot)
         if self.config.mode == "kinematic":
             robot.set_state(info.q)
             q_now = robot.read_states()[0]  # the state set (clipped into the limits)
         else:  # commanding moves nothing until the next physics step: q_now stays the measured state
             robot.command(*self._velocity_limited(q_now, v_now, info.q), position_gain=0.0)
+            self._last_goal = np.where(np.atleast_1d(info.converged)[:, None], info.q, np.nan)  # a miss: not a seed
         self._record(t, pos, rot, pos_env, q_now, np.atleast_1d(info.converged))
+
+    def reset(self, envs=None) -> None:
+        """Environments ``envs`` (None: all) were moved by other means: their next IK starts from the measured
+        joints and their step from the measured velocity."""
+        if envs is None or self._last_goal is None:
+            self._last_goal = None
+        else:
+            self._last_goal[np.asarray(envs, dtype=int)] = np.nan
+        self._joint_step.reset(envs)
+
+    def _seed(self, q_now: np.ndarray) -> np.ndarray:
+        """Where each environment's IK starts: with a jerk bound (control mode) from its last answer (arm joints:
+        the answers then trace the targets' motion, not the arm's, so a redundant arm's solutions do not follow it
+        round its null space and the shaped step's feed-forward is the goal's own), else (and after a tick whose IK
+        missed: its answer is no seed) from the measured joints."""
+        last = self._last_goal
+        if last is None or last.shape != q_now.shape or self.config.jerk_max is None:
+            return q_now
+        seed = q_now.copy()
+        arm = self.robot.arm_dofs
+        fresh = np.isnan(last[:, arm]).any(axis=1)
+        seed[np.ix_(~fresh, arm)] = last[np.ix_(~fresh, arm)]
+        return seed
 
     def _velocity_limited(self, q_now: np.ndarray, v_now: np.ndarray, q_goal: np.ndarray) -> tuple:
         """The step towards the IK answer that the motors can follow (app.control.joint_step): (q_cmd, qdot),

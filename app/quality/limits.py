@@ -19,10 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.control.controller_base import ACCEL_MAX
+from app.control.controller_base import ACCEL_MAX, JERK_RISE_S
 from app.errors import InputError
 
-JERK_RISE_S = 0.02  # [s]: from rest to the acceleration bound at the jerk limit
 MAX_SAMPLE_HZ = 120.0  # samples a second at most: the motion's jerk is judged at about this resolution everywhere (a
 # 240 Hz physics step differenced three times is noise, and a 30 Hz waypoint's kink is not a knock)
 TOLERANCE = 0.02  # of a limit: a value at most this fraction beyond it is at the limit, not over it
