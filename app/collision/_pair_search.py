@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from app.collision._box_box import box_box
+
 # the next-closest sphere pair of a body pair (_pair): [0] distance, [1:4] [4:7] witnesses, [7:10] normal,
 # [10:12] the closest pair's sphere indices, [12:21] scratch
 NEXT_SIZE = 21
@@ -150,8 +152,25 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap, ban
                     best = _sphere_sphere(C, sp.radius, s, t, best, xa, xb, n, band, nxt)
                     if best < stop:
                         return best
-    if bd.k1[b] > bd.k0[b]:  # b's boxes (a pair never holds boxes on side a: CollisionModel orders it so)
+    if bd.k1[b] > bd.k0[b]:  # b's boxes (boxes on side a only where both hold boxes only: CollisionModel's order)
         best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], lb_a, stop, cap, band, nxt)
+    if bd.k1[a] > bd.k0[a]:
+        best = _boxes_boxes(ct, BR, BP, a, b, best, xa, xb, n, nxt)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _boxes_boxes(ct, BR, BP, a, b, best, xa, xb, n, nxt):
+    """Body a's boxes against body b's, exactly (app.collision._box_box): best, or the closest box pair's distance
+    with its witnesses and normal (b -> a) in xa, xb, n where closer (nxt[12:21] as scratch; no next-closest)."""
+    half = ct.boxes.half
+    for k in range(ct.bodies.k0[a], ct.bodies.k1[a]):
+        for m in range(ct.bodies.k0[b], ct.bodies.k1[b]):
+            d = box_box(BR, BP, half, k, m, nxt[12:15], nxt[15:18], nxt[18:21])
+            if d < best:
+                best = d
+                for r in range(3):
+                    xa[r], xb[r], n[r] = nxt[12 + r], nxt[15 + r], nxt[18 + r]
     return best
 
 

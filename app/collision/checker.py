@@ -95,11 +95,12 @@ class CollisionModel:
             s1.append(len(sl)); k1.append(len(bl))
             c, r = _bounding(spheres, boxes)
             cen.append(c); rad.append(r)
-        # a pair holds boxes on one side at most: put the boxes' body second
-        pairs = [(b, a) if k1[a] > k0[a] else (a, b) for a, b in pairs]
-        both = [(self._bodies[a][0], self._bodies[b][0]) for a, b in pairs if k1[a] > k0[a]]
-        if both:  # the kernel measures spheres against boxes, never box against box
-            raise InputError(f"pairs of two bodies with boxes cannot be checked: {both[:3]}")
+        # the boxes' body second; where both hold boxes, both must hold boxes only (measured box against box)
+        pairs = [(b, a) if k1[a] > k0[a] and k1[b] == k0[b] else (a, b) for a, b in pairs]
+        mixed = [(self._bodies[a][0], self._bodies[b][0]) for a, b in pairs
+                 if k1[a] > k0[a] and (s1[a] > s0[a] or s1[b] > s0[b])]
+        if mixed:  # the kernel measures spheres against boxes and boxes against boxes, not a mix on both sides
+            raise InputError(f"pairs of two bodies with boxes, one with spheres too, cannot be checked: {mixed[:3]}")
         i64 = np.int64
         return CollisionTables(
             SphereSet(frozen(sl, i64), frozen(np.reshape(sc, (-1, 3))), frozen(sr)),

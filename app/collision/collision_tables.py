@@ -57,7 +57,7 @@ class GroupSet(NamedTuple):
 
 
 class PairTables(NamedTuple):
-    """P checked pairs of bodies: a (P,), b (P,); body b must not hold boxes where body a does."""
+    """P checked pairs of bodies: a (P,), b (P,); body a holds boxes only where both hold boxes only."""
 
     a: np.ndarray
     b: np.ndarray

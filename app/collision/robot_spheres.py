@@ -33,7 +33,7 @@ from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import parse_urdf_string
 
 log = logging.getLogger(__name__)
-VERSION = b"spheres-3"
+VERSION = b"spheres-4"  # 4: a moving link of boxes only is its boxes (exact), not spheres
 
 
 @dataclass(frozen=True)
@@ -85,11 +85,12 @@ def fit_robot(text: str, urdf_path: str, package_dirs=None, cached: bool = True)
         return found
     moving = model.movable_links
     spheres, boxes, excess, memo = {}, {}, {}, {}
+    box_links = {sh.link for sh in shapes} - {sh.link for sh in shapes if sh.kind != "box"}  # only boxes: exact
     for shape in shapes:
         if shape.link in tuned:
             continue
         fixed = not moving[model.link_index(shape.link)]
-        if fixed and shape.kind in ("box", "mesh"):
+        if (fixed and shape.kind in ("box", "mesh")) or shape.link in box_links:
             R, p, half, ex = shape_box(shape, memo)
             boxes.setdefault(shape.link, []).append((R, p, half))
         else:
