@@ -28,13 +28,13 @@ def _corner(BR, BP, half, k, c, out):
 @njit(cache=True, nogil=True, inline="always")
 def _closest_on_box(x, BR, BP, half, k, out):
     """The point of box k closest to x (3,) (x itself inside) into out; returns the distance (0 inside)."""
-    u = np.empty(3)
-    for c in range(3):
-        e = (x[0] - BP[k, 0]) * BR[k, 0, c] + (x[1] - BP[k, 1]) * BR[k, 1, c] + (x[2] - BP[k, 2]) * BR[k, 2, c]
-        u[c] = min(max(e, -half[k, c]), half[k, c])
+    e0, e1, e2 = x[0] - BP[k, 0], x[1] - BP[k, 1], x[2] - BP[k, 2]
+    u0 = min(max(e0 * BR[k, 0, 0] + e1 * BR[k, 1, 0] + e2 * BR[k, 2, 0], -half[k, 0]), half[k, 0])
+    u1 = min(max(e0 * BR[k, 0, 1] + e1 * BR[k, 1, 1] + e2 * BR[k, 2, 1], -half[k, 1]), half[k, 1])
+    u2 = min(max(e0 * BR[k, 0, 2] + e1 * BR[k, 1, 2] + e2 * BR[k, 2, 2], -half[k, 2]), half[k, 2])
     d2 = 0.0
     for r in range(3):
-        out[r] = BP[k, r] + BR[k, r, 0] * u[0] + BR[k, r, 1] * u[1] + BR[k, r, 2] * u[2]
+        out[r] = BP[k, r] + BR[k, r, 0] * u0 + BR[k, r, 1] * u1 + BR[k, r, 2] * u2
         d2 += (x[r] - out[r]) ** 2
     return np.sqrt(d2)
 
@@ -64,13 +64,12 @@ def _segments(p1, d1, p2, d2, c1, c2):
 
 
 @njit(cache=True, nogil=True)
-def _sat_overlap(BR, BP, half, k, m, axis):
-    """The least overlap of boxes k and m over the 15 separating axes (negative: apart along one) and its unit axis,
-    pointing from m's centre towards k's, into axis (3,)."""
-    T = np.empty(3)
-    for r in range(3):
-        T[r] = BP[k, r] - BP[m, r]
-    best, L = 1e300, np.empty(3)
+def _sat_overlap(BR, BP, half, k, m, axis, L):
+    """The least overlap of boxes k and m over the 15 separating axes (negative: apart along one, and minus it is a
+    lower bound of their distance) and its unit axis, pointing from m's centre towards k's, into axis (3,); L (3,):
+    scratch."""
+    T0, T1, T2 = BP[k, 0] - BP[m, 0], BP[k, 1] - BP[m, 1], BP[k, 2] - BP[m, 2]
+    best = 1e300
     for i in range(15):
         if i < 3:
             for r in range(3):
@@ -88,7 +87,7 @@ def _sat_overlap(BR, BP, half, k, m, axis):
                 continue
             for r in range(3):
                 L[r] /= norm
-        ra, rb, tl = 0.0, 0.0, T[0] * L[0] + T[1] * L[1] + T[2] * L[2]
+        ra, rb, tl = 0.0, 0.0, T0 * L[0] + T1 * L[1] + T2 * L[2]
         for c in range(3):
             ra += half[k, c] * abs(BR[k, 0, c] * L[0] + BR[k, 1, c] * L[1] + BR[k, 2, c] * L[2])
             rb += half[m, c] * abs(BR[m, 0, c] * L[0] + BR[m, 1, c] * L[1] + BR[m, 2, c] * L[2])
@@ -102,20 +101,20 @@ def _sat_overlap(BR, BP, half, k, m, axis):
 
 
 @njit(cache=True, nogil=True)
-def _apart(BR, BP, half, k, m, xa, xb):
+def _apart(BR, BP, half, k, m, xa, xb, w):
     """The distance of boxes k (side a) and m (side b) that no axis finds overlapping: the least over vertex-box and
-    edge-edge measures; witnesses into xa (on k), xb (on m)."""
-    v, w, best = np.empty(3), np.empty(3), 1e300
+    edge-edge measures; witnesses into xa (on k), xb (on m); w (18,): scratch."""
+    v, c, best = w[0:3], w[3:6], 1e300
     for side in range(2):  # k's corners against m, then m's against k
         own, other = (k, m) if side == 0 else (m, k)
-        for c in range(8):
-            _corner(BR, BP, half, own, c, v)
-            d = _closest_on_box(v, BR, BP, half, other, w)
+        for corner in range(8):
+            _corner(BR, BP, half, own, corner, v)
+            d = _closest_on_box(v, BR, BP, half, other, c)
             if d < best:
                 best = d
                 for r in range(3):
-                    xa[r], xb[r] = (v[r], w[r]) if side == 0 else (w[r], v[r])
-    p1, d1, p2, d2, c1, c2 = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+                    xa[r], xb[r] = (v[r], c[r]) if side == 0 else (c[r], v[r])
+    p1, d1, p2, d2, c1, c2 = w[0:3], w[3:6], w[6:9], w[9:12], w[12:15], w[15:18]
     for i in range(12):
         _edge(BR, BP, half, k, i, p1, d1)
         for j in range(12):
@@ -142,18 +141,22 @@ def _edge(BR, BP, half, k, i, start, direction):
 
 
 @njit(cache=True, nogil=True)
-def box_box(BR, BP, half, k, m, xa, xb, n):
+def box_box(BR, BP, half, k, m, xa, xb, n, w, above):
     """Signed distance [m] of box k (side a) and box m (side b) (frames BR (K, 3, 3), BP (K, 3), half extents
-    half (K, 3), base frame); witnesses xa on k, xb on m and the unit normal n from b towards a into (3,) each."""
-    depth = _sat_overlap(BR, BP, half, k, m, n)
+    half (K, 3), base frame); witnesses xa on k, xb on m and the unit normal n from b towards a into (3,) each;
+    w (18,): scratch. Where a separating axis already shows them at least ``above`` apart, that bound is returned
+    (>= above) and xa, xb, n are not filled: nothing closer is wanted."""
+    depth = _sat_overlap(BR, BP, half, k, m, n, w[0:3])
+    if -depth >= above:
+        return -depth
     if depth < 0.0:  # apart: measured exactly
-        d = _apart(BR, BP, half, k, m, xa, xb)
+        d = _apart(BR, BP, half, k, m, xa, xb, w)
         if d > 1e-12:
             for r in range(3):
                 n[r] = (xa[r] - xb[r]) / d
         return d
     best = -1e300  # overlapping: k's deepest corner along -n, and where it would be at contact
-    v = np.empty(3)
+    v = w[0:3]
     for c in range(8):
         _corner(BR, BP, half, k, c, v)
         along = -(v[0] * n[0] + v[1] * n[1] + v[2] * n[2])
