@@ -33,6 +33,8 @@ def test_row_gradients_match_finite_differences_of_the_sphere_distance(two_envs)
     """Both kinds of row: a pair's closest pair of spheres and its next-closest one (their distances as
     CollisionModel.distances_and_next gives them)."""
     _, robot, q = two_envs
+    q = q + np.array([0.0, 0.0, 0.0, 0.0, 0.013, 0.021, 0.0, 0.0])  # off the mid configuration, where the box links
+    # face the table and post squarely: there their distance has a kink (a face of closest points), no derivative
     model = robot.sphere_model(("table", "post"), ())
     rows = SphereRows(model, 0.15, max_rows=50).rows(q)
     G = np.einsum("ki,kin->kn", rows.normal, rows.J_a - rows.J_b)  # what the QP's row kernel forms
@@ -87,13 +89,13 @@ def test_next_distance_is_the_second_closest_sphere_pair_within_the_band(two_env
     found = 0
     for env in range(len(q)):
         for k, ds in enumerate(_sphere_and_box_distances(model, q[env])):
-            if ds[0] >= 0.15:
+            if not len(ds) or ds[0] >= 0.15:  # none: a box link against a box (exact, tests/test_box_links.py)
                 continue
             assert d[env, k] == pytest.approx(ds[0], abs=1e-12)
             expected = ds[1] if ds[1] < min(0.15, ds[0] + NEXT_ROW_BAND) else np.inf
             assert d_next[env, k] == pytest.approx(expected, abs=1e-12)
             found += np.isfinite(expected) * (1 if model.tables.bodies.k1[model.tables.pairs.b[k]] else 100)
-    assert found % 100 >= 4 and found // 100 >= 2  # next rows of both kinds
+    assert found % 100 >= 2 and found // 100 >= 2  # next rows of both kinds (box links against boxes have none)
 
 
 def test_sphere_rows_never_report_a_link_farther_than_pybullet_does(two_envs):

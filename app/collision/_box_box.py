@@ -65,11 +65,11 @@ def _segments(p1, d1, p2, d2, c1, c2):
 
 @njit(cache=True, nogil=True)
 def _sat_overlap(BR, BP, half, k, m, axis, L):
-    """The least overlap of boxes k and m over the 15 separating axes (negative: apart along one, and minus it is a
-    lower bound of their distance) and its unit axis, pointing from m's centre towards k's, into axis (3,); L (3,):
-    scratch."""
+    """(the least overlap of boxes k and m over the 15 separating axes (negative: apart along one, and minus it is a
+    lower bound of their distance), which axis: 0-2 k's face normals, 3-5 m's, 6 + 3 u + v k's edge u by m's edge
+    v); the unit axis, pointing from m's centre towards k's, into axis (3,); L (3,): scratch."""
     T0, T1, T2 = BP[k, 0] - BP[m, 0], BP[k, 1] - BP[m, 1], BP[k, 2] - BP[m, 2]
-    best = 1e300
+    best, which = 1e300, -1
     for i in range(15):
         if i < 3:
             for r in range(3):
@@ -93,11 +93,11 @@ def _sat_overlap(BR, BP, half, k, m, axis, L):
             rb += half[m, c] * abs(BR[m, 0, c] * L[0] + BR[m, 1, c] * L[1] + BR[m, 2, c] * L[2])
         overlap = ra + rb - abs(tl)
         if overlap < best:
-            best = overlap
+            best, which = overlap, i
             sign = 1.0 if tl >= 0.0 else -1.0
             for r in range(3):
                 axis[r] = sign * L[r]
-    return best
+    return best, which
 
 
 @njit(cache=True, nogil=True)
@@ -146,7 +146,7 @@ def box_box(BR, BP, half, k, m, xa, xb, n, w, above):
     half (K, 3), base frame); witnesses xa on k, xb on m and the unit normal n from b towards a into (3,) each;
     w (18,): scratch. Where a separating axis already shows them at least ``above`` apart, that bound is returned
     (>= above) and xa, xb, n are not filled: nothing closer is wanted."""
-    depth = _sat_overlap(BR, BP, half, k, m, n, w[0:3])
+    depth, which = _sat_overlap(BR, BP, half, k, m, n, w[0:3])
     if -depth >= above:
         return -depth
     if depth < 0.0:  # apart: measured exactly
@@ -155,15 +155,70 @@ def box_box(BR, BP, half, k, m, xa, xb, n, w, above):
             for r in range(3):
                 n[r] = (xa[r] - xb[r]) / d
         return d
-    best = -1e300  # overlapping: k's deepest corner along -n, and where it would be at contact
-    v = w[0:3]
-    for c in range(8):
-        _corner(BR, BP, half, k, c, v)
-        along = -(v[0] * n[0] + v[1] * n[1] + v[2] * n[2])
-        if along > best:
-            best = along
-            for r in range(3):
-                xa[r] = v[r]
+    _contact(BR, BP, half, k, m, which, n, xa, w)  # overlapping: where they touch, on k
     for r in range(3):
         xb[r] = xa[r] + depth * n[r]
     return -depth
+
+
+@njit(cache=True, nogil=True)
+def _contact(BR, BP, half, k, m, which, n, xa, w):
+    """Overlapping boxes' witness on k (into xa), for the axis ``which`` of least overlap (n, from m towards k): on
+    k's face, the point under m's corner deepest in k; on m's face, k's corner deepest in m; for two edges, the
+    point of k's deepest edge nearest m's deepest edge. Moved by the depth along n it lies on m (box_box)."""
+    v, depth_best = w[0:3], -1e300
+    if which < 3:  # m's corner furthest towards k, then back onto k's face below
+        for c in range(8):
+            _corner(BR, BP, half, m, c, v)
+            along = v[0] * n[0] + v[1] * n[1] + v[2] * n[2]
+            if along > depth_best:
+                depth_best = along
+                for r in range(3):
+                    xa[r] = v[r]
+        overlap = -1e300
+        for c in range(8):
+            _corner(BR, BP, half, k, c, v)
+            overlap = max(overlap, -(v[0] * n[0] + v[1] * n[1] + v[2] * n[2]))
+        shift = depth_best + overlap  # how far m's corner lies beyond k's face, along n
+        for r in range(3):
+            xa[r] -= shift * n[r]
+        return
+    if which < 6:  # k's corner furthest towards m
+        for c in range(8):
+            _corner(BR, BP, half, k, c, v)
+            along = -(v[0] * n[0] + v[1] * n[1] + v[2] * n[2])
+            if along > depth_best:
+                depth_best = along
+                for r in range(3):
+                    xa[r] = v[r]
+        return
+    u, t = (which - 6) // 3, (which - 6) % 3
+    p1, d1, p2, d2 = w[3:6], w[6:9], w[9:12], w[12:15]
+    best_k, best_m, low, high = 4 * u, 4 * t, 1e300, -1e300
+    for e in range(4):  # k's edge along u deepest towards m, m's edge along t deepest towards k
+        _edge(BR, BP, half, k, 4 * u + e, p1, d1)
+        mid = (p1[0] + 0.5 * d1[0]) * n[0] + (p1[1] + 0.5 * d1[1]) * n[1] + (p1[2] + 0.5 * d1[2]) * n[2]
+        if mid < low:
+            low, best_k = mid, 4 * u + e
+        _edge(BR, BP, half, m, 4 * t + e, p2, d2)
+        mid = (p2[0] + 0.5 * d2[0]) * n[0] + (p2[1] + 0.5 * d2[1]) * n[1] + (p2[2] + 0.5 * d2[2]) * n[2]
+        if mid > high:
+            high, best_m = mid, 4 * t + e
+    _edge(BR, BP, half, k, best_k, p1, d1)
+    _edge(BR, BP, half, m, best_m, p2, d2)
+    _lines(p1, d1, p2, d2, xa)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lines(p1, d1, p2, d2, c1):
+    """The point of the line p1 + s d1 nearest the line p2 + t d2 (not parallel) into c1: where two crossing edges
+    touch, the depth along their common normal changes as that point moves."""
+    r0, r1, r2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
+    a = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2]
+    e = d2[0] * d2[0] + d2[1] * d2[1] + d2[2] * d2[2]
+    b = d1[0] * d2[0] + d1[1] * d2[1] + d1[2] * d2[2]
+    c = d1[0] * r0 + d1[1] * r1 + d1[2] * r2
+    f = d2[0] * r0 + d2[1] * r1 + d2[2] * r2
+    s = (b * f - c * e) / max(a * e - b * b, 1e-300)
+    for r in range(3):
+        c1[r] = p1[r] + s * d1[r]
