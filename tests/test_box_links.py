@@ -156,4 +156,4 @@ def test_collision_free_ik_among_boxes_is_never_falsely_clear_and_solves_what_py
         referee.close()
         logging.getLogger("app").setLevel(logging.NOTSET)
     assert not np.any(said_clear & ((truth[:, 0] < bench.MIN_DISTANCE - 1e-3) | (truth[:, 1] < -1e-3)))
-    assert exists.sum() > 50 and (said_clear & exists).sum() >= 0.93 * exists.sum()
+    assert exists.sum() > 50 and (said_clear & exists).sum() >= 0.97 * exists.sum()

@@ -15,6 +15,7 @@ from app.collision.shapes import CollisionShape
 
 T = TypeVar("T")
 REACH = 0.006  # [m]: how far fitted spheres may bulge out (the excess measured comes out near 7-9 mm)
+CAPSULE_REACH = 0.001  # [m]: a capsule's chain bulges exactly this much (spheres on its axis: cheap to keep tight)
 
 
 def _in_link(spheres: np.ndarray, shape: CollisionShape) -> np.ndarray:
@@ -44,7 +45,7 @@ def shape_spheres(shape: CollisionShape, reach: float = REACH, memo: dict | None
     if shape.kind == "sphere":
         return np.array([[*shape.p, shape.size[0]]]), 0.0
     if shape.kind == "capsule":
-        fitted = capsule_chain(*shape.size, reach)
+        fitted = capsule_chain(*shape.size, min(reach, CAPSULE_REACH))
     else:
         fitted = _once(memo, _hull_key("spheres", shape.hull, reach), lambda: fit_convex(shape.hull, reach))
     spheres = _in_link(fitted.spheres, shape)

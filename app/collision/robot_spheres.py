@@ -33,7 +33,7 @@ from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import parse_urdf_string
 
 log = logging.getLogger(__name__)
-VERSION = b"spheres-5"  # 5: a moving link of boxes only is its boxes (exact), not spheres
+VERSION = b"spheres-6"  # 5: a moving link of boxes only is its boxes (exact), not spheres; 6: capsules 1 mm
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,12 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
         done[open_[ok]] = True
     closest: list = [None] * B
     if not done.all():
-        d, _ = cm.distances(best[~done], with_gradient=False)
+        d, _ = cm.distances(best[~done], with_gradient=False, cutoff=float(margins.max()) + 1e-3)  # the pairs
+        # inside their margins measured, the rest bounded from below; rows with none inside (an answer that did not
+        # reach) measured whole, so that the closest pair named is the closest
+        whole = (d - margins).min(axis=1) >= 0
+        if whole.any():
+            d[whole] = cm.distances(best[~done][whole], with_gradient=False)[0]
         for k, c in zip(np.flatnonzero(~done), cm.closest(d, margins)):
             closest[k] = c
     return CollisionFreeResult(best, done, reached, closest)
