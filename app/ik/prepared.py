@@ -17,6 +17,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._analytic_kernel import solve_seeded_kernel
+from app.ik._one_pose import one_pose_kernel
 from app.ik._lm import solve_batch_kernel
 from app.ik.analytic import closed_form
 from app.ik.chains import independent_groups
@@ -112,6 +113,13 @@ class PoseIK:
         self._mid_row = self._mid.reshape(1, -1)
         self._entry = None  # the compiled one-problem loop, called directly once known (app.kernels.dispatch.entry_point)
         self._no_seeds = (np.zeros((1, 1, model.n_dofs)), np.zeros(1, dtype=np.int64))
+        self._pose_args = None if self._arm is None or self.n_links != 1 or not (
+            problem.has_pos[0] and problem.has_rot[0] and all(problem.pos_mask) and all(problem.rot_mask)) else (
+            self._starts, model.fk_tables, model.jacobian_tables, np.zeros((1, 1, 3)), np.zeros((1, 1, 3, 3)),
+            self._task, self._free, self._lm_options, self._arm)
+        if self._pose_args is not None:
+            self._pose_entry = entry_point(one_pose_kernel, (np.zeros(3), _IDENTITY_QUAT, self._mid_row,
+                                                             *self._pose_args))
         groups = independent_groups(model, problem, self._free)  # links on chains that share no free DOF
         self._groups = None if groups is None else [
             (g, None if g.problem is None else PoseIK(g.model, g.problem)) for g in groups]
@@ -128,6 +136,29 @@ class PoseIK:
                 raise InputError("quat is required: this solver constrains the orientation (rot_mask)")
             quat = _IDENTITY_QUAT  # rot_mask all False: the orientation is free anyway
         return self.solve_links([pos], [quat], init_qpos, one_link=True)
+
+    def solve_pose(self, pos: object, quat: object, init_qpos: object = None) -> tuple[np.ndarray, bool]:
+        """One full-pose target of a one-link solver with a closed form (the WidowX family), in one compiled call:
+        pos (3,) [m], quat (4,) (w, x, y, z), from init_qpos (n_dofs,) (default the mid-point) -> (q (n_dofs,),
+        converged). The same answer as :meth:`solve` (the same loop), without its bookkeeping (no IKResult, no
+        warning); anything else goes through :meth:`solve` and its errors (a batch: q (n, n_dofs), converged (n,))."""
+        if self._pose_args is None:
+            raise InputError("solve_pose solves one link's full pose with a closed form (a WidowX-family arm); "
+                             "use solve")
+        p, r = np.asarray(pos, dtype=float), np.asarray(quat, dtype=float)
+        q0 = self._mid_row if init_qpos is None else np.asarray(init_qpos, dtype=float)
+        if p.shape != (3,) or r.shape != (4,) or q0.shape not in ((self.model.n_dofs,), (1, self.model.n_dofs)):
+            return self._solved(pos, quat, init_qpos)
+        q0 = q0 if init_qpos is None else self._clip(self.model.check_q(q0, "init_qpos")).reshape(1, -1)
+        q, status = self._pose_entry(p, r, q0, *self._pose_args)
+        if status < 0:
+            return self._solved(pos, quat, init_qpos)  # raises the target's error
+        return q, status == 1
+
+    def _solved(self, pos: object, quat: object, init_qpos: object) -> tuple[np.ndarray, np.ndarray | bool]:
+        """solve_pose's answer by :meth:`solve`: (q, converged), converged a bool or (n,) for a batch."""
+        result = self.solve(pos, quat, init_qpos)
+        return result.q, (bool(result.converged) if np.ndim(result.converged) == 0 else result.converged)
 
     def solve_links(self, poss: Sequence, quats: Sequence, init_qpos: object = None,
                     seeds: np.ndarray | None = None, one_link: bool = False) -> IKResult:
