@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.errors import InputError
+from app.ik.branch_choice import on_branch
 from app.ik.cache import cached
 from app.ik.prepared import IKProblem, PoseIK, dof_indices
 from app.ik.solver import IKOptions
@@ -182,7 +183,8 @@ def inverse_kinematics(model: KinematicModel, link: LinkRef, pos: object = None,
         frame_rotation: (keyword) Rotation (3, 3) from the base frame to the frame in which pos_mask applies
             and errors are reported (the scene robot passes its environment's).
         return_info: (keyword) Return an :class:`IKResult`. Other keywords: :class:`IKOptions` fields
-            (our names), ``seeds``, ``analytic_seed``.
+            (our names), ``seeds``, ``analytic_seed``, ``branch`` (app.ik.branch_choice: the answer on one
+            closed-form branch, 0..7 or (shoulder, wrist flip, elbow); by default the branch nearest ``init_qpos``).
     Returns:
         q of shape ([n,] n_dofs); with ``return_error`` ``(q, err)``, err ([n,] 6) = position error
         [m] then rotation-vector error [rad]; with ``return_info`` an :class:`IKResult` (err ([n,] 6)).
@@ -190,6 +192,14 @@ def inverse_kinematics(model: KinematicModel, link: LinkRef, pos: object = None,
     if "local_points" in kwargs:
         raise InputError("inverse_kinematics takes local_point (one point on the link); "
                          "local_points is inverse_kinematics_multilink's")
+    if kwargs.get("branch") is not None:
+        branch = kwargs.pop("branch")
+        result = on_branch(model, link, pos, quat, branch, init_qpos, lambda seed: inverse_kinematics(
+            model, link, pos, quat, local_point, seed, respect_joint_limit, 1, max_solver_iters, damping, pos_tol,
+            rot_tol, pos_mask, rot_mask, max_step_size, dofs_idx_local, return_info=True,
+            **{**kwargs, "analytic_seed": False}), local_point)
+        return result if return_info else (result.q, result.err) if return_error else result.q
+    kwargs.pop("branch", None)
     result = inverse_kinematics_multilink(
         model, [link], [] if pos is None else [pos], [] if quat is None else [quat],
         None if local_point is None else [local_point], init_qpos, respect_joint_limit, max_samples, max_solver_iters,

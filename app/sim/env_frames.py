@@ -10,6 +10,8 @@ checked to be integers in range.
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,5 +86,12 @@ def solve_in_envs(robot, links, poss, quats, local_points, init, genesis: tuple,
     init = robot.get_qpos(envs_idx=envs_idx) if init is None else envs.out(envs.rows(init, "init_qpos", robot.n_dofs))
     if not np.array_equal(robot.base.R, np.eye(3)):
         kwargs = dict(kwargs, frame_rotation=robot.base.R)
+    if kwargs.get("branch") is not None:  # one link on a chosen closed-form branch (app.ik.branch_choice)
+        if len(names) != 1:
+            raise InputError("branch= chooses one link's closed-form branch; give one link")
+        one = robot.model.inverse_kinematics(names[0], poss_b[0], quats_b[0], None if not local_points else
+                                             local_points[0], init, *genesis, return_info=True, **kwargs)
+        return dataclasses.replace(one, pos_err=one.pos_err[..., None], rot_err=one.rot_err[..., None],
+                                   err=one.err[..., None, :])  # the link axis, as the multi-link call keeps it
     return robot.model.inverse_kinematics_multilink(names, poss_b, quats_b, local_points, init, *genesis,
                                                     return_info=True, **kwargs)
