@@ -62,3 +62,10 @@ def test_configure_uses_numba_cache_dir_and_removes_only_stale_versions(tmp_path
 
 def test_importing_app_points_numba_at_this_source_versions_folder():
     assert os.path.basename(numba.config.CACHE_DIR) == f"numba-{kernel_cache.source_hash()}"
+
+
+def test_the_default_hash_covers_the_kernels_of_every_folder_of_the_app():
+    """The cache folder must follow app/ik/_lm.py and app/collision/ (not app/kernels/ alone, where this module
+    lives): with only its own folder hashed, edited kernels ran from a stale cache."""
+    names = {str(p.relative_to(kernel_cache.PACKAGE)) for p in kernel_cache.kernel_sources()}
+    assert {"ik/_lm.py", "collision/_box_box.py", "collision/_distance_kernels.py", "kinematics/_fk_kernels.py"} <= names

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.collision._pair_search import NEXT_SIZE, _box_gap, _boxes_boxes, _pair, _pair_called
+from app.collision._pair_search import NEXT_SIZE, _box_gap, _pair, _pair_called
 from app.kinematics._fk_kernels import frames_one
 
 
@@ -188,9 +188,8 @@ def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient, band)
                                                       bd.k1[b], n))
             if lower <= cutoff:
                 _placed(R, p, ct, C, placed, a, b)
-            d = lower if lower > cutoff else _boxes_boxes(ct, BR, BP, a, b, _pair(
-                ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300, cutoff, band, nxt), cutoff, xa, xb, n,
-                nxt)
+            d = lower if lower > cutoff else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300,
+                                                   cutoff, band, nxt)
             if d >= cutoff:  # not below the cutoff: a lower bound, and no gradient
                 dist[i, j] = max(lower, cutoff)
                 continue

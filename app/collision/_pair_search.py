@@ -154,17 +154,16 @@ def _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap, ban
                         return best
     if bd.k1[b] > bd.k0[b]:  # b's boxes (boxes on side a only where both hold boxes only: CollisionModel's order)
         best = _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, lb_b[:3], lb_a, stop, cap, band, nxt)
-    return best  # bodies of boxes only on both sides: the caller adds _boxes_boxes (see there)
+    if bd.k1[a] > bd.k0[a]:  # bodies of boxes only on both sides
+        best = _boxes_boxes(ct, BR, BP, a, b, best, cap, xa, xb, n, nxt)
+    return best
 
 
 @njit(cache=True, nogil=True)
 def _boxes_boxes(ct, BR, BP, a, b, best, cap, xa, xb, n, nxt):
     """Body a's boxes against body b's, exactly (app.collision._box_box): best, or the closest box pair's distance
     with its witnesses and normal (b -> a) in xa, xb, n where closer (nxt[12:21] as scratch; no next-closest);
-    box pairs that cannot come closer than ``cap`` are not measured (as :func:`_pair`).
-    Called after :func:`_pair` by each kernel, not from inside it: inlined there (distances_kernel inlines _pair),
-    numba 0.68 compiled the call away and box pairs read 1e300 (seen; called from a non-inlined function it
-    measures)."""
+    box pairs that cannot come closer than ``cap`` are not measured (as :func:`_pair`)."""
     half, w = ct.boxes.half, np.empty(18)
     for k in range(ct.bodies.k0[a], ct.bodies.k1[a]):
         for m in range(ct.bodies.k0[b], ct.bodies.k1[b]):
@@ -181,8 +180,7 @@ def _pair_called(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, c
     """:func:`_pair` as a called function, for the kernels whose speed matters less than their compile time
     (clear_kernel, evidence_kernel): the search inlined into each of them made a fresh checkout compile ~4x
     longer; the QP's rows (distances_kernel) inline it (~10 % faster rows)."""
-    best = _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap, 0.0, nxt)
-    return _boxes_boxes(ct, BR, BP, a, b, best, cap, xa, xb, n, nxt)
+    return _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, cap, 0.0, nxt)
 
 
 @njit(cache=True, nogil=True, inline="always")

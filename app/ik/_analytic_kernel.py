@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from app.ik._lm import solve_one
+from app.ik._residual import residual_one
 from app.kernels.dispatch import chunked
 from app.kinematics._fk_kernels import frames_one
 
@@ -250,6 +251,34 @@ def _other_dofs_differ(q, q_prev, arm_dof):
     return False
 
 
+NEAR_POS, NEAR_ROT = 0.02, 0.1  # [m], [rad]: a target this close to the start's own pose is a tracking step
+FAR_BRANCH = 0.2  # [rad]: a nearest branch this far from such a start in some arm joint is not its continuation
+
+
+@njit(cache=True, nogil=True)
+def _start_first_when_near(q, tgt_pos, tgt_rot, model, task, dofs, seeds, count, R, p, e):
+    """Put the start q (n,) before the branches ``seeds[:count]`` when the target is a small step from q's own pose
+    (within NEAR_POS, NEAR_ROT) and no branch lies within FAR_BRANCH of q in every arm joint: near a singular place
+    (the wrist's joints 3 and 5 lined up, the elbow stretched) the closed form's representative of q's own branch
+    can lie far from q while a solution moves on continuously from it, which the polish from q finds. Returns the
+    new count (seeds (count + 1, n) at most 9 rows)."""
+    frames_one(q, model, R, p)
+    residual_one(R, p, tgt_pos, tgt_rot, task, e)
+    if e[0, 0] ** 2 + e[0, 1] ** 2 + e[0, 2] ** 2 > NEAR_POS ** 2 or \
+            e[0, 3] ** 2 + e[0, 4] ** 2 + e[0, 5] ** 2 > NEAR_ROT ** 2:
+        return count
+    if count:
+        gap = 0.0
+        for j in range(dofs.shape[0]):
+            gap = max(gap, abs(seeds[0, dofs[j]] - q[dofs[j]]))
+        if gap <= FAR_BRANCH:
+            return count
+    for k in range(count, 0, -1):
+        seeds[k] = seeds[k - 1]
+    seeds[0] = q
+    return count + 1
+
+
 @njit(cache=True, nogil=True)
 def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free, opts, arm):
     """The compiled IK loop (app.ik._lm.solve_one) started from each problem's closed-form branches.
@@ -263,14 +292,16 @@ def solve_seeded_kernel(q_init, starts, model, kin, tgt_pos, tgt_rot, task, free
     err = np.empty((B, tgt_pos.shape[1], 6))
     iters = np.zeros(B, dtype=np.int64)
     restarts = np.zeros(B, dtype=np.int64)
-    seeds = np.empty((8, n))
+    seeds = np.empty((9, n))
     arm_dof = np.zeros(n, dtype=np.bool_)
     arm_dof[arm.dofs] = True
     tool = tool_frame(q_init[0], model, arm)
+    R, p, e = np.empty((model.parent.shape[0], 3, 3)), np.empty((model.parent.shape[0], 3)), np.empty((1, 6))
     for b in range(B):
         if b and _other_dofs_differ(q_init[b], q_init[b - 1], arm_dof):
             tool = tool_frame(q_init[b], model, arm)
         count = analytic_seeds(q_init[b], tgt_pos[b, 0], tgt_rot[b, 0], tool, arm, opts.q_lo, opts.q_hi, seeds)
+        count = _start_first_when_near(q_init[b], tgt_pos[b], tgt_rot[b], model, task, arm.dofs, seeds, count, R, p, e)
         iters[b], restarts[b] = solve_one(q_init[b], starts[b % starts.shape[0]], model, kin, tgt_pos[b],
                                           tgt_rot[b], task, free, opts, seeds,
                                           count, q_out[b], err[b])

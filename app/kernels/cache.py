@@ -20,7 +20,8 @@ from pathlib import Path
 from app.runtime.leftovers import remove_stale
 
 log = logging.getLogger(__name__)
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # app/: every kernel's source is hashed (not app/kernels/ alone)
+HERE = Path(__file__).resolve().parent  # app/kernels/: where the versioned folders are kept
 PREFIX = "numba-"
 STALE_AFTER_S = 3600.0
 fresh = False  # set by configure(): no kernel compiled for this source yet (the first run compiles, ~30 s)
@@ -31,12 +32,16 @@ def source_hash(package: Path = PACKAGE) -> str:
     contents): a compiled function calls only compiled functions, so these are all a kernel depends on,
     and an edit elsewhere does not cost a recompile."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts):
-        text = path.read_bytes()
-        if re.search(rb"^\s*(from numba\b|import numba\b)", text, re.MULTILINE):
-            digest.update(str(path.relative_to(package)).encode())
-            digest.update(text)
+    for path in kernel_sources(package):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def kernel_sources(package: Path = PACKAGE) -> list[Path]:
+    """The ``.py`` files of ``package`` that import numba, sorted (what :func:`source_hash` covers)."""
+    return [path for path in sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+            if re.search(rb"^\s*(from numba\b|import numba\b)", path.read_bytes(), re.MULTILINE)]
 
 
 def _writable(folder: Path) -> bool:
@@ -52,7 +57,7 @@ def cache_root() -> Path:
     ``__pycache__``, else ``~/.cache/app`` where the package is not writable (a system install)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return Path(os.environ["NUMBA_CACHE_DIR"])
-    here = PACKAGE / "__pycache__"
+    here = HERE / "__pycache__"
     return here if _writable(here) else Path.home() / ".cache" / "app"
 
 
