@@ -4,7 +4,7 @@ Five paths of 1,000 waypoints each:
 - three traced by the arm itself, each joint sweeping smoothly while one passes a singular place: the wrist
   (joint_4 to its limit at -pi/2, where joints 3 and 5 line up), the wrist centre across the base axis (joint_1
   through 0.52 rad) and the elbow stretched (joint_2 to 0); a continuous solution exists all along (the tracing one);
-- a top-down circle of 0.1 m radius at 0.1 m height;
+- a top-down circle of 0.08 m radius about (0.3, 0, 0.1);
 - a top-down line out to 0.75 m, beyond reach.
 Each waypoint is solved from the previous answer (``PoseIK.solve_pose(pos, quat, init_qpos=previous)``: the branch
 nearest it, polished), and, beside it, each on its own from the mid configuration. A *jump* is a step above 0.2 rad
@@ -53,7 +53,7 @@ def paths(model: RobotModel) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         pos, quat = model.forward_kinematics(traced(model, joint, values), [LINK])
         out[name] = (pos[:, 0], quat[:, 0])
     a = 2 * np.pi * s
-    out["top-down circle"] = (np.c_[0.35 + 0.1 * np.cos(a), 0.1 * np.sin(a), np.full(N, 0.1)], np.tile(DOWN, (N, 1)))
+    out["top-down circle"] = (np.c_[0.3 + 0.08 * np.cos(a), 0.08 * np.sin(a), np.full(N, 0.1)], np.tile(DOWN, (N, 1)))
     out["line beyond reach"] = (np.c_[0.3 + 0.45 * s, np.zeros(N), np.full(N, 0.1)], np.tile(DOWN, (N, 1)))
     return out
 
