@@ -117,7 +117,7 @@ def main() -> None:
     referee = Referee(model, [p for p, kind in zip(cm.pair_names, cm.pair_kinds) if kind == "self"])
     q_targets = targets(model, referee, args.batches * args.batch, args.seed)
     pos, quat = (a[:, 0] for a in model.forward_kinematics(q_targets, [LINK]))
-    solve = lambda sl: model.inverse_kinematics(LINK, pos=pos[sl], quat=quat[sl], avoid_collisions=True,  # noqa
+    solve = lambda sl: model.inverse_kinematics(LINK, pos=pos[sl], quat=quat[sl], avoid_collisions=True,
                                                 min_distance=MIN_DISTANCE, collision=cm, return_info=True)
     solve(slice(0, args.batch))  # compiled and warm
     results, seconds = [], []

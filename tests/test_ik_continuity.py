@@ -7,12 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import bench_ik_continuity as bench  # noqa: E402
+import bench_ik_continuity as bench
 
-from app.ik.prepared import PoseIK  # noqa: E402
+from app.ik.prepared import PoseIK
 
 
 def test_following_through_the_wrist_singularity_never_jumps_where_each_on_its_own_does(widowx):

@@ -130,7 +130,7 @@ def test_jerk_max_is_refused_below_zero_or_without_an_acceleration_bound():
 def test_the_main_job_is_smooth_on_most_arms_with_the_shaped_step_and_reaches_every_target(tmp_path):
     out = tmp_path / "run"
     res = subprocess.run([sys.executable, "-m", "app.run", "configs/batched_ik.yaml", "--no-video", "--duration",
-                          "1.5", "--out", str(out)], capture_output=True, text=True, timeout=120)
+                          "1.5", "--out", str(out)], capture_output=True, text=True, timeout=120, check=False)
     assert res.returncode == 0, res.stderr[-2000:]
     report = json.loads((out / "report.json").read_text())
     envs = report["environments"]

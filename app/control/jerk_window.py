@@ -8,6 +8,7 @@ import numpy as np
 
 from app.errors import InputError
 
+
 def ramp_limit(dv: np.ndarray, jerk: float, dt: float) -> np.ndarray:
     """The largest acceleration [rad/s^2] that ticks of ``dt`` [s] at ``jerk`` [rad/s^3] can ramp to 0 within a
     velocity change ``dv`` (>= 0) [rad/s]: a^2 / (2 jerk) + a dt = dv (the continuous ramp's a^2 / (2 jerk), and the

@@ -17,8 +17,8 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik._analytic_kernel import solve_seeded_kernel
-from app.ik._one_pose import one_pose_kernel
 from app.ik._lm import solve_batch_kernel
+from app.ik._one_pose import one_pose_kernel
 from app.ik.analytic import closed_form
 from app.ik.chains import independent_groups
 from app.ik.solver import IKOptions, IKResult, lm_options, restart_points, result_of, run_kernel

@@ -11,7 +11,6 @@ checked to be integers in range.
 from __future__ import annotations
 
 import dataclasses
-
 from dataclasses import dataclass
 
 import numpy as np
