@@ -71,3 +71,28 @@ def test_kinematic_multilink_controller_places_both_fingertips_on_the_integrator
                             PoseIKControllerConfig(dt=DT, mode="kinematic"))
     _loop(robot, ctrl, TargetGenerator(task, 1, np.zeros(3), seed=0), 0.5)
     assert ctrl.telemetry.arrays()["pos_err"][-1, 0] < 1e-4
+
+
+def test_a_reset_pose_ik_controller_starts_the_named_environment_again_from_the_measured_state(widowx):
+    """With a jerk bound the controller keeps its last IK answers (seeds) and command; after the arm was moved by
+    other means (a teleport), reset(envs) makes that environment's next command start from rest, the others go on."""
+    robot = _CommandLog(widowx, n_envs=2)
+    task = CircleMotion(center=(0.3, 0.0, 0.2), radius=0.05, angular_speed_range=(2.0, 2.0))
+    gen = TargetGenerator(task, 2, np.zeros(3), seed=1)
+    ctrl = PoseIKController(robot, [EE], task.pos_mask, task.rot_mask, PoseIKControllerConfig(dt=DT, jerk_max=2000.0))
+    _loop(robot, ctrl, gen, 0.5)
+    moving = np.abs(robot.commands[-1][1]).max(axis=1)
+    robot.q[0], robot.v[0] = widowx.mid_config(), 0.0  # env 0 teleported, at rest
+    ctrl.reset([0])
+    ctrl.track(0.5, gen(0.5))
+    step = np.abs(robot.commands[-1][1][0]).max()
+    assert moving[0] > 0.1 and step <= 2000.0 * DT * DT * 1.0001  # env 0: one jerk-bounded tick from rest
+    assert np.abs(robot.commands[-1][1][1]).max() > 0.05  # env 1 keeps moving
+
+
+def test_every_controller_answers_reset(widowx):
+    robot = IntegratorRobot(widowx, n_envs=2)
+    for ctrl in (PoseIKController(robot, [EE], config=PoseIKControllerConfig(dt=DT)),
+                 QPController(robot, FrameTask(widowx, EE, gain=10.0), QPControllerConfig(dt=DT))):
+        ctrl.reset()
+        ctrl.reset([1])

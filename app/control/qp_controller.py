@@ -184,6 +184,12 @@ class QPController:
             SphereRows(collision, config.detection_distance, config.max_rows)
         return cls(robot, frames, dataclasses.replace(config, dt=dt), pairs, spheres)
 
+    def reset(self, envs=None) -> None:
+        """Environments ``envs`` (None: all) were moved by other means. Nothing here depends on their last tick's
+        motion but OSQP's warm start, which only speeds the next solve (every tick's QP is built from the measured
+        state): nothing to forget. Here so that every controller answers the same call."""
+        del envs
+
     def __repr__(self) -> str:
         tasks = ", ".join(repr(t) for t in self.tasks)
         return f"QPController({tasks}, {self.joint_limits!r}, {self.collision_limit!r})"

@@ -80,6 +80,8 @@ class EnvWorld:
         self._seen = None
         q0 = np.tile(self.q0, (len(envs), 1))
         self.robot.teleport(q0, np.zeros_like(q0), envs)
+        if self._controller is not None:  # its last answers and command are of the episode before
+            self._controller.reset(envs)
         poses = {name: (np.stack([s.objects[name][0] for s in scenes]), np.stack([s.objects[name][1] for s in scenes]))
                  for name in self.scene.objects}
         if poses:  # away from everything first: their old contacts (and the solver's warm start) are dropped

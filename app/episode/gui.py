@@ -102,6 +102,8 @@ class GuiSession:
             self._step_once = True
         elif key == ord("r"):
             self.robot.reset()
+            if self.controller is not None:  # its last answers and command are of the motion before the reset
+                self.controller.reset()
             log.info("arms reset to their initial joint positions")
         elif key in (ord("["), ord("]")):
             self.select((self.selected + (1 if key == ord("]") else -1)) % n)
