@@ -61,3 +61,14 @@ def test_a_batch_goes_through_solve(widowx, solver):
 def test_solve_pose_needs_one_link_s_full_pose_with_a_closed_form(widowx):
     with pytest.raises(InputError, match="use solve"):
         PoseIK(widowx, LINK, rot_mask=[False, False, True]).solve_pose(np.zeros(3), np.array([1.0, 0, 0, 0]))
+
+
+def test_strided_targets_and_starts_give_the_same_answers(widowx, solver):
+    q_targets = sample_configs(widowx, 4, seed=7)
+    pos, quat = (a[:, 0] for a in widowx.forward_kinematics(q_targets, [LINK]))
+    wide_pos, wide_quat = np.repeat(pos, 2, axis=1), np.repeat(quat, 2, axis=1)  # every other column: strided views
+    starts = np.repeat(sample_configs(widowx, 4, seed=8), 2, axis=1)
+    for i in range(4):
+        q, ok = solver.solve_pose(wide_pos[i, ::2], wide_quat[i, ::2], starts[i, ::2])
+        ref = solver.solve(pos[i], quat[i], starts[i, ::2].copy())
+        assert ok and np.array_equal(q, ref.q)

@@ -117,9 +117,8 @@ class PoseIK:
             problem.has_pos[0] and problem.has_rot[0] and all(problem.pos_mask) and all(problem.rot_mask)) else (
             self._starts, model.fk_tables, model.jacobian_tables, np.zeros((1, 1, 3)), np.zeros((1, 1, 3, 3)),
             self._task, self._free, self._lm_options, self._arm)
-        if self._pose_args is not None:
-            self._pose_entry = entry_point(one_pose_kernel, (np.zeros(3), _IDENTITY_QUAT, self._mid_row,
-                                                             *self._pose_args))
+        self._pose_entry = None  # solve_pose's compiled call, made at its first use (a solver that never takes it
+        # compiles nothing more)
         groups = independent_groups(model, problem, self._free)  # links on chains that share no free DOF
         self._groups = None if groups is None else [
             (g, None if g.problem is None else PoseIK(g.model, g.problem)) for g in groups]
@@ -145,11 +144,14 @@ class PoseIK:
         if self._pose_args is None:
             raise InputError("solve_pose solves one link's full pose with a closed form (a WidowX-family arm); "
                              "use solve")
-        p, r = np.asarray(pos, dtype=float), np.asarray(quat, dtype=float)
-        q0 = self._mid_row if init_qpos is None else np.asarray(init_qpos, dtype=float)
+        # C-contiguous float64: the compiled call is typed once, for these (a strided view would be read wrongly)
+        p, r = np.ascontiguousarray(pos, dtype=float), np.ascontiguousarray(quat, dtype=float)
+        q0 = self._mid_row if init_qpos is None else np.ascontiguousarray(init_qpos, dtype=float)
         if p.shape != (3,) or r.shape != (4,) or q0.shape not in ((self.model.n_dofs,), (1, self.model.n_dofs)):
             return self._solved(pos, quat, init_qpos)
         q0 = q0 if init_qpos is None else self._clip(self.model.check_q(q0, "init_qpos")).reshape(1, -1)
+        if self._pose_entry is None:
+            self._pose_entry = entry_point(one_pose_kernel, (p, r, q0, *self._pose_args))
         q, status = self._pose_entry(p, r, q0, *self._pose_args)
         if status < 0:
             return self._solved(pos, quat, init_qpos)  # raises the target's error
