@@ -262,17 +262,17 @@ def _start_first_when_near(q, tgt_pos, tgt_rot, model, task, dofs, seeds, count,
     (the wrist's joints 3 and 5 lined up, the elbow stretched) the closed form's representative of q's own branch
     can lie far from q while a solution moves on continuously from it, which the polish from q finds. Returns the
     new count (seeds (count + 1, n) at most 9 rows)."""
-    frames_one(q, model, R, p)
-    residual_one(R, p, tgt_pos, tgt_rot, task, e)
-    if e[0, 0] ** 2 + e[0, 1] ** 2 + e[0, 2] ** 2 > NEAR_POS ** 2 or \
-            e[0, 3] ** 2 + e[0, 4] ** 2 + e[0, 5] ** 2 > NEAR_ROT ** 2:
-        return count
-    if count:
+    if count:  # the nearest branch continues q: the common case, decided without FK
         gap = 0.0
         for j in range(dofs.shape[0]):
             gap = max(gap, abs(seeds[0, dofs[j]] - q[dofs[j]]))
         if gap <= FAR_BRANCH:
             return count
+    frames_one(q, model, R, p)
+    residual_one(R, p, tgt_pos, tgt_rot, task, e)
+    if e[0, 0] ** 2 + e[0, 1] ** 2 + e[0, 2] ** 2 > NEAR_POS ** 2 or \
+            e[0, 3] ** 2 + e[0, 4] ** 2 + e[0, 5] ** 2 > NEAR_ROT ** 2:
+        return count
     for k in range(count, 0, -1):
         seeds[k] = seeds[k - 1]
     seeds[0] = q
