@@ -81,3 +81,17 @@ def test_the_scene_robot_s_genesis_call_takes_branch_in_each_environment_s_frame
         assert np.allclose(q[:, :6], q_target[:6], atol=1e-4)  # the target's own branch: its own configuration
     finally:
         scene.close()
+
+
+def test_the_scene_robot_refuses_branch_for_several_links():
+    from app import Scene
+
+    scene = Scene()
+    robot = scene.add_robot("assets/urdf/widowx_ai.urdf")
+    scene.build(n_envs=1)
+    try:
+        with pytest.raises(InputError, match="one link's closed-form branch"):
+            robot.inverse_kinematics_multilink([LINK, "link_6"], poss=[[0.3, 0.0, 0.1], [0.3, 0.0, 0.15]],
+                                               quats=[[1.0, 0, 0, 0], [1.0, 0, 0, 0]], branch=1)
+    finally:
+        scene.close()
