@@ -1,4 +1,5 @@
-"""Compiled signed distances between bodies of spheres and boxes, and their gradients in joint space.
+"""Compiled signed distances between bodies of spheres, boxes and exact convex parts, and their gradients in joint
+space.
 
 One call takes a batch of configurations; each is independent (run over threads by app.kernels.dispatch.chunked).
 Conventions: a pair's distance is the smallest over its sphere-sphere and sphere-box distances (negative:
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from app.collision._gjk import OVERLAP, SCRATCH, part_scratch, parts_distance, place_parts
 from app.collision._pair_search import NEXT_SIZE, _box_gap, _pair, _pair_called
 from app.kinematics._fk_kernels import frames_one
 
@@ -160,6 +162,30 @@ def _bounding_gap(bounds, radius, a, b):
     return np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - radius[a] - radius[b]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _refined(bd, a, b):
+    """Whether the pair of bodies a and b is measured on its parts: both have parts, one is refined."""
+    return (bd.refine[a] or bd.refine[b]) and bd.h1[a] > bd.h0[a] and bd.h1[b] > bd.h0[b]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _parts(ct, R, p, bounds, a, b, cap, floor, G, idx, W, OB, xa, xb, n):
+    """Bodies a and b measured on their parts (app.collision._gjk.parts_distance: exact below ``cap``, witnesses in
+    xa, xb, n; a bound from below >= cap; below ``floor`` a bound from above), first direction along their bounding
+    centres; OVERLAP where their hulls meet."""
+    bd = ct.bodies
+    for r in range(3):
+        xa[r], xb[r] = bounds[a, r], bounds[b, r]
+    return parts_distance(ct.parts, R, p, bd.h0[a], bd.h1[a], bd.h0[b], bd.h1[b], cap, floor, G, idx, W, OB, xa, xb,
+                          n)
+
+
+@njit(cache=True, nogil=True)
+def _gjk_scratch(ct):
+    """GJK's scratch: S (SCRATCH,), idx (4,), witness rows W (3, 3), the placed parts (part_scratch)."""
+    return np.empty(SCRATCH), np.zeros(4, dtype=np.int64), np.empty((3, 3)), part_scratch(ct.parts)
+
+
 @njit(cache=True, nogil=True)
 def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient, band):
     """Distances (B, P) and gradients (B, P, n_dofs) (zeros unless with_gradient) for q (B, n_dofs). A pair
@@ -176,10 +202,12 @@ def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient, band)
     grad2 = np.zeros((B, P, nd if band > 0.0 else 0))
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     nxt = np.empty(NEXT_SIZE)
+    G, idx, W, OB = _gjk_scratch(ct)
     bd = ct.bodies
     for i in range(B):
         o = i if oR.shape[0] > 1 else 0
         _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        place_parts(ct.parts, R, p, OB)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             lower = _bounding_gap(bounds, bd.radius, a, b)
@@ -188,8 +216,12 @@ def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient, band)
                                                       bd.k1[b], n))
             if lower <= cutoff:
                 _placed(R, p, ct, C, placed, a, b)
-            d = lower if lower > cutoff else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, -1e300,
-                                                   cutoff, band, nxt)
+            d = OVERLAP
+            if lower <= cutoff and _refined(bd, a, b):  # exact on the parts; no next-closest pair beside it
+                d, nxt[0] = _parts(ct, R, p, bounds, a, b, cutoff, -np.inf, G, idx, W, OB, xa, xb, n), 1e300
+            if d == OVERLAP:  # (hulls that meet: the spheres' depth, conservative)
+                d = lower if lower > cutoff else _pair(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b,
+                                                       -1e300, cutoff, band, nxt)
             if d >= cutoff:  # not below the cutoff: a lower bound, and no gradient
                 dist[i, j] = max(lower, cutoff)
                 continue
@@ -213,16 +245,22 @@ def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
     clear = np.ones(B, dtype=np.uint8)
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     nxt = np.empty(NEXT_SIZE)
+    G, idx, W, OB = _gjk_scratch(ct)
     bd = ct.bodies
     for i in range(B):
         o = i if oR.shape[0] > 1 else 0
         _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        place_parts(ct.parts, R, p, OB)
         for j in range(ct.pairs.a.shape[0]):
             a, b, m = ct.pairs.a[j], ct.pairs.b[j], min_distance[j]
-            if _bounding_gap(bounds, bd.radius, a, b) >= m:
-                continue
-            _placed(R, p, ct, C, placed, a, b)
-            d = _pair_called(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, m, m, nxt)
+            if _bounding_gap(bounds, bd.radius, a, b) >= m or (bd.s1[b] == bd.s0[b] and _boxes_lower_bound(
+                    bounds, a, bd.radius[a], BR, BP, ct.boxes.half, bd.k0[b], bd.k1[b], n) >= m):
+                continue  # (b of boxes only: a's bounding sphere against each box)
+            if _refined(bd, a, b):  # OVERLAP (hulls meet) is below any margin
+                d = _parts(ct, R, p, bounds, a, b, m, m, G, idx, W, OB, xa, xb, n)
+            else:
+                _placed(R, p, ct, C, placed, a, b)
+                d = _pair_called(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, m, m, nxt)
             if d < m:
                 clear[i] = 0
                 break
@@ -245,19 +283,24 @@ def evidence_kernel(q, oR, op, olink, fk, ct, near, wanted):
     todo = wanted.copy()
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     nxt = np.empty(NEXT_SIZE)
+    G, idx, W, OB = _gjk_scratch(ct)
     bd = ct.bodies
     for i in range(B):
         o = i if oR.shape[0] > 1 else 0
         _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
+        place_parts(ct.parts, R, p, OB)
         for j in range(P):
             if todo[j] == 0:
                 continue
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             d = _bounding_gap(bounds, bd.radius, a, b)
             if d <= near:  # below 0 ends the search: in contact, and within near
-                _placed(R, p, ct, C, placed, a, b)
                 stop = near if todo[j] == NEAR_WANTED else 0.0
-                d = _pair_called(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, near, nxt)
+                if _refined(bd, a, b):
+                    d = max(_parts(ct, R, p, bounds, a, b, near + 1e-9, stop, G, idx, W, OB, xa, xb, n), -1.0)
+                else:
+                    _placed(R, p, ct, C, placed, a, b)
+                    d = _pair_called(ct, C, BR, BP, bounds, GC, a, b, xa, xb, n, lb_a, lb_b, stop, near, nxt)
             if d <= near and todo[j] & NEAR_WANTED:
                 seen_near[0, j] = 1
                 todo[j] -= NEAR_WANTED

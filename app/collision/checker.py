@@ -3,13 +3,15 @@ pairs, robot-world, held object, moving objects), for a batch of configurations 
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 from app.collision._distance_kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
-from app.collision.collision_tables import BodyTables, BoxSet, CollisionTables, GroupSet, PairTables, SphereSet, frozen
+from app.collision.collision_tables import CollisionTables
+from app.collision.packing import Body, box_part, pack_tables
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.world import ObjectPoses, World, box_frame, held_spheres, sphere_row
 from app.errors import InputError
@@ -33,15 +35,19 @@ class CollisionModel:
         """``self_pairs``: the robot's link pairs to check (None: the sampled ones, ``robot.pairs``); a pair
         naming a link without collision geometry is left out (nothing of it can touch)."""
         self.model, self.robot, self.world = model, robot, world or World()
-        self._bodies: list[tuple] = []  # (name, link index, spheres (k, 4), boxes [(R, p, half)], excess)
+        self._bodies: list[Body] = []
         for name in model.link_names:
             if name in robot.spheres or name in robot.boxes:
-                self._bodies.append((name, model.link_index(name), robot.spheres.get(name, np.zeros((0, 4))),
-                                     robot.boxes.get(name, []), robot.excess.get(name, 0.0)))
+                parts = tuple(robot.parts.get(name, ()))
+                self._bodies.append(Body(name, model.link_index(name), robot.spheres.get(name, np.zeros((0, 4))),
+                                         robot.boxes.get(name, []), robot.excess.get(name, 0.0), parts,
+                                         bool(parts) and name in robot.refine))
         index = {b[0]: i for i, b in enumerate(self._bodies)}
         chosen = robot.pairs if self_pairs is None else self_pairs
         pairs = [(index[a], index[b]) for a, b in chosen if a in index and b in index and a != b]
         pairs += self._world_bodies(index)
+        self._pairs = pairs
+        self._subsets: dict[bytes, CollisionModel] = {}
         self.pair_names = tuple((self._bodies[a][0], self._bodies[b][0]) for a, b in pairs)
         self.pair_excess = np.array([self._bodies[a][4] + self._bodies[b][4] for a, b in pairs])
         self.tables = self._tables(pairs)
@@ -57,65 +63,55 @@ class CollisionModel:
         pairs = []
         for box in self.world.boxes:
             R, p, half = box_frame(box)
-            self._bodies.append((box.name, -1, np.zeros((0, 4)), [(R, p, half)], 0.0))
+            self._bodies.append(Body(box.name, -1, np.zeros((0, 4)), [(R, p, half)], 0.0, (box_part(R, p, half),)))
             pairs += [(i, len(self._bodies) - 1) for i in moving]
         for sph in self.world.spheres:
-            self._bodies.append((sph.name, -1, sphere_row(sph)[None], [], 0.0))
+            row = sphere_row(sph)
+            self._bodies.append(Body(sph.name, -1, row[None], [], 0.0, ((row[None, :3], float(row[3])),)))
             pairs += [(i, len(self._bodies) - 1) for i in moving]
         statics = list(range(first_world, len(self._bodies)))
         for m, obj in enumerate(self.world.objects):  # frame n_links + m: its pose comes with each query
-            self._bodies.append((obj.name, self.model.n_links + m, np.asarray(obj.spheres, dtype=float), [],
-                                 float(obj.excess)))
+            self._bodies.append(Body(obj.name, self.model.n_links + m, np.asarray(obj.spheres, dtype=float), [],
+                                     float(obj.excess)))
             pairs += [(i, len(self._bodies) - 1) for i in moving + statics]  # statics: while held (else no gradient)
         held = self.world.held
         if held is not None:
             link = self.model.link_index(held.link)
             spheres, excess = held_spheres(held)
             h = len(self._bodies)
-            self._bodies.append((held.name, link, spheres, [], excess))
+            self._bodies.append(Body(held.name, link, spheres, [], excess))
             touching = set(held.touching) if held.touching else holding_links(self.model, link)
             pairs += [(i, h) for i, b in enumerate(self._bodies[:h]) if b[1] < 0 or
                       (b[0] not in touching and b[1] >= 0)]
         return pairs
 
     def _tables(self, pairs: list[tuple[int, int]]) -> CollisionTables:
-        sl, sc, sr, bl, bR, bp, bh, s0, s1, k0, k1, cen, rad = ([] for _ in range(13))
-        gs0, gs1, gl, gc, gr, g0, g1 = ([] for _ in range(7))
-        for name, link, spheres, boxes, _ in self._bodies:
-            s0.append(len(sl)); k0.append(len(bl)); g0.append(len(gs0))
-            for group in _groups(spheres):
-                gs0.append(len(sl)); gl.append(link)
-                sl += [link] * len(group); sc += list(group[:, :3]); sr += list(group[:, 3])
-                gs1.append(len(sl))
-                c, r = _bounding(group, [])
-                gc.append(c); gr.append(r)
-            g1.append(len(gs0))
-            for R, p, half in boxes:
-                bl.append(link); bR.append(R); bp.append(p); bh.append(half)
-            s1.append(len(sl)); k1.append(len(bl))
-            c, r = _bounding(spheres, boxes)
-            cen.append(c); rad.append(r)
-        # the boxes' body second; where both hold boxes, both must hold boxes only (measured box against box)
-        pairs = [(b, a) if k1[a] > k0[a] and k1[b] == k0[b] else (a, b) for a, b in pairs]
-        mixed = [(self._bodies[a][0], self._bodies[b][0]) for a, b in pairs
-                 if k1[a] > k0[a] and (s1[a] > s0[a] or s1[b] > s0[b])]
-        if mixed:  # the kernel measures spheres against boxes and boxes against boxes, not a mix on both sides
-            raise InputError(f"pairs of two bodies with boxes, one with spheres too, cannot be checked: {mixed[:3]}")
-        i64 = np.int64
-        return CollisionTables(
-            SphereSet(frozen(sl, i64), frozen(np.reshape(sc, (-1, 3))), frozen(sr)),
-            BoxSet(frozen(bl, i64), frozen(np.reshape(bR, (-1, 3, 3))), frozen(np.reshape(bp, (-1, 3))),
-                   frozen(np.reshape(bh, (-1, 3))), frozen(np.linalg.norm(np.reshape(bh, (-1, 3)), axis=1))),
-            BodyTables(frozen(s0, i64), frozen(s1, i64), frozen(k0, i64), frozen(k1, i64),
-                       frozen([b[1] for b in self._bodies], i64), frozen(np.reshape(cen, (-1, 3))), frozen(rad),
-                       frozen(g0, i64), frozen(g1, i64)),
-            PairTables(frozen([a for a, _ in pairs], i64), frozen([b for _, b in pairs], i64)),
-            GroupSet(frozen(gs0, i64), frozen(gs1, i64), frozen(gl, i64), frozen(np.reshape(gc, (-1, 3))),
-                     frozen(gr)))
+        return pack_tables(self._bodies, pairs)
 
     @property
     def n_pairs(self) -> int:
         return len(self.pair_names)
+
+    @property
+    def pair_links(self) -> np.ndarray:
+        """(P, 2) the frame of each pair's two bodies: a link index, -1 fixed in the world, n_links + m moving
+        object m."""
+        return np.array([(self._bodies[a][1], self._bodies[b][1]) for a, b in self._pairs], np.int64).reshape(-1, 2)
+
+    def subset(self, keep: np.ndarray) -> CollisionModel:
+        """The same bodies checking only the pairs where ``keep`` (P,) is True, in their order (kept per mask: the
+        model is built once)."""
+        keep = np.asarray(keep, dtype=bool).reshape(len(self._pairs))
+        key = keep.tobytes()
+        if key not in self._subsets:
+            sub = copy.copy(self)
+            sub._pairs = [pair for pair, k in zip(self._pairs, keep) if k]
+            sub.pair_names = tuple(name for name, k in zip(self.pair_names, keep) if k)
+            sub.pair_excess, sub.tables, sub._entry, sub._subsets = self.pair_excess[keep], None, None, {}
+            sub.tables = sub._tables(sub._pairs)
+            sub.__dict__.pop("pair_kinds", None)
+            self._subsets[key] = sub
+        return self._subsets[key]
 
     def distances(self, q: np.ndarray, with_gradient: bool = True, cutoff: float = np.inf,
                   objects: ObjectPoses | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -251,29 +247,6 @@ def _ancestors(parent: np.ndarray, link: int) -> list[int]:
     while parent[out[-1]] >= 0:
         out.append(int(parent[out[-1]]))
     return out
-
-
-GROUP = 8  # spheres per group: the kernel skips a whole group when its bounding sphere cannot be closer
-
-
-def _groups(spheres: np.ndarray) -> list[np.ndarray]:
-    """A body's spheres (k, 4) in groups of at most GROUP neighbours: sorted along their principal axis."""
-    if len(spheres) <= GROUP:
-        return [spheres] if len(spheres) else []
-    centred = spheres[:, :3] - spheres[:, :3].mean(axis=0)
-    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
-    ordered = spheres[np.argsort(centred @ axis, kind="stable")]
-    return np.array_split(ordered, int(np.ceil(len(spheres) / GROUP)))
-
-
-def _bounding(spheres: np.ndarray, boxes: Sequence) -> tuple[np.ndarray, float]:
-    """A sphere (centre (3,), radius) around a body's spheres and boxes (not the smallest)."""
-    pts = [spheres[:, :3]] + [p[None] for _, p, _ in boxes]
-    allp = np.concatenate(pts) if pts else np.zeros((1, 3))
-    centre = allp.mean(axis=0) if len(allp) else np.zeros(3)
-    r = max([np.linalg.norm(s[:3] - centre) + s[3] for s in spheres]
-            + [np.linalg.norm(p - centre) + np.linalg.norm(h) for _, p, h in boxes] + [0.0])
-    return centre, float(r)
 
 
 def holding_links(model: KinematicModel, link: int) -> set[str]:

@@ -32,7 +32,8 @@ class BoxSet(NamedTuple):
 
 class BodyTables(NamedTuple):
     """N bodies: spheres [s0, s1) and boxes [k0, k1) of the sets above; link (N,); a bounding sphere each
-    (centre (N, 3) in the link frame, radius (N,)) for the early-out; sphere groups [g0, g1)."""
+    (centre (N, 3) in the link frame, radius (N,)) for the early-out; sphere groups [g0, g1); parts [h0, h1);
+    refine (N,) uint8: its pairs with another body of parts are measured on the parts (app.collision.packing)."""
 
     s0: np.ndarray
     s1: np.ndarray
@@ -43,6 +44,9 @@ class BodyTables(NamedTuple):
     radius: np.ndarray
     g0: np.ndarray
     g1: np.ndarray
+    h0: np.ndarray
+    h1: np.ndarray
+    refine: np.ndarray
 
 
 class GroupSet(NamedTuple):
@@ -63,6 +67,27 @@ class PairTables(NamedTuple):
     b: np.ndarray
 
 
+class PartSet(NamedTuple):
+    """H exact convex parts: link (H,) int; vertices [v0, v1) of ``vertex`` (V, 3) in the link frame [m]; radius
+    (H,) [m] the hull is inflated by; vertex v's neighbours on the hull's edges nbr[nbr0[v]:nbr0[v + 1]] (none: a
+    part without triangles, searched whole); a box around each, radius included (R (H, 3, 3), p (H, 3) in the link
+    frame, half (H, 3)): the separating axes between two parts' boxes bound their distance from below; a sphere
+    around each, radius included (centre (H, 3) in the link frame, reach (H,)): the cheaper bound, tried first."""
+
+    link: np.ndarray
+    v0: np.ndarray
+    v1: np.ndarray
+    radius: np.ndarray
+    vertex: np.ndarray
+    nbr0: np.ndarray
+    nbr: np.ndarray
+    box_R: np.ndarray
+    box_p: np.ndarray
+    box_half: np.ndarray
+    centre: np.ndarray
+    reach: np.ndarray
+
+
 class CollisionTables(NamedTuple):
     """Everything the distance kernel reads besides the kinematic tables."""
 
@@ -71,6 +96,7 @@ class CollisionTables(NamedTuple):
     bodies: BodyTables
     pairs: PairTables
     groups: GroupSet
+    parts: PartSet
 
 
 def frozen(arr, dtype=float) -> np.ndarray:

@@ -53,13 +53,13 @@ def shape_spheres(shape: CollisionShape, reach: float = REACH, memo: dict | None
     return spheres, fitted.excess
 
 
-def bounding_box(hull: ConvexMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The smaller of the axis-aligned and the principal-axes box around a hull: R (3, 3), centre (3,),
-    half extents (3,) in the hull's frame."""
+def bounding_box(vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The smaller of the axis-aligned and the principal-axes box around points (V, 3): R (3, 3), centre (3,),
+    half extents (3,) in their frame (at least 0.1 mm each)."""
     best = None
-    _, vecs = np.linalg.eigh(np.cov(hull.vertices.T))
+    _, vecs = np.linalg.eigh(np.cov(vertices.T)) if len(vertices) > 1 else (None, np.eye(3))
     for R in (np.eye(3), vecs * np.sign(np.linalg.det(vecs))):
-        local = hull.vertices @ R
+        local = vertices @ R
         lo, hi = local.min(axis=0), local.max(axis=0)
         if best is None or np.prod(hi - lo) < best[0]:
             best = (np.prod(hi - lo), R, R @ ((lo + hi) / 2), (hi - lo) / 2)
@@ -68,7 +68,7 @@ def bounding_box(hull: ConvexMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _hull_box(hull: ConvexMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """bounding_box of ``hull`` and its excess [m] over the hull: R (3, 3), centre (3,), half (3,), excess."""
-    R, c, half = bounding_box(hull)
+    R, c, half = bounding_box(hull.vertices)
     surface, delta = mesh_samples(hull, EXCESS_SPACING)
     corners, delta_box = mesh_samples(box_mesh(half), EXCESS_SPACING)
     from scipy.spatial import cKDTree  # here: ~0.18 s to import; only a sphere fit needs it
@@ -84,3 +84,30 @@ def shape_box(shape: CollisionShape, memo: dict | None = None) -> tuple[np.ndarr
         return shape.R, shape.p, np.array(shape.size), 0.0
     R, c, half, excess = _once(memo, _hull_key("box", shape.hull), lambda: _hull_box(shape.hull))
     return shape.R @ R, shape.R @ c + shape.p, half + shape.margin, excess
+
+
+def exact_parts(shapes: list[CollisionShape], skip: set[str]) -> dict[str, list[tuple]]:
+    """Per link (not in ``skip``) whose every shape is exactly convex, its shapes as parts in the link frame: a hull's vertices inflated by its margin (meshes, boxes, cylinders' prisms), a sphere's centre or a
+    capsule's two ends inflated by the radius; each (vertices (v, 3), radius [m], triangles (f, 3) of a hull or None)
+    (app.collision.packing)."""
+    by_link: dict[str, list[CollisionShape]] = {}
+    for shape in shapes:
+        by_link.setdefault(shape.link, []).append(shape)
+    out = {}
+    for link, own in by_link.items():
+        if link in skip:
+            continue
+        if all(s.hull is not None or s.kind in ("sphere", "capsule") for s in own):
+            out[link] = [_part(s) for s in own]
+    return out
+
+
+def _part(shape: CollisionShape) -> tuple:
+    """One shape as (vertices (v, 3) in the link frame, radius [m], the hull's triangles or None)."""
+    if shape.kind == "sphere":
+        return shape.p[None].copy(), float(shape.size[0]), None
+    if shape.kind == "capsule":
+        radius, length = shape.size
+        ends = np.array([[0.0, 0.0, -length / 2], [0.0, 0.0, length / 2]])
+        return ends @ shape.R.T + shape.p, float(radius), None
+    return shape.hull.vertices @ shape.R.T + shape.p, float(shape.margin), shape.hull.faces

@@ -1,6 +1,6 @@
 """Which link pairs to check, found by sampling as MoveIt's setup assistant does: adjacent links, pairs in
-contact in every sampled configuration, and pairs never within NEAR of each other (on two seeds) are
-skipped; the rest are checked."""
+contact at the default configuration within one arm (parts designed to touch, as a gripper's two carriages), pairs in contact in every sampled configuration, and pairs never within NEAR of each other (on two
+seeds) are skipped; the rest are checked."""
 
 from __future__ import annotations
 
@@ -62,9 +62,15 @@ def _sweep(checker, model: KinematicModel, seed: int, n: int, apart_wanted: bool
     return near, apart
 
 
+def default_config(model: KinematicModel) -> np.ndarray:
+    """The default configuration, MoveIt's: every joint at 0, or at its limit nearest 0. Shape (n_dofs,)."""
+    return np.clip(np.zeros(model.n_dofs), model.q_lower, model.q_upper)
+
+
 def choose_pairs(model: KinematicModel, robot: RobotSpheres, samples: int = SAMPLES,
                  seeds: tuple[int, int] = (0, 1)) -> RobotSpheres:
-    """``robot`` with its checked pairs and the skipped ones by reason (adjacent, ignored, always, never)."""
+    """``robot`` with its checked pairs and the skipped ones by reason (adjacent, ignored, default, always,
+    never)."""
     from app.collision.checker import CollisionModel  # the checker takes a RobotSpheres: built here for all pairs
 
     geo = set(robot.spheres) | set(robot.boxes)
@@ -75,6 +81,11 @@ def choose_pairs(model: KinematicModel, robot: RobotSpheres, samples: int = SAMP
     skipped = {"adjacent": sorted(p for p in cand if p in adjacent),
                "ignored": sorted(p for p in cand if p in robot.ignore and p not in adjacent)}
     rest = [p for p in cand if p not in adjacent and p not in robot.ignore]
+    checker = CollisionModel(model, replace(robot, pairs=tuple(rest)))
+    default = (checker.distances(default_config(model)[None], with_gradient=False, cutoff=1e-3)[0][0] <= 0.0) & \
+        (np.array(checker.pair_kinds) == "self")
+    skipped["default"] = [p for p, s in zip(rest, default) if s]
+    rest = [p for p, s in zip(rest, default) if not s]
     checker = CollisionModel(model, replace(robot, pairs=tuple(rest)))
     near, apart = _sweep(checker, model, seeds[0], samples, apart_wanted=True)
     always = ~apart  # in contact in every sample

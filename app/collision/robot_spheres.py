@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.collision.link_geometry import REACH, shape_box, shape_spheres
+from app.collision.link_geometry import REACH, exact_parts, shape_box, shape_spheres
 from app.collision.sampling import excess_over, mesh_samples
 from app.collision.shapes import collision_shapes, files_key
 from app.collision.sphere_file import read_sphere_file, sphere_yaml_path
@@ -33,7 +33,8 @@ from app.kinematics.model import KinematicModel
 from app.kinematics.urdf import parse_urdf_string
 
 log = logging.getLogger(__name__)
-VERSION = b"spheres-6"  # 5: a moving link of boxes only is its boxes (exact), not spheres; 6: capsules 1 mm
+VERSION = b"spheres-7"  # 5: a moving link of boxes only is its boxes (exact), not spheres; 6: capsules 1 mm;
+# 7: a link with a mesh keeps its shapes as exact convex parts
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,9 @@ class RobotSpheres:
     Attributes:
         spheres: link name -> (k, 4) centre x, y, z and radius. boxes: link name -> list of (R (3, 3), p (3,),
         half (3,)) (links fixed to the base). excess: link name -> [m] upper bound on how far its primitives
-        reach beyond its collision shapes. ignore: link pairs (sorted names) never checked, from the YAML.
+        reach beyond its collision shapes. parts: link name -> [(vertices (v, 3), radius)], the exact convex shapes
+        of a link whose shapes are all convex, with a hull's triangles (or None) (app.collision.packing); refine: the
+        links with a mesh, whose pairs are measured on those parts. ignore: link pairs (sorted names) never checked, from the YAML.
         pairs: the checked link pairs and skipped: reason -> pairs, from app.collision.pairs (set on build).
         key: the cache key. samples: configurations sampled per seed to choose the pairs.
     """
@@ -56,6 +59,8 @@ class RobotSpheres:
     skipped: dict = field(default_factory=dict)
     key: str = ""
     samples: int = 0
+    parts: dict = field(default_factory=dict)
+    refine: frozenset = frozenset()
 
     def to_json(self) -> dict:
         return {"version": VERSION.decode(), "key": self.key,
@@ -63,7 +68,10 @@ class RobotSpheres:
                 "boxes": {k: [[np.asarray(x).tolist() for x in b] for b in v] for k, v in self.boxes.items()},
                 "excess": self.excess, "ignore": sorted(map(list, self.ignore)),
                 "pairs": [list(p) for p in self.pairs],
-                "skipped": {k: [list(p) for p in v] for k, v in self.skipped.items()}, "samples": self.samples}
+                "skipped": {k: [list(p) for p in v] for k, v in self.skipped.items()}, "samples": self.samples,
+                "parts": {k: [[np.asarray(v).tolist(), r, None if f is None else np.asarray(f).tolist()]
+                              for v, r, f in parts] for k, parts in self.parts.items()},
+                "refine": sorted(self.refine)}
 
     @classmethod
     def from_json(cls, d: dict) -> RobotSpheres:
@@ -71,7 +79,10 @@ class RobotSpheres:
                    {k: [tuple(np.array(x, dtype=float) for x in b) for b in v] for k, v in d["boxes"].items()},
                    {k: float(v) for k, v in d["excess"].items()}, frozenset(map(tuple, d["ignore"])),
                    tuple(map(tuple, d["pairs"])), {k: [tuple(p) for p in v] for k, v in d["skipped"].items()},
-                   d["key"], int(d["samples"]))
+                   d["key"], int(d["samples"]),
+                   {k: [(np.array(v, dtype=float).reshape(-1, 3), float(r),
+                         None if f is None else np.array(f, dtype=np.int64).reshape(-1, 3)) for v, r, f in parts]
+                    for k, parts in d["parts"].items()}, frozenset(d["refine"]))
 
 
 def fit_robot(text: str, urdf_path: str, package_dirs=None, cached: bool = True) -> RobotSpheres:
@@ -99,7 +110,8 @@ def fit_robot(text: str, urdf_path: str, package_dirs=None, cached: bool = True)
         excess[shape.link] = max(excess.get(shape.link, 0.0), ex)
     for link, s in tuned.items():
         spheres[link], excess[link] = s, _measured(link, s, [sh for sh in shapes if sh.link == link], urdf_path)
-    return RobotSpheres(spheres, boxes, excess, ignore, key=key)
+    meshes = frozenset(sh.link for sh in shapes if sh.kind == "mesh") - set(tuned)
+    return RobotSpheres(spheres, boxes, excess, ignore, key=key, parts=exact_parts(shapes, set(tuned)), refine=meshes)
 
 
 def spheres_key(text: str, urdf_path: str, package_dirs=None) -> tuple[list, str]:

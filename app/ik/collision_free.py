@@ -117,14 +117,12 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
             ok = _clear(cm, cand[todo, rank], margins)
             best[todo[ok]] = cand[todo[ok], rank]
             done[todo[ok]] = True
-    rng = np.random.default_rng(seed)
-    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
-    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    starts = random_starts(model, seed)
     for r in range(restarts):
         open_ = np.flatnonzero(~done)
         if len(open_) == 0:
             break
-        start = q0[open_] if r == 0 else rng.uniform(lo, hi, (len(open_), model.n_dofs))
+        start = q0[open_] if r == 0 else starts(len(open_))
         info = model.inverse_kinematics(link, pos=pos[open_], quat=quat[open_], init_qpos=start, return_info=True,
                                         max_samples=1, **{"warn": False, **ik_kwargs})  # misses: said once, below
         conv = np.asarray(info.converged)
@@ -136,17 +134,31 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
         reached[open_] |= conv
         best[open_[ok]] = info.q[ok]
         done[open_[ok]] = True
-    closest: list = [None] * B
+    return CollisionFreeResult(best, done, reached, closest_pairs(cm, best, done, margins))
+
+
+def random_starts(model, seed: int):
+    """A draw of n random configurations (n, n_dofs) within the limits (an unbounded joint within +-pi)."""
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    return lambda n: rng.uniform(lo, hi, (n, model.n_dofs))
+
+
+def closest_pairs(cm: CollisionModel, q: np.ndarray, done: np.ndarray, margins: np.ndarray) -> list:
+    """Per row of q (B, n_dofs): None where ``done`` (collision-free), else (name a, name b, distance [m]) of its
+    pair deepest inside its margin (B,)."""
+    closest: list = [None] * len(q)
     if not done.all():
-        d, _ = cm.distances(best[~done], with_gradient=False, cutoff=float(margins.max()) + 1e-3)  # the pairs
+        d, _ = cm.distances(q[~done], with_gradient=False, cutoff=float(margins.max()) + 1e-3)  # the pairs
         # inside their margins measured, the rest bounded from below; rows with none inside (an answer that did not
         # reach) measured whole, so that the closest pair named is the closest
         whole = (d - margins).min(axis=1) >= 0
         if whole.any():
-            d[whole] = cm.distances(best[~done][whole], with_gradient=False)[0]
+            d[whole] = cm.distances(q[~done][whole], with_gradient=False)[0]
         for k, c in zip(np.flatnonzero(~done), cm.closest(d, margins)):
             closest[k] = c
-    return CollisionFreeResult(best, done, reached, closest)
+    return closest
 
 
 def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float = 0.0, collision=None,
@@ -164,13 +176,13 @@ def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float =
     one = pos_a.ndim == 1
     res = collision_free_ik(model, cm, link, pos_a.reshape(-1, 3), quat_a.reshape(-1, 4), min_distance, init_qpos,
                             self_min_distance=self_min_distance, arm_min_distance=arm_min_distance, **ik_kwargs)
-    _warn_misses(res, min_distance)
+    warn_misses(res, min_distance)
     if one:
         res = CollisionFreeResult(res.q[0], res.collision_free[0], res.converged[0], res.closest[0])
     return res if return_info else res.q
 
 
-def _warn_misses(res: CollisionFreeResult, min_distance: float) -> None:
+def warn_misses(res: CollisionFreeResult, min_distance: float) -> None:
     """One line each for the targets out of reach (no IK solution at all) and those reached only in collision
     (with the pair deepest inside its margin of the first)."""
     unreached, colliding = ~res.converged, res.converged & ~res.collision_free

@@ -35,5 +35,9 @@ class RobotModel(KinematicModel):
 
     def inverse_kinematics_multilink(self, links: Sequence[LinkRef], poss: Sequence | None = None,
                                      quats: Sequence | None = None, *args, **kwargs):
-        """Pose IK for several links at once; see :func:`app.ik.api.inverse_kinematics_multilink`."""
+        """Pose IK for several links at once; see :func:`app.ik.api.inverse_kinematics_multilink`. With
+        ``avoid_collisions=True``: see :func:`app.ik.collision_free_arms.inverse_kinematics_multilink_avoiding`."""
+        if kwargs.pop("avoid_collisions", False):
+            from app.ik.collision_free_arms import inverse_kinematics_multilink_avoiding
+            return inverse_kinematics_multilink_avoiding(self, links, poss, quats, *args, **kwargs)
         return inverse_kinematics_multilink(self, links, poss, quats, *args, **kwargs)

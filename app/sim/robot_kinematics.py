@@ -99,7 +99,16 @@ class RobotKinematics:
                                      dofs_idx_local: object = None, return_error: bool = False,
                                      envs_idx: object = None, *, return_info: bool = False, **kwargs):
         """Multi-link IK for the addressed environments (see RobotModel.inverse_kinematics_multilink).
-        Returns q ([n_envs,] n_dofs) (and err ([n_envs,] n_links, 6))."""
+        Returns q ([n_envs,] n_dofs) (and err ([n_envs,] n_links, 6)). With ``avoid_collisions=True`` (a full pose
+        per link; keywords ``min_distance``, ``arm_min_distance`` [m], ``collision``): the links solved together, clear
+        of the scene's boxes, of each other and of themselves (app.ik.collision_free_arms), as
+        :meth:`inverse_kinematics` says for one link."""
+        if kwargs.pop("avoid_collisions", False):
+            names = [link.name if isinstance(link, Link) else link for link in links]
+            genesis = {"pos_tol": pos_tol, "rot_tol": rot_tol, "max_solver_iters": max_solver_iters}
+            kwargs.update({k: v for k, v in genesis.items() if v is not None})
+            result = inverse_kinematics_avoiding(self, names, poss, quats, init_qpos, envs_idx, kwargs)
+            return result if return_info else result.q
         genesis = (respect_joint_limit, max_samples, max_solver_iters, damping, pos_tol, rot_tol, pos_mask, rot_mask,
                    max_step_size, dofs_idx_local)
         result = solve_in_envs(self, links, poss, quats, local_points, init_qpos, genesis, envs_idx, kwargs)

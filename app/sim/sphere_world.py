@@ -106,26 +106,34 @@ class SceneObjects:
         return ObjectPoses(R_o, p_o, link), [frozenset(s) for s in skipped]
 
 
-def inverse_kinematics_avoiding(robot, link: str, pos, quat, init_qpos, envs_idx, kwargs: dict):
-    """The scene robot's ``inverse_kinematics(..., avoid_collisions=True)``: environment-frame targets of the
-    addressed environments -> base frame -> app.ik.collision_free against the scene's boxes (``collision``: a
-    CollisionModel of the caller's instead) with the sampled self pairs. Returns a CollisionFreeResult with
-    one row per addressed environment ([n_envs,] leading axis as the robot's other calls)."""
+def inverse_kinematics_avoiding(robot, link, pos, quat, init_qpos, envs_idx, kwargs: dict):
+    """The scene robot's ``inverse_kinematics(..., avoid_collisions=True)`` (``link`` a name, ``pos``, ``quat`` its
+    target) and ``inverse_kinematics_multilink(..., avoid_collisions=True)`` (``link`` a list of names, ``pos``,
+    ``quat`` one target per link): environment-frame targets of the addressed environments -> base frame ->
+    app.ik.collision_free (or collision_free_arms) against the scene's boxes (``collision``: a CollisionModel of the
+    caller's instead) with the sampled self pairs. Returns a CollisionFreeResult with one row per addressed
+    environment ([n_envs,] leading axis as the robot's other calls)."""
     from app.validation import as_quaternions
     envs = robot.envs(envs_idx)
     collision = kwargs.pop("collision", None)
     collision = robot.sphere_model() if collision is None else collision
     if not isinstance(collision, CollisionModel):
         raise InputError(f"collision must be a CollisionModel (robot.sphere_model(...)), got {collision!r:.80}")
-    p = envs.rows(pos, "pos", 3)
-    q = envs.rows(quat, "quat", 4)
-    p_b, q_b = robot.base.targets_to_base(p, as_quaternions(q, "quat"))
+    several = isinstance(link, (list, tuple))
+    if several and (pos is None or quat is None or len(pos) != len(link) or len(quat) != len(link)):
+        raise InputError(f"avoid_collisions needs a full pose per link: poss and quats with {len(link)} entries")
+    targets = [robot.base.targets_to_base(envs.rows(p, "pos", 3), as_quaternions(envs.rows(q, "quat", 4), "quat"))
+               for p, q in (zip(pos, quat) if several else [(pos, quat)])]
     init = robot.get_qpos(envs_idx=envs_idx) if init_qpos is None else envs.out(envs.rows(init_qpos, "init_qpos",
                                                                                           robot.n_dofs))
     if not np.array_equal(robot.base.R, np.eye(3)):
         kwargs = dict(kwargs, frame_rotation=robot.base.R)
-    res = robot.model.inverse_kinematics(link, p_b, q_b, avoid_collisions=True, collision=collision,
-                                         init_qpos=np.asarray(init, dtype=float).reshape(-1, robot.n_dofs),
-                                         return_info=True, **kwargs)
+    common = dict(avoid_collisions=True, collision=collision, return_info=True,
+                  init_qpos=np.asarray(init, dtype=float).reshape(-1, robot.n_dofs), **kwargs)
+    if several:
+        res = robot.model.inverse_kinematics_multilink(link, [t[0] for t in targets], [t[1] for t in targets],
+                                                       **common)
+    else:
+        res = robot.model.inverse_kinematics(link, *targets[0], **common)
     return type(res)(envs.out(res.q), envs.out(res.collision_free), envs.out(res.converged),
                      res.closest if robot.batched else res.closest[0])

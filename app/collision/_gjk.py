@@ -1,0 +1,334 @@
+"""The distance between two convex parts (GJK): each part the convex hull of its vertices inflated by a radius (a
+mesh's hull and PyBullet's margin, a box's corners, a sphere's centre, a capsule's two ends), posed by a link frame.
+
+Gilbert, Johnson and Keerthi's iteration on the Minkowski difference A - B: the simplex's closest point to the origin
+(Ericson's regions for segment, triangle and tetrahedron, with barycentric weights), then the support point against
+it, until the gap between the bound from below (the supporting plane's distance) and the closest point is below a
+relative 1e-9 or 1e-9 m. The weights give the witness on each part. No allocation: the scratch ``S`` (SCRATCH,) is the
+caller's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from app.collision._box_box import _sat_overlap
+
+SCRATCH = 76  # S[0:12] simplex points w, [12:24] their A points, [24:36] their B points, [36:40] weights, [40:76] a copy
+OVERLAP = -1e300  # gjk's answer when the hulls themselves intersect (the depth is not measured)
+MAX_ITERS = 64
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _support(V, v0, v1, nbr0, nbr, start, R, p, link, d0, d1, d2, S, at):
+    """The vertex of V[v0:v1] (link frame of ``link``, -1: base) farthest along d (base frame), in the base frame,
+    into S[at:at + 3]; returns its index. A hull with edges (nbr0, nbr) is climbed from vertex ``start`` (on a
+    convex polytope a vertex no neighbour improves on is the farthest); a part without is searched whole."""
+    if link >= 0:
+        e0 = R[link, 0, 0] * d0 + R[link, 1, 0] * d1 + R[link, 2, 0] * d2
+        e1 = R[link, 0, 1] * d0 + R[link, 1, 1] * d1 + R[link, 2, 1] * d2
+        e2 = R[link, 0, 2] * d0 + R[link, 1, 2] * d1 + R[link, 2, 2] * d2
+    else:
+        e0, e1, e2 = d0, d1, d2
+    if nbr0[v0 + 1] == nbr0[v0]:
+        best, k = -1e300, v0
+        for v in range(v0, v1):
+            s = V[v, 0] * e0 + V[v, 1] * e1 + V[v, 2] * e2
+            if s > best:
+                best, k = s, v
+    else:
+        k = start
+        best = V[k, 0] * e0 + V[k, 1] * e1 + V[k, 2] * e2
+        for _ in range(v1 - v0):
+            up = k
+            for m in range(nbr0[k], nbr0[k + 1]):
+                v = nbr[m]
+                s = V[v, 0] * e0 + V[v, 1] * e1 + V[v, 2] * e2
+                if s > best:
+                    best, up = s, v
+            if up == k:
+                break
+            k = up
+    x, y, z = V[k, 0], V[k, 1], V[k, 2]
+    if link >= 0:
+        for r in range(3):
+            S[at + r] = p[link, r] + R[link, r, 0] * x + R[link, r, 1] * y + R[link, r, 2] * z
+    else:
+        S[at], S[at + 1], S[at + 2] = x, y, z
+    return k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dot(S, i, j):
+    return S[3 * i] * S[3 * j] + S[3 * i + 1] * S[3 * j + 1] + S[3 * i + 2] * S[3 * j + 2]
+
+
+@njit(cache=True, nogil=True)
+def _keep(S, idx, n):
+    """Simplex points idx[:n] (ascending) moved to the front (with their A and B points); returns n."""
+    for k in range(n):
+        i = idx[k]
+        if i != k:
+            for base in (0, 12, 24):
+                for r in range(3):
+                    S[base + 3 * k + r] = S[base + 3 * i + r]
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _segment(S, idx):
+    """Closest point of segment (0, 1) to the origin: weights into S[36:38], the points kept; returns the count."""
+    d00, d01, d11 = _dot(S, 0, 0), _dot(S, 0, 1), _dot(S, 1, 1)
+    t_num, t_den = d00 - d01, d00 - 2.0 * d01 + d11  # t along w0 -> w1
+    if t_num <= 0.0:
+        S[36] = 1.0
+        return 1
+    if t_num >= t_den:
+        idx[0] = 1
+        S[36] = 1.0
+        return _keep(S, idx, 1)
+    t = t_num / t_den
+    S[36], S[37] = 1.0 - t, t
+    return 2
+
+
+@njit(cache=True, nogil=True)
+def _triangle(S, idx):
+    """Closest point of triangle (0, 1, 2) to the origin (Ericson 5.1.5 with p = 0): weights into S[36:39], the
+    points of its region kept (in order); returns the count."""
+    ab_ap = _dot(S, 0, 0) - _dot(S, 0, 1)
+    ac_ap = _dot(S, 0, 0) - _dot(S, 0, 2)
+    if ab_ap <= 0.0 and ac_ap <= 0.0:
+        S[36] = 1.0
+        return 1
+    ab_bp = _dot(S, 0, 1) - _dot(S, 1, 1)  # ab . bp, bp = -b
+    ac_bp = _dot(S, 0, 1) - _dot(S, 1, 2)
+    if ab_bp >= 0.0 and ac_bp <= ab_bp:
+        idx[0] = 1
+        S[36] = 1.0
+        return _keep(S, idx, 1)
+    vc = ab_ap * ac_bp - ac_ap * ab_bp
+    if vc <= 0.0 and ab_ap >= 0.0 and ab_bp <= 0.0:
+        t = ab_ap / (ab_ap - ab_bp)
+        S[36], S[37] = 1.0 - t, t
+        return 2
+    ab_cp = _dot(S, 0, 2) - _dot(S, 1, 2)
+    ac_cp = _dot(S, 0, 2) - _dot(S, 2, 2)
+    if ac_cp >= 0.0 and ab_cp <= ac_cp:
+        idx[0] = 2
+        S[36] = 1.0
+        return _keep(S, idx, 1)
+    vb = ab_cp * ac_ap - ab_ap * ac_cp
+    if vb <= 0.0 and ac_ap >= 0.0 and ac_cp <= 0.0:
+        t = ac_ap / (ac_ap - ac_cp)
+        idx[0], idx[1] = 0, 2
+        S[36], S[37] = 1.0 - t, t
+        return _keep(S, idx, 2)
+    va = ab_bp * ac_cp - ab_cp * ac_bp
+    if va <= 0.0 and (ac_bp - ab_bp) >= 0.0 and (ab_cp - ac_cp) >= 0.0:
+        t = (ac_bp - ab_bp) / ((ac_bp - ab_bp) + (ab_cp - ac_cp))
+        idx[0], idx[1] = 1, 2
+        S[36], S[37] = 1.0 - t, t
+        return _keep(S, idx, 2)
+    den = 1.0 / (va + vb + vc)
+    v, w = vb * den, vc * den
+    S[36], S[37], S[38] = 1.0 - v - w, v, w
+    return 3
+
+
+@njit(cache=True, nogil=True)
+def _copy(S, src, dst, i, j):
+    """Point i of the block at ``src`` (its w, A and B) to slot j of the block at ``dst``."""
+    for base in (0, 12, 24):
+        for r in range(3):
+            S[dst + base + 3 * j + r] = S[src + base + 3 * i + r]
+
+
+@njit(cache=True, nogil=True)
+def _outside(S, i, j, k, m):
+    """Whether the origin lies on the other side of face (i, j, k)'s plane than point m (or the face is flat)."""
+    a0, a1, a2 = S[3 * i], S[3 * i + 1], S[3 * i + 2]
+    b0, b1, b2 = S[3 * j] - a0, S[3 * j + 1] - a1, S[3 * j + 2] - a2
+    c0, c1, c2 = S[3 * k] - a0, S[3 * k + 1] - a1, S[3 * k + 2] - a2
+    n0, n1, n2 = b1 * c2 - b2 * c1, b2 * c0 - b0 * c2, b0 * c1 - b1 * c0
+    side_o = -(n0 * a0 + n1 * a1 + n2 * a2)
+    side_m = n0 * (S[3 * m] - a0) + n1 * (S[3 * m + 1] - a1) + n2 * (S[3 * m + 2] - a2)
+    return side_o * side_m <= 0.0
+
+
+@njit(cache=True, nogil=True)
+def _closest_sq(S, n):
+    """|sum of weights x points|^2 of the first n simplex points."""
+    v0 = v1 = v2 = 0.0
+    for k in range(n):
+        v0 += S[36 + k] * S[3 * k]
+        v1 += S[36 + k] * S[3 * k + 1]
+        v2 += S[36 + k] * S[3 * k + 2]
+    return v0 * v0 + v1 * v1 + v2 * v2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _face(f):
+    """The points of tetrahedron face f (the one without point f)."""
+    if f == 0:
+        return 1, 2, 3
+    if f == 1:
+        return 0, 2, 3
+    if f == 2:
+        return 0, 1, 3
+    return 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _on_face(S, idx, f):
+    """Face f's points (from the copy at 40) into slots 0..2, then its closest point: returns the count kept."""
+    i, j, k = _face(f)
+    _copy(S, 40, 0, i, 0)
+    _copy(S, 40, 0, j, 1)
+    _copy(S, 40, 0, k, 2)
+    return _triangle(S, idx)
+
+
+@njit(cache=True, nogil=True)
+def _tetrahedron(S, idx):
+    """Closest point of tetrahedron (0..3) to the origin: the best face's region (weights, points kept; its count),
+    or 4 where the origin is inside."""
+    outside = np.zeros(4, dtype=np.bool_)
+    for f in range(4):
+        i, j, k = _face(f)
+        outside[f] = _outside(S, i, j, k, f)
+        _copy(S, 0, 40, f, f)
+    best, best_face = 1e300, -1
+    for f in range(4):
+        if outside[f]:
+            d = _closest_sq(S, _on_face(S, idx, f))
+            if d < best:
+                best, best_face = d, f
+    if best_face < 0:
+        return 4
+    return _on_face(S, idx, best_face)
+
+
+@njit(cache=True, nogil=True)
+def gjk(V, nbr0, nbr, a0, a1, la, ra, b0, b1, lb, rb, R, p, cap, floor, S, idx, xa, xb, n):
+    """Distance [m] between part A (vertices V[a0:a1] in the frame of link la, -1: base; radius ra) and part B
+    (V[b0:b1], lb, rb), link frames R (L, 3, 3), p (L, 3); hull edges nbr0, nbr (app.collision.collision_tables). Where it is below ``cap``: the witnesses xa, xb (3,)
+    and the unit normal n (3,) from B to A; else a bound from below that is >= cap. OVERLAP where the hulls
+    themselves meet (radii aside: the depth is not measured). S (SCRATCH,), idx (4,) int64: scratch."""
+    ka = _support(V, a0, a1, nbr0, nbr, a0, R, p, la, 1.0, 0.0, 0.0, S, 12)
+    kb = _support(V, b0, b1, nbr0, nbr, b0, R, p, lb, -1.0, 0.0, 0.0, S, 24)
+    for r in range(3):
+        S[r] = S[12 + r] - S[24 + r]
+    S[36], count, reach = 1.0, 1, cap + ra + rb
+    for _ in range(MAX_ITERS):
+        v0 = v1 = v2 = 0.0
+        for k in range(count):
+            v0 += S[36 + k] * S[3 * k]
+            v1 += S[36 + k] * S[3 * k + 1]
+            v2 += S[36 + k] * S[3 * k + 2]
+        vv = v0 * v0 + v1 * v1 + v2 * v2
+        if vv < 1e-24:
+            return OVERLAP
+        if np.sqrt(vv) - ra - rb < floor:
+            return np.sqrt(vv) - ra - rb
+        at = 3 * count
+        ka = _support(V, a0, a1, nbr0, nbr, ka, R, p, la, -v0, -v1, -v2, S, 12 + at)
+        kb = _support(V, b0, b1, nbr0, nbr, kb, R, p, lb, v0, v1, v2, S, 24 + at)
+        for r in range(3):
+            S[at + r] = S[12 + at + r] - S[24 + at + r]
+        vw = v0 * S[at] + v1 * S[at + 1] + v2 * S[at + 2]
+        if vw > 0.0 and vw * vw >= reach * reach * vv and reach > 0.0:
+            return vw / np.sqrt(vv) - ra - rb  # the supporting plane: not below cap
+        if vv - vw <= 1e-9 * vv or vv - vw <= 1e-18:
+            break  # converged: the new point brings the simplex no closer
+        count += 1
+        if count == 2:
+            count = _segment(S, idx)
+        elif count == 3:
+            count = _triangle(S, idx)
+        else:
+            count = _tetrahedron(S, idx)
+            if count == 4:
+                return OVERLAP
+    d = 0.0
+    for r in range(3):
+        xa[r] = xb[r] = 0.0
+        for k in range(count):
+            xa[r] += S[36 + k] * S[12 + 3 * k + r]
+            xb[r] += S[36 + k] * S[24 + 3 * k + r]
+        n[r] = xa[r] - xb[r]
+        d += n[r] * n[r]
+    d = np.sqrt(d)
+    if d < 1e-12:
+        return OVERLAP
+    for r in range(3):
+        n[r] /= d
+        xa[r] -= ra * n[r]
+        xb[r] += rb * n[r]
+    return d - ra - rb
+
+
+@njit(cache=True, nogil=True)
+def parts_distance(pt, R, p, h0a, h1a, h0b, h1b, cap, floor, S, idx, W, OB, xa, xb, n):
+    """The least GJK distance [m] between parts [h0a, h1a) and [h0b, h1b) of the PartSet ``pt``: below ``cap``
+    with its witnesses and normal (B -> A) in xa, xb, n; else a bound from below >= cap; below ``floor`` a bound
+    from above, at once (gjk). A part pair whose bounding spheres, or boxes by a separating axis, are at least the cap
+    apart is not measured. xa - xb on entry: the direction tried first. OVERLAP where two parts' hulls meet.
+    W (3, 3): scratch; OB: the parts placed for this configuration (place_parts)."""
+    best = 1e300
+    BR, BP, PC, axis, L = OB
+    for i in range(h0a, h1a):
+        for j in range(h0b, h1b):
+            c = min(best, cap)
+            d0, d1, d2 = PC[i, 0] - PC[j, 0], PC[i, 1] - PC[j, 1], PC[i, 2] - PC[j, 2]
+            gap = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - pt.reach[i] - pt.reach[j]
+            if gap < c:
+                gap = -_sat_overlap(BR, BP, pt.box_half, i, j, axis, L)[0]
+            if gap >= c:  # not closer than the cap, nor than the best so far
+                best = min(best, gap)
+                continue
+            for r in range(3):
+                W[0, r], W[1, r] = xa[r], xb[r]
+            d = gjk(pt.vertex, pt.nbr0, pt.nbr, pt.v0[i], pt.v1[i], pt.link[i], pt.radius[i], pt.v0[j], pt.v1[j],
+                    pt.link[j], pt.radius[j], R, p, c, floor, S, idx, W[0], W[1], W[2])
+            if d == OVERLAP:
+                return OVERLAP
+            if d < floor:
+                return d
+            if d < c:
+                best = d
+                for r in range(3):
+                    xa[r], xb[r], n[r] = W[0, r], W[1, r], W[2, r]
+            elif best >= 1e300:
+                best = d
+    return best
+
+
+@njit(cache=True, nogil=True)
+def part_scratch(pt):
+    """parts_distance's placed parts: box frames R (H, 3, 3), p (H, 3) and sphere centres (H, 3) in the base frame;
+    axis (3,), L (3,): scratch."""
+    H = pt.link.shape[0]
+    return np.empty((H, 3, 3)), np.empty((H, 3)), np.empty((H, 3)), np.empty(3), np.empty(3)
+
+
+@njit(cache=True, nogil=True)
+def place_parts(pt, R, p, OB):
+    """Every part's box frame and sphere centre in the base frame for link frames R, p, into OB (part_scratch)."""
+    BR, BP, PC = OB[0], OB[1], OB[2]
+    for i in range(pt.link.shape[0]):
+        link = pt.link[i]
+        for r in range(3):
+            if link < 0:
+                BP[i, r], PC[i, r] = pt.box_p[i, r], pt.centre[i, r]
+                for c in range(3):
+                    BR[i, r, c] = pt.box_R[i, r, c]
+                continue
+            BP[i, r] = p[link, r] + R[link, r, 0] * pt.box_p[i, 0] + R[link, r, 1] * pt.box_p[i, 1] + \
+                R[link, r, 2] * pt.box_p[i, 2]
+            PC[i, r] = p[link, r] + R[link, r, 0] * pt.centre[i, 0] + R[link, r, 1] * pt.centre[i, 1] + \
+                R[link, r, 2] * pt.centre[i, 2]
+            for c in range(3):
+                BR[i, r, c] = R[link, r, 0] * pt.box_R[i, 0, c] + R[link, r, 1] * pt.box_R[i, 1, c] + \
+                    R[link, r, 2] * pt.box_R[i, 2, c]
