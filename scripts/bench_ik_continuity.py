@@ -10,8 +10,9 @@ Each waypoint is solved from the previous answer (``PoseIK.solve_pose(pos, quat,
 nearest it, polished), and, beside it, each on its own from the mid configuration. A *jump* is a step above 0.2 rad
 in any arm joint between two waypoints. A jump of the path-following solve is counted as avoidable when some closed-form
 branch at that waypoint lies within 0.2 rad of the previous answer; else it is an event that leaves the branch, given
-with its cause: unreachable (no branch reaches), joint_limit (the previous answer within 0.05 rad of a limit),
-singularity (the arm Jacobian's smallest singular value below 0.01) or other.
+with its cause (app.ik.branch_watch.leave_cause): unreachable (no branch reaches), wrist_singularity or
+arm_singularity (the arm Jacobian's smallest singular value below 0.01), joint_limit (the previous answer within
+0.05 rad of a limit) or other. scripts/bench_ik_continuity_callers.py runs the traced paths through each caller.
 
     python scripts/bench_ik_continuity.py
 """
@@ -25,11 +26,12 @@ import numpy as np
 
 from app import RobotModel
 from app.ik.analytic import analytic_ik
+from app.ik.branch_watch import JUMP, leave_cause
 from app.ik.prepared import PoseIK
 
 log = logging.getLogger("bench_ik_continuity")
 URDF = str(Path(__file__).resolve().parents[1] / "assets" / "urdf" / "widowx_ai.urdf")
-LINK, N, JUMP = "ee_gripper_link", 1000, 0.2
+LINK, N = "ee_gripper_link", 1000
 DOWN = np.array([0.7071068, 0.0, 0.7071068, 0.0])
 
 
@@ -58,13 +60,9 @@ def paths(model: RobotModel) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def cause(model, q_prev, q_all, valid) -> str:
-    if not valid.any():
-        return "unreachable"
-    if np.any(np.minimum(q_prev - model.q_lower, model.q_upper - q_prev)[:6] < 0.05):
-        return "joint_limit"
-    J = model.get_jacobian(q_prev, LINK)[:, :6]
-    return "singularity" if np.linalg.svd(J, compute_uv=False)[-1] < 0.01 else "other"
+def cause(model, q_prev, valid) -> str:
+    """The leave's cause (app.ik.branch_watch), unreachable where no branch reaches the waypoint."""
+    return "unreachable" if not valid.any() else leave_cause(model, LINK, q_prev, np.arange(6))
 
 
 def follow(model, solver, pos, quat) -> tuple[int, list]:
@@ -81,7 +79,7 @@ def follow(model, solver, pos, quat) -> tuple[int, list]:
             if ok and near.any():
                 avoidable += 1
             else:
-                events.append((i, "unreachable" if not ok else cause(model, q_prev, q_all[i], valid[i])))
+                events.append((i, "unreachable" if not ok else cause(model, q_prev, valid[i])))
         q_prev = q if ok else q_prev
     return avoidable, events
 

@@ -25,16 +25,17 @@ from pathlib import Path
 import numpy as np
 
 from app import RobotModel
+from app.ik.branch_watch import JUMP
 
 log = logging.getLogger("bench_ik_continuity_callers")
 ROOT = Path(__file__).resolve().parents[1]
 URDF = str(ROOT / "assets" / "urdf" / "widowx_ai.urdf")
-LINK, N, JUMP = "ee_gripper_link", 1000, 0.2
+LINK, N = "ee_gripper_link", 1000
 
 
 def traced_paths(model: RobotModel) -> dict[str, np.ndarray]:
     """name -> the tracing joint path (N, n_dofs) (scripts/bench_ik_continuity.py's three traced paths)."""
-    import bench_ik_continuity as paths  # noqa: PLC0415 (a sibling script: run from scripts/)
+    import bench_ik_continuity as paths
 
     s = np.linspace(0.0, 1.0, N)
     return {name: paths.traced(model, joint, values) for name, joint, values in (
@@ -65,7 +66,7 @@ def envs(model: RobotModel, q_path: np.ndarray) -> str:
     world = env.unwrapped.core.world
     world.robot.set_qpos(q_path[0][None])  # starts on the path
     world.controller.reset()
-    solver, answers = world.controller._solver, []  # noqa: SLF001 (the benchmark watches each tick's IK answer)
+    solver, answers = world.controller._solver, []
     solve_rows = solver.solve_rows
 
     def watched(*args):

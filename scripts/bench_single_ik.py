@@ -4,9 +4,11 @@ Ours: ``PoseIK(model, "ee_gripper_link", options=IKOptions(pos_tol=1e-5, rot_tol
 closed form's branches, the nearest polished; one compiled call), and ``model.inverse_kinematics`` (Genesis's
 arguments, the general path) beside it. Targets: poses of random configurations within the joint limits.
 ssik (not a dependency of the app: a venv of its own, ``pip install ssik``) runs in a subprocess right after, on
-FK poses of its own arm: ``widowx250s_ik.solve(T)``, every branch.
+FK poses of its own arm: ``widowx250s_ik.solve(T)``, every branch; then its generic path on our WidowX AI URDF
+(``ssik.Manipulator.from_urdf(..., base="base_link", ee="ee_gripper_link").solve(T)`` on FK poses of random
+configurations within its limits, ``--generic-n`` of them), a solution counted where its own FK is within 1e-5.
 
-    python scripts/bench_single_ik.py [--n 2000] [--ssik-python /path/to/venv/bin/python]
+    python scripts/bench_single_ik.py [--n 2000] [--ssik-python /path/to/venv/bin/python] [--generic-n 200]
 """
 
 from __future__ import annotations
@@ -42,6 +44,23 @@ for T in poses:
     t0 = time.perf_counter(); sols = arm.solve(T); times.append(time.perf_counter() - t0); solved += bool(sols)
 print(json.dumps({"median_us": 1e6 * float(np.median(times)), "solved": solved, "n": len(poses)}))
 """
+SSIK_GENERIC = """
+import json, sys, time
+import numpy as np
+import ssik
+arm = ssik.Manipulator.from_urdf(sys.argv[2], base="base_link", ee="ee_gripper_link")
+lo, hi = (np.array(x, dtype=float) for x in zip(*arm.joint_limits)) if arm.joint_limits else (-1.5, 1.5)
+rng = np.random.default_rng(0)
+qs = rng.uniform(lo, hi, (int(sys.argv[1]), arm.dof))
+poses = [arm.fk(q) for q in qs]
+arm.solve(poses[0])
+times, solved = [], 0
+for q, T in zip(qs, poses):
+    t0 = time.perf_counter(); sols = arm.solve(T); times.append(time.perf_counter() - t0)
+    solved += any(np.abs(np.asarray(arm.fk(s.q)) - T).max() < 1e-5 for s in sols)
+print(json.dumps({"median_us": 1e6 * float(np.median(times)), "solved": solved, "n": len(poses),
+                  "solver": str(arm.solver_name)}))
+"""
 
 
 def time_calls(call, targets) -> tuple[float, int]:
@@ -59,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--ssik-python", default=None, help="a Python with ssik installed (its own venv)")
+    parser.add_argument("--generic-n", type=int, default=200, help="targets for ssik's path on our URDF (slow)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     model = RobotModel.from_urdf(URDF)
@@ -81,6 +101,11 @@ def main() -> None:
         log.info("ssik 8.2 prebuilt native WidowX 250s, every branch: median %.1f us, %d/%d solved",
                  peer["median_us"], peer["solved"], peer["n"])
         log.info("ratio ours (solve_pose) / ssik: %.2f", 1e6 * fast / peer["median_us"])
+        out = subprocess.run([args.ssik_python, "-c", SSIK_GENERIC, str(args.generic_n), URDF], capture_output=True,
+                             text=True, check=True)
+        peer = json.loads(out.stdout.strip().splitlines()[-1])
+        log.info("ssik 8.2 on our WidowX AI URDF (Manipulator.from_urdf, solver %s), every branch: median %.1f us, "
+                 "%d/%d within 1e-5 of its own FK", peer["solver"], peer["median_us"], peer["solved"], peer["n"])
 
 
 if __name__ == "__main__":

@@ -92,12 +92,14 @@ def test_effort_at_the_limit_is_flagged_and_timed():
     assert report["joints"]["j1"]["time_at_effort_limit_s"] == pytest.approx(15 * dt)
 
 
-def test_branch_changes_are_told_across_a_singular_place_and_not_judged():
+def test_branch_changes_are_told_through_a_singular_place_or_a_jump_and_not_judged():
     dt = 0.01
     q = np.zeros((10, 2))
-    branch = np.array([2, 2, 2, -1, 2, 2, -1, 6, 6, 6])  # -1: where two branches meet
+    branch = np.array([2, 2, 2, -1, 2, 2, -1, 6, 6, 6, 3, 3])  # -1: where two branches meet
     report = analyse(MotionSamples(dt, q, branch=branch), limits())
-    assert report["branch_changes"] == [{"t": pytest.approx(7 * dt), "from": 2, "to": 6}]
+    assert report["branch_changes"] == [
+        {"t": pytest.approx(7 * dt), "from": 2, "to": 6, "through": "singular place"},
+        {"t": pytest.approx(10 * dt), "from": 6, "to": 3, "through": "jump"}]  # left between two samples
     assert report["verdict"] == "smooth"  # the joints did not move: a change of label alone jerks nothing
 
 

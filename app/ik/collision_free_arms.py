@@ -3,11 +3,13 @@
 Solving arm by arm fails there: an arm's clear branch depends on where the other arm is. So the arms are solved
 together. Where every link has a closed form (the WidowX family, full 6-D targets, arms on disjoint DOFs), each
 arm's branches are enumerated and the combinations are tried nearest to ``init_qpos`` first (the sum of the arms'
-joint distances). The pairs split in two:
+joint distances). The pairs split in three:
+- pairs whose relative pose no arm joint changes (a finger against its own link_6) are the same for every branch:
+  checked once per target;
 - an arm's own pairs (its links against the world and against each other) depend on that arm's branch alone, so
   each branch is checked once, when a combination first needs it;
-- the other pairs (between arms, and any that no arm moves) are checked per combination.
-A target is clear when one combination clears both; otherwise the LM solver tries ``restarts`` starts (the first from
+- the other pairs (between the arms) are checked per combination.
+A target is clear when one combination clears them all; otherwise the LM solver tries ``restarts`` starts (the first from
 ``init_qpos``, then random ones), as for one link. With masks or without a closed form only the restarts run.
 """
 
@@ -36,20 +38,23 @@ def _closed_forms(model, links: list[str], ik_kwargs: dict) -> list | None:
     return arms if len(np.unique(dofs)) == len(dofs) else None
 
 
-def _split_pairs(model, cm: CollisionModel, arms: list) -> tuple[list[np.ndarray], np.ndarray]:
-    """Per arm the mask (P,) of its own pairs (moved by that arm's DOFs alone), and the mask of the rest."""
+def _split_pairs(model, cm: CollisionModel, arms: list) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """Masks (P,) of the pairs: ``fixed``, whose two bodies' relative pose no arm DOF changes (a finger against its
+    own link_6: the same for every branch, checked once); per arm its own (moved by that arm's DOFs alone); the
+    rest."""
     ancestor = model.jacobian_tables.ancestor  # (n_links, n_dofs): the DOFs above each link
     frames = cm.pair_links
+    above = np.zeros((len(frames), 2, model.n_dofs), dtype=bool)
+    for side in (0, 1):
+        real = (frames[:, side] >= 0) & (frames[:, side] < model.n_links)
+        above[real, side] = ancestor[frames[real, side]]
+    relative = above[:, 0] ^ above[:, 1]  # the DOFs that move one body and not the other
     moved = np.zeros((len(frames), len(arms)), dtype=bool)
     for i, arm in enumerate(arms):
-        mine = np.zeros(model.n_dofs, dtype=bool)
-        mine[list(arm.dof_idx)] = True
-        for side in (0, 1):
-            link = frames[:, side]
-            real = (link >= 0) & (link < model.n_links)
-            moved[real, i] |= (ancestor[link[real]] & mine).any(axis=1)
+        moved[:, i] = relative[:, list(arm.dof_idx)].any(axis=1)
+    fixed = ~moved.any(axis=1)
     own = [moved[:, i] & (moved.sum(axis=1) == 1) for i in range(len(arms))]
-    return own, ~np.any(own, axis=0)
+    return fixed, own, ~fixed & ~np.any(own, axis=0)
 
 
 class _Branches:
@@ -89,17 +94,19 @@ class _Branches:
 
 def _branch_search(model, cm, arms, links, pos, quat, q0, margins, best, done, reached) -> None:
     """The combinations of branches nearest first until one clears every pair, per target (in place)."""
-    own_masks, rest_mask = _split_pairs(model, cm, arms)
+    fixed_mask, own_masks, rest_mask = _split_pairs(model, cm, arms)
     owns, own_margins = [cm.subset(m) for m in own_masks], [margins[m] for m in own_masks]
     rest, rest_margins = cm.subset(rest_mask), margins[rest_mask]
+    fixed = cm.subset(fixed_mask)
+    possible = fixed.clear(q0, margins[fixed_mask]) if fixed.n_pairs else np.ones(len(q0), dtype=bool)
     br = _Branches(model, arms, links, pos, quat, q0)
     reached |= br.finite[:, 0]
     rows = np.flatnonzero(reached)
     best[rows] = br.config(rows, br.combos[br.order[rows, 0]])  # the nearest reaching answer, if none is clear
     for rank in range(br.combos.shape[0]):
-        rows = np.flatnonzero(~done & br.finite[:, rank])
+        rows = np.flatnonzero(~done & possible & br.finite[:, rank])
         if len(rows) == 0:
-            if not (~done[:, None] & br.finite[:, rank:]).any():
+            if not ((~done & possible)[:, None] & br.finite[:, rank:]).any():
                 break
             continue
         picks = br.combos[br.order[rows, rank]]

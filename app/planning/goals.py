@@ -17,6 +17,7 @@ import numpy as np
 
 from app.errors import InputError
 from app.ik.analytic import analytic_ik, certified_arm
+from app.ik.api import inverse_kinematics
 from app.ik.collision_free import collision_free_ik
 from app.planning.space import PlanningSpace
 from app.validation import as_mask, as_point, as_quaternions, as_rot_mask
@@ -93,7 +94,8 @@ def _chain_dofs(model, link: str) -> np.ndarray:
 
 def _arm_candidates(space: PlanningSpace, goal: PoseGoal, q_start: np.ndarray, tries: int,
                     seed: int) -> np.ndarray:
-    """Full configurations (C, n_dofs) reaching ``goal`` (the other arms at the start)."""
+    """Full configurations (C, n_dofs) reaching ``goal`` (the other arms at the start): with a closed form every
+    branch and the answer seeded at the start."""
     model = space.model
     pos, quat, pos_mask, rot_mask = check_pose_goal(model, goal)
     link = model.link_index(goal.link)
@@ -102,7 +104,10 @@ def _arm_candidates(space: PlanningSpace, goal: PoseGoal, q_start: np.ndarray, t
         q_all, valid = analytic_ik(model, link, pos, quat, q_rest=q_start, arm=arm)
         cand = np.repeat(q_start[None], int(valid.sum()), axis=0)
         cand[:, list(arm.dof_idx)] = q_all[valid]
-        return cand
+        seeded = inverse_kinematics(model, link, pos, quat, init_qpos=q_start, max_samples=1, return_info=True,
+                                    warn=False)  # the start's own branch, where the closed form's
+        # representative of it lies far (near the wrist's singular place): a goal a small step away stays near
+        return np.vstack([cand, seeded.q[None]]) if bool(np.all(seeded.converged)) else cand
     rng = np.random.default_rng(seed)
     seeds = np.repeat(q_start[None], tries, axis=0)
     seeds[1:, space.dofs] = rng.uniform(space.lower, space.upper, (tries - 1, space.n_active))

@@ -180,16 +180,21 @@ def _peak_ratios(series: dict, limits: MotionLimits) -> dict:
 
 
 def _branch_changes(samples: MotionSamples) -> list[dict]:
-    """Each change of the commanded IK branch: {t, from, to}, comparing a labelled sample (>= 0) with the labelled
-    one before it (a -1 between them: a singular place the path crossed)."""
+    """Each change of the commanded IK branch: {t, from, to, through}, comparing a labelled sample (>= 0) with the
+    labelled one before it; ``through``: ``singular place`` where a sample between them belongs to two branches (-1:
+    the path crossed where they meet, without a jump), else ``jump`` (the command left its branch between two
+    samples)."""
     if samples.branch is None:
         return []
-    out, last = [], -1
+    out, last, crossed = [], -1, False
     for k, b in enumerate(np.asarray(samples.branch, dtype=int)):
-        if b >= 0:
-            if last >= 0 and b != last:
-                out.append({"t": float(samples.t0 + k * samples.dt), "from": int(last), "to": int(b)})
-            last = b
+        if b < 0:
+            crossed = last >= 0
+            continue
+        if last >= 0 and b != last:
+            out.append({"t": float(samples.t0 + k * samples.dt), "from": int(last), "to": int(b),
+                        "through": "singular place" if crossed else "jump"})
+        last, crossed = b, False
     return out
 
 

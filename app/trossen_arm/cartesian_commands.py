@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.trossen_arm.cartesian import pose_matrix
-from app.trossen_arm.cartesian_sources import CartesianPath, TwistSource, UnreachablePose
+from app.trossen_arm.cartesian_sources import CartesianPath, LeavesBranch, TwistSource, UnreachablePose
 from app.trossen_arm.containers import ArrayDouble6
 from app.trossen_arm.driver_core import ORDER
 from app.trossen_arm.enums import InterpolationSpace, Mode
@@ -24,6 +24,8 @@ from app.trossen_arm.interpolation import Ramp, state_rows
 from app.trossen_arm.joint_commands import ARM, JointCommands
 
 IK_FAILED = "Algorithm interface cannot find an inverse kinematics solution for the Cartesian positions: [{}]"
+LEAVES = ("The Cartesian path leaves its inverse kinematics branch at sample {} of {} (pose [{}]): the joints would "
+          "jump {:.3f} rad between samples ({}); nothing moved")
 
 
 def fmt_double(x: float) -> str:
@@ -66,6 +68,9 @@ class CartesianCommands(JointCommands):
                 self._joint_space_goal(slot, q_now, goal, ff_v, t)
         except UnreachablePose as exc:
             raise runtime_error(IK_FAILED.format(", ".join(fmt_double(x) for x in exc.pose)), self._logger) from None
+        except LeavesBranch as exc:
+            raise runtime_error(LEAVES.format(exc.leave.index, exc.samples, ", ".join(fmt_double(x) for x in exc.pose),
+                                              exc.leave.jump, exc.leave.cause), self._logger) from None
         self._finish(t, blocking, f"cartesian positions ({space.name} space)", goal=pose_matrix(goal))
 
     def _joint_space_goal(self, slot, q_now: np.ndarray, goal: np.ndarray, ff_v: np.ndarray | None,

@@ -5,7 +5,9 @@
   pose now to the goal, timed by the driver's rule for positions (quintic above 0.2 s, linear above 1 ms, a
   step below) on the path fraction. The whole path is solved by IK before the first step, at a sample every
   ``SAMPLE_DT`` (each seeded by the one before, refined to ``REFINE_TOL`` on its branch), and the joints go
-  linearly between samples; a sample without an IK solution fails the command before anything moves.
+  linearly between samples; a sample without an IK solution, or whose answer leaves the branch (a joint step above
+  0.2 rad and 10 times the pose's step between samples: app.ik.branch_watch), fails the command before anything
+  moves.
 - ``TwistSource``: the tool's twist (a velocity-mode ramp of 6 values), turned into the arm joints'
   velocities through the damped pseudo-inverse of the tool Jacobian at the measured joints, every step.
 """
@@ -17,8 +19,10 @@ import math
 import numpy as np
 
 from app.errors import AppError
+from app.ik.branch_watch import BranchLeave, first_leave, pose_steps
 from app.trossen_arm.cartesian import ToolKinematics, pose_vector, straight_line
 from app.trossen_arm.interpolation import Ramp, state_rows
+from app.trossen_arm.joint_space import FLANGE_LINK
 
 SAMPLE_DT = 0.01  # [s]: IK along a Cartesian path every 10 ms
 RESOLVE_DT = 0.002  # [s]: a held twist's joint velocities from the Jacobian at the joints every 2 ms
@@ -31,6 +35,16 @@ class UnreachablePose(AppError):
     def __init__(self, pose: np.ndarray):
         super().__init__(pose)
         self.pose = pose
+
+
+class LeavesBranch(AppError):
+    """A Cartesian path whose IK answers leave their branch (app.ik.branch_watch: ``leave``, at sample ``leave.index``
+    of ``samples``), so the joints would jump between two samples; ``pose``: that sample's 6-vector. Internal: the
+    driver turns it into its RuntimeError before anything moves."""
+
+    def __init__(self, pose: np.ndarray, leave: BranchLeave, samples: int):
+        super().__init__(pose, leave, samples)
+        self.pose, self.leave, self.samples = pose, leave, samples
 
 
 class CartesianPath:
@@ -48,13 +62,19 @@ class CartesianPath:
         self.times = np.linspace(0.0, duration, n)
         s = np.array([profile.sample(t)[0, 0] for t in self.times])
         poses = straight_line(tool.tool_pose(q_start), goal, s)
-        self.q = np.empty((n, 6))
+        q_full = np.empty((n, len(q_start)))
         seed = q_start
         for k, pose in enumerate(poses):
             q = tool.solve(pose, seed, refine=True)
             if q is None:
                 raise UnreachablePose(pose_vector(pose))
-            self.q[k], seed = q[tool.arm_dofs], q
+            q_full[k], seed = q, q
+        T = np.concatenate([tool.tool_pose(q_start)[None], poses])
+        leave = first_leave(tool.model, FLANGE_LINK, np.vstack([q_start, q_full]), tool.arm_dofs,
+                            steps=pose_steps(T[:, :3, 3], T[:, :3, :3]))
+        if leave is not None:  # (row 0 is the start: sample index - 1)
+            raise LeavesBranch(pose_vector(poses[leave.index - 1]), leave._replace(index=leave.index - 1), n)
+        self.q = q_full[:, tool.arm_dofs]
         self.goal_q = seed
 
     def sample(self, t: float, q_dofs: np.ndarray | None = None) -> np.ndarray:
