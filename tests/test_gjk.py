@@ -28,7 +28,7 @@ def _solve(V, a, b, R, p, radii=(0.0, 0.0), cap=np.inf, links=(0, 1), hulls=Fals
         nbr0, nbr = tables.parts.nbr0, tables.parts.nbr
     out = [np.zeros(3) for _ in range(3)]
     d = gjk(V, nbr0, nbr, a[0], a[1], links[0], radii[0], b[0], b[1], links[1], radii[1], R, p, cap, floor,
-            np.empty(SCRATCH), np.zeros(4, dtype=np.int64), *out)
+            np.empty(SCRATCH), np.zeros(6, dtype=np.int64), *out)
     return d, *out
 
 

@@ -213,11 +213,20 @@ def _tetrahedron(S, idx):
 @njit(cache=True, nogil=True)
 def gjk(V, nbr0, nbr, a0, a1, la, ra, b0, b1, lb, rb, R, p, cap, floor, S, idx, xa, xb, n):
     """Distance [m] between part A (vertices V[a0:a1] in the frame of link la, -1: base; radius ra) and part B
-    (V[b0:b1], lb, rb), link frames R (L, 3, 3), p (L, 3); hull edges nbr0, nbr (app.collision.collision_tables). Where it is below ``cap``: the witnesses xa, xb (3,)
-    and the unit normal n (3,) from B to A; else a bound from below that is >= cap. OVERLAP where the hulls
-    themselves meet (radii aside: the depth is not measured). S (SCRATCH,), idx (4,) int64: scratch."""
-    ka = _support(V, a0, a1, nbr0, nbr, a0, R, p, la, 1.0, 0.0, 0.0, S, 12)
-    kb = _support(V, b0, b1, nbr0, nbr, b0, R, p, lb, -1.0, 0.0, 0.0, S, 24)
+    (V[b0:b1], lb, rb), link frames R (L, 3, 3), p (L, 3); hull edges nbr0, nbr (app.collision.collision_tables).
+
+    Where it is below ``cap``: the witnesses xa, xb (3,) and the unit normal n (3,) from B to A; else a bound from
+    below that is >= cap. Once the distance is known to be below ``floor``, that bound from above is returned without
+    witnesses (a yes/no check needs no more; -inf: never). OVERLAP where the hulls themselves meet (radii aside: the
+    depth is not measured). On entry xa - xb is the first direction from B to A tried (zero: any) and idx[4], idx[5]
+    the vertices the supports climb from (outside a part: its first); on return idx[4], idx[5] are the last supports
+    found (a warm start for the parts' next call). S (SCRATCH,), idx (6,) int64: scratch."""
+    g0, g1, g2 = xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]
+    if g0 * g0 + g1 * g1 + g2 * g2 < 1e-24:
+        g0, g1, g2 = 1.0, 0.0, 0.0
+    ka = _support(V, a0, a1, nbr0, nbr, idx[4] if a0 <= idx[4] < a1 else a0, R, p, la, -g0, -g1, -g2, S, 12)
+    kb = _support(V, b0, b1, nbr0, nbr, idx[5] if b0 <= idx[5] < b1 else b0, R, p, lb, g0, g1, g2, S, 24)
+    idx[4], idx[5] = ka, kb
     for r in range(3):
         S[r] = S[12 + r] - S[24 + r]
     S[36], count, reach = 1.0, 1, cap + ra + rb
@@ -235,6 +244,7 @@ def gjk(V, nbr0, nbr, a0, a1, la, ra, b0, b1, lb, rb, R, p, cap, floor, S, idx, 
         at = 3 * count
         ka = _support(V, a0, a1, nbr0, nbr, ka, R, p, la, -v0, -v1, -v2, S, 12 + at)
         kb = _support(V, b0, b1, nbr0, nbr, kb, R, p, lb, v0, v1, v2, S, 24 + at)
+        idx[4], idx[5] = ka, kb
         for r in range(3):
             S[at + r] = S[12 + at + r] - S[24 + at + r]
         vw = v0 * S[at] + v1 * S[at + 1] + v2 * S[at + 2]
@@ -277,7 +287,7 @@ def parts_distance(pt, R, p, h0a, h1a, h0b, h1b, cap, floor, S, idx, W, OB, xa, 
     apart is not measured. xa - xb on entry: the direction tried first. OVERLAP where two parts' hulls meet.
     W (3, 3): scratch; OB: the parts placed for this configuration (place_parts)."""
     best = 1e300
-    BR, BP, PC, axis, L = OB
+    BR, BP, PC, axis, L, last = OB
     for i in range(h0a, h1a):
         for j in range(h0b, h1b):
             c = min(best, cap)
@@ -290,8 +300,10 @@ def parts_distance(pt, R, p, h0a, h1a, h0b, h1b, cap, floor, S, idx, W, OB, xa, 
                 continue
             for r in range(3):
                 W[0, r], W[1, r] = xa[r], xb[r]
+            idx[4], idx[5] = last[i], last[j]
             d = gjk(pt.vertex, pt.nbr0, pt.nbr, pt.v0[i], pt.v1[i], pt.link[i], pt.radius[i], pt.v0[j], pt.v1[j],
                     pt.link[j], pt.radius[j], R, p, c, floor, S, idx, W[0], W[1], W[2])
+            last[i], last[j] = idx[4], idx[5]
             if d == OVERLAP:
                 return OVERLAP
             if d < floor:
@@ -308,15 +320,15 @@ def parts_distance(pt, R, p, h0a, h1a, h0b, h1b, cap, floor, S, idx, W, OB, xa, 
 @njit(cache=True, nogil=True)
 def part_scratch(pt):
     """parts_distance's placed parts: box frames R (H, 3, 3), p (H, 3) and sphere centres (H, 3) in the base frame;
-    axis (3,), L (3,): scratch."""
+    axis (3,), L (3,): scratch; each part's last support vertex (H,) (GJK's warm start, kept across calls)."""
     H = pt.link.shape[0]
-    return np.empty((H, 3, 3)), np.empty((H, 3)), np.empty((H, 3)), np.empty(3), np.empty(3)
+    return np.empty((H, 3, 3)), np.empty((H, 3)), np.empty((H, 3)), np.empty(3), np.empty(3), pt.v0.copy()
 
 
 @njit(cache=True, nogil=True)
 def place_parts(pt, R, p, OB):
     """Every part's box frame and sphere centre in the base frame for link frames R, p, into OB (part_scratch)."""
-    BR, BP, PC = OB[0], OB[1], OB[2]
+    BR, BP, PC = OB[0], OB[1], OB[2]  # (OB[5], the warm starts, carry over)
     for i in range(pt.link.shape[0]):
         link = pt.link[i]
         for r in range(3):

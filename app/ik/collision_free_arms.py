@@ -98,7 +98,10 @@ def _branch_search(model, cm, arms, links, pos, quat, q0, margins, best, done, r
     owns, own_margins = [cm.subset(m) for m in own_masks], [margins[m] for m in own_masks]
     rest, rest_margins = cm.subset(rest_mask), margins[rest_mask]
     fixed = cm.subset(fixed_mask)
-    possible = fixed.clear(q0, margins[fixed_mask]) if fixed.n_pairs else np.ones(len(q0), dtype=bool)
+    possible = np.ones(len(q0), dtype=bool)
+    if fixed.n_pairs:  # the same for targets that start alike (the default: every one from the mid configuration)
+        starts, which = np.unique(q0, axis=0, return_inverse=True)
+        possible = fixed.clear(starts, margins[fixed_mask])[which.reshape(-1)]
     br = _Branches(model, arms, links, pos, quat, q0)
     reached |= br.finite[:, 0]
     rows = np.flatnonzero(reached)
