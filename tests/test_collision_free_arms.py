@@ -85,6 +85,27 @@ def test_mesh_distances_are_exact_against_pybullet_on_random_configurations(rig)
         assert np.all(ours[truth < 0] < 5e-5), "in contact: never apart"
 
 
+def test_mesh_pair_gradient_rows_match_finite_differences(rig):
+    """The rows the QP gets for pairs measured on hulls: d(distance)/dq from GJK's witnesses equals central
+    differences, for an arm's link against a wall and for the closest pair of links of the two arms in the bin."""
+    model, cm = rig[:2]
+    kinds = np.array(cm.pair_kinds)
+    q = np.vstack([sample_configs(model, 400, seed=12), _targets(rig, 6, seed=4)])
+    d, _ = cm.distances(q, with_gradient=False)
+    wall = cm.pair_names.index(("follower_left_link_6", "wall_left"))
+    arms = np.flatnonzero(kinds == "arms")
+    cases = [(qi, wall) for qi in q[(d[:, wall] > 0.005) & (d[:, wall] < 0.1)][:4]]
+    cases += [(qi, int(arms[np.argmin(di[arms])])) for qi, di in zip(q[400:], d[400:])]
+    h = 1e-6
+    for qi, j in cases:
+        assert 0.0 < cm.distances(qi[None], with_gradient=False)[0][0, j]  # apart: smooth there
+        g = cm.distances(qi[None])[1][0, j]
+        fd = np.array([(cm.distances((qi + h * e)[None], with_gradient=False)[0][0, j]
+                        - cm.distances((qi - h * e)[None], with_gradient=False)[0][0, j]) / (2 * h)
+                       for e in np.eye(len(qi))])
+        assert np.allclose(g, fd, atol=1e-4), (cm.pair_names[j], g, fd)
+
+
 def test_both_arms_are_solved_clear_in_one_bin_and_pybullet_agrees(rig, caplog):
     model, cm = rig[:2]
     q_src = _targets(rig, 24, seed=1)
