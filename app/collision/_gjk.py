@@ -300,10 +300,10 @@ def parts_distance(pt, R, p, h0a, h1a, h0b, h1b, cap, floor, S, idx, W, OB, xa, 
                 continue
             for r in range(3):
                 W[0, r], W[1, r] = xa[r], xb[r]
-            idx[4], idx[5] = last[i], last[j]
+            idx[4], idx[5] = last[i, j], last[j, i]
             d = gjk(pt.vertex, pt.nbr0, pt.nbr, pt.v0[i], pt.v1[i], pt.link[i], pt.radius[i], pt.v0[j], pt.v1[j],
                     pt.link[j], pt.radius[j], R, p, c, floor, S, idx, W[0], W[1], W[2])
-            last[i], last[j] = idx[4], idx[5]
+            last[i, j], last[j, i] = idx[4], idx[5]
             if d == OVERLAP:
                 return OVERLAP
             if d < floor:
@@ -320,9 +320,13 @@ def parts_distance(pt, R, p, h0a, h1a, h0b, h1b, cap, floor, S, idx, W, OB, xa, 
 @njit(cache=True, nogil=True)
 def part_scratch(pt):
     """parts_distance's placed parts: box frames R (H, 3, 3), p (H, 3) and sphere centres (H, 3) in the base frame;
-    axis (3,), L (3,): scratch; each part's last support vertex (H,) (GJK's warm start, kept across calls)."""
+    axis (3,), L (3,): scratch; last (H, H): part i's last support vertex against part j (GJK's warm start, kept
+    across the configurations of a call: a pair's direction changes little between them)."""
     H = pt.link.shape[0]
-    return np.empty((H, 3, 3)), np.empty((H, 3)), np.empty((H, 3)), np.empty(3), np.empty(3), pt.v0.copy()
+    last = np.empty((H, H), dtype=np.int64)
+    for i in range(H):
+        last[i, :] = pt.v0[i]
+    return np.empty((H, 3, 3)), np.empty((H, 3)), np.empty((H, 3)), np.empty(3), np.empty(3), last
 
 
 @njit(cache=True, nogil=True)
