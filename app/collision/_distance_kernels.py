@@ -182,7 +182,7 @@ def _parts(ct, R, p, bounds, a, b, cap, floor, G, idx, W, OB, xa, xb, n):
 
 @njit(cache=True, nogil=True)
 def _gjk_scratch(ct):
-    """GJK's scratch: S (SCRATCH,), idx (4,), witness rows W (3, 3), the placed parts (part_scratch)."""
+    """GJK's scratch: S (SCRATCH,), idx (6,), witness rows W (3, 3), the placed parts (part_scratch)."""
     return np.empty(SCRATCH), np.zeros(6, dtype=np.int64), np.empty((3, 3)), part_scratch(ct.parts)
 
 

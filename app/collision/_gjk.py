@@ -2,7 +2,7 @@
 mesh's hull and PyBullet's margin, a box's corners, a sphere's centre, a capsule's two ends), posed by a link frame.
 
 Gilbert, Johnson and Keerthi's iteration on the Minkowski difference A - B: the simplex's closest point to the origin
-(Ericson's regions for segment, triangle and tetrahedron, with barycentric weights), then the support point against
+(app.collision._simplex: Ericson's regions with barycentric weights), then the support point against
 it, until the gap between the bound from below (the supporting plane's distance) and the closest point is below a
 relative 1e-9 or 1e-9 m. The weights give the witness on each part. No allocation: the scratch ``S`` (SCRATCH,) is the
 caller's.
@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from app.collision._box_box import _sat_overlap
+from app.collision._simplex import segment, tetrahedron, triangle
 
 SCRATCH = 76  # S[0:12] simplex points w, [12:24] their A points, [24:36] their B points, [36:40] weights, [40:76] a copy
 OVERLAP = -1e300  # gjk's answer when the hulls themselves intersect (the depth is not measured)
@@ -57,157 +58,6 @@ def _support(V, v0, v1, nbr0, nbr, start, R, p, link, d0, d1, d2, S, at):
     else:
         S[at], S[at + 1], S[at + 2] = x, y, z
     return k
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _dot(S, i, j):
-    return S[3 * i] * S[3 * j] + S[3 * i + 1] * S[3 * j + 1] + S[3 * i + 2] * S[3 * j + 2]
-
-
-@njit(cache=True, nogil=True)
-def _keep(S, idx, n):
-    """Simplex points idx[:n] (ascending) moved to the front (with their A and B points); returns n."""
-    for k in range(n):
-        i = idx[k]
-        if i != k:
-            for base in (0, 12, 24):
-                for r in range(3):
-                    S[base + 3 * k + r] = S[base + 3 * i + r]
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _segment(S, idx):
-    """Closest point of segment (0, 1) to the origin: weights into S[36:38], the points kept; returns the count."""
-    d00, d01, d11 = _dot(S, 0, 0), _dot(S, 0, 1), _dot(S, 1, 1)
-    t_num, t_den = d00 - d01, d00 - 2.0 * d01 + d11  # t along w0 -> w1
-    if t_num <= 0.0:
-        S[36] = 1.0
-        return 1
-    if t_num >= t_den:
-        idx[0] = 1
-        S[36] = 1.0
-        return _keep(S, idx, 1)
-    t = t_num / t_den
-    S[36], S[37] = 1.0 - t, t
-    return 2
-
-
-@njit(cache=True, nogil=True)
-def _triangle(S, idx):
-    """Closest point of triangle (0, 1, 2) to the origin (Ericson 5.1.5 with p = 0): weights into S[36:39], the
-    points of its region kept (in order); returns the count."""
-    ab_ap = _dot(S, 0, 0) - _dot(S, 0, 1)
-    ac_ap = _dot(S, 0, 0) - _dot(S, 0, 2)
-    if ab_ap <= 0.0 and ac_ap <= 0.0:
-        S[36] = 1.0
-        return 1
-    ab_bp = _dot(S, 0, 1) - _dot(S, 1, 1)  # ab . bp, bp = -b
-    ac_bp = _dot(S, 0, 1) - _dot(S, 1, 2)
-    if ab_bp >= 0.0 and ac_bp <= ab_bp:
-        idx[0] = 1
-        S[36] = 1.0
-        return _keep(S, idx, 1)
-    vc = ab_ap * ac_bp - ac_ap * ab_bp
-    if vc <= 0.0 and ab_ap >= 0.0 and ab_bp <= 0.0:
-        t = ab_ap / (ab_ap - ab_bp)
-        S[36], S[37] = 1.0 - t, t
-        return 2
-    ab_cp = _dot(S, 0, 2) - _dot(S, 1, 2)
-    ac_cp = _dot(S, 0, 2) - _dot(S, 2, 2)
-    if ac_cp >= 0.0 and ab_cp <= ac_cp:
-        idx[0] = 2
-        S[36] = 1.0
-        return _keep(S, idx, 1)
-    vb = ab_cp * ac_ap - ab_ap * ac_cp
-    if vb <= 0.0 and ac_ap >= 0.0 and ac_cp <= 0.0:
-        t = ac_ap / (ac_ap - ac_cp)
-        idx[0], idx[1] = 0, 2
-        S[36], S[37] = 1.0 - t, t
-        return _keep(S, idx, 2)
-    va = ab_bp * ac_cp - ab_cp * ac_bp
-    if va <= 0.0 and (ac_bp - ab_bp) >= 0.0 and (ab_cp - ac_cp) >= 0.0:
-        t = (ac_bp - ab_bp) / ((ac_bp - ab_bp) + (ab_cp - ac_cp))
-        idx[0], idx[1] = 1, 2
-        S[36], S[37] = 1.0 - t, t
-        return _keep(S, idx, 2)
-    den = 1.0 / (va + vb + vc)
-    v, w = vb * den, vc * den
-    S[36], S[37], S[38] = 1.0 - v - w, v, w
-    return 3
-
-
-@njit(cache=True, nogil=True)
-def _copy(S, src, dst, i, j):
-    """Point i of the block at ``src`` (its w, A and B) to slot j of the block at ``dst``."""
-    for base in (0, 12, 24):
-        for r in range(3):
-            S[dst + base + 3 * j + r] = S[src + base + 3 * i + r]
-
-
-@njit(cache=True, nogil=True)
-def _outside(S, i, j, k, m):
-    """Whether the origin lies on the other side of face (i, j, k)'s plane than point m (or the face is flat)."""
-    a0, a1, a2 = S[3 * i], S[3 * i + 1], S[3 * i + 2]
-    b0, b1, b2 = S[3 * j] - a0, S[3 * j + 1] - a1, S[3 * j + 2] - a2
-    c0, c1, c2 = S[3 * k] - a0, S[3 * k + 1] - a1, S[3 * k + 2] - a2
-    n0, n1, n2 = b1 * c2 - b2 * c1, b2 * c0 - b0 * c2, b0 * c1 - b1 * c0
-    side_o = -(n0 * a0 + n1 * a1 + n2 * a2)
-    side_m = n0 * (S[3 * m] - a0) + n1 * (S[3 * m + 1] - a1) + n2 * (S[3 * m + 2] - a2)
-    return side_o * side_m <= 0.0
-
-
-@njit(cache=True, nogil=True)
-def _closest_sq(S, n):
-    """|sum of weights x points|^2 of the first n simplex points."""
-    v0 = v1 = v2 = 0.0
-    for k in range(n):
-        v0 += S[36 + k] * S[3 * k]
-        v1 += S[36 + k] * S[3 * k + 1]
-        v2 += S[36 + k] * S[3 * k + 2]
-    return v0 * v0 + v1 * v1 + v2 * v2
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _face(f):
-    """The points of tetrahedron face f (the one without point f)."""
-    if f == 0:
-        return 1, 2, 3
-    if f == 1:
-        return 0, 2, 3
-    if f == 2:
-        return 0, 1, 3
-    return 0, 1, 2
-
-
-@njit(cache=True, nogil=True)
-def _on_face(S, idx, f):
-    """Face f's points (from the copy at 40) into slots 0..2, then its closest point: returns the count kept."""
-    i, j, k = _face(f)
-    _copy(S, 40, 0, i, 0)
-    _copy(S, 40, 0, j, 1)
-    _copy(S, 40, 0, k, 2)
-    return _triangle(S, idx)
-
-
-@njit(cache=True, nogil=True)
-def _tetrahedron(S, idx):
-    """Closest point of tetrahedron (0..3) to the origin: the best face's region (weights, points kept; its count),
-    or 4 where the origin is inside."""
-    outside = np.zeros(4, dtype=np.bool_)
-    for f in range(4):
-        i, j, k = _face(f)
-        outside[f] = _outside(S, i, j, k, f)
-        _copy(S, 0, 40, f, f)
-    best, best_face = 1e300, -1
-    for f in range(4):
-        if outside[f]:
-            d = _closest_sq(S, _on_face(S, idx, f))
-            if d < best:
-                best, best_face = d, f
-    if best_face < 0:
-        return 4
-    return _on_face(S, idx, best_face)
 
 
 @njit(cache=True, nogil=True)
@@ -254,11 +104,11 @@ def gjk(V, nbr0, nbr, a0, a1, la, ra, b0, b1, lb, rb, R, p, cap, floor, S, idx, 
             break  # converged: the new point brings the simplex no closer
         count += 1
         if count == 2:
-            count = _segment(S, idx)
+            count = segment(S, idx)
         elif count == 3:
-            count = _triangle(S, idx)
+            count = triangle(S, idx)
         else:
-            count = _tetrahedron(S, idx)
+            count = tetrahedron(S, idx)
             if count == 4:
                 return OVERLAP
     d = 0.0

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.collision._distance_kernels import APART_WANTED, NEAR_WANTED, clear_kernel, distances_kernel, evidence_kernel
-from app.collision.collision_tables import CollisionTables
+from app.collision.collision_tables import CollisionTables, PairTables, frozen
 from app.collision.packing import Body, box_part, pack_tables
 from app.collision.robot_spheres import RobotSpheres
 from app.collision.world import ObjectPoses, World, box_frame, held_spheres, sphere_row
@@ -104,11 +104,13 @@ class CollisionModel:
         keep = np.asarray(keep, dtype=bool).reshape(len(self._pairs))
         key = keep.tobytes()
         if key not in self._subsets:
-            sub = copy.copy(self)
+            sub = copy.copy(self)  # the bodies' tables shared; the pairs (as packed: box bodies second) filtered
             sub._pairs = [pair for pair, k in zip(self._pairs, keep) if k]
             sub.pair_names = tuple(name for name, k in zip(self.pair_names, keep) if k)
-            sub.pair_excess, sub.tables, sub._entry, sub._subsets = self.pair_excess[keep], None, None, {}
-            sub.tables = sub._tables(sub._pairs)
+            sub.pair_excess, sub._entry, sub._subsets = self.pair_excess[keep], None, {}
+            pairs = self.tables.pairs
+            sub.tables = self.tables._replace(pairs=PairTables(frozen(pairs.a[keep], np.int64),
+                                                               frozen(pairs.b[keep], np.int64)))
             sub.__dict__.pop("pair_kinds", None)
             self._subsets[key] = sub
         return self._subsets[key]

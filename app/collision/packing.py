@@ -44,8 +44,8 @@ class Body(NamedTuple):
     refine: bool = False
 
 
-def box_part(R: np.ndarray, p: np.ndarray, half) -> tuple[np.ndarray, float]:
-    """A box (frame R, p; half extents) as a part: its 8 corners, radius 0."""
+def box_part(R: np.ndarray, p: np.ndarray, half) -> tuple[np.ndarray, float, None]:
+    """A box (frame R, p; half extents) as a part: its 8 corners, radius 0, no triangles (searched whole)."""
     signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
     return (signs * np.asarray(half, dtype=float)) @ np.asarray(R).T + np.asarray(p), 0.0, None
 
@@ -112,7 +112,8 @@ def _neighbours(n: int, faces, first: int) -> list[np.ndarray]:
     edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
     edges = np.unique(np.sort(np.concatenate([edges, edges[:, ::-1]]), axis=1), axis=0)
     both = np.concatenate([edges, edges[:, ::-1]])
-    return [first + both[both[:, 0] == v, 1] for v in range(n)]
+    both = both[np.argsort(both[:, 0], kind="stable")]  # grouped by vertex, each group in its order above
+    return np.split(first + both[:, 1], np.cumsum(np.bincount(both[:, 0], minlength=n))[:-1])
 
 
 def _groups(spheres: np.ndarray) -> list[np.ndarray]:
