@@ -6,6 +6,7 @@ import pytest
 from app import RobotModel
 from app.collision import World, WorldBox, collision_model
 from app.collision.pairs import sample_configs
+from app.errors import InputError
 from app.ik.collision_free import collision_free_ik
 from tests.conftest import WIDOWX_URDF
 
@@ -128,3 +129,30 @@ def test_an_unreachable_target_is_blamed_on_reach_not_on_a_pair(setup, caplog):
     lines = [r.getMessage() for r in caplog.records]
     assert not res.converged[0] and res.collision_free[1]
     assert lines == ["1 of 2 targets are out of reach: pose IK found no solution, with or without collisions"], lines
+
+
+@pytest.mark.parametrize(("poss", "quats", "words"), [
+    ([None], [[1.0, 0.0, 0.0, 0.0]], "a full pose per link: poss with 1 entries, none None"),
+    ([[0.3, 0.0, 0.1]], [], "a full pose per link: quats with 1 entries"),
+    ([[0.3, 0.0]], [[1.0, 0.0, 0.0, 0.0]], r"poss entries must each be \(3,\) or \(n, 3\)"),
+    ([[[0.3, 0.0, 0.1]] * 2], [[[1.0, 0.0, 0.0, 0.0]] * 3], "as many targets per link"),
+])
+def test_several_links_avoiding_collisions_refuse_targets_that_are_not_a_full_pose_per_link(setup, poss, quats,
+                                                                                           words):
+    model, cm = setup[:2]
+    with pytest.raises(InputError, match=words):
+        model.inverse_kinematics_multilink([EE], poss, quats, avoid_collisions=True, collision=cm)
+
+
+def test_several_links_avoiding_collisions_answer_as_one_link_does(setup):
+    """One link through the multi-link call: the same clear answers as the one-link call, one target or several."""
+    model, cm = setup[:2]
+    pos, quat = _targets(model, cm, 6, seed=21)
+    one = model.inverse_kinematics(EE, pos, quat, avoid_collisions=True, min_distance=MIN_D, collision=cm,
+                                   return_info=True)
+    many = model.inverse_kinematics_multilink([EE], [pos], [quat], avoid_collisions=True, min_distance=MIN_D,
+                                              collision=cm, return_info=True)
+    assert many.collision_free.sum() >= one.collision_free.sum() - 1 and many.collision_free.sum() >= 5
+    first = model.inverse_kinematics_multilink([EE], [pos[0]], [quat[0]], avoid_collisions=True, min_distance=MIN_D,
+                                               collision=cm, return_info=True)
+    assert first.q.shape == (model.n_dofs,) and bool(first.collision_free) == bool(many.collision_free[0])

@@ -64,10 +64,6 @@ def _closed_form_candidates(model, arm, link, pos, quat, q0, spin_axis):
     return np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(valid, order, 1)
 
 
-def _clear(cm: CollisionModel, q: np.ndarray, margins: np.ndarray) -> np.ndarray:
-    return cm.clear(q, margins)
-
-
 def check_margins(min_distance: float, self_min_distance: float, arm_min_distance: float | None) -> None:
     """Each margin a finite length >= 0 [m] (None: arm_min_distance follows min_distance); InputError otherwise."""
     for name, value in (("min_distance", min_distance), ("self_min_distance", self_min_distance),
@@ -97,14 +93,8 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
             local point or DOF subset turns it off.
     """
     pos, quat = np.atleast_2d(np.asarray(pos, float)), np.atleast_2d(np.asarray(quat, float))
-    B = len(pos)
-    q0 = np.broadcast_to(model.mid_config() if init_qpos is None else np.asarray(init_qpos, float),
-                         (B, model.n_dofs)).copy()
-    check_margins(min_distance, self_min_distance, arm_min_distance)
-    margins = cm.margins(float(min_distance), arm_min_distance, float(self_min_distance))
-    best = q0.copy()
-    done = np.zeros(B, dtype=bool)
-    reached = np.zeros(B, dtype=bool)
+    search = start_search(model, cm, len(pos), init_qpos, min_distance, self_min_distance, arm_min_distance)
+    q0, margins, best, done, reached = search
     arm, spins = _closed_form_plan(model, link, ik_kwargs)
     if arm is not None:
         cand, valid = _closed_form_candidates(model, arm, link, pos, quat, q0, spins)
@@ -114,21 +104,51 @@ def collision_free_ik(model, cm: CollisionModel, link, pos: np.ndarray, quat: np
             todo = np.flatnonzero(~done & valid[:, rank])
             if len(todo) == 0:
                 continue
-            ok = _clear(cm, cand[todo, rank], margins)
+            ok = cm.clear(cand[todo, rank], margins)
             best[todo[ok]] = cand[todo[ok], rank]
             done[todo[ok]] = True
+    return restart_search(model, cm, search, restarts, seed, lambda open_, start: model.inverse_kinematics(
+        link, pos=pos[open_], quat=quat[open_], init_qpos=start, return_info=True, max_samples=1,
+        **{"warn": False, **ik_kwargs}))  # misses: said once, by the caller
+
+
+class Search(NamedTuple):
+    """A collision-free search over B targets: q0 (B, n_dofs) the starts; margins (P,) [m] per checked pair; best
+    (B, n_dofs) the answers so far; done (B,): clear; reached (B,): some answer reached the target."""
+
+    q0: np.ndarray
+    margins: np.ndarray
+    best: np.ndarray
+    done: np.ndarray
+    reached: np.ndarray
+
+
+def start_search(model, cm: CollisionModel, n: int, init_qpos, min_distance: float, self_min_distance: float,
+                 arm_min_distance: float | None) -> Search:
+    """The search's state for n targets from ``init_qpos`` ((n_dofs,) or (n, n_dofs); None: the mid
+    configuration), its margins checked (check_margins)."""
+    q0 = np.broadcast_to(model.mid_config() if init_qpos is None else np.asarray(init_qpos, float),
+                         (n, model.n_dofs)).copy()
+    check_margins(min_distance, self_min_distance, arm_min_distance)
+    margins = cm.margins(float(min_distance), arm_min_distance, float(self_min_distance))
+    return Search(q0, margins, q0.copy(), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool))
+
+
+def restart_search(model, cm: CollisionModel, search: Search, restarts: int, seed: int, solve) -> CollisionFreeResult:
+    """The LM solver's restarts for the targets still open (the first from q0, then random starts), kept where
+    clear; ``solve(open_ (m,) target indices, starts (m, n_dofs))`` -> their IKResult. Then the result, with the
+    closest pair of each target left open."""
+    q0, margins, best, done, reached = search
     starts = random_starts(model, seed)
     for r in range(restarts):
         open_ = np.flatnonzero(~done)
         if len(open_) == 0:
             break
-        start = q0[open_] if r == 0 else starts(len(open_))
-        info = model.inverse_kinematics(link, pos=pos[open_], quat=quat[open_], init_qpos=start, return_info=True,
-                                        max_samples=1, **{"warn": False, **ik_kwargs})  # misses: said once, below
+        info = solve(open_, q0[open_] if r == 0 else starts(len(open_)))
         conv = np.asarray(info.converged)
         ok = conv.copy()
         if conv.any():
-            ok[conv] = _clear(cm, info.q[conv], margins)
+            ok[conv] = cm.clear(info.q[conv], margins)
         newly = conv & ~reached[open_]  # a reaching (colliding) answer, shown where no clear one is found
         best[open_[newly]] = info.q[newly]
         reached[open_] |= conv
@@ -143,6 +163,11 @@ def random_starts(model, seed: int):
     lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
     hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
     return lambda n: rng.uniform(lo, hi, (n, model.n_dofs))
+
+
+def first_target(res: CollisionFreeResult) -> CollisionFreeResult:
+    """The result of a call with one target: its row of each field."""
+    return CollisionFreeResult(res.q[0], res.collision_free[0], res.converged[0], res.closest[0])
 
 
 def closest_pairs(cm: CollisionModel, q: np.ndarray, done: np.ndarray, margins: np.ndarray) -> list:
@@ -178,7 +203,7 @@ def inverse_kinematics_avoiding(model, link, pos, quat, *, min_distance: float =
                             self_min_distance=self_min_distance, arm_min_distance=arm_min_distance, **ik_kwargs)
     warn_misses(res, min_distance)
     if one:
-        res = CollisionFreeResult(res.q[0], res.collision_free[0], res.converged[0], res.closest[0])
+        res = first_target(res)
     return res if return_info else res.q
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from app.collision.checker import CollisionModel
 from app.errors import InputError
 from app.ik.analytic import analytic_ik, certified_arm
-from app.ik.collision_free import CollisionFreeResult, check_margins, closest_pairs, random_starts, warn_misses
+from app.ik.collision_free import CollisionFreeResult, Search, first_target, restart_search, start_search, warn_misses
 
 MAX_COMBINATIONS = 512  # branch combinations enumerated (8 per arm: three arms); more arms use the restarts only
 
@@ -87,13 +87,14 @@ class _Branches:
         new = state[rows, picks[:, i]] == 0
         if new.any():
             q = self.config(rows[new], picks[new], arms=[i])
-            ok = own.clear(q, margins) if own.n_pairs else np.ones(len(q), dtype=bool)
+            ok = own.clear(q, margins)
             state[rows[new], picks[new, i]] = np.where(ok, 1, 2)
         return state[rows, picks[:, i]] == 1
 
 
-def _branch_search(model, cm, arms, links, pos, quat, q0, margins, best, done, reached) -> None:
-    """The combinations of branches nearest first until one clears every pair, per target (in place)."""
+def _branch_search(model, cm, arms, links, pos, quat, search: Search) -> None:
+    """The combinations of branches nearest first until one clears every pair, per target (into ``search``)."""
+    q0, margins, best, done, reached = search
     fixed_mask, own_masks, rest_mask = _split_pairs(model, cm, arms)
     owns, own_margins = [cm.subset(m) for m in own_masks], [margins[m] for m in own_masks]
     rest, rest_margins = cm.subset(rest_mask), margins[rest_mask]
@@ -120,7 +121,7 @@ def _branch_search(model, cm, arms, links, pos, quat, q0, margins, best, done, r
             continue
         rows, picks = rows[ok], picks[ok]
         q = br.config(rows, picks)
-        clear = rest.clear(q, rest_margins) if rest.n_pairs else np.ones(len(rows), dtype=bool)
+        clear = rest.clear(q, rest_margins)
         best[rows[clear]] = q[clear]
         done[rows[clear]] = True
 
@@ -137,34 +138,13 @@ def collision_free_ik_links(model, cm: CollisionModel, links: list[str], pos: np
             restarts, ik_kwargs for the LM solve).
     """
     pos, quat = np.asarray(pos, dtype=float), np.asarray(quat, dtype=float)
-    B = len(pos)
-    q0 = np.broadcast_to(model.mid_config() if init_qpos is None else np.asarray(init_qpos, float),
-                         (B, model.n_dofs)).copy()
-    check_margins(min_distance, self_min_distance, arm_min_distance)
-    margins = cm.margins(float(min_distance), arm_min_distance, float(self_min_distance))
-    best, done, reached = q0.copy(), np.zeros(B, dtype=bool), np.zeros(B, dtype=bool)
+    search = start_search(model, cm, len(pos), init_qpos, min_distance, self_min_distance, arm_min_distance)
     arms = _closed_forms(model, links, ik_kwargs)
     if arms is not None:
-        _branch_search(model, cm, arms, links, pos, quat, q0, margins, best, done, reached)
-    starts = random_starts(model, seed)
-    for r in range(restarts):
-        open_ = np.flatnonzero(~done)
-        if len(open_) == 0:
-            break
-        info = model.inverse_kinematics_multilink(
-            links, list(pos[open_].transpose(1, 0, 2)), list(quat[open_].transpose(1, 0, 2)),
-            init_qpos=q0[open_] if r == 0 else starts(len(open_)), return_info=True, max_samples=1,
-            **{"warn": False, **ik_kwargs})
-        conv = np.asarray(info.converged)
-        ok = conv.copy()
-        if conv.any():
-            ok[conv] = cm.clear(info.q[conv], margins)
-        newly = conv & ~reached[open_]
-        best[open_[newly]] = info.q[newly]
-        reached[open_] |= conv
-        best[open_[ok]] = info.q[ok]
-        done[open_[ok]] = True
-    return CollisionFreeResult(best, done, reached, closest_pairs(cm, best, done, margins))
+        _branch_search(model, cm, arms, links, pos, quat, search)
+    return restart_search(model, cm, search, restarts, seed, lambda open_, start: model.inverse_kinematics_multilink(
+        links, list(pos[open_].transpose(1, 0, 2)), list(quat[open_].transpose(1, 0, 2)), init_qpos=start,
+        return_info=True, max_samples=1, **{"warn": False, **ik_kwargs}))
 
 
 def inverse_kinematics_multilink_avoiding(model, links, poss, quats, *, min_distance: float = 0.0, collision=None,
@@ -189,7 +169,7 @@ def inverse_kinematics_multilink_avoiding(model, links, poss, quats, *, min_dist
                                   self_min_distance=self_min_distance, arm_min_distance=arm_min_distance, **ik_kwargs)
     warn_misses(res, min_distance)
     if one:
-        res = CollisionFreeResult(res.q[0], res.collision_free[0], res.converged[0], res.closest[0])
+        res = first_target(res)
     return res if return_info else res.q
 
 
