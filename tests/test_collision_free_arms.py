@@ -85,6 +85,27 @@ def test_mesh_distances_are_exact_against_pybullet_on_random_configurations(rig)
         assert np.all(ours[truth < 0] < 5e-5), "in contact: never apart"
 
 
+def test_a_subset_of_pairs_measures_them_exactly_as_the_whole_model(rig):
+    """A subset computes only the frames and bodies its pairs read: one arm's pairs, the pairs between the arms and
+    a rig-frame bar against a camera give the whole model's distances and gradients bit for bit, and the same
+    clear verdicts at each margin."""
+    model, cm = rig[:2]
+    q = sample_configs(model, 60, seed=21)
+    d, g = cm.distances(q)
+    kinds = np.array(cm.pair_kinds)
+    left = np.array([all(n.startswith("follower_left") or n in {b.name for b in BIN} or not model.movable_links[
+        model.link_index(n)] if n in model.link_names else True for n in pair) for pair in cm.pair_names])
+    masks = {"arms": kinds == "arms", "left arm": left & (kinds != "arms"),
+             "frame": np.array([pair == ("frame_link", "follower_left_camera_link") for pair in cm.pair_names])}
+    assert masks["frame"].sum() == 1 and masks["left arm"].sum() > 50 and masks["arms"].sum() > 20
+    for name, mask in masks.items():
+        sub = cm.subset(mask)
+        ds, gs = sub.distances(q)
+        assert np.array_equal(ds, d[:, mask]) and np.array_equal(gs, g[:, mask]), name
+        for margin in (0.0, 0.01, 0.05):
+            assert np.array_equal(sub.clear(q, margin), (d[:, mask] >= margin).all(axis=1)), (name, margin)
+
+
 def test_mesh_pair_gradient_rows_match_finite_differences(rig):
     """The rows the QP gets for pairs measured on hulls: d(distance)/dq from GJK's witnesses equals central
     differences, for an arm's link against a wall and for the closest pair of links of the two arms in the bin."""

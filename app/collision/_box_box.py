@@ -140,6 +140,28 @@ def _edge(BR, BP, half, k, i, start, direction):
         direction[r] = 2.0 * BR[k, r, a] * half[k, a]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def box_gap(C, s, BR, BP, half, k):
+    """The signed distance [m] of point C[s] (3,) to box k (negative inside: the depth), without the normal
+    (app.collision._pair_search._box_distance adds it): what the searches and the bounds compare."""
+    e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
+    q0 = abs(BR[k, 0, 0] * e0 + BR[k, 1, 0] * e1 + BR[k, 2, 0] * e2) - half[k, 0]
+    q1 = abs(BR[k, 0, 1] * e0 + BR[k, 1, 1] * e1 + BR[k, 2, 1] * e2) - half[k, 1]
+    q2 = abs(BR[k, 0, 2] * e0 + BR[k, 1, 2] * e1 + BR[k, 2, 2] * e2) - half[k, 2]
+    o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
+    out2 = o0 * o0 + o1 * o1 + o2 * o2
+    return np.sqrt(out2) if out2 > 0.0 else max(q0, q1, q2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def centres_bound(BR, BP, half, k, m):
+    """A bound from below of boxes k and m's distance [m]: each one's centre's distance to the other box less its
+    half diagonal (the larger of the two)."""
+    reach_k = np.sqrt(half[k, 0] * half[k, 0] + half[k, 1] * half[k, 1] + half[k, 2] * half[k, 2])
+    reach_m = np.sqrt(half[m, 0] * half[m, 0] + half[m, 1] * half[m, 1] + half[m, 2] * half[m, 2])
+    return max(box_gap(BP, k, BR, BP, half, m) - reach_k, box_gap(BP, m, BR, BP, half, k) - reach_m)
+
+
 @njit(cache=True, nogil=True)
 def box_box(BR, BP, half, k, m, xa, xb, n, w, above):
     """Signed distance [m] of box k (side a) and box m (side b) (frames BR (K, 3, 3), BP (K, 3), half extents

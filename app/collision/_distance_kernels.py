@@ -14,18 +14,21 @@ import numpy as np
 from numba import njit
 
 from app.collision._gjk import OVERLAP, SCRATCH, part_scratch, parts_distance, place_parts
-from app.collision._pair_search import NEXT_SIZE, _box_gap, _pair, _pair_called
-from app.kinematics._fk_kernels import frames_one
+from app.collision._box_box import box_gap, centres_bound
+from app.collision._pair_search import NEXT_SIZE, _pair, _pair_called
+from app.kinematics._fk_kernels import frames_rows
 
 
-@njit(cache=True, nogil=True)
-def _to_base(R, p, link, local, out):
-    """Point ``local`` (3,) of ``link`` (-1: the base) in the base frame, into out (3,)."""
+@njit(cache=True, nogil=True, inline="always")
+def _to_base(R, p, link, local, i, out):
+    """Point local[i] (3,) of ``link`` (-1: the base) in the base frame, into out[i] (3,) (scalar loops: a call per
+    point with array views cost ~40x the arithmetic)."""
+    x, y, z = local[i, 0], local[i, 1], local[i, 2]
     if link < 0:
-        out[:] = local
+        out[i, 0], out[i, 1], out[i, 2] = x, y, z
         return
     for r in range(3):
-        out[r] = p[link, r] + R[link, r, 0] * local[0] + R[link, r, 1] * local[1] + R[link, r, 2] * local[2]
+        out[i, r] = p[link, r] + R[link, r, 0] * x + R[link, r, 1] * y + R[link, r, 2] * z
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -49,33 +52,45 @@ def _add_velocity_row(R, p, link, x, n, sign, jac, row):
 
 
 @njit(cache=True, nogil=True)
-def _to_base_rows(R, p, link, local, out):
-    """Points local[i] (n, 3) of links link[i] (-1: the base) into out[i] (n, 3), base frame (scalar loops:
-    a call per point with array views cost ~40x the arithmetic)."""
-    for i in range(link.shape[0]):
-        l = link[i]
-        x, y, z = local[i, 0], local[i, 1], local[i, 2]
-        if l < 0:
-            out[i, 0], out[i, 1], out[i, 2] = x, y, z
+def _place(R, p, ct, used, BR, BP, bounds, GC):
+    """For the bodies ``used`` (N,) by the checked pairs: box frames BR (K, 3, 3), BP (K, 3), bounding centres
+    (N, 3) and group centres GC (G, 3) in the base frame; the sphere centres only as a pair needs them (_placed)."""
+    bx, bd, gr = ct.boxes, ct.bodies, ct.groups
+    for j in range(bd.link.shape[0]):
+        if not used[j]:
             continue
-        for r in range(3):
-            out[i, r] = p[l, r] + R[l, r, 0] * x + R[l, r, 1] * y + R[l, r, 2] * z
+        l = bd.link[j]
+        _to_base(R, p, l, bd.centre, j, bounds)
+        for g in range(bd.g0[j], bd.g1[j]):
+            _to_base(R, p, l, gr.centre, g, GC)
+        for k in range(bd.k0[j], bd.k1[j]):
+            _to_base(R, p, l, bx.p, k, BP)
+            for r in range(3):
+                for c in range(3):
+                    BR[k, r, c] = bx.R[k, r, c] if l < 0 else (R[l, r, 0] * bx.R[k, 0, c] + R[l, r, 1] * bx.R[k, 1, c]
+                                                               + R[l, r, 2] * bx.R[k, 2, c])
 
 
 @njit(cache=True, nogil=True)
-def _place(R, p, ct, C, BR, BP, bounds, GC):
-    """Box frames BR (K, 3, 3), BP (K, 3), body bounding centres (N, 3) and group centres GC (G, 3) in the base
-    frame; the sphere centres C (S, 3) only as a pair needs them (_placed)."""
-    sp, bx, bd = ct.spheres, ct.boxes, ct.bodies
-    _to_base_rows(R, p, ct.groups.link, ct.groups.centre, GC)
-    for k in range(bx.link.shape[0]):
-        l = bx.link[k]
-        _to_base(R, p, l, bx.p[k], BP[k])
-        for r in range(3):
-            for c in range(3):
-                BR[k, r, c] = bx.R[k, r, c] if l < 0 else (R[l, r, 0] * bx.R[k, 0, c] + R[l, r, 1] * bx.R[k, 1, c]
-                                                           + R[l, r, 2] * bx.R[k, 2, c])
-    _to_base_rows(R, p, bd.link, bd.centre, bounds)
+def _used(ct, parent, n_objects):
+    """What the checked pairs read: per body whether a pair names it (N,) uint8, and the link frames to compute
+    (increasing): the used bodies' links with every link above them; every link where moving objects come (an
+    object's pose is given in any link's frame)."""
+    bd, L = ct.bodies, parent.shape[0]
+    used = np.zeros(bd.link.shape[0], dtype=np.uint8)
+    need = np.zeros(L, dtype=np.uint8)
+    for j in range(ct.pairs.a.shape[0]):
+        used[ct.pairs.a[j]] = 1
+        used[ct.pairs.b[j]] = 1
+    for j in range(used.shape[0]):
+        if used[j] and 0 <= bd.link[j] < L:
+            need[bd.link[j]] = 1
+    if n_objects > 0:
+        need[:] = 1
+    for i in range(L - 1, 0, -1):  # a parent's index is below its child's
+        if need[i]:
+            need[parent[i]] = 1
+    return used, np.flatnonzero(need)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -97,12 +112,19 @@ def _placed(R, p, ct, C, placed, a, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _boxes_lower_bound(bounds, a, radius, BR, BP, half, k0, k1, normal):
-    """A lower bound of the distance from body a (its bounding sphere: centre bounds[a], radius) to boxes
-    [k0, k1): the box distance of the centre less the radius (the box distance is 1-Lipschitz); normal: scratch."""
+def _boxes_lower_bound(bounds, bd, BR, BP, half, a, b):
+    """A bound from below of body a's distance to body b, of boxes only: a's bounding sphere against each box (the
+    box distance is 1-Lipschitz); where a holds boxes only too, the larger of that and the least over their box
+    pairs of centres_bound (a long bar of a rig's frame against a camera: the bounding spheres say little)."""
     low = 1e300
-    for k in range(k0, k1):
-        low = min(low, _box_gap(bounds, a, BR, BP, half, k) - radius)
+    for k in range(bd.k0[b], bd.k1[b]):
+        low = min(low, box_gap(bounds, a, BR, BP, half, k) - bd.radius[a])
+    if bd.s1[a] == bd.s0[a] and bd.k1[a] > bd.k0[a]:
+        pairs = 1e300
+        for k in range(bd.k0[a], bd.k1[a]):
+            for m in range(bd.k0[b], bd.k1[b]):
+                pairs = min(pairs, centres_bound(BR, BP, half, k, m))
+        low = max(low, pairs)
     return low
 
 
@@ -139,12 +161,13 @@ def _objects(R, p, L, oR, op, olink):
 
 
 @njit(cache=True, nogil=True)
-def _pose(qi, oR, op, olink, fk, ct, R, p, C, BR, BP, bounds, GC, placed):
-    """One configuration qi (n_dofs,) with its objects' poses (_objects): link and object frames, boxes and
-    bounding centres placed (_place), no sphere yet."""
-    frames_one(qi, fk, R, p)
+def _pose(qi, oR, op, olink, fk, ct, use, R, p, BR, BP, bounds, GC, placed, OB):
+    """One configuration qi (n_dofs,) with its objects' poses (_objects): the frames the pairs read (use: _used),
+    their boxes, bounding centres and parts placed (_place, place_parts), no sphere yet."""
+    frames_rows(qi, fk, use[1], R, p)
     _objects(R, p, fk.parent.shape[0], oR, op, olink)
-    _place(R, p, ct, C, BR, BP, bounds, GC)
+    _place(R, p, ct, use[0], BR, BP, bounds, GC)
+    place_parts(ct.parts, ct.bodies, use[0], R, p, OB)
     placed[:] = 0
 
 
@@ -203,17 +226,16 @@ def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient, band)
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     nxt = np.empty(NEXT_SIZE)
     G, idx, W, OB = _gjk_scratch(ct)
+    use = _used(ct, fk.parent, oR.shape[1])
     bd = ct.bodies
     for i in range(B):
         o = i if oR.shape[0] > 1 else 0
-        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
-        place_parts(ct.parts, R, p, OB)
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, use, R, p, BR, BP, bounds, GC, placed, OB)
         for j in range(P):
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             lower = _bounding_gap(bounds, bd.radius, a, b)
             if lower <= cutoff and bd.s1[b] == bd.s0[b]:  # b only boxes: a's bounding sphere against each box
-                lower = max(lower, _boxes_lower_bound(bounds, a, bd.radius[a], BR, BP, ct.boxes.half, bd.k0[b],
-                                                      bd.k1[b], n))
+                lower = max(lower, _boxes_lower_bound(bounds, bd, BR, BP, ct.boxes.half, a, b))
             if lower <= cutoff:
                 _placed(R, p, ct, C, placed, a, b)
             d = OVERLAP
@@ -246,16 +268,16 @@ def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     nxt = np.empty(NEXT_SIZE)
     G, idx, W, OB = _gjk_scratch(ct)
+    use = _used(ct, fk.parent, oR.shape[1])
     bd = ct.bodies
     for i in range(B):
         o = i if oR.shape[0] > 1 else 0
-        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
-        place_parts(ct.parts, R, p, OB)
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, use, R, p, BR, BP, bounds, GC, placed, OB)
         for j in range(ct.pairs.a.shape[0]):
             a, b, m = ct.pairs.a[j], ct.pairs.b[j], min_distance[j]
             if _bounding_gap(bounds, bd.radius, a, b) >= m or (bd.s1[b] == bd.s0[b] and _boxes_lower_bound(
-                    bounds, a, bd.radius[a], BR, BP, ct.boxes.half, bd.k0[b], bd.k1[b], n) >= m):
-                continue  # (b of boxes only: a's bounding sphere against each box)
+                    bounds, bd, BR, BP, ct.boxes.half, a, b) >= m):
+                continue  # (b of boxes only: a's bounding sphere, or a's boxes, against b's boxes)
             if _refined(bd, a, b):  # OVERLAP (hulls meet) is below any margin
                 d = _parts(ct, R, p, bounds, a, b, m, m, G, idx, W, OB, xa, xb, n)
             else:
@@ -284,11 +306,11 @@ def evidence_kernel(q, oR, op, olink, fk, ct, near, wanted):
     R, p, C, BR, BP, bounds, GC, xa, xb, n, lb_a, lb_b, placed = _scratch(L + oR.shape[1], ct)
     nxt = np.empty(NEXT_SIZE)
     G, idx, W, OB = _gjk_scratch(ct)
+    use = _used(ct, fk.parent, oR.shape[1])
     bd = ct.bodies
     for i in range(B):
         o = i if oR.shape[0] > 1 else 0
-        _pose(q[i], oR[o], op[o], olink[o], fk, ct, R, p, C, BR, BP, bounds, GC, placed)
-        place_parts(ct.parts, R, p, OB)
+        _pose(q[i], oR[o], op[o], olink[o], fk, ct, use, R, p, BR, BP, bounds, GC, placed, OB)
         for j in range(P):
             if todo[j] == 0:
                 continue

@@ -180,21 +180,29 @@ def part_scratch(pt):
 
 
 @njit(cache=True, nogil=True)
-def place_parts(pt, R, p, OB):
-    """Every part's box frame and sphere centre in the base frame for link frames R, p, into OB (part_scratch)."""
-    BR, BP, PC = OB[0], OB[1], OB[2]  # (OB[5], the warm starts, carry over)
-    for i in range(pt.link.shape[0]):
-        link = pt.link[i]
-        for r in range(3):
-            if link < 0:
-                BP[i, r], PC[i, r] = pt.box_p[i, r], pt.centre[i, r]
-                for c in range(3):
-                    BR[i, r, c] = pt.box_R[i, r, c]
-                continue
-            BP[i, r] = p[link, r] + R[link, r, 0] * pt.box_p[i, 0] + R[link, r, 1] * pt.box_p[i, 1] + \
-                R[link, r, 2] * pt.box_p[i, 2]
-            PC[i, r] = p[link, r] + R[link, r, 0] * pt.centre[i, 0] + R[link, r, 1] * pt.centre[i, 1] + \
-                R[link, r, 2] * pt.centre[i, 2]
+def place_parts(pt, bd, used, R, p, OB):
+    """The parts of the bodies ``used`` (N,) (BodyTables bd): box frame and sphere centre in the base frame for link
+    frames R, p, into OB (part_scratch)."""
+    for j in range(bd.link.shape[0]):
+        if used[j]:
+            for i in range(bd.h0[j], bd.h1[j]):
+                _place_part(pt, i, R, p, OB[0], OB[1], OB[2])  # (OB[5], the warm starts, carry over)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place_part(pt, i, R, p, BR, BP, PC):
+    """Part i's box frame BR[i], BP[i] and sphere centre PC[i] in the base frame."""
+    link = pt.link[i]
+    for r in range(3):
+        if link < 0:
+            BP[i, r], PC[i, r] = pt.box_p[i, r], pt.centre[i, r]
             for c in range(3):
-                BR[i, r, c] = R[link, r, 0] * pt.box_R[i, 0, c] + R[link, r, 1] * pt.box_R[i, 1, c] + \
-                    R[link, r, 2] * pt.box_R[i, 2, c]
+                BR[i, r, c] = pt.box_R[i, r, c]
+            continue
+        BP[i, r] = p[link, r] + R[link, r, 0] * pt.box_p[i, 0] + R[link, r, 1] * pt.box_p[i, 1] + \
+            R[link, r, 2] * pt.box_p[i, 2]
+        PC[i, r] = p[link, r] + R[link, r, 0] * pt.centre[i, 0] + R[link, r, 1] * pt.centre[i, 1] + \
+            R[link, r, 2] * pt.centre[i, 2]
+        for c in range(3):
+            BR[i, r, c] = R[link, r, 0] * pt.box_R[i, 0, c] + R[link, r, 1] * pt.box_R[i, 1, c] + \
+                R[link, r, 2] * pt.box_R[i, 2, c]

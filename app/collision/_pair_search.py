@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.collision._box_box import box_box
+from app.collision._box_box import box_box, box_gap
 
 # the next-closest sphere pair of a body pair (_pair): [0] distance, [1:4] [4:7] witnesses, [7:10] normal,
 # [10:12] the closest pair's sphere indices, [12:21] scratch
@@ -42,18 +42,6 @@ def _box_distance(C, s, BR, BP, half, k, normal):
     for r in range(3):
         normal[r] = BR[k, r, 0] * g0 + BR[k, r, 1] * g1 + BR[k, r, 2] * g2
     return dist
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _box_gap(C, s, BR, BP, half, k):
-    """The signed distance of _box_distance alone (no normal): what the searches compare."""
-    e0, e1, e2 = C[s, 0] - BP[k, 0], C[s, 1] - BP[k, 1], C[s, 2] - BP[k, 2]
-    q0 = abs(BR[k, 0, 0] * e0 + BR[k, 1, 0] * e1 + BR[k, 2, 0] * e2) - half[k, 0]
-    q1 = abs(BR[k, 0, 1] * e0 + BR[k, 1, 1] * e1 + BR[k, 2, 1] * e2) - half[k, 1]
-    q2 = abs(BR[k, 0, 2] * e0 + BR[k, 1, 2] * e1 + BR[k, 2, 2] * e2) - half[k, 2]
-    o0, o1, o2 = max(q0, 0.0), max(q1, 0.0), max(q2, 0.0)
-    out2 = o0 * o0 + o1 * o1 + o2 * o2
-    return np.sqrt(out2) if out2 > 0.0 else max(q0, q1, q2)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -205,7 +193,7 @@ def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, low, stop, cap,
     best_s, best_k, next_s, next_k, demoted = -1, -1, -1, -1, False
     for k in range(bd.k0[b], bd.k1[b]):
         for v in range(ng):
-            low[v] = _box_gap(GC, g0 + v, BR, BP, bx.half, k) - gp.radius[g0 + v]
+            low[v] = box_gap(GC, g0 + v, BR, BP, bx.half, k) - gp.radius[g0 + v]
         for _ in range(ng):
             v = 0
             for u in range(1, ng):
@@ -216,7 +204,7 @@ def _spheres_boxes(ct, C, BR, BP, GC, a, b, best, xa, xb, n, nn, low, stop, cap,
             low[v] = 1e300  # visited
             g = g0 + v
             for s in range(gp.s0[g], gp.s1[g]):
-                d = _box_gap(C, s, BR, BP, bx.half, k) - sp.radius[s]
+                d = box_gap(C, s, BR, BP, bx.half, k) - sp.radius[s]
                 if d < best:
                     if band > 0.0 and best < 1e300:  # the best so far becomes the next
                         nxt[0], next_s, next_k, demoted = best, best_s, best_k, best_s < 0

@@ -40,6 +40,13 @@ def matmul3(a, b, out):
 @njit(cache=True)
 def frames_one(q, fk, R, p):
     """Link frames of one configuration q (n_dofs,) into R (L, 3, 3) and p (L, 3); fk: FKTables."""
+    frames_rows(q, fk, range(1, fk.parent.shape[0]), R, p)
+
+
+@njit(cache=True)
+def frames_rows(q, fk, rows, R, p):
+    """The frames of links ``rows`` only (increasing, each with every link above it; the root's always) into R
+    (L, 3, 3) and p (L, 3), as frames_one computes them; the other rows are left as they were."""
     parent, R_origin, p_origin, link_dof, axis, revolute = fk.parent, fk.R_origin, fk.p_origin, fk.link_dof, \
         fk.axis, fk.revolute
     R_loc = np.empty((3, 3))
@@ -48,7 +55,9 @@ def frames_one(q, fk, R, p):
     R[0] = 0.0
     p[0] = 0.0
     R[0, 0, 0] = R[0, 1, 1] = R[0, 2, 2] = 1.0
-    for i in range(1, parent.shape[0]):
+    for i in rows:
+        if i == 0:
+            continue
         k, par = link_dof[i], parent[i]
         p_loc[:] = p_origin[i]
         if k >= 0 and revolute[k]:
