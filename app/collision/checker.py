@@ -47,7 +47,7 @@ class CollisionModel:
         pairs = [(index[a], index[b]) for a, b in chosen if a in index and b in index and a != b]
         pairs += self._world_bodies(index)
         self._pairs = pairs
-        self._subsets: dict[bytes, CollisionModel] = {}
+        self._subsets: dict = {}  # subsets per mask (bytes), moved_by per DOF groups
         self.pair_names = tuple((self._bodies[a][0], self._bodies[b][0]) for a, b in pairs)
         self.pair_excess = np.array([self._bodies[a][4] + self._bodies[b][4] for a, b in pairs])
         self.tables = self._tables(pairs)
@@ -91,6 +91,22 @@ class CollisionModel:
     @property
     def n_pairs(self) -> int:
         return len(self.pair_names)
+
+    def moved_by(self, groups: tuple[tuple[int, ...], ...]) -> np.ndarray:
+        """(P, len(groups)) bool: whether a DOF of each group (DOF indices) changes the relative pose of each pair's
+        two bodies (moves one and not the other); kept per ``groups``."""
+        key = ("moved_by", groups)
+        if key not in self._subsets:
+            ancestor = self.model.jacobian_tables.ancestor  # (n_links, n_dofs): the DOFs above each link
+            frames = self.pair_links
+            above = np.zeros((len(frames), 2, self.model.n_dofs), dtype=bool)
+            for side in (0, 1):
+                real = (frames[:, side] >= 0) & (frames[:, side] < self.model.n_links)
+                above[real, side] = ancestor[frames[real, side]]
+            relative = above[:, 0] ^ above[:, 1]
+            self._subsets[key] = np.stack([relative[:, list(g)].any(axis=1) for g in groups], axis=1).reshape(
+                len(frames), len(groups))
+        return self._subsets[key]
 
     @property
     def pair_links(self) -> np.ndarray:

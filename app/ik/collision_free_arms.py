@@ -38,20 +38,11 @@ def _closed_forms(model, links: list[str], ik_kwargs: dict) -> list | None:
     return arms if len(np.unique(dofs)) == len(dofs) else None
 
 
-def _split_pairs(model, cm: CollisionModel, arms: list) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+def _split_pairs(cm: CollisionModel, arms: list) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     """Masks (P,) of the pairs: ``fixed``, whose two bodies' relative pose no arm DOF changes (a finger against its
     own link_6: the same for every branch, checked once); per arm its own (moved by that arm's DOFs alone); the
     rest."""
-    ancestor = model.jacobian_tables.ancestor  # (n_links, n_dofs): the DOFs above each link
-    frames = cm.pair_links
-    above = np.zeros((len(frames), 2, model.n_dofs), dtype=bool)
-    for side in (0, 1):
-        real = (frames[:, side] >= 0) & (frames[:, side] < model.n_links)
-        above[real, side] = ancestor[frames[real, side]]
-    relative = above[:, 0] ^ above[:, 1]  # the DOFs that move one body and not the other
-    moved = np.zeros((len(frames), len(arms)), dtype=bool)
-    for i, arm in enumerate(arms):
-        moved[:, i] = relative[:, list(arm.dof_idx)].any(axis=1)
+    moved = cm.moved_by(tuple(tuple(int(k) for k in arm.dof_idx) for arm in arms))
     fixed = ~moved.any(axis=1)
     own = [moved[:, i] & (moved.sum(axis=1) == 1) for i in range(len(arms))]
     return fixed, own, ~fixed & ~np.any(own, axis=0)
@@ -92,21 +83,41 @@ class _Branches:
         return state[rows, picks[:, i]] == 1
 
 
+def _nearest_at_once(br: _Branches, moving: CollisionModel, margins: np.ndarray, rows: np.ndarray,
+                     search: Search) -> None:
+    """The nearest combination of ``rows`` checked on every moving pair in one call (most targets end here: one
+    pass over the configurations instead of one per arm and one between them); its arms' branches are then known
+    clear. Rows it does not clear go on to the per-arm search, which finds which arm's pairs fail."""
+    if len(rows) == 0:
+        return
+    picks = br.combos[br.order[rows, 0]]
+    q = br.config(rows, picks)
+    clear = moving.clear(q, margins)
+    search.best[rows[clear]] = q[clear]
+    search.done[rows[clear]] = True
+    for i, state in enumerate(br.state):
+        state[rows[clear], picks[clear, i]] = 1
+
+
 def _branch_search(model, cm, arms, links, pos, quat, search: Search) -> None:
     """The combinations of branches nearest first until one clears every pair, per target (into ``search``)."""
     q0, margins, best, done, reached = search
-    fixed_mask, own_masks, rest_mask = _split_pairs(model, cm, arms)
+    fixed_mask, own_masks, rest_mask = _split_pairs(cm, arms)
     owns, own_margins = [cm.subset(m) for m in own_masks], [margins[m] for m in own_masks]
     rest, rest_margins = cm.subset(rest_mask), margins[rest_mask]
     fixed = cm.subset(fixed_mask)
     possible = np.ones(len(q0), dtype=bool)
     if fixed.n_pairs:  # the same for targets that start alike (the default: every one from the mid configuration)
-        starts, which = np.unique(q0, axis=0, return_inverse=True)
-        possible = fixed.clear(starts, margins[fixed_mask])[which.reshape(-1)]
+        if (q0 == q0[0]).all():
+            possible[:] = fixed.clear(q0[:1], margins[fixed_mask])[0]
+        else:
+            starts, which = np.unique(q0, axis=0, return_inverse=True)
+            possible = fixed.clear(starts, margins[fixed_mask])[which.reshape(-1)]
     br = _Branches(model, arms, links, pos, quat, q0)
     reached |= br.finite[:, 0]
     rows = np.flatnonzero(reached)
     best[rows] = br.config(rows, br.combos[br.order[rows, 0]])  # the nearest reaching answer, if none is clear
+    _nearest_at_once(br, cm.subset(~fixed_mask), margins[~fixed_mask], rows[possible[rows]], search)
     for rank in range(br.combos.shape[0]):
         rows = np.flatnonzero(~done & possible & br.finite[:, rank])
         if len(rows) == 0:
