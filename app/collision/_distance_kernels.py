@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.collision._gjk import OVERLAP, SCRATCH, part_scratch, parts_distance, place_parts
 from app.collision._box_box import box_gap, centres_bound
+from app.collision._gjk import OVERLAP, SCRATCH, part_scratch, parts_distance, place_parts
 from app.collision._pair_search import NEXT_SIZE, _pair, _pair_called
 from app.kinematics._fk_kernels import frames_rows
 
