@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 
+import imageio.v3 as iio
 import numpy as np
 import pytest
 
@@ -111,7 +112,9 @@ def test_cli_with_two_ray_workers_writes_the_report_and_video_of_one_process(tmp
     one, two = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("one", "two"))
     assert two["scale"]["blocks_here"] == 0 and two["scale"]["actors"] == 2
     assert one["environments"] == two["environments"] and one["summary"] == two["summary"]
-    assert (tmp_path / "one" / "video.mp4").read_bytes() == (tmp_path / "two" / "video.mp4").read_bytes()
+    # the same pictures: decoded frames equal (x264's bytes have differed by one under load with equal frames)
+    one_frames, two_frames = (iio.imread(tmp_path / d / "video.mp4") for d in ("one", "two"))
+    assert one_frames.shape == two_frames.shape and np.array_equal(one_frames, two_frames)
 
 
 @pytest.mark.slow
