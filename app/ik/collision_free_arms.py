@@ -5,8 +5,9 @@ together. Where every link has a closed form (the WidowX family, full 6-D target
 arm's branches are enumerated and the combinations are tried nearest to ``init_qpos`` first (the sum of the arms'
 joint distances). The pairs split in three:
 - pairs whose relative pose no arm joint changes (a finger against its own link_6) are the same for every branch:
-  checked once per target;
-- an arm's own pairs (its links against the world and against each other) depend on that arm's branch alone, so
+  checked once per distinct start;
+- the nearest combination is first checked on all the other pairs in one pass (where most targets end);
+- for the rest, an arm's own pairs (its links against the world and against each other) depend on that arm's branch alone, so
   each branch is checked once, when a combination first needs it;
 - the other pairs (between the arms) are checked per combination.
 A target is clear when one combination clears them all; otherwise the LM solver tries ``restarts`` starts (the first from
