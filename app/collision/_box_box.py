@@ -154,12 +154,10 @@ def box_gap(C, s, BR, BP, half, k):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def centres_bound(BR, BP, half, k, m):
+def centres_bound(BR, BP, half, reach, k, m):
     """A bound from below of boxes k and m's distance [m]: each one's centre's distance to the other box less its
-    half diagonal (the larger of the two)."""
-    reach_k = np.sqrt(half[k, 0] * half[k, 0] + half[k, 1] * half[k, 1] + half[k, 2] * half[k, 2])
-    reach_m = np.sqrt(half[m, 0] * half[m, 0] + half[m, 1] * half[m, 1] + half[m, 2] * half[m, 2])
-    return max(box_gap(BP, k, BR, BP, half, m) - reach_k, box_gap(BP, m, BR, BP, half, k) - reach_m)
+    half diagonal ``reach`` (the larger of the two)."""
+    return max(box_gap(BP, k, BR, BP, half, m) - reach[k], box_gap(BP, m, BR, BP, half, k) - reach[m])
 
 
 @njit(cache=True, nogil=True)

@@ -40,18 +40,18 @@ def _add_velocity_row(R, p, link, x, n, sign, jac, row):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _boxes_lower_bound(bounds, bd, BR, BP, half, a, b):
+def _boxes_lower_bound(bounds, bd, bx, BR, BP, a, b):
     """A bound from below of body a's distance to body b, of boxes only: a's bounding sphere against each box (the
     box distance is 1-Lipschitz); where a holds boxes only too, the larger of that and the least over their box
     pairs of centres_bound (a long bar of a rig's frame against a camera: the bounding spheres say little)."""
     low = 1e300
     for k in range(bd.k0[b], bd.k1[b]):
-        low = min(low, box_gap(bounds, a, BR, BP, half, k) - bd.radius[a])
+        low = min(low, box_gap(bounds, a, BR, BP, bx.half, k) - bd.radius[a])
     if bd.s1[a] == bd.s0[a] and bd.k1[a] > bd.k0[a]:
         pairs = 1e300
         for k in range(bd.k0[a], bd.k1[a]):
             for m in range(bd.k0[b], bd.k1[b]):
-                pairs = min(pairs, centres_bound(BR, BP, half, k, m))
+                pairs = min(pairs, centres_bound(BR, BP, bx.half, bx.reach, k, m))
         low = max(low, pairs)
     return low
 
@@ -120,7 +120,7 @@ def distances_kernel(q, oR, op, olink, fk, jac, ct, cutoff, with_gradient, band)
             a, b = ct.pairs.a[j], ct.pairs.b[j]
             lower = _bounding_gap(bounds, bd.radius, a, b)
             if lower <= cutoff and bd.s1[b] == bd.s0[b]:  # b only boxes: a's bounding sphere against each box
-                lower = max(lower, _boxes_lower_bound(bounds, bd, BR, BP, ct.boxes.half, a, b))
+                lower = max(lower, _boxes_lower_bound(bounds, bd, ct.boxes, BR, BP, a, b))
             if lower <= cutoff:
                 _placed(R, p, ct, C, placed, a, b)
             d = OVERLAP
@@ -161,7 +161,7 @@ def clear_kernel(q, oR, op, olink, fk, ct, min_distance):
         for j in range(ct.pairs.a.shape[0]):
             a, b, m = ct.pairs.a[j], ct.pairs.b[j], min_distance[j]
             if _bounding_gap(bounds, bd.radius, a, b) >= m or (bd.s1[b] == bd.s0[b] and _boxes_lower_bound(
-                    bounds, bd, BR, BP, ct.boxes.half, a, b) >= m):
+                    bounds, bd, ct.boxes, BR, BP, a, b) >= m):
                 continue  # (b of boxes only: a's bounding sphere, or a's boxes, against b's boxes)
             if _refined(bd, a, b):  # OVERLAP (hulls meet) is below any margin
                 d = _parts(ct, R, p, bounds, a, b, m, m, G, idx, W, OB, xa, xb, n)

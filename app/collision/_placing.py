@@ -75,13 +75,7 @@ def _placed(R, p, ct, C, placed, a, b):
             continue
         placed[body] = 1
         for s in range(bd.s0[body], bd.s1[body]):
-            l = sp.link[s]
-            x, y, z = sp.centre[s, 0], sp.centre[s, 1], sp.centre[s, 2]
-            if l < 0:
-                C[s, 0], C[s, 1], C[s, 2] = x, y, z
-                continue
-            for r in range(3):
-                C[s, r] = p[l, r] + R[l, r, 0] * x + R[l, r, 1] * y + R[l, r, 2] * z
+            _to_base(R, p, sp.link[s], sp.centre, s, C)
 
 
 @njit(cache=True, nogil=True)

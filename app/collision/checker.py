@@ -47,7 +47,7 @@ class CollisionModel:
         pairs = [(index[a], index[b]) for a, b in chosen if a in index and b in index and a != b]
         pairs += self._world_bodies(index)
         self._pairs = pairs
-        self._subsets: dict = {}  # subsets per mask (bytes), moved_by per DOF groups
+        self._memo: dict = {}  # per pair set: subsets per mask (bytes), moved_by per DOF groups
         self.pair_names = tuple((self._bodies[a][0], self._bodies[b][0]) for a, b in pairs)
         self.pair_excess = np.array([self._bodies[a][4] + self._bodies[b][4] for a, b in pairs])
         self.tables = self._tables(pairs)
@@ -96,7 +96,7 @@ class CollisionModel:
         """(P, len(groups)) bool: whether a DOF of each group (DOF indices) changes the relative pose of each pair's
         two bodies (moves one and not the other); kept per ``groups``."""
         key = ("moved_by", groups)
-        if key not in self._subsets:
+        if key not in self._memo:
             ancestor = self.model.jacobian_tables.ancestor  # (n_links, n_dofs): the DOFs above each link
             frames = self.pair_links
             above = np.zeros((len(frames), 2, self.model.n_dofs), dtype=bool)
@@ -104,9 +104,9 @@ class CollisionModel:
                 real = (frames[:, side] >= 0) & (frames[:, side] < self.model.n_links)
                 above[real, side] = ancestor[frames[real, side]]
             relative = above[:, 0] ^ above[:, 1]
-            self._subsets[key] = np.stack([relative[:, list(g)].any(axis=1) for g in groups], axis=1).reshape(
+            self._memo[key] = np.stack([relative[:, list(g)].any(axis=1) for g in groups], axis=1).reshape(
                 len(frames), len(groups))
-        return self._subsets[key]
+        return self._memo[key]
 
     @property
     def pair_links(self) -> np.ndarray:
@@ -119,17 +119,17 @@ class CollisionModel:
         model is built once)."""
         keep = np.asarray(keep, dtype=bool).reshape(len(self._pairs))
         key = keep.tobytes()
-        if key not in self._subsets:
+        if key not in self._memo:
             sub = copy.copy(self)  # the bodies' tables shared; the pairs (as packed: box bodies second) filtered
             sub._pairs = [pair for pair, k in zip(self._pairs, keep) if k]
             sub.pair_names = tuple(name for name, k in zip(self.pair_names, keep) if k)
-            sub.pair_excess, sub._entry, sub._subsets = self.pair_excess[keep], None, {}
+            sub.pair_excess, sub._entry, sub._memo = self.pair_excess[keep], None, {}
             pairs = self.tables.pairs
             sub.tables = self.tables._replace(pairs=PairTables(frozen(pairs.a[keep], np.int64),
                                                                frozen(pairs.b[keep], np.int64)))
             sub.__dict__.pop("pair_kinds", None)
-            self._subsets[key] = sub
-        return self._subsets[key]
+            self._memo[key] = sub
+        return self._memo[key]
 
     def distances(self, q: np.ndarray, with_gradient: bool = True, cutoff: float = np.inf,
                   objects: ObjectPoses | None = None) -> tuple[np.ndarray, np.ndarray]:
