@@ -31,7 +31,6 @@ from typing import NamedTuple
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.control.object_motion import ObjectMotion
 from app.dataset import UnitsGuess, dataset_units, load_dataset
 from app.dataset.robot_map import map_to_robot
 from app.envs.options import EnvOptions
@@ -45,6 +44,7 @@ from app.recording.replay_scene import ReplayScene, place_objects, recorded_ends
 from app.render.report import save_figure_atomic, write_json_atomic
 from app.runtime.command import command_main
 from app.runtime.outputs import OutputSet
+from app.tasks import object_task
 
 log = logging.getLogger("app.replay")
 DEFAULT_CONFIG = "configs/single_ik.yaml"  # the WidowX AI at a table; only its scene is used
@@ -225,10 +225,10 @@ def verdict_line(verdict: dict) -> str:
 
 def judged(args: argparse.Namespace, setup: ReplayScene) -> dict:
     """Whether the episode's actions succeed again, judged as ``app.eval --replay`` judges it (the environment's
-    judge, app.envs.judge, in the episode's recorded scene): {success, reason} or {success: None, why}."""
+    judge, app.tasks.judge, in the episode's recorded scene): {success, reason} or {success: None, why}."""
     if args.source != "action":
         return {"success": None, "why": "--source state plays the recorded states; the task is judged on actions"}
-    if not isinstance(setup.run.motion, ObjectMotion):
+    if object_task(setup.run.motion) is None:
         return {"success": None, "why": f"the config's task ({setup.run.motion.type}) has no success to judge; give "
                                         "the recording's --config"}
     if setup.scene is None:

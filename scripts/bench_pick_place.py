@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from app.config.loader import load_run_config
-from app.control.grasps import RANK_OPTIONS, GraspGeometry, candidates, grasp_poses, rank_grasps
 from app.episode.execute import execute
 from app.ik.prepared import PoseIK
 from app.ik.robot_model import RobotModel
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
+from app.tasks.grasps import RANK_OPTIONS, GraspGeometry, candidates, grasp_poses, rank_grasps
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "pick_place.yaml"

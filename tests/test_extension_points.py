@@ -17,7 +17,6 @@ from app.control.config_checks import controller_checks
 from app.control.controller_base import ControllerConfigBase
 from app.control.controllers import CONTROLLER_TYPES
 from app.control.motion_protocol import MotionBase
-from app.control.motion_types import MOTION_TYPES
 from app.control.motions import PoseMotion, Targets
 from app.control.telemetry import TelemetryLog
 from app.episode.loop import simulate
@@ -32,6 +31,7 @@ from app.ik.qp_builder import QPBuilder
 from app.ik.tasks import FrameTask
 from app.ik.tasks.given_rows import RowsParams
 from app.kinematics.base_frame import BaseFrame
+from app.tasks import TASK_TYPES as MOTION_TYPES
 from app.validation import Check, CheckContext, Where
 
 DOF = 0  # the joint the toy task pushes and the toy limit caps (the WidowX AI's base yaw)

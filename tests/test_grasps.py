@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.control.grasps import POSES, GraspGeometry, candidates, grasp_poses, grasp_rotation, object_yaw, rank_grasps
 from app.kinematics.base_frame import BaseFrame
+from app.tasks.grasps import POSES, GraspGeometry, candidates, grasp_poses, grasp_rotation, object_yaw, rank_grasps
 
 CUBE = GraspGeometry(np.full(3, 0.025), False)
 def yaw_quat(yaw) -> np.ndarray:

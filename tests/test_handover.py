@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from app.config.loader import load_run_config
-from app.control.handover_poses import HandoverPoses, frame, level_closing
 from app.episode.loop import final_state, simulate
 from app.episode.motion_factory import run_motion
 from app.episode.scene_build import build_scene
 from app.ik.limits.distance import GraspState
 from app.kinematics.rotations import axis_vector
+from app.tasks.handover_poses import HandoverPoses, frame, level_closing
 from tests.conftest import ROOT
 
 CONFIG = ROOT / "configs" / "handover.yaml"

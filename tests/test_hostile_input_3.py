@@ -310,7 +310,7 @@ def test_a_script_of_more_rows_than_allowed_is_refused_before_its_rows_are_check
 @pytest.mark.parametrize("key", ["grasp_depths", "grasp_tilts"])
 def test_grasp_candidate_lists_longer_than_allowed_are_refused(tmp_path, key):
     from app.config.loader import load_run_config
-    from app.control.pick_place import MAX_GRASP_LIST
+    from app.tasks.pick_place import MAX_GRASP_LIST
 
     values = [0.5] * (MAX_GRASP_LIST + 1) if key == "grasp_depths" else [0.1] * (MAX_GRASP_LIST + 1)
     with pytest.raises(ConfigError, match=rf"task.{key}: at most {MAX_GRASP_LIST} "):

@@ -5,7 +5,6 @@ meaningless."""
 
 import json
 import re
-import shutil
 
 import numpy as np
 import pyarrow as pa
@@ -190,9 +189,9 @@ def test_a_min_separation_no_place_can_keep_is_a_config_error_naming_it():
 
 
 def test_a_place_no_draw_finds_far_enough_from_one_environments_start_is_refused_before_the_run():
-    from app.control.object_motion import ObjectMotion, draw_places
+    from app.tasks.object_task import ObjectTask, draw_places
 
-    task = ObjectMotion(place_range=((0.0, 0.0), (0.1, 0.1)), min_separation=0.12)
+    task = ObjectTask(place_range=((0.0, 0.0), (0.1, 0.1)), min_separation=0.12)
     starts = np.array([[0.3, 0.3], [0.05, 0.05]])
     with pytest.raises(InputError, match=r"min_separation: environment 1's object starts at \[0\.05 0\.05\]; "
                                          r"1000 draws .* \(the farthest is 0\.0707 m\)"):

@@ -13,8 +13,8 @@ from tests.conftest import ROOT
 APP = ROOT / "app"
 VOCABULARY = {"errors", "validation"}  # what every layer may say: the exception family, boundary checks
 COMMANDS = {"run", "record", "replay", "track", "solve", "sweep", "eval", "plan", "learn"}  # python -m app.X; nothing imports them
-LOWER = {"vocabulary", "runtime", "kernels", "specs", "kinematics", "collision", "ik", "control", "sim", "render",
-         "dataset", "config", "planning", "quality"}
+LOWER = {"vocabulary", "runtime", "kernels", "specs", "kinematics", "collision", "ik", "control", "tasks", "sim",
+         "render", "dataset", "config", "planning", "quality"}
 ALLOWED = {  # layer -> the layers it may import (besides itself)
     "vocabulary": set(),
     "runtime": {"vocabulary"},
@@ -29,7 +29,8 @@ ALLOWED = {  # layer -> the layers it may import (besides itself)
     # the scene robot's Genesis-style plan_path (planning never imports sim: the robot hands over its worlds)
     "render": {"vocabulary", "runtime"},
     "dataset": {"vocabulary", "runtime"},
-    "config": {"vocabulary", "kinematics", "collision", "control", "specs"},  # collision: object meshes read at load
+    "tasks": {"vocabulary", "kernels", "kinematics", "collision", "ik", "control", "specs"},
+    "config": {"vocabulary", "kinematics", "collision", "control", "tasks", "specs"},  # collision: object meshes read at load
     "quality": {"vocabulary", "control"},  # control: the controllers' acceleration bound
     "episode": LOWER,
     "trossen_arm": LOWER | {"episode"},

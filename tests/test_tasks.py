@@ -51,7 +51,7 @@ def test_bad_targets_and_order_of_calls_are_refused(widowx):
 def test_every_registered_motion_type_names_the_links_it_moves():
     """The loader, the report and the video ask every motion for its moved links (no getattr probe with a default)."""
     from app.config.scene_sections import RobotSection
-    from app.control.motion_types import MOTION_TYPES
+    from app.tasks import TASK_TYPES as MOTION_TYPES
 
     robot = RobotSection(ee_link="tool", arms={"left": "left_tool", "right": "right_tool"})
     for name, cls in MOTION_TYPES.items():

@@ -8,12 +8,12 @@ import numpy as np
 from app.config.loader import load_run_config
 from app.config.robots import robot_model
 from app.control.controllers import CONTROLLER_TYPES, QPController, QPControllerConfig
-from app.control.motion_types import MOTION_TYPES
 from app.control.motions import FingertipsMotion, TargetGenerator, Targets
 from app.control.robot_protocol import IntegratorRobot
 from app.episode.run_report import task_links
 from app.errors import ConfigError
 from app.ik.robot_model import RobotModel
+from app.tasks import TASK_TYPES as MOTION_TYPES
 
 CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs").glob("*.yaml"))
 DT = 1.0 / 60.0

@@ -16,7 +16,7 @@ from app.collision.object_urdf import check_object_file
 from app.config.look_robot import load_drawn
 from app.config.robots import check_start, checked_model, load_description, resolve_robots, rig_start
 from app.config.schema import RunConfig, SceneConfig
-from app.errors import AppError, ConfigError
+from app.errors import AppError, ConfigError, InputError
 from app.validation import (
     CheckContext,
     Where,
@@ -108,14 +108,20 @@ def _field(f: dataclasses.Field, hint: object, value: object, where: str):
         if not isinstance(value, (list, tuple)):
             raise ConfigError(f"{where}: expected a list of sections, got {value!r}")
         return tuple(_typed(types, f.metadata["default_type"], v, f"{where}[{i}]") for i, v in enumerate(value))
-    return _typed(types, f.metadata["default_type"], value, where)
+    return _typed(types, f.metadata["default_type"], value, where, f.metadata.get("resolve"))
 
 
-def _typed(types: dict[str, type], default: str, data: object, where: str):
-    """A section typed by its 'type' key (default ``default``): that type's dataclass, only its keys valid."""
+def _typed(types: dict[str, type], default: str, data: object, where: str, resolve=None):
+    """A section typed by its 'type' key (default ``default``): that type's dataclass, only its keys valid.
+    ``resolve(name) -> class | None`` finds a type the registry does not hold yet (a ``module:Class`` task)."""
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of keys, got {data!r}")
     name = data.get("type", default)
+    if name not in types and resolve is not None and isinstance(name, str):
+        try:
+            resolve(name)
+        except InputError as exc:
+            raise ConfigError(f"{where}.type: {exc}") from None
     if name not in types:
         close = difflib.get_close_matches(str(name), list(types), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""

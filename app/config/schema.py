@@ -15,8 +15,8 @@ from app.config.cameras import CameraSection  # noqa: F401 - the schema's names,
 from app.config.randomization import RandomizationSection
 from app.config.scene_sections import RobotSection, SceneConfig  # noqa: F401
 from app.control.controllers import CONTROLLER_TYPES, ControllerConfig, PoseIKControllerConfig
-from app.control.motion_types import MOTION_TYPES
 from app.control.motions import CircleMotion, PoseMotion
+from app.tasks import TASK_TYPES, task_type
 from app.validation import Check, CheckContext, Where, file_name_problem, finite
 
 MAX_DURATION = 3600.0  # [s] of simulated time in one run
@@ -105,7 +105,8 @@ class RunConfig:
     controller: ControllerConfig = field(default_factory=PoseIKControllerConfig,
                                          metadata={"types": CONTROLLER_TYPES, "default_type": "ik"})
     motion: PoseMotion = field(default_factory=CircleMotion,  # the YAML key is task: (users' word for it)
-                               metadata={"types": MOTION_TYPES, "default_type": "circle", "key": "task"})
+                               metadata={"types": TASK_TYPES, "default_type": "circle", "key": "task",
+                                         "resolve": task_type})
     video: VideoSection = field(default_factory=VideoSection)
     report: ReportSection = field(default_factory=ReportSection)
     out_dir: str = "videos"

@@ -1,7 +1,7 @@
 """Value checks that several control configs share (each config's ``checks`` lists the rest beside its fields):
 the control rate and stall judgement of every controller, and links named by a config. Rows are
 ``(where, ok, message)`` (app.validation.Check); the manipulation motions' shared checks are
-app.control.object_motion's."""
+app.tasks.object_task's."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ class Phase(IntEnum):
 
 
 class HandoverPhase(IntEnum):
-    """A hand-over's steps (app.control.handover): the giver picks, both meet, the taker takes and places."""
+    """A hand-over's steps (app.tasks.handover): the giver picks, both meet, the taker takes and places."""
 
     PRE_GRASP = 0
     DESCEND = 1
@@ -51,7 +51,7 @@ WORDS = PHASES + REASONS + tuple(w for w in HANDOVER_PHASES if w not in PHASES) 
 
 
 def code_label(code: int) -> str:
-    """The overlay's word for an episode code (PickLog.codes, HandoverSequencer.codes)."""
+    """The overlay's word for an episode code (PickLog.codes, HandoverExpert.codes)."""
     return WORDS[code]
 
 
@@ -93,8 +93,8 @@ class PickLog:
         self.reason[env], self.failed_at[env] = reason, t
 
     def results(self, obs, place: np.ndarray, placed: np.ndarray, plan) -> list[dict]:
-        """One dict per environment for the report (see PickPlaceSequencer.finish); ``placed`` (n_envs,) bool:
-        the object lies at its place, released (ObjectMotion.placement)."""
+        """One dict per environment for the report (see PickPlaceExpert.finish); ``placed`` (n_envs,) bool:
+        the object lies at its place, released (ObjectTask.placement)."""
         out = []
         for e in range(len(self.phase)):
             done = self.phase[e] == Phase.DONE

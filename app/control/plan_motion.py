@@ -85,7 +85,7 @@ class PlannedPath(MotionBase):
 
     Args:
         tracks: per environment its whole track (a failed environment's ends where it holds).
-        moves: per environment the stats of each planned move (app.control.planned_pick.PlannedMove.stats).
+        moves: per environment the stats of each planned move (app.tasks.planned_pick.PlannedMove.stats).
         reasons: per environment '' or the failed move's reason.
     """
 

@@ -1,10 +1,10 @@
 """The batched heart of app.envs' environments: ``num_envs`` episodes in one world, each reset on its own (seed or
 given scene) and stepped together. Per step and environment: the observation, the reward (the judge's stage,
-app.envs.judge), terminated (success), truncated (the time limit) and an info dict: ``is_success``, ``stage``,
+app.tasks.judge), terminated (success), truncated (the time limit) and an info dict: ``is_success``, ``stage``,
 ``place_error_m``, ``limit_excess`` (the largest joint-limit excess this step [rad or m], 0 within), ``stop_hits``
 (how many joints a contact pushed onto a hard stop in this step's physics steps, app.sim.hard_stops), and in the
 end-effector modes ``stalled`` / ``stall_cause`` / ``stall`` (app.envs.stalls); at an episode's end its
-``reason`` (app.envs.judge), ``episode_steps``, ``stall_steps`` and the episode's motion quality
+``reason`` (app.tasks.judge), ``episode_steps``, ``stall_steps`` and the episode's motion quality
 (``motion_verdict``, ``motion_first``, ``motion_event``, ``motion_branch_changes``,
 ``motion_<source>_<quantity>_ratio``: app.envs.motion_watch)."""
 
@@ -15,9 +15,7 @@ import math
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.object_motion import ObjectMotion
 from app.envs.actions import checked, command
-from app.envs.judge import EpisodeJudge
 from app.envs.motion_watch import commanded, episode_info
 from app.envs.options import EnvOptions
 from app.envs.pixels import Pixels, observed_cameras
@@ -29,6 +27,7 @@ from app.episode.loop import command_branches
 from app.episode.object_state import observed_poses
 from app.errors import InputError
 from app.quality.trace import MotionTrace, TraceOptions
+from app.tasks import TaskJudge, object_task
 
 
 class EnvCore:
@@ -45,8 +44,8 @@ class EnvCore:
         self.pixels = Pixels(self.world, self.cameras) if self.cameras else None
         self.action_space = action_space(self.world, options.action_mode)
         self.observation_space = observation_space(self.world, options, self.cameras)
-        task = run.motion if isinstance(run.motion, ObjectMotion) else None
-        self.judge = EpisodeJudge(task, self.n)
+        self.task = object_task(run.motion)
+        self.judge = TaskJudge(self.task, self.n)
         self.stalls = StepStalls(self.world) if options.action_mode != "joint" else None
         self.motion = MotionTrace.of_robot(self.world.robot, 1.0 / fps, run.controller.accel_max,
                                            TraceOptions(command_branches(run, self.world.robot)))
@@ -64,7 +63,8 @@ class EnvCore:
         envs = np.asarray(envs, dtype=int)
         self.world.reset_envs(envs, scenes)
         self.motion.reset(envs, *self.world.robot.read_states())
-        self.judge.reset(envs, scenes)
+        if self.task is not None:
+            self.judge.reset(envs, [s.objects[self.task.object][0][2] for s in scenes], [s.place for s in scenes])
         self.steps[envs] = 0
         self.stall_steps[envs] = 0
         for e, s in zip(envs, scenes):

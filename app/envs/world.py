@@ -21,7 +21,6 @@ from app.config.schema import RunConfig
 from app.control.controller_base import ACCEL_MAX
 from app.control.joint_step import JointStep
 from app.control.motion_protocol import Targets
-from app.control.object_motion import ObjectMotion
 from app.envs.layout import StateLayout
 from app.episode.arms_feedback import ArmsFeedback
 from app.episode.episode_scene import EpisodeScene
@@ -32,6 +31,7 @@ from app.episode.run_report import task_links
 from app.episode.scene_build import build_scene
 from app.errors import InputError
 from app.ik.limits.distance import GraspState
+from app.tasks import object_task
 from app.validation import unit_quaternions
 
 BRAKING = 0.5  # of the controller's acceleration bound, for joint actions: the motors lag a velocity command by
@@ -189,7 +189,7 @@ class EnvWorld:
 
 def _observer(scene, robot, run: RunConfig, layout: StateLayout):
     """What observes the task's object: Feedback (one gripper), ArmsFeedback (two arms), None (no object)."""
-    if not isinstance(run.motion, ObjectMotion) or not layout.grippers:
+    if object_task(run.motion) is None or not layout.grippers:
         return None
     name = run.motion.object
     probe = SimpleNamespace(object_name=name, arms=tuple(layout.arms))

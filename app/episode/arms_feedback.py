@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.control.handover import GIVER, TAKER
 from app.control.motion_protocol import ArmsFeedbackMotion
 from app.control.observation import Observation
 from app.ik.limits.distance import GraspState
 from app.kinematics.arms import arm_link_groups
 from app.sim.robot import Robot
 from app.sim.scene import Scene
+from app.tasks.handover_expert import GIVER, TAKER
 
 
 class ArmsFeedback:
@@ -34,6 +34,7 @@ class ArmsFeedback:
         fingers = [sorted(names[i] for i in robot.grippers[a].pb_links) for a in self.arms]
         self.finger_pairs = frozenset((a, b) for a in fingers[GIVER] for b in fingers[TAKER]) | \
             frozenset((b, a) for a in fingers[GIVER] for b in fingers[TAKER])
+        self.judge = None  # the task's TaskJudge, fed every observation (app.episode.loop.make_feedback)
         self.opening: list[np.ndarray] = []  # the taker's gap per tick (the video's note)
         self.codes: list[np.ndarray] = []  # per control tick (n_envs,): the motion's phase-or-failure code
 
@@ -63,6 +64,8 @@ class ArmsFeedback:
         r, motion = self.robot, self.motion
         seen = self.observe(q)
         motion.observe(t, seen)
+        if self.judge is not None:
+            self.judge.update(seen)
         self.codes.append(motion.codes())
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)

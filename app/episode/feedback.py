@@ -25,6 +25,7 @@ class Feedback:
         self.opening: list[np.ndarray] = []  # per control tick (n_envs,): the fingers' gap [m] (telemetry)
         self.holding: list[np.ndarray] = []  # per control tick (n_envs,): every finger on the task's object
         self.codes: list[np.ndarray] = []  # per control tick (n_envs,): a feedback motion's phase-or-failure code
+        self.judge = None  # the task's TaskJudge, fed every observation (app.episode.loop.make_feedback)
         n = robot.n_envs  # per environment, the bodies the arm must not touch
         self.others = [{ids[e] for key, ids in scene.box_ids.items() if key != name} for e in range(n)]
 
@@ -52,6 +53,8 @@ class Feedback:
         if motion.feedback:
             obs = self.observe(q)
             motion.observe(t, obs)
+            if self.judge is not None:
+                self.judge.update({"": obs})
             self.codes.append(motion.codes())
             closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
             grasp = self._grasp(motion.released, motion.holder)

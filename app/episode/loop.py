@@ -27,6 +27,7 @@ from app.render.progress import Progress
 from app.sim.robot import Robot
 from app.sim.scene import Scene
 from app.sim.sphere_world import SPHERE_SHAPES
+from app.tasks import TaskJudge, judged, object_task
 
 
 @dataclass
@@ -88,8 +89,16 @@ def make_feedback(run: RunConfig, scene: Scene, robot: Robot, motion: Motion) ->
     """What each control tick observes and commands of the grippers: the arms of a motion that works several
     (ArmsFeedback), one gripper (Feedback), or nothing without a gripper."""
     if motion.arms:
-        return ArmsFeedback(scene, robot, motion, run.scene_config.robot.arms)
-    return Feedback(scene, robot, motion, run.scene_config.robot.ee_link) if robot.gripper is not None else None
+        feedback = ArmsFeedback(scene, robot, motion, run.scene_config.robot.arms)
+    elif robot.gripper is not None:
+        feedback = Feedback(scene, robot, motion, run.scene_config.robot.ee_link)
+    else:
+        return None
+    task = object_task(run.motion)
+    if task is not None and motion.feedback:  # the task's own judgement, fed what its expert observes
+        feedback.judge = TaskJudge(task, robot.n_envs)
+        feedback.judge.reset(np.arange(robot.n_envs), motion.place[:, 2], motion.place[:, :2])
+    return feedback
 
 
 def make_episode(run: RunConfig, scene: Scene, robot: Robot, motion: Motion,
@@ -205,7 +214,10 @@ def final_state(run: RunConfig, robot: Robot, episode: Episode, motion: Motion, 
     if feedback is not None:
         result.telemetry.update(feedback.telemetry())
     if feedback is not None and motion.feedback:
-        result.episodes = motion.finish(feedback.observe(robot.read_states()[0]))
+        seen = feedback.observe(robot.read_states()[0])
+        result.episodes = motion.finish(seen)
+        if feedback.judge is not None:
+            judged(result.episodes, feedback.judge.update(seen if isinstance(seen, dict) else {"": seen}))
     elif not motion.feedback:
         result.plans = motion.outcomes() or []
     return result

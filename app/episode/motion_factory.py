@@ -1,33 +1,28 @@
-"""The run's motion for its environments (time-only, script, planned, pick-and-place or hand-over), with the
-objects' start poses drawn from the seed: what a feedback motion needs of the scene (the object's geometry, the
-gripper's axes and opening, the arms' reach, a planner's mover) given to it when it is made."""
+"""The run's motion for its environments (time-only, script, planned, or an object task's expert), with the
+objects' start poses drawn from the seed: what an expert needs of the scene (the object's geometry, the grippers'
+axes and openings, the arms' reach, a planner's mover) handed to the task as one record, SceneFacts."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.grasps import GraspGeometry
-from app.control.handover import HandoverMotion, HandoverSequencer
-from app.control.object_motion import draw_places
-from app.control.pick_place import PickPlaceMotion, PickPlaceSequencer
 from app.control.plan_motion import PlanMotion
-from app.control.planned_handover import PlannedHandover
-from app.control.planned_pick import PlannedPickPlace
 from app.episode.plan_task import plan_task
 from app.episode.planned_arms import ArmsSceneMover
 from app.episode.planned_moves import SceneMover
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
 from app.sim.robot import Robot
+from app.tasks import object_task
+from app.tasks.object_task import draw_places
+from app.tasks.scene_facts import GripperFacts, SceneFacts
 
 
 def run_motion(run: RunConfig, n_envs: int | None = None, envs: np.ndarray | None = None, robot: Robot | None = None):
     """The run's motion for ``n_envs`` environments (default: the run's), or for the environments ``envs`` of them
-    (their draws sliced from those of all); a pick-and-place or hand-over needs the scene's robot."""
+    (their draws sliced from those of all); an object task's expert needs the scene's robot."""
     n_envs = run.n_envs or 1 if n_envs is None else n_envs
-    if isinstance(run.motion, HandoverMotion):
-        return make_handover(run, robot, n_envs, envs)
     return make_motion(run, robot, n_envs, envs)
 
 
@@ -58,14 +53,8 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
     task, base_pos = run.motion, np.array(run.scene_config.robot.base_pos)
     if isinstance(task, PlanMotion):  # planned before the episode, on the scene's robot
         return plan_task(run, robot, n_envs, envs)
-    if not isinstance(task, PickPlaceMotion):  # a motion driven by time makes its own target source
+    if object_task(task) is None:  # a motion driven by time makes its own target source
         return task.targets(n_envs, base_pos, run.seed, envs)
-    pos, places = _drawn(run, n_envs, envs)
-    return object_motion(run, robot, pos, places, envs)
-
-
-def make_handover(run: RunConfig, robot: Robot, n_envs: int, envs: np.ndarray | None) -> HandoverSequencer:
-    """The hand-over of ``run`` for ``n_envs`` environments (or those ``envs`` of them: draws sliced)."""
     pos, places = _drawn(run, n_envs, envs)
     return object_motion(run, robot, pos, places, envs)
 
@@ -81,45 +70,35 @@ def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[np.nda
 
 
 def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.ndarray,
-                  envs: np.ndarray | None = None) -> PickPlaceSequencer | HandoverSequencer:
-    """The run's pick-and-place or hand-over for environments whose object starts at ``obj_pos`` (k, 3) [m] and
-    goes to ``places`` (k, 2) [m] (environment frames): what it needs of the scene (the object's geometry, the
-    gripper's axes and opening, the arms' reach) taken from the robot. ``envs``: their indices in the whole run
-    (None: 0..k-1), which seed a planned motion's moves."""
-    task = run.motion
+                  envs: np.ndarray | None = None):
+    """The run's object task's expert for environments whose object starts at ``obj_pos`` (k, 3) [m] and goes to
+    ``places`` (k, 2) [m] (environment frames). ``envs``: their indices in the whole run (None: 0..k-1), which
+    seed a planned expert's moves."""
+    return run.motion.expert(scene_facts(run, robot, obj_pos, places, envs))
+
+
+def scene_facts(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.ndarray,
+                envs: np.ndarray | None = None) -> SceneFacts:
+    """What the run's object task's expert is told of the built scene (app.tasks.scene_facts)."""
+    rs, task = run.scene_config.robot, run.motion
     obj = next(o for o in run.scene_config.objects if o.name == task.object)
     envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
-    if isinstance(task, HandoverMotion):
-        return _handover(run, robot, obj, obj_pos, places, envs, boxes)
-    geometry = GraspGeometry(obj.half_extents(), obj.shape in ("cylinder", "sphere"))
-    axes = (run.scene_config.robot.gripper.approach_axis, run.scene_config.robot.gripper.closing_axis)
-    collision = None
-    if task.grasp_collision:  # the table, the obstacles and the arm itself (its sampled pairs) by the spheres
-        collision = robot.sphere_model(boxes)
-    args = (task, robot.model, run.scene_config.robot.ee_link, BaseFrame(*robot.base_frames()), geometry, places,
-            obj_pos[:, 2], robot.gripper.max_opening, axes, robot.arm_dofs, collision, task.grasp_min_distance)
-    if task.planner is None:
-        return PickPlaceSequencer(*args)
-    mover = SceneMover(robot, run.scene_config.robot.ee_link, boxes, task.planner, run.seed, envs,
-                       obj.half_extents())
-    return PlannedPickPlace(*args, mover=mover)
+    half = np.asarray(obj.half_extents(), dtype=float)
+    grippers = {arm: GripperFacts(rs.arms[arm], g.approach_axis, g.closing_axis, robot.grippers[arm].max_opening)
+                for arm, g in rs.grippers_by_arm.items() if arm and arm in (rs.arms or {})}
+    if rs.gripper is not None:  # the one gripper, on the run's end effector: key ''
+        grippers[""] = GripperFacts(rs.ee_link, rs.gripper.approach_axis, rs.gripper.closing_axis,
+                                    robot.gripper.max_opening)
 
+    def mover(planner, arms, links):
+        if arms is None:
+            return SceneMover(robot, links[0], boxes, planner, run.seed, envs, half)
+        return ArmsSceneMover(robot, arms, links, boxes, planner, run.seed, envs, half)
 
-def _handover(run: RunConfig, robot: Robot, obj, obj_pos: np.ndarray, places: np.ndarray, envs: np.ndarray,
-              boxes: tuple[str, ...]) -> HandoverSequencer:
-    """The hand-over of :func:`object_motion` (planned where the task has a planner)."""
-    task = run.motion
-    grippers = run.scene_config.robot.grippers_by_arm
-    axes = (grippers[task.giver].approach_axis, grippers[task.giver].closing_axis)
-    openings = [robot.grippers[task.giver].max_opening, robot.grippers[task.taker].max_opening]
-    links = [run.scene_config.robot.arms[task.giver], run.scene_config.robot.arms[task.taker]]
-    args = (task, obj.half_extents(), places, obj_pos[:, 2], np.array(openings), axes, _reach(robot, links))
-    if task.planner is None:
-        return HandoverSequencer(*args)
-    mover = ArmsSceneMover(robot, (task.giver, task.taker), tuple(links), boxes, task.planner, run.seed, envs,
-                           obj.half_extents())
-    return PlannedHandover(*args, mover=mover)
+    return SceneFacts(robot.model, BaseFrame(*robot.base_frames()), robot.arm_dofs, grippers, half,
+                      obj.shape in ("cylinder", "sphere"), obj_pos, places, envs, run.seed,
+                      lambda: robot.sphere_model(boxes), lambda links: _reach(robot, links), mover)
 
 
 def _reach(robot: Robot, links: list[str]):

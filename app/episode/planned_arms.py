@@ -1,4 +1,4 @@
-"""Planned moves of a hand-over's two arms (app.control.planned_handover's ``mover``): the moving arms' goal poses
+"""Planned moves of a hand-over's two arms (app.tasks.planned_handover's ``mover``): the moving arms' goal poses
 turned into joints by IK from where the arms are (else every closed-form branch), one plan over the moving arms'
 DOFs (the other arm held) against the table, the boxes, the other arm (the sphere model's arm pairs; pairs within
 one arm are not checked) and the object held by the carrying arm, timed, and one end-effector track per moving arm
@@ -11,14 +11,14 @@ import logging
 import numpy as np
 
 from app.collision import CollisionModel
-from app.control.handover import GIVER, TAKER
-from app.control.planned_handover import ArmsMove, ArmsMoveRequest
 from app.control.planner_settings import PlannerSettings
 from app.episode.planned_moves import SceneMover, carrier_link, plan_options, timed_tracks
 from app.kinematics.rotations import matrix_to_quat
 from app.planning import PoseGoal
 from app.planning.clearance import path_clearance
 from app.planning.planner import path_check
+from app.tasks.handover_expert import GIVER, TAKER
+from app.tasks.planned_handover import ArmsMove, ArmsMoveRequest
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,6 @@ import zlib
 import numpy as np
 
 from app.collision import CollisionModel, HeldObject, robot_spheres
-from app.control.planned_pick import MoveRequest, PlannedMove
 from app.control.planner_settings import PlannerSettings
 from app.control.tracks import Track
 from app.kinematics.base_frame import BaseFrame
@@ -26,6 +25,7 @@ from app.planning import PlanOptions, PoseGoal, plan, time_parameterize
 from app.planning.clearance import path_clearance
 from app.planning.planner import path_check
 from app.sim.sphere_world import scene_world
+from app.tasks.planned_pick import MoveRequest, PlannedMove
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def tilt(model, link: str, path: np.ndarray, step: float = 0.05) -> float:
 
 
 class SceneMover:
-    """The ``mover`` of a planned pick-and-place (app.control.planned_pick.Mover) on the scene robot ``robot``.
+    """The ``mover`` of a planned pick-and-place (app.tasks.planned_pick.Mover) on the scene robot ``robot``.
 
     Args:
         robot: the scene's Robot (app.sim.robot) after the build; its model, base frame, boxes and gripper.

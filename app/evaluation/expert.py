@@ -1,5 +1,5 @@
-"""The scripted expert as a policy: the run's own pick-and-place or hand-over motion (app.control.pick_place,
-app.control.handover) for each environment's episode, observing the simulator as ``app.run`` does and acting
+"""The scripted expert as a policy: the run's own pick-and-place or hand-over motion (app.tasks.pick_place,
+app.tasks.handover) for each environment's episode, observing the simulator as ``app.run`` does and acting
 through the environments' ``ee_pose`` action mode like any other policy (end-effector poses and finger
 positions), so its success rate measures the environment's interface as well as the motion."""
 
@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.control.handover import HandoverMotion
-from app.control.object_motion import ObjectMotion
 from app.episode.motion_factory import object_motion
 from app.errors import InputError
+from app.tasks import object_task
 
 
 class ExpertPolicy:
@@ -25,8 +24,8 @@ class ExpertPolicy:
         if core.options.action_mode != "ee_pose":
             raise InputError(f"the scripted expert acts in the ee_pose action mode; the environment's is "
                              f"{core.options.action_mode!r}")
-        if not isinstance(core.run.motion, ObjectMotion):
-            raise InputError(f"the scripted expert knows pick_place and handover tasks; the run's task is "
+        if object_task(core.run.motion) is None:
+            raise InputError(f"the scripted expert acts in object tasks (app.eval --list-tasks); the run's task is "
                              f"{core.run.motion.type!r}")
         self.core = core
         self.motions: list = [None] * core.n
@@ -60,7 +59,7 @@ class ExpertPolicy:
 
     def _slice(self, obs: dict, e: int):
         one = {arm: type(o)(*[np.asarray(x)[e:e + 1] for x in o]) for arm, o in obs.items()}
-        if isinstance(self.core.run.motion, HandoverMotion):
+        if self.core.run.motion.n_arms > 1:
             return one
         return next(iter(one.values()))
 

@@ -11,7 +11,7 @@ seeds:
    observation measured at step t (``observation.state`` = ``agent_pos``, ``observation.environment_state``, the
    cameras' pictures) beside the action commanded for the step from t, as ``lerobot-eval`` feeds them back.
 
-An episode is kept where pass 2 succeeded, judged by the environment's own judge (app.envs.judge), the one an
+An episode is kept where pass 2 succeeded, judged by the environment's own judge (app.tasks.judge), the one an
 evaluation uses. Its frames end at the step that succeeded. Playing a kept episode's actions again from its seed
 gives its observations again (tests/test_learning_demos.py).
 """

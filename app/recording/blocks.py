@@ -16,7 +16,6 @@ import numpy as np
 
 from app.config.robots import robot_model
 from app.config.schema import RunConfig
-from app.control.object_motion import ObjectMotion
 from app.control.status import reached
 from app.dataset import EncodedVideo, EpisodeFrames, convert, write_act_episode
 from app.dataset.joint_names import GRIPPER_SLOT, JOINTS_PER_ARM, arms_of, layout_names
@@ -29,6 +28,7 @@ from app.episode.randomize import episode_runs, noisy
 from app.episode.sharding import run_shard
 from app.recording.episode_cameras import EpisodeCameras
 from app.specs.object_spec import ObjectSpec
+from app.tasks import object_task
 
 EpisodeDone = Callable[[int, tuple[bool, str], int], None]  # (env, (success, reason), n_frames): an episode is ready
 
@@ -84,7 +84,7 @@ def environment_names(run: RunConfig) -> list[str]:
     it); [] for a scene without objects."""
     if not run.scene_config.objects:
         return []
-    place = list(PLACE_NAMES) if isinstance(run.motion, ObjectMotion) else []
+    place = list(PLACE_NAMES) if object_task(run.motion) else []
     return [f"{o.name}.{k}" for o in run.scene_config.objects for k in POSE_NAMES] + place
 
 

@@ -14,74 +14,22 @@ Failures: ``unreachable``, ``ungraspable`` (before anything moves), ``grasp_miss
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 import numpy as np
 
-from app.control.handover_poses import HandoverPoses, level_closing
-from app.control.holding import check_hold, in_hand, reached
 from app.control.motion_protocol import MotionBase, Targets
-from app.control.motions import arm_link
-from app.control.object_motion import ObjectMotion
 from app.control.observation import Observation
 from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
-from app.control.planner_settings import PlannerSettings
 from app.control.segments import Segments
 from app.kinematics.rotations import matrix_to_quat
-from app.validation import Check, CheckContext, Where
+from app.tasks.handover_poses import HandoverPoses, level_closing
+from app.tasks.holding import check_hold, in_hand, reached
 
 Step = HandoverPhase
 STEPS = HANDOVER_PHASES
 GIVER, TAKER = 0, 1
 
 
-@dataclass(frozen=True)
-class HandoverMotion(ObjectMotion):
-    """Hand ``object`` from arm ``giver`` to arm ``taker`` at ``meet`` (x, y, z [m]) and put it down at ``place_pos``
-    (x, y) or a point drawn per environment from ``place_range``. Depths, heights [m], speeds [m/s],
-    accelerations [m/s^2], angular speeds [rad/s], times [s]; tolerances as pick_place's."""
-
-    type: ClassVar[str] = "handover"
-    giver: str = "left"
-    taker: str = "right"
-    meet: tuple[float, float, float] = (0.0, 0.0, 0.25)
-    place_pos: tuple[float, float] = (0.0, -0.25)
-    min_separation: float = 0.0
-    give_depth: float = 0.02
-    take_depth: float = 0.02
-    approach_height: float = 0.06
-    lift_height: float = 0.08
-    planner: PlannerSettings | None = None  # plan the free-space moves (app.control.planned_handover)
-
-    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
-        """What each value must be (rows for app.validation.raise_first), and what the scene must hold: two
-        different arms, each with a gripper, and a box to hand over."""
-        s = ctx.scene
-        arms = sorted((s.robot.arms or {}))
-        grippers = sorted([r.name for r in s.robots if r.gripper is not None] + [g.arm for g in s.robot.grippers])
-        objects = {o.name: o for o in s.objects}
-        obj = objects.get(self.object)
-        depth_ok = obj is not None and all(0 < d < obj.size[2] for d in (self.give_depth, self.take_depth))
-        return [
-            (at("object"), obj is not None, f"{self.object!r} is not an object of the scene; objects: {sorted(objects)}"),
-            (at("object"), obj is None or obj.shape == "box", f"{self.object!r}: a hand-over takes its grips from a "
-                                                              f"box's faces, got a {obj.shape if obj else ''}"),
-            (at("giver"), self.giver in arms and self.giver != self.taker,
-             f"{self.giver!r} must be one of the arms {arms} (scene robots:), other than the taker {self.taker!r}"),
-            (at("taker"), self.taker in arms, f"{self.taker!r} must be one of the arms {arms} (scene robots:)"),
-            (at("type"), {self.giver, self.taker} <= set(grippers),
-             f"both arms need a gripper (robots[].gripper); arms with one: {grippers}"),
-            (at("give_depth"), depth_ok, "give_depth and take_depth must be in (0, the object's height) m, got "
-                                         f"{self.give_depth}, {self.take_depth}"),
-        ] + (self.planner.checks(at.sub("planner"), ctx) if self.planner else []) + super().checks(at, ctx)
-
-    def moved_links(self, robot) -> list[tuple[tuple, str]]:
-        """The giver's and the taker's end effectors (see PoseMotion.moved_links)."""
-        return [(("task", key), arm_link(getattr(self, key), robot, f"task.{key}")) for key in ("giver", "taker")]
-
-
-class HandoverSequencer(MotionBase):
+class HandoverExpert(MotionBase):
     """The handover of every environment (see the module docstring).
 
     Args:
@@ -96,7 +44,7 @@ class HandoverSequencer(MotionBase):
     feedback = True
     segments_cls = Segments  # what _begin makes (a planned hand-over's follow tracks)
 
-    def __init__(self, task: HandoverMotion, half: np.ndarray, place_xy: np.ndarray, rest_z: np.ndarray,
+    def __init__(self, task: HandoverTask, half: np.ndarray, place_xy: np.ndarray, rest_z: np.ndarray,
                  max_opening: np.ndarray, axes: tuple[str, str], reach):
         self.task, self.half, self.axes, self.reach = task, np.asarray(half, dtype=float), axes, reach
         self.arms, self.object_name = (task.giver, task.taker), task.object

@@ -3,7 +3,7 @@ together (one plan over both arms' joints, to the giver's pre-grasp and the take
 giver carrying the object to the meeting point and ``carry`` the taker carrying it to the place, each past the
 other arm (its joints held, the arm pairs checked).
 
-As app.control.planned_pick, the sequencer knows no planner: a ``mover`` (app.episode.planned_arms) turns an
+As app.tasks.planned_pick, the sequencer knows no planner: a ``mover`` (app.episode.planned_arms) turns an
 :class:`ArmsMoveRequest` into one :class:`ArmsMove` per environment, a track per moving arm or the reason planning
 failed, which fails the environment (the report, the summary and the caption show it).
 """
@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.control.handover import GIVER, TAKER, HandoverSequencer, Step
 from app.control.observation import Observation
 from app.control.tracks import Track, TrackedSegments, polylines
+from app.tasks.handover_expert import GIVER, TAKER, HandoverExpert, Step
 
 
 class ArmsMoveRequest(NamedTuple):
@@ -49,8 +49,8 @@ class ArmsMove(NamedTuple):
 ArmsMover = Callable[[ArmsMoveRequest], list[ArmsMove]]
 
 
-class PlannedHandover(HandoverSequencer):
-    """:class:`HandoverSequencer` with ``task.planner.moves`` planned by ``mover`` (keyword); ``plans[e]``: its
+class PlannedHandoverExpert(HandoverExpert):
+    """:class:`HandoverExpert` with ``task.planner.moves`` planned by ``mover`` (keyword); ``plans[e]``: its
     planned moves' stats."""
 
     segments_cls = TrackedSegments

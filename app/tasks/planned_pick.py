@@ -3,7 +3,7 @@ timed paths instead of straight lines.
 
 The sequencer knows no planner: it is handed a ``mover`` (app.episode.planned_moves makes one on app.planning)
 that turns a :class:`MoveRequest` into one :class:`PlannedMove` per environment, a :class:`~app.control.tracks.Track`
-or the reason planning failed. The phase machine is the pick-and-place's (app.control.pick_place): each planned
+or the reason planning failed. The phase machine is the pick-and-place's (app.tasks.pick_place): each planned
 phase starts as the straight line would, to the same goal, and then follows the track; a failed plan fails the
 environment with the planner's reason (app.control.phases.PLAN_REASONS), which the report, the summary and the
 video's caption show as any other failure.
@@ -18,8 +18,8 @@ import numpy as np
 
 from app.control.observation import Observation
 from app.control.phases import Phase
-from app.control.pick_place import PickPlaceSequencer
 from app.control.tracks import Track, TrackedSegments, polylines
+from app.tasks.pick_place_expert import PickPlaceExpert
 
 
 class MoveRequest(NamedTuple):
@@ -38,7 +38,7 @@ class MoveRequest(NamedTuple):
     q_hint: np.ndarray | None = None
 
 
-HINTS = {"pre_grasp": 0}  # the grasp ranking's pose (app.control.grasps.POSES) of a goal; carry: IK from where the arm is
+HINTS = {"pre_grasp": 0}  # the grasp ranking's pose (app.tasks.grasps.POSES) of a goal; carry: IK from where the arm is
 
 
 class PlannedMove(NamedTuple):
@@ -54,8 +54,8 @@ class PlannedMove(NamedTuple):
 Mover = Callable[[MoveRequest], list[PlannedMove]]
 
 
-class PlannedPickPlace(PickPlaceSequencer):
-    """:class:`PickPlaceSequencer` with the moves ``task.planner.moves`` planned by ``mover`` (keyword); every
+class PlannedPickPlaceExpert(PickPlaceExpert):
+    """:class:`PickPlaceExpert` with the moves ``task.planner.moves`` planned by ``mover`` (keyword); every
     other argument as the parent's. ``plans[e]``: environment e's planned moves' stats, in order."""
 
     segments_cls = TrackedSegments

@@ -1,4 +1,4 @@
-"""Where the two arms' end effectors go in a hand-over (app.control.handover), in the environment frame: the
+"""Where the two arms' end effectors go in a hand-over (app.tasks.handover), in the environment frame: the
 giver's grasp from above, the giver level at the meeting point, the taker level at the object's far end, the
 taker pointing down over the place point. Every function takes environments ``envs`` and gives positions
 (k, 3) [m] and rotations (k, 3, 3)."""

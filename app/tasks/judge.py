@@ -1,0 +1,70 @@
+"""Whether each environment's episode succeeded, judged from the simulator's state alone (whatever acts: a
+scripted expert, a replayed dataset, a trained policy, random actions) by the task's own ``evaluate``
+(app.tasks.object_task): the judge keeps what an episode's history adds (the best stage reached, a collision at
+any step) and turns each step's observations into the task's TaskState. app.run, app.record and app.envs all
+judge through it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.tasks.object_task import OPEN, Evaluation, ObjectTask, TaskState
+
+NO_CRITERION = "no_success_criterion"  # the reason of a task without an object: it never succeeds
+
+
+class TaskJudge:
+    """Judges the episodes of ``n_envs`` environments of an object task ``task`` (None: a task without an object,
+    never a success: its reason says so)."""
+
+    def __init__(self, task: ObjectTask | None, n_envs: int):
+        self.task, self.n = task, n_envs
+        self.start_z = np.zeros(n_envs)
+        self.place = np.full((n_envs, 2), np.nan)
+        self.best = np.zeros(n_envs, int)
+        self.collided = np.zeros(n_envs, bool)
+        self.last: Evaluation | None = None
+
+    def reset(self, envs: np.ndarray, start_z: np.ndarray, place: np.ndarray) -> None:
+        """Environments ``envs`` (k,) start their episodes: the object at height start_z (k,) [m], its place
+        target place (k, 2) [m]."""
+        envs = np.asarray(envs, dtype=int)
+        self.start_z[envs], self.place[envs] = start_z, np.asarray(place, dtype=float)[:, :2]
+        self.best[envs], self.collided[envs] = 0, False
+
+    def update(self, observations: dict) -> Evaluation:
+        """This step's evaluation from each arm's Observation (arm -> app.control.observation.Observation)."""
+        n = self.n
+        if self.task is None or not observations:
+            self.last = Evaluation(np.zeros(n, bool), np.zeros(n, int), np.full(n, np.nan), np.zeros(n, bool),
+                                   [NO_CRITERION] * n)
+            return self.last
+        obs = list(observations.values())
+        state = TaskState(obs[0].obj_pos, obs[0].obj_speed,
+                          touched=np.any([o.contact.any(axis=1) for o in obs], axis=0),
+                          held=np.any([o.contact.all(axis=1) for o in obs], axis=0),
+                          released=np.all([(o.closing < OPEN) & ~o.contact.any(axis=1) for o in obs], axis=0),
+                          collided=np.any([o.collided for o in obs], axis=0),
+                          start_z=self.start_z, place=self.place, best=self.best.copy(),
+                          ever_collided=self.collided.copy())
+        self.last = self.task.evaluate(state)
+        self.best = np.maximum(self.best, self.last.stage)
+        self.collided |= self.last.collided
+        return self.last
+
+    def reason(self, e: int) -> str:
+        """Why environment ``e``'s episode has not succeeded, as of the last update ('' after a success)."""
+        if self.task is None:
+            return NO_CRITERION
+        return "" if self.last is None else self.last.reason[e]
+
+
+def judged(episodes: list[dict], evaluation: Evaluation) -> None:
+    """An expert's per-environment results (its ``finish``) judged by the task at the end: ``success`` is the
+    task's evaluation; ``task_reason`` its reason (the word app.eval gives the same state); ``expert_reason`` what
+    the expert said of itself ('' where it finished); ``reason`` of a failure: the expert's where it failed (the
+    cause: ``unreachable``, ``slipped``, ...), else the task's."""
+    for e, episode in enumerate(episodes):
+        expert, success = episode.get("reason", ""), bool(evaluation.success[e])
+        episode.update(success=success, task_reason=evaluation.reason[e], expert_reason=expert,
+                       reason="" if success else expert or evaluation.reason[e])
