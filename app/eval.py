@@ -1,4 +1,4 @@
-"""Command line: ``python -m app.eval CONFIG (--policy expert|random|module:factory | --replay DATASET |
+"""Command line: ``python -m app.eval --list-tasks`` lists the object tasks; ``python -m app.eval CONFIG (--policy expert|random|module:factory | --replay DATASET |
 --lerobot-policy PATH) --episodes N --out DIR [--seed S] [--num-envs B] [--workers W] [--ray-address A]
 [--videos K] [--obs-type T] [--action-mode M] [--image-size H W] [--fps F]``.
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -35,6 +36,7 @@ from app.evaluation.report import eval_info, summary_line, write_eval_info
 from app.evaluation.runner import PolicyError
 from app.evaluation.shards import EvalJob, PolicySpec, close_here, run_job
 from app.evaluation.smoothing import check_alpha
+from app.evaluation.task_list import task_rows, task_table
 from app.recording.episode_scenes import read_scenes
 from app.runtime.command import command_main
 from app.runtime.outputs import OutputSet
@@ -44,8 +46,14 @@ MAX_EPISODES = 100_000
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    if argv is not None and "--list-tasks" in argv or argv is None and "--list-tasks" in sys.argv[1:]:
+        listing = argparse.ArgumentParser(prog="python -m app.eval --list-tasks", description="the object tasks")
+        listing.add_argument("--list-tasks", dest="list_tasks", action="store_true", required=True)
+        return listing.parse_args(argv)
     parser = argparse.ArgumentParser(prog="python -m app.eval", description=__doc__.split("\n\n")[1].strip())
     parser.add_argument("config", help="run config, e.g. configs/pick_place.yaml")
+    parser.add_argument("--list-tasks", dest="list_tasks", action="store_true",
+                        help="list the object tasks (robots, run file, the expert's measured success) and exit")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--policy", help="expert, random or module:factory")
     which.add_argument("--replay", metavar="DATASET", help="play a recorded dataset's actions")
@@ -180,6 +188,9 @@ def _run_jobs(args, jobs: list[EvalJob]) -> list:
 
 
 def body(args: argparse.Namespace) -> int:
+    if args.list_tasks:
+        print(task_table(task_rows()))
+        return 0
     _check(args)
     _check_fresh(Path(args.out))
     run = load_run_config(args.config)

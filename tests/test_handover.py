@@ -36,7 +36,7 @@ def run_handover(sets: dict, on_tick=None):
 def test_the_cube_goes_from_the_left_hand_to_the_right_one_and_onto_its_place():
     result, motion = run_handover({})
     ep = result.episodes[0]
-    assert ep["success"] and ep["reason"] == "" and ep["place_error_xy_m"] < 0.01, ep
+    assert ep["success"] and ep["expert_reason"] == "" and ep["place_error_xy_m"] < 0.01, ep
     order = ["pre_grasp", "descend", "close", "lift", "to_meet", "take", "take_close", "give_open", "give_retreat",
              "carry", "place", "open", "retreat", "done"]
     times = [ep["phase_started_s"][name] for name in order]
@@ -93,13 +93,13 @@ def test_the_grips_share_no_face_and_each_hand_points_where_it_goes():
 ])
 def test_what_cannot_be_done_fails_before_the_arms_move(sets, reason):
     result, motion = run_handover({**sets, "duration": 0.3})
-    assert result.episodes[0]["reason"] == reason and result.episodes[0]["phase"] == "failed"
+    assert result.episodes[0]["expert_reason"] == reason and result.episodes[0]["phase"] == "failed"
 
 
 def test_a_taker_too_weak_to_hold_the_cube_drops_it_when_the_giver_lets_go():
     result, _ = run_handover({"scene_overrides.robots": _robots(right_force=0.2)})
     ep = result.episodes[0]
-    assert not ep["success"] and ep["reason"] in ("dropped", "slipped", "grasp_missed") and ep["failed_arm"] == "right"
+    assert not ep["success"] and ep["expert_reason"] in ("dropped", "slipped", "grasp_missed") and ep["failed_arm"] == "right"
 
 
 def test_a_cube_taken_away_before_the_giver_closes_is_a_missed_grasp():
@@ -108,13 +108,13 @@ def test_a_cube_taken_away_before_the_giver_closes_is_a_missed_grasp():
             scene.objects["cube"].set_pose([0.15, 0.2, 0.03])
     result, _ = run_handover({"duration": 6.0}, take_away)
     ep = result.episodes[0]
-    assert ep["reason"] == "grasp_missed" and ep["failed_arm"] == "left", ep
+    assert ep["expert_reason"] == "grasp_missed" and ep["failed_arm"] == "left", ep
 
 
 def test_a_run_too_short_reports_timeout_with_the_step_it_reached():
     result, _ = run_handover({"duration": 4.0})
     ep = result.episodes[0]
-    assert not ep["success"] and ep["reason"] == "timeout" and ep["phase"] in ("lift", "to_meet", "close"), ep
+    assert not ep["success"] and ep["expert_reason"] == "timeout" and ep["phase"] in ("lift", "to_meet", "close"), ep
 
 
 def _robots(right_force: float) -> list[dict]:
@@ -129,7 +129,7 @@ def test_a_wall_between_the_arms_is_a_collision_of_the_giver_for_the_ik_controll
     wall = [{"name": "wall", "size": [0.4, 0.02, 0.3], "pos": [0.0, 0.1, 0.15]}]
     result, _ = run_handover({"scene_overrides.obstacles": wall, "duration": 8.0})
     ep = result.episodes[0]
-    assert ep["reason"] == "collision" and ep["failed_arm"] == "left", ep
+    assert ep["expert_reason"] == "collision" and ep["failed_arm"] == "left", ep
 
 
 def test_the_video_films_from_a_named_fixed_camera_in_the_followed_environment():

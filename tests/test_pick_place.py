@@ -42,7 +42,7 @@ def test_pick_place_places_the_cube_with_either_controller(controller):
     result, motion, _ = run_pick({"controller.type": controller.split("_")[0], **spheres})
     ep = result.episodes[0]
     assert ep["success"], ep
-    assert ep["reason"] == "" and ep["phase"] == "done"
+    assert ep["expert_reason"] == "" and ep["phase"] == "done"
     assert ep["place_error_xy_m"] <= 0.01
     final = result.objects["cube"]["final_pos"][0]
     assert np.linalg.norm(final[:2] - [0.33, 0.1]) <= 0.01 and abs(final[2] - 0.025) < 2e-3  # resting on the table
@@ -53,7 +53,7 @@ def test_pick_place_places_the_cube_with_either_controller(controller):
 def test_out_of_reach_cube_is_unreachable_before_the_arm_moves():
     result, motion, q_start = run_pick({"scene_overrides.objects": [{"name": "cube", "pos": [0.64, 0.3, 0.025]}]})
     ep = result.episodes[0]
-    assert not ep["success"] and ep["reason"] == "unreachable" and ep["failed_at_s"] == 0.0
+    assert not ep["success"] and ep["expert_reason"] == "unreachable" and ep["failed_at_s"] == 0.0
     assert ep["grasp"]["reachable_candidates"] == 0
     arm = slice(0, 6)
     assert np.abs(result.q_final[0, arm] - q_start[0, arm]).max() < 2e-3  # the arm held still
@@ -63,13 +63,13 @@ def test_cube_wider_than_the_open_fingers_is_ungraspable():
     result, _, _ = run_pick({"scene_overrides.objects": [{"name": "cube", "size": [0.1, 0.1, 0.05],
                                                          "pos": [0.33, -0.1, 0.025]}]})
     ep = result.episodes[0]
-    assert ep["reason"] == "ungraspable" and ep["failed_at_s"] == 0.0
+    assert ep["expert_reason"] == "ungraspable" and ep["failed_at_s"] == 0.0
 
 
 def test_weak_grip_lets_the_cube_slip():
     result, _, _ = run_pick({"scene_overrides.robot.gripper.force": 0.1})
     ep = result.episodes[0]
-    assert not ep["success"] and ep["reason"] == "slipped" and ep["phase_reached"] in ("lift", "carry"), ep
+    assert not ep["success"] and ep["expert_reason"] == "slipped" and ep["phase_reached"] in ("lift", "carry"), ep
 
 
 def test_cube_knocked_along_the_fingers_slips():
@@ -81,7 +81,7 @@ def test_cube_knocked_along_the_fingers_slips():
             pb.applyExternalForce(body, -1, [0.0, 0.0, -200.0], [0, 0, 0], pb.WORLD_FRAME, physicsClientId=scene.client)
     result, _, _ = run_pick({}, knock)
     ep = result.episodes[0]
-    assert ep["reason"] == "slipped" and ep["phase_reached"] == "carry", ep
+    assert ep["expert_reason"] == "slipped" and ep["phase_reached"] == "carry", ep
 
 
 def test_cube_let_go_in_the_carry_is_dropped():
@@ -91,7 +91,7 @@ def test_cube_let_go_in_the_carry_is_dropped():
             motion.closing[0] = 0.0
     result, _, _ = run_pick({}, release)
     ep = result.episodes[0]
-    assert ep["reason"] == "dropped" and ep["phase_reached"] == "carry", ep
+    assert ep["expert_reason"] == "dropped" and ep["phase_reached"] == "carry", ep
     assert result.objects["cube"]["final_pos"][0][2] < 0.03  # back on the table
 
 
@@ -101,13 +101,13 @@ def test_cube_taken_away_before_the_fingers_close_is_a_missed_grasp():
             scene.objects["cube"].set_pose([0.2, -0.25, 0.025])
             motion.log.started[0]["moved"] = 0.0
     result, _, _ = run_pick({}, take)
-    assert result.episodes[0]["reason"] == "grasp_missed"
+    assert result.episodes[0]["expert_reason"] == "grasp_missed"
 
 
 def test_shelf_above_the_cube_is_a_collision_for_the_ik_controller():
     shelf = {"name": "shelf", "size": [0.14, 0.14, 0.01], "pos": [0.33, -0.1, 0.085]}
     result, _, _ = run_pick({"scene_overrides.obstacles": [shelf]})
-    assert result.episodes[0]["reason"] == "collision"
+    assert result.episodes[0]["expert_reason"] == "collision"
 
 
 def test_shelf_above_the_cube_rejects_every_grasp_as_collision_before_the_arm_moves_when_asked():
@@ -116,7 +116,7 @@ def test_shelf_above_the_cube_rejects_every_grasp_as_collision_before_the_arm_mo
     result, _, q_start = run_pick({"scene_overrides.obstacles": [shelf], "task.grasp_collision": True,
                                    "duration": 0.3})
     ep = result.episodes[0]
-    assert ep["reason"] == "collision" and ep["failed_at_s"] == 0.0 and ep["grasp"]["reachable_candidates"] == 0, ep
+    assert ep["expert_reason"] == "collision" and ep["failed_at_s"] == 0.0 and ep["grasp"]["reachable_candidates"] == 0, ep
     assert np.abs(result.q_final[0, :6] - q_start[0, :6]).max() < 2e-3  # the arm held still
 
 
@@ -125,7 +125,7 @@ def test_episode_cut_short_reports_timeout_with_its_phase():
     codes = result.telemetry["episode_codes"]  # the phases each control tick, for the plot's panel
     assert codes.shape == result.telemetry["pos_err"].shape and (codes == 0).all()
     ep = result.episodes[0]
-    assert ep["reason"] == "timeout" and ep["phase"] == "pre_grasp"
+    assert ep["expert_reason"] == "timeout" and ep["phase"] == "pre_grasp"
 
 
 def test_qp_pick_keeps_its_margin_from_the_table_while_the_held_cube_rows_are_dropped():

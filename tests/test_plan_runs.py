@@ -142,10 +142,10 @@ def test_a_plan_that_fails_fails_the_pick_with_the_planners_reason_in_report_sum
     episode's reason, the summary's failure and the caption's word; the plan's stats say why."""
     result, motion = _pick({"n_envs": 1, "duration": 0.5, "task.planner.min_distance": 0.2})
     (ep,) = result.episodes
-    assert not ep["success"] and ep["reason"] == "start_in_collision"
+    assert not ep["success"] and ep["expert_reason"] == "start_in_collision"
     assert ep["plans"][0]["move"] == "pre_grasp" and ep["plans"][0]["reason"] == "start_in_collision"
     assert "closest pair" in ep["plans"][0]["detail"]
-    assert pick_summary(result.episodes)["failed"] == {"start_in_collision": [0]}
+    assert pick_summary(result.episodes)["expert_failed"] == {"start_in_collision": [0]}
     assert code_label(int(motion.codes()[0])) == "start_in_collision"
     assert set(PLAN_REASONS) <= set(REASONS)
 
@@ -264,7 +264,7 @@ def test_a_planned_retreat_starts_beside_the_table_with_the_clearance_it_has():
     90 % of that start clearance instead, is planned and the pick succeeds."""
     result, _ = _pick({"n_envs": 1, "task.planner.moves": ["pre_grasp", "carry", "retreat"]})
     (ep,) = result.episodes
-    assert ep["success"], ep["reason"]
+    assert ep["success"], ep["expert_reason"]
     retreat = ep["plans"][-1]
     assert retreat["move"] == "retreat" and retreat["success"]
     assert 0.0 < retreat["clearance_world_min_m"] < 0.03

@@ -119,9 +119,10 @@ def _typed(types: dict[str, type], default: str, data: object, where: str, resol
     name = data.get("type", default)
     if name not in types and resolve is not None and isinstance(name, str):
         try:
-            resolve(name)
+            found = resolve(name)
         except InputError as exc:
             raise ConfigError(f"{where}.type: {exc}") from None
+        name = name if found is None else found.type  # registered under its own name as it was imported
     if name not in types:
         close = difflib.get_close_matches(str(name), list(types), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""

@@ -67,13 +67,17 @@ def gripper_report(tel: dict, e: int, controller, physics_hz: float) -> dict:
 
 
 def pick_summary(episodes: list[dict]) -> dict:
-    """A pick-and-place's outcome over every environment: placed n/N, the failures' reasons, the worst slip."""
+    """An object task's outcome over every environment: placed n/N, the failures by the task's reason and by the
+    expert's own (its cause), the worst slip."""
     reasons: dict[str, list[int]] = {}
+    causes: dict[str, list[int]] = {}
     for e, ep in enumerate(episodes):
         if not ep["success"]:
             reasons.setdefault(ep["reason"], []).append(e)
+        if ep.get("expert_reason"):
+            causes.setdefault(ep["expert_reason"], []).append(e)
     slips = [ep["slip_max_m"] for ep in episodes]
-    return {"placed": sum(ep["success"] for ep in episodes), "failed": reasons,
+    return {"placed": sum(ep["success"] for ep in episodes), "failed": reasons, "expert_failed": causes,
             "slip_max_m": max(slips) if slips else None}
 
 

@@ -60,11 +60,10 @@ class TaskJudge:
 
 
 def judged(episodes: list[dict], evaluation: Evaluation) -> None:
-    """An expert's per-environment results (its ``finish``) judged by the task at the end: ``success`` is the
-    task's evaluation; ``task_reason`` its reason (the word app.eval gives the same state); ``expert_reason`` what
-    the expert said of itself ('' where it finished); ``reason`` of a failure: the expert's where it failed (the
-    cause: ``unreachable``, ``slipped``, ...), else the task's."""
+    """An expert's per-environment results (its ``finish``) judged by the task at the end: ``success`` and
+    ``reason`` are the task's evaluation (the words app.eval gives the same state); ``expert_reason`` keeps what
+    the expert said of itself, the cause where it failed (``unreachable``, ``slipped``, ...; '' where it
+    finished)."""
     for e, episode in enumerate(episodes):
-        expert, success = episode.get("reason", ""), bool(evaluation.success[e])
-        episode.update(success=success, task_reason=evaluation.reason[e], expert_reason=expert,
-                       reason="" if success else expert or evaluation.reason[e])
+        episode.update(success=bool(evaluation.success[e]), reason=evaluation.reason[e],
+                       expert_reason=episode.get("reason", ""))
