@@ -17,6 +17,7 @@ from app.config.look_robot import load_drawn
 from app.config.robots import check_start, checked_model, load_description, resolve_robots, rig_start
 from app.config.schema import RunConfig, SceneConfig
 from app.errors import AppError, ConfigError, InputError
+from app.tasks import object_task
 from app.validation import (
     CheckContext,
     Where,
@@ -184,7 +185,10 @@ def load_run_config(path: str | Path, sets: dict[str, object] | None = None, **o
     look = scene.look if scene.look.robot_urdf is None else dataclasses.replace(  # the look's robot, as the robot's
         scene.look, robot_urdf=str(resolve_path(scene.look.robot_urdf, scene_path.parent)),
         robot_package_dirs=tuple(str(resolve_path(d, scene_path.parent)) for d in scene.look.robot_package_dirs))
-    run = dataclasses.replace(run, scene_config=dataclasses.replace(scene, objects=objects, look=look))
+    task = object_task(run.motion)  # a task's fixtures (a bin, a hole) join the scene's obstacles
+    obstacles = scene.obstacles + (task.fixtures() if task is not None else ())
+    run = dataclasses.replace(run, scene_config=dataclasses.replace(scene, objects=objects, look=look,
+                                                                    obstacles=obstacles))
     return validate(run, path)
 
 

@@ -153,6 +153,10 @@ class EnvWorld:
             self._controller = make_controller(self.run, self.robot, self.tick_dt)
         return self._controller
 
+    def positions(self, name: str) -> np.ndarray:
+        """Object ``name``'s positions (n_envs, 3) [m] in each environment's frame now."""
+        return self.scene.objects[name].poses()[0]
+
     def observations(self) -> dict:
         """The observer's Observation per layout arm (arm -> Observation); {} without an object. Looked at once
         per state (a step or a reset makes a new one): the judge, a policy and the collision rows' grasp share it."""

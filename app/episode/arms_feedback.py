@@ -58,6 +58,10 @@ class ArmsFeedback:
             out[a] = Observation(q, ee_pos, ee_rot, obj_pos, obj_quat, speed, state.closing, state.contact, collided)
         return out
 
+    def positions(self, name: str) -> np.ndarray:
+        """Object ``name``'s positions (n_envs, 3) [m] in each environment's frame now."""
+        return self.scene.objects[name].poses()[0]
+
     def tick(self, t: float, q: np.ndarray, dt: float) -> GraspState:
         """At t [s], from the measured joints q (n_envs, n_dofs): observe, advance, command; returns the contacts
         the motion means now."""
@@ -65,7 +69,7 @@ class ArmsFeedback:
         seen = self.observe(q)
         motion.observe(t, seen)
         if self.judge is not None:
-            self.judge.update(seen)
+            self.judge.update(seen, self.positions)
         self.codes.append(motion.codes())
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)

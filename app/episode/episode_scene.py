@@ -1,5 +1,5 @@
 """One episode's scene: every object's start pose and the place target. Drawn from a seed as ``app.run`` draws its
-environment 0 for that seed (app.episode.motion_factory.object_starts, app.tasks.pick_place.draw_places), so
+environment 0 for that seed (app.episode.motion_factory.object_starts, ObjectTask.places), so
 an environment (app.envs) whose episode seed is s starts as ``app.run CONFIG --seed s`` does in its first
 environment; the scenes of a run's environments (what ``app.record`` writes per episode in
 ``meta/episode_scenes.jsonl``); or given whole (a recorded episode's)."""
@@ -16,7 +16,6 @@ from app.episode.motion_factory import object_starts
 from app.errors import InputError
 from app.specs.object_spec import ObjectSpec, depth_into_top
 from app.tasks import object_task
-from app.tasks.object_task import draw_places
 from app.validation import check_spec, convert, type_hints
 
 
@@ -150,7 +149,7 @@ def run_scenes(run: RunConfig, n_envs: int) -> list[EpisodeScene]:
     """The scene of each of a run's ``n_envs`` environments (its seed's draws; ``seed`` there is the run's)."""
     starts = object_starts(run, n_envs)
     task = run.motion
-    places = draw_places(task, starts[task.object][0][:, :2], run.seed) if object_task(task) else None
+    places = task.places(starts, run.seed) if object_task(task) else None
     return [EpisodeScene({name: (pos[e], quat[e]) for name, (pos, quat) in starts.items()},
                          None if places is None else places[e], run.seed) for e in range(n_envs)]
 

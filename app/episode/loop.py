@@ -217,7 +217,8 @@ def final_state(run: RunConfig, robot: Robot, episode: Episode, motion: Motion, 
         seen = feedback.observe(robot.read_states()[0])
         result.episodes = motion.finish(seen)
         if feedback.judge is not None:
-            judged(result.episodes, feedback.judge.update(seen if isinstance(seen, dict) else {"": seen}))
+            judged(result.episodes, feedback.judge.update(seen if isinstance(seen, dict) else {"": seen},
+                                                          feedback.positions))
     elif not motion.feedback:
         result.plans = motion.outcomes() or []
     return result

@@ -15,7 +15,6 @@ from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat
 from app.sim.robot import Robot
 from app.tasks import object_task
-from app.tasks.object_task import draw_places
 from app.tasks.scene_facts import GripperFacts, SceneFacts
 
 
@@ -55,33 +54,34 @@ def make_motion(run: RunConfig, robot: Robot | None, n_envs: int, envs: np.ndarr
         return plan_task(run, robot, n_envs, envs)
     if object_task(task) is None:  # a motion driven by time makes its own target source
         return task.targets(n_envs, base_pos, run.seed, envs)
-    pos, places = _drawn(run, n_envs, envs)
-    return object_motion(run, robot, pos, places, envs)
+    starts, places = _drawn(run, n_envs, envs)
+    return object_motion(run, robot, starts, places, envs)
 
 
-def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """The task object's start positions (k, 3) [m] and place targets (k, 2) [m] drawn for ``n_envs``
-    environments from the run's seed (those of ``envs`` where given)."""
-    pos, _ = object_starts(run, n_envs)[run.motion.object]
-    places = draw_places(run.motion, pos[:, :2], run.seed)
+def _drawn(run: RunConfig, n_envs: int, envs: np.ndarray | None) -> tuple[dict, np.ndarray]:
+    """Every object's start (name -> (pos (k, 3) [m], quat (k, 4))) and the task's place targets (k, 2) [m]
+    drawn for ``n_envs`` environments from the run's seed (those of ``envs`` where given)."""
+    starts = object_starts(run, n_envs)
+    places = run.motion.places(starts, run.seed)
     if envs is not None:
-        pos, places = pos[np.asarray(envs, dtype=int)], places[np.asarray(envs, dtype=int)]
-    return pos, places
+        idx = np.asarray(envs, dtype=int)
+        starts, places = {name: (pos[idx], quat[idx]) for name, (pos, quat) in starts.items()}, places[idx]
+    return starts, places
 
 
-def object_motion(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.ndarray,
-                  envs: np.ndarray | None = None):
-    """The run's object task's expert for environments whose object starts at ``obj_pos`` (k, 3) [m] and goes to
-    ``places`` (k, 2) [m] (environment frames). ``envs``: their indices in the whole run (None: 0..k-1), which
-    seed a planned expert's moves."""
-    return run.motion.expert(scene_facts(run, robot, obj_pos, places, envs))
+def object_motion(run: RunConfig, robot: Robot, starts: dict, places: np.ndarray, envs: np.ndarray | None = None):
+    """The run's object task's expert for environments whose objects start at ``starts`` (name -> (pos (k, 3) [m],
+    quat (k, 4))) and whose place targets are ``places`` (k, 2) [m] (environment frames). ``envs``: their indices
+    in the whole run (None: 0..k-1), which seed a planned expert's moves."""
+    return run.motion.expert(scene_facts(run, robot, starts, places, envs))
 
 
-def scene_facts(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.ndarray,
+def scene_facts(run: RunConfig, robot: Robot, starts: dict, places: np.ndarray,
                 envs: np.ndarray | None = None) -> SceneFacts:
     """What the run's object task's expert is told of the built scene (app.tasks.scene_facts)."""
     rs, task = run.scene_config.robot, run.motion
     obj = next(o for o in run.scene_config.objects if o.name == task.object)
+    obj_pos = starts[task.object][0]
     envs = np.arange(len(obj_pos)) if envs is None else np.asarray(envs, dtype=int)
     boxes = tuple(b.name for b in (run.scene_config.table, *run.scene_config.obstacles) if b is not None)
     half = np.asarray(obj.half_extents(), dtype=float)
@@ -97,7 +97,7 @@ def scene_facts(run: RunConfig, robot: Robot, obj_pos: np.ndarray, places: np.nd
         return ArmsSceneMover(robot, arms, links, boxes, planner, run.seed, envs, half)
 
     return SceneFacts(robot.model, BaseFrame(*robot.base_frames()), robot.arm_dofs, grippers, half,
-                      obj.shape in ("cylinder", "sphere"), obj_pos, places, envs, run.seed,
+                      obj.shape in ("cylinder", "sphere"), obj_pos, starts, places, envs, run.seed,
                       lambda: robot.sphere_model(boxes), lambda links: _reach(robot, links), mover)
 
 

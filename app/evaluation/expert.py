@@ -53,8 +53,8 @@ class ExpertPolicy:
 
     def _start(self, e: int) -> None:
         scene, run = self.core.scenes[e], self.core.run
-        pos = scene.objects[run.motion.object][0][None]
-        self.motions[e] = object_motion(run, self.core.world.robot, pos, scene.place[None])
+        starts = {name: (np.asarray(pos)[None], np.asarray(quat)[None]) for name, (pos, quat) in scene.objects.items()}
+        self.motions[e] = object_motion(run, self.core.world.robot, starts, np.asarray(scene.place)[None])
         self._scenes[e] = scene
 
     def _slice(self, obs: dict, e: int):

@@ -8,7 +8,8 @@ import importlib
 import pkgutil
 
 from app.tasks.judge import TaskJudge, judged
-from app.tasks.object_task import Evaluation, ObjectTask, TaskState, object_task
+from app.tasks.object_task import ObjectTask, object_task
+from app.tasks.outcome import Evaluation, TaskState
 from app.tasks.registry import MANIPULATION, TASK_TYPES, register_task, task_type
 
 for _module in pkgutil.iter_modules(__path__):

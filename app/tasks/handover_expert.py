@@ -23,6 +23,7 @@ from app.control.segments import Segments
 from app.kinematics.rotations import matrix_to_quat
 from app.tasks.handover_poses import HandoverPoses, level_closing
 from app.tasks.holding import check_hold, in_hand, reached
+from app.tasks.object_task import ObjectTask
 
 Step = HandoverPhase
 STEPS = HANDOVER_PHASES
@@ -44,7 +45,7 @@ class HandoverExpert(MotionBase):
     feedback = True
     segments_cls = Segments  # what _begin makes (a planned hand-over's follow tracks)
 
-    def __init__(self, task: HandoverTask, half: np.ndarray, place_xy: np.ndarray, rest_z: np.ndarray,
+    def __init__(self, task: ObjectTask, half: np.ndarray, place_xy: np.ndarray, rest_z: np.ndarray,
                  max_opening: np.ndarray, axes: tuple[str, str], reach):
         self.task, self.half, self.axes, self.reach = task, np.asarray(half, dtype=float), axes, reach
         self.arms, self.object_name = (task.giver, task.taker), task.object

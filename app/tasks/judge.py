@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.tasks.object_task import OPEN, Evaluation, ObjectTask, TaskState
+from app.tasks.object_task import ObjectTask
+from app.tasks.outcome import OPEN, Evaluation, Poses, TaskState
 
 NO_CRITERION = "no_success_criterion"  # the reason of a task without an object: it never succeeds
 
@@ -24,6 +25,7 @@ class TaskJudge:
         self.best = np.zeros(n_envs, int)
         self.collided = np.zeros(n_envs, bool)
         self.last: Evaluation | None = None
+        self.watched = () if task is None else task.watched()  # the objects whose poses update() needs
 
     def reset(self, envs: np.ndarray, start_z: np.ndarray, place: np.ndarray) -> None:
         """Environments ``envs`` (k,) start their episodes: the object at height start_z (k,) [m], its place
@@ -32,8 +34,9 @@ class TaskJudge:
         self.start_z[envs], self.place[envs] = start_z, np.asarray(place, dtype=float)[:, :2]
         self.best[envs], self.collided[envs] = 0, False
 
-    def update(self, observations: dict) -> Evaluation:
-        """This step's evaluation from each arm's Observation (arm -> app.control.observation.Observation)."""
+    def update(self, observations: dict, poses: Poses | None = None) -> Evaluation:
+        """This step's evaluation from each arm's Observation (arm -> app.control.observation.Observation) and,
+        for a task that watches other objects, ``poses(name)``: their positions (n_envs, 3) [m] now."""
         n = self.n
         if self.task is None or not observations:
             self.last = Evaluation(np.zeros(n, bool), np.zeros(n, int), np.full(n, np.nan), np.zeros(n, bool),
@@ -46,7 +49,8 @@ class TaskJudge:
                           released=np.all([(o.closing < OPEN) & ~o.contact.any(axis=1) for o in obs], axis=0),
                           collided=np.any([o.collided for o in obs], axis=0),
                           start_z=self.start_z, place=self.place, best=self.best.copy(),
-                          ever_collided=self.collided.copy())
+                          ever_collided=self.collided.copy(),
+                          others={name: poses(name) for name in self.watched} if poses is not None else None)
         self.last = self.task.evaluate(state)
         self.best = np.maximum(self.best, self.last.stage)
         self.collided |= self.last.collided

@@ -2,67 +2,23 @@
 expert moves and judges by, with their checks, and ``evaluate``: whether an episode succeeded, from the simulator's
 state alone, the one judgement app.run's report, app.record's kept/failed filter and app.envs' ``is_success`` all
 use. Heights [m], speeds [m/s], accelerations [m/s^2], angular speeds [rad/s], times [s].
-
-Stages (the step's reward): 0 nothing, 1 a finger touched the object, 2 every finger of a gripper holds it,
-3 held and lifted ``LIFT`` above its start, 4 placed: within ``success_tol`` of the place target in x and y,
-resting and released by every gripper (:meth:`ObjectTask.placement`), after having been lifted. A failure's
-reason: ``collision`` (an arm link touched the table, an obstacle or another object, or a link other than the
-fingers touched the object, at any step), else by the stage reached: ``not_touched``, ``grasp_missed`` (touched,
-never held), ``not_lifted``, ``fell`` (the object ended below where it started), ``not_released`` (at the place,
-still touched), ``misplaced`` (released off target), ``timeout`` (still carrying).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 import numpy as np
 
 from app.errors import InputError
+from app.specs.box_spec import BoxSpec
+from app.tasks.outcome import REASONS, RESTING_SPEED, Evaluation, TaskState, staged
 from app.validation import Check, CheckContext, Where
 
 POSITIVE = ("approach_height", "lift_height", "speed", "accel", "angular_speed", "pos_tol", "rot_tol", "phase_timeout",
             "close_time", "slip_tol", "success_tol")  # what the motions time and judge by
 PLACE_DRAWS = 1000  # tries per environment for a place min_separation from its start
-RESTING_SPEED = 0.02  # [m/s]: an object slower than this lies where it is
-LIFT = 0.01  # [m] above the start: lifted
-FALL = 0.02  # [m] below the start: fell off the table
-OPEN = 0.1  # closing fraction under which a gripper counts as open
-REASONS = ("collision", "not_touched", "grasp_missed", "not_lifted", "fell", "not_released", "misplaced", "timeout")
-
-
-class TaskState(NamedTuple):
-    """What ``evaluate`` reads of one step, (n_envs, ...) each, environment frames: the task object's position
-    obj_pos (n, 3) [m] and speed obj_speed (n,) [m/s]; touched (a finger of some gripper on it), held (every finger
-    of one gripper), released (every gripper open and off it), collided (this step, see the module docstring):
-    (n,) bool; start_z (n,) [m]: the object's start height; place (n, 2) [m]: its place target; best (n,) int:
-    the highest stage of the steps before; ever_collided (n,) bool: a collision at an earlier step."""
-
-    obj_pos: np.ndarray
-    obj_speed: np.ndarray
-    touched: np.ndarray
-    held: np.ndarray
-    released: np.ndarray
-    collided: np.ndarray
-    start_z: np.ndarray
-    place: np.ndarray
-    best: np.ndarray
-    ever_collided: np.ndarray
-
-
-class Evaluation(NamedTuple):
-    """A step's judgement, (n_envs,) each: success (bool), stage (int, the task's stages), place_error_m (xy [m]),
-    collided (this step), and reason: per environment why the episode has not succeeded if it ended now ('' on
-    success), a word of the task's ``reasons``."""
-
-    success: np.ndarray
-    stage: np.ndarray
-    place_error_m: np.ndarray
-    collided: np.ndarray
-    reason: list[str]
-
-
 @dataclass(frozen=True)
 class ObjectTask:
     """Move ``object`` and put it down at ``place_pos`` (x, y in the environment's frame [m]), or at a point drawn
@@ -75,6 +31,7 @@ class ObjectTask:
     config: ClassVar[str] = ""  # the shipped run file of the task (configs/...)
     n_arms: ClassVar[int] = 1  # the arms the expert moves (its observations: one arm's, or every arm's by name)
     reasons: ClassVar[tuple[str, ...]] = REASONS  # the words evaluate gives a failure
+    misplaced: ClassVar[str] = "misplaced"  # the reason of a released object the task does not count as placed
     pos_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
     rot_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
     object: str = "cube"
@@ -102,28 +59,32 @@ class ObjectTask:
         return (error <= self.success_tol) & (np.asarray(obj_speed) < RESTING_SPEED) & np.asarray(released), error
 
     def evaluate(self, state: TaskState) -> Evaluation:
-        """Success, stage and reason of every environment at this step (see the module docstring)."""
-        s = state
-        lifted = s.held & (s.obj_pos[:, 2] > s.start_z + LIFT)
-        placed, error = self.placement(s.obj_pos, s.obj_speed, s.place, s.released)
-        success = placed & (s.best >= 3)
-        stage = np.select([success, lifted, s.held, s.touched], [4, 3, 2, 1], 0)
-        best, collided = np.maximum(s.best, stage), s.ever_collided | s.collided
-        reason = [self._reason(e, success, collided, best, s, error) for e in range(len(success))]
-        return Evaluation(success, stage, error, s.collided, reason)
+        """Success, stage and reason of every environment at this step (app.tasks.outcome.staged): placed as
+        :meth:`placed` says, after having been lifted."""
+        placed, error = self.placed(state)
+        return staged(state, placed, error, self.success_tol, self.misplaced)
 
-    def _reason(self, e: int, success, collided, best, s: TaskState, error) -> str:
-        if success[e]:
-            return ""
-        if collided[e]:
-            return "collision"
-        if best[e] < 3:
-            return ("not_touched", "grasp_missed", "not_lifted")[best[e]]
-        if s.obj_pos[e, 2] < s.start_z[e] - FALL:
-            return "fell"
-        if error[e] <= self.success_tol and not s.released[e]:
-            return "not_released"
-        return "misplaced" if s.released[e] else "timeout"
+    def placed(self, state: TaskState) -> tuple[np.ndarray, np.ndarray]:
+        """(met (n,) bool, error (n,) [m]): the object lies where this task wants it (:meth:`placement` at its
+        place target); a task with another goal overrides this and ``misplaced``, its failure's word."""
+        return self.placement(state.obj_pos, state.obj_speed, state.place, state.released)
+
+    def places(self, starts: dict[str, tuple[np.ndarray, np.ndarray]], seed: int) -> np.ndarray:
+        """The place targets (n_envs, 2) [m] of environments whose objects start at ``starts`` (name -> (pos
+        (n_envs, 3), quat (n_envs, 4))): :func:`draw_places` from the object's start."""
+        return draw_places(self, starts[self.object][0][:, :2], seed)
+
+    def rest_heights(self, starts: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """The object's resting centre height at its place (n_envs,) [m]: where it starts (on the table)."""
+        return starts[self.object][0][:, 2].copy()
+
+    def fixtures(self) -> tuple[BoxSpec, ...]:
+        """Static boxes the task adds to the scene (the loader appends them to its obstacles): none."""
+        return ()
+
+    def watched(self) -> tuple[str, ...]:
+        """The other objects whose positions ``evaluate`` reads (TaskState.others): none."""
+        return ()
 
     def moved_links(self, robot) -> list[tuple[tuple, str]]:
         """(key path, link) of what this motion moves: the robot's end effector (see

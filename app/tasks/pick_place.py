@@ -77,7 +77,7 @@ class PickPlaceTask(ObjectTask):
 
         gripper = facts.grippers[""]  # the robot's one gripper
         geometry = GraspGeometry(np.asarray(facts.half_extents, dtype=float), facts.round)
-        args = (self, facts.model, gripper.ee_link, facts.base, geometry, facts.places, facts.obj_pos[:, 2],
+        args = (self, facts.model, gripper.ee_link, facts.base, geometry, facts.places, self.rest_heights(facts.starts),
                 gripper.max_opening, (gripper.approach_axis, gripper.closing_axis), facts.arm_dofs,
                 facts.sphere_model() if self.grasp_collision else None, self.grasp_min_distance)
         if self.planner is None:

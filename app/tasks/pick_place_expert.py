@@ -21,7 +21,7 @@ from app.control.segments import Segments
 from app.kinematics.rotations import axis_vector, matrix_to_quat
 from app.tasks.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
 from app.tasks.holding import check_hold, in_hand, reached
-from app.tasks.object_task import draw_places
+from app.tasks.object_task import ObjectTask
 
 
 class PickPlaceExpert(MotionBase):
@@ -41,7 +41,7 @@ class PickPlaceExpert(MotionBase):
     can_restart = True
     segments_cls = Segments  # what _begin makes (a planned pick's follow tracks)
 
-    def __init__(self, task: PickPlaceTask, model, ee_link: str, base, geometry: GraspGeometry,
+    def __init__(self, task: ObjectTask, model, ee_link: str, base, geometry: GraspGeometry,
                  place_xy: np.ndarray, rest_z: np.ndarray, max_opening: float, axes: tuple[str, str],
                  arm_dofs: np.ndarray, collision=None, min_distance: float = 0.0):
         self.task, self.model, self.ee_link, self.base = task, model, ee_link, base
@@ -251,4 +251,4 @@ class PickPlaceExpert(MotionBase):
         return self.log.results(obs, self.place, placed, self.plan)
 
 
-__all__ = ["PHASES", "Phase", "PickPlaceExpert", "PickPlaceTask", "draw_places"]
+__all__ = ["PHASES", "Phase", "PickPlaceExpert"]
