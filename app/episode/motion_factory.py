@@ -97,7 +97,9 @@ def scene_facts(run: RunConfig, robot: Robot, starts: dict, places: np.ndarray,
         return ArmsSceneMover(robot, arms, links, boxes, planner, run.seed, envs, half)
 
     return SceneFacts(robot.model, BaseFrame(*robot.base_frames()), robot.arm_dofs, grippers, half,
-                      obj.shape in ("cylinder", "sphere"), obj_pos, starts, places, envs, run.seed,
+                      obj.shape in ("cylinder", "sphere"), obj_pos, starts,
+                      {o.name: np.asarray(o.half_extents(), dtype=float) for o in run.scene_config.objects},
+                      places, envs, run.seed,
                       lambda: robot.sphere_model(boxes), lambda links: _reach(robot, links), mover)
 
 

@@ -72,7 +72,7 @@ class HandoverTask(ObjectTask):
 
         giver, taker = facts.grippers[self.giver], facts.grippers[self.taker]
         links = [giver.ee_link, taker.ee_link]
-        args = (self, facts.half_extents, facts.places, self.rest_heights(facts.starts),
+        args = (self, facts.half_extents, facts.places, self.rest_heights(facts),
                 np.array([giver.max_opening, taker.max_opening]), (giver.approach_axis, giver.closing_axis),
                 facts.reach(links))
         if self.planner is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.tasks.object_task import ObjectTask
-from app.tasks.outcome import OPEN, Evaluation, Poses, TaskState
+from app.tasks.outcome import Evaluation, Poses, TaskState
 
 NO_CRITERION = "no_success_criterion"  # the reason of a task without an object: it never succeeds
 
@@ -43,10 +43,10 @@ class TaskJudge:
                                    [NO_CRITERION] * n)
             return self.last
         obs = list(observations.values())
-        state = TaskState(obs[0].obj_pos, obs[0].obj_speed,
-                          touched=np.any([o.contact.any(axis=1) for o in obs], axis=0),
+        touched = np.any([o.contact.any(axis=1) for o in obs], axis=0)
+        state = TaskState(obs[0].obj_pos, obs[0].obj_speed, touched=touched,
                           held=np.any([o.contact.all(axis=1) for o in obs], axis=0),
-                          released=np.all([(o.closing < OPEN) & ~o.contact.any(axis=1) for o in obs], axis=0),
+                          released=~touched,
                           collided=np.any([o.collided for o in obs], axis=0),
                           start_z=self.start_z, place=self.place, best=self.best.copy(),
                           ever_collided=self.collided.copy(),

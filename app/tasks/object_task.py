@@ -29,6 +29,7 @@ class ObjectTask:
 
     robots: ClassVar[str] = "one arm with a gripper"  # what the task needs of the scene's robot (app.eval --list-tasks)
     config: ClassVar[str] = ""  # the shipped run file of the task (configs/...)
+    env_id: ClassVar[str] = ""  # its Gymnasium id, app/<Name>-v0 (app.envs.registry), on ``config``
     n_arms: ClassVar[int] = 1  # the arms the expert moves (its observations: one arm's, or every arm's by name)
     reasons: ClassVar[tuple[str, ...]] = REASONS  # the words evaluate gives a failure
     misplaced: ClassVar[str] = "misplaced"  # the reason of a released object the task does not count as placed
@@ -74,9 +75,10 @@ class ObjectTask:
         (n_envs, 3), quat (n_envs, 4))): :func:`draw_places` from the object's start."""
         return draw_places(self, starts[self.object][0][:, :2], seed)
 
-    def rest_heights(self, starts: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """The object's resting centre height at its place (n_envs,) [m]: where it starts (on the table)."""
-        return starts[self.object][0][:, 2].copy()
+    def rest_heights(self, facts) -> np.ndarray:
+        """The object's resting centre height at its place (k,) [m] in the environments of ``facts``
+        (app.tasks.scene_facts.SceneFacts): where it starts (on the table)."""
+        return facts.starts[self.object][0][:, 2].copy()
 
     def fixtures(self) -> tuple[BoxSpec, ...]:
         """Static boxes the task adds to the scene (the loader appends them to its obstacles): none."""
@@ -145,3 +147,9 @@ def object_task(task) -> ObjectTask | None:
     """``task`` (a run's task section) where it is an object task (an object, an expert, evaluate), else None (a
     motion driven by time, a script, a plan): the one place that asks a task's type."""
     return task if isinstance(task, ObjectTask) else None
+
+
+def nearest(a: np.ndarray, b: np.ndarray) -> float:
+    """The smallest distance [m] between a point of the axis-aligned box ``a`` ((lo), (hi)) and one of ``b``."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.linalg.norm(np.maximum(0.0, np.maximum(b[0] - a[1], a[0] - b[1]))))

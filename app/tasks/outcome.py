@@ -2,7 +2,7 @@
 
 Stages (the step's reward): 0 nothing, 1 a finger touched the object, 2 every finger of a gripper holds it,
 3 held and lifted ``LIFT`` above its start, 4 placed (as the task says: at its place target, on another object,
-in a bin, in a hole), after having been lifted. A failure's reason: ``collision`` (an arm link touched the table,
+in a bin, in a hole), after having been lifted, with no collision at any step. A failure's reason: ``collision`` (an arm link touched the table,
 an obstacle or another object, or a link other than the fingers touched the object, at any step), else by the
 stage reached: ``not_touched``, ``grasp_missed`` (touched, never held), ``not_lifted``, ``fell`` (the object ended
 below where it started), ``not_released`` (placed, still touched), the task's ``misplaced`` word (released, not
@@ -17,7 +17,6 @@ import numpy as np
 
 LIFT = 0.01  # [m] above the start: lifted
 FALL = 0.02  # [m] below the start: fell off the table
-OPEN = 0.1  # closing fraction under which a gripper counts as open
 RESTING_SPEED = 0.02  # [m/s]: an object slower than this lies where it is
 REASONS = ("collision", "not_touched", "grasp_missed", "not_lifted", "fell", "not_released", "misplaced", "timeout")
 
@@ -25,7 +24,7 @@ REASONS = ("collision", "not_touched", "grasp_missed", "not_lifted", "fell", "no
 class TaskState(NamedTuple):
     """What ``evaluate`` reads of one step, (n_envs, ...) each, environment frames: the task object's position
     obj_pos (n, 3) [m] and speed obj_speed (n,) [m/s]; touched (a finger of some gripper on it), held (every finger
-    of one gripper), released (every gripper open and off it), collided (this step, see the module docstring):
+    of one gripper), released (no finger of any gripper on it), collided (this step, see the module docstring):
     (n,) bool; start_z (n,) [m]: the object's start height; place (n, 2) [m]: its place target; best (n,) int:
     the highest stage of the steps before; ever_collided (n,) bool: a collision at an earlier step; others: name ->
     position (n, 3) [m] of each object the task watches (ObjectTask.watched)."""
@@ -61,9 +60,10 @@ def staged(s: TaskState, placed: np.ndarray, error: np.ndarray, tol: float, misp
     """The stages and reasons of the module docstring, given where the task counts the object placed: ``placed``
     (n,) bool and its error (n,) [m] (``tol`` [m]: the error that counts as at the place, for ``not_released``)."""
     lifted = s.held & (s.obj_pos[:, 2] > s.start_z + LIFT)
-    success = placed & (s.best >= 3)
+    collided = s.ever_collided | s.collided
+    success = placed & (s.best >= 3) & ~collided
     stage = np.select([success, lifted, s.held, s.touched], [4, 3, 2, 1], 0)
-    best, collided = np.maximum(s.best, stage), s.ever_collided | s.collided
+    best = np.maximum(s.best, stage)
     reason = [_reason(e, success, collided, best, s, error <= tol, misplaced) for e in range(len(success))]
     return Evaluation(success, stage, error, s.collided, reason)
 

@@ -44,6 +44,7 @@ class PickPlaceTask(ObjectTask):
     grasp_collision: bool = False
     grasp_min_distance: float = 0.005
     grasp_choice: str = "score"
+    release_gap: float | None = None  # [m] the fingers' gap to let go (None: fully open; a bin's walls want less)
     planner: PlannerSettings | None = None  # plan the free-space moves (app.tasks.planned_pick)
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
@@ -70,6 +71,9 @@ class PickPlaceTask(ObjectTask):
              f"must be one of {list(GRASP_CHOICES)}, got {self.grasp_choice!r}"),
             (at("grasp_min_distance"), 0 <= self.grasp_min_distance <= 0.1,
              f"must be in [0, 0.1] m (the clearance a grasp's arm poses keep), got {self.grasp_min_distance}"),
+            (at("release_gap"), self.release_gap is None or self.release_gap > _widest(ctx, self.object) + 0.005,
+             f"must be None (fully open) or more than 5 mm wider than {self.object!r} "
+             f"({_widest(ctx, self.object):.4f} m across), got {self.release_gap}"),
         ] + (self.planner.checks(at.sub("planner"), ctx) if self.planner else []) + super().checks(at, ctx)
 
     def expert(self, facts: SceneFacts) -> PickPlaceExpert:
@@ -77,9 +81,15 @@ class PickPlaceTask(ObjectTask):
 
         gripper = facts.grippers[""]  # the robot's one gripper
         geometry = GraspGeometry(np.asarray(facts.half_extents, dtype=float), facts.round)
-        args = (self, facts.model, gripper.ee_link, facts.base, geometry, facts.places, self.rest_heights(facts.starts),
+        args = (self, facts.model, gripper.ee_link, facts.base, geometry, facts.places, self.rest_heights(facts),
                 gripper.max_opening, (gripper.approach_axis, gripper.closing_axis), facts.arm_dofs,
                 facts.sphere_model() if self.grasp_collision else None, self.grasp_min_distance)
         if self.planner is None:
             return PickPlaceExpert(*args)
         return PlannedPickPlaceExpert(*args, mover=facts.mover(self.planner, None, (gripper.ee_link,)))
+
+
+def _widest(ctx: CheckContext, name: str) -> float:
+    """The widest horizontal side [m] of object ``name`` of the scene (0 where there is none)."""
+    obj = next((o for o in ctx.scene.objects if o.name == name), None)
+    return 0.0 if obj is None else float(max(2 * obj.half_extents()[:2]))

@@ -53,6 +53,8 @@ class PickPlaceExpert(MotionBase):
         self.collision, self.min_distance = collision, min_distance
         self.log = PickLog(n)
         self.closing = np.zeros(n)
+        gap = task.release_gap  # the fingers open this far [m] to let go (None: fully)
+        self.release = 0.0 if gap is None else 1.0 - min(1.0, gap / max_opening)  # its closing fraction
         self.plan: GraspPlan | None = None
         self.seg: Segments | None = None
         self._contact_time, self._lost_time = np.zeros(n), np.zeros(n)
@@ -191,7 +193,7 @@ class PickPlaceExpert(MotionBase):
             up = np.array([0.0, 0.0, self.task.lift_height])
             self.seg.move_to(grasped, t, self.seg.p1[grasped] + up, self.seg.R1[grasped])
             self.log.enter(grasped, Phase.LIFT, t)
-        opened = np.flatnonzero((ph == Phase.OPEN) & (self.log.phase == Phase.OPEN) & (obs.closing < 0.05))
+        opened = np.flatnonzero((ph == Phase.OPEN) & (self.log.phase == Phase.OPEN) & (obs.closing < self.release + 0.05))
         if len(opened):
             self._retreat(opened, t, obs)
 
@@ -225,7 +227,7 @@ class PickPlaceExpert(MotionBase):
         self.log.enter(envs, Phase.PLACE, t)
 
     def _open(self, envs, t, obs) -> None:
-        self.closing[envs] = 0.0
+        self.closing[envs] = self.release
         self.log.enter(envs, Phase.OPEN, t)
 
     def _done(self, envs, t, obs) -> None:
@@ -246,7 +248,7 @@ class PickPlaceExpert(MotionBase):
     def finish(self, obs: Observation) -> list[dict]:
         """Per environment: success, the phase reached, the reason of a failure, the grasp chosen, the place
         target, the object's start and end poses, the largest slip. ``obs``: the final state."""
-        clear = (obs.closing < 0.1) & ~obs.contact.any(axis=1)
+        clear = (obs.closing < self.release + 0.1) & ~obs.contact.any(axis=1)
         placed, _ = self.task.placement(obs.obj_pos, obs.obj_speed, self.place, clear)
         return self.log.results(obs, self.place, placed, self.plan)
 
