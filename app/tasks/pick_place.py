@@ -44,6 +44,7 @@ class PickPlaceTask(ObjectTask):
     grasp_collision: bool = False
     grasp_min_distance: float = 0.005
     grasp_choice: str = "score"
+    place_by_bottom: bool = False  # lower the object's bottom, as it hangs in the fingers, onto the place
     release_gap: float | None = None  # [m] the fingers' gap to let go (None: fully open; a bin's walls want less)
     planner: PlannerSettings | None = None  # plan the free-space moves (app.tasks.planned_pick)
 

@@ -18,7 +18,7 @@ from app.control.motion_protocol import MotionBase, Targets
 from app.control.observation import Observation
 from app.control.phases import PHASES, Phase, PickLog
 from app.control.segments import Segments
-from app.kinematics.rotations import axis_vector, matrix_to_quat
+from app.kinematics.rotations import axis_vector, matrix_to_quat, quat_to_matrix
 from app.tasks.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
 from app.tasks.holding import check_hold, in_hand, reached
 from app.tasks.object_task import ObjectTask
@@ -222,7 +222,11 @@ class PickPlaceExpert(MotionBase):
         self.log.enter(envs, Phase.CARRY, t)
 
     def _lower(self, envs, t, obs) -> None:
-        goal = self.place[envs] + self._held_offset[envs] + [0.0, 0.0, self.geo.place_drop]
+        offset = self._held_offset[envs]
+        if self.task.place_by_bottom:  # the object's bottom as it hangs in the fingers now goes over the place
+            up = quat_to_matrix(obs.obj_quat[envs])[:, :, 2] * self.geo.half[2]
+            offset = obs.ee_pos[envs] - (obs.obj_pos[envs] - up) - [0.0, 0.0, self.geo.half[2]]
+        goal = self.place[envs] + offset + [0.0, 0.0, self.geo.place_drop]
         self.seg.move_to(envs, t, goal, self.seg.R1[envs])
         self.log.enter(envs, Phase.PLACE, t)
 
