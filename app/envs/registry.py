@@ -3,7 +3,9 @@
 - ``app/WidowXAIPickCube-v0``: the WidowX AI picks a 5 cm cube and places it (configs/pick_place_cameras.yaml:
   cameras ``cam_high`` and ``cam_low``, 640 x 480);
 - ``app/StationaryAIHandover-v0``: the Stationary AI's left arm hands a cube to the right one, which places it
-  (configs/handover.yaml; no scene cameras: a default ``cam_high``).
+  (configs/handover.yaml; no scene cameras: a default ``cam_high``);
+- one id per task of app.tasks that names one (its ``env_id``, on its ``config``): ``app/WidowXAIStack-v0``,
+  ``app/WidowXAIPlaceInBin-v0``, ``app/WidowXAIPegInHole-v0``, ... (``python -m app.eval --list-tasks``).
 
 Keyword arguments of ``gym.make`` / :func:`make_env` are app.envs.options.EnvOptions' fields (``obs_type``,
 ``action_mode``, ``cameras``, ``image_size``, ``max_episode_steps``, ``fps``), plus ``config`` (a run file) and
@@ -23,9 +25,11 @@ from app.envs.options import EnvOptions
 from app.envs.single_env import ManipulationEnv
 from app.envs.vector_env import ManipulationVectorEnv
 from app.errors import InputError
+from app.tasks import MANIPULATION
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-ENV_IDS = {"app/WidowXAIPickCube-v0": "pick_place_cameras.yaml", "app/StationaryAIHandover-v0": "handover.yaml"}
+ENV_IDS = {"app/WidowXAIPickCube-v0": "pick_place_cameras.yaml", "app/StationaryAIHandover-v0": "handover.yaml",
+           **{cls.env_id: str(Path(cls.config).relative_to("configs")) for cls in MANIPULATION.values() if cls.env_id}}
 OPTION_NAMES = ("obs_type", "action_mode", "cameras", "image_size", "max_episode_steps", "fps")
 
 
