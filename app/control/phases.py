@@ -40,6 +40,18 @@ class HandoverPhase(IntEnum):
     FAILED = 14
 
 
+class PushPhase(IntEnum):
+    """A push's steps (app.tasks.push): above the point behind the object, down, push, back off and up."""
+
+    APPROACH = 0
+    LOWER = 1
+    PUSH = 2
+    BACK_OFF = 3
+    RETREAT = 4
+    DONE = 5
+    FAILED = 6
+
+
 PHASES = tuple(p.name.lower() for p in Phase)
 HANDOVER_PHASES = tuple(p.name.lower() for p in HandoverPhase)
 # a planned move's failures (app.planning's reasons; its ``timeout`` is ``plan_timeout``, a phase's is ``timeout``)
@@ -47,7 +59,9 @@ PLAN_REASONS = ("start_in_collision", "goal_in_collision", "no_ik_goal", "plan_t
 REASONS = ("unreachable", "ungraspable", "grasp_missed", "slipped", "dropped", "collision", "timeout",
            "misplaced") + PLAN_REASONS
 PLAN_WORDS = ("moving", "arrived")  # a plan task's environment on its track, and after it (app.control.plan_motion)
+PUSH_PHASES = tuple(p.name.lower() for p in PushPhase)
 WORDS = PHASES + REASONS + tuple(w for w in HANDOVER_PHASES if w not in PHASES) + PLAN_WORDS  # an episode code's word
+WORDS += tuple(w for w in PUSH_PHASES if w not in WORDS)  # appended: the earlier words keep their codes
 
 
 def code_label(code: int) -> str:

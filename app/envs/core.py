@@ -64,7 +64,8 @@ class EnvCore:
         self.world.reset_envs(envs, scenes)
         self.motion.reset(envs, *self.world.robot.read_states())
         if self.task is not None:
-            self.judge.reset(envs, [s.objects[self.task.object][0][2] for s in scenes], [s.place for s in scenes])
+            self.judge.reset(envs, np.array([s.objects[self.task.object][0] for s in scenes]),
+                             [s.place for s in scenes])
         self.steps[envs] = 0
         self.stall_steps[envs] = 0
         for e, s in zip(envs, scenes):

@@ -97,7 +97,7 @@ def make_feedback(run: RunConfig, scene: Scene, robot: Robot, motion: Motion) ->
     task = object_task(run.motion)
     if task is not None and motion.feedback:  # the task's own judgement, fed what its expert observes
         feedback.judge = TaskJudge(task, robot.n_envs)
-        feedback.judge.reset(np.arange(robot.n_envs), motion.place[:, 2], motion.place[:, :2])
+        feedback.judge.reset(np.arange(robot.n_envs), scene.objects[task.object].poses()[0], motion.place[:, :2])
     return feedback
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.tasks.object_task import ObjectTask
-from app.tasks.outcome import Evaluation, Poses, TaskState
+from app.tasks.outcome import LIFT, Evaluation, Poses, TaskState
 
 NO_CRITERION = "no_success_criterion"  # the reason of a task without an object: it never succeeds
 
@@ -20,19 +20,20 @@ class TaskJudge:
 
     def __init__(self, task: ObjectTask | None, n_envs: int):
         self.task, self.n = task, n_envs
-        self.start_z = np.zeros(n_envs)
+        self.start = np.zeros((n_envs, 3))
         self.place = np.full((n_envs, 2), np.nan)
         self.best = np.zeros(n_envs, int)
         self.collided = np.zeros(n_envs, bool)
+        self.lifted = np.zeros(n_envs, bool)
         self.last: Evaluation | None = None
         self.watched = () if task is None else task.watched()  # the objects whose poses update() needs
 
-    def reset(self, envs: np.ndarray, start_z: np.ndarray, place: np.ndarray) -> None:
-        """Environments ``envs`` (k,) start their episodes: the object at height start_z (k,) [m], its place
-        target place (k, 2) [m]."""
+    def reset(self, envs: np.ndarray, start: np.ndarray, place: np.ndarray) -> None:
+        """Environments ``envs`` (k,) start their episodes: the object at start (k, 3) [m], its place target
+        place (k, 2) [m]."""
         envs = np.asarray(envs, dtype=int)
-        self.start_z[envs], self.place[envs] = start_z, np.asarray(place, dtype=float)[:, :2]
-        self.best[envs], self.collided[envs] = 0, False
+        self.start[envs], self.place[envs] = start, np.asarray(place, dtype=float)[:, :2]
+        self.best[envs], self.collided[envs], self.lifted[envs] = 0, False, False
 
     def update(self, observations: dict, poses: Poses | None = None) -> Evaluation:
         """This step's evaluation from each arm's Observation (arm -> app.control.observation.Observation) and,
@@ -48,12 +49,15 @@ class TaskJudge:
                           held=np.any([o.contact.all(axis=1) for o in obs], axis=0),
                           released=~touched,
                           collided=np.any([o.collided for o in obs], axis=0),
-                          start_z=self.start_z, place=self.place, best=self.best.copy(),
+                          start_z=self.start[:, 2], place=self.place, best=self.best.copy(),
                           ever_collided=self.collided.copy(),
+                          moved=np.linalg.norm(obs[0].obj_pos[:, :2] - self.start[:, :2], axis=1),
+                          ever_lifted=self.lifted.copy(),
                           others={name: poses(name) for name in self.watched} if poses is not None else None)
         self.last = self.task.evaluate(state)
         self.best = np.maximum(self.best, self.last.stage)
         self.collided |= self.last.collided
+        self.lifted |= state.held & (state.obj_pos[:, 2] > state.start_z + LIFT)
         return self.last
 
     def reason(self, e: int) -> str:

@@ -26,7 +26,9 @@ class TaskState(NamedTuple):
     obj_pos (n, 3) [m] and speed obj_speed (n,) [m/s]; touched (a finger of some gripper on it), held (every finger
     of one gripper), released (no finger of any gripper on it), collided (this step, see the module docstring):
     (n,) bool; start_z (n,) [m]: the object's start height; place (n, 2) [m]: its place target; best (n,) int:
-    the highest stage of the steps before; ever_collided (n,) bool: a collision at an earlier step; others: name ->
+    the highest stage of the steps before; ever_collided (n,) bool: a collision at an earlier step; moved (n,) [m]:
+    how far the object is from its start in x and y; ever_lifted (n,) bool: held and lifted LIFT above its start at
+    an earlier step; others: name ->
     position (n, 3) [m] of each object the task watches (ObjectTask.watched)."""
 
     obj_pos: np.ndarray
@@ -39,6 +41,8 @@ class TaskState(NamedTuple):
     place: np.ndarray
     best: np.ndarray
     ever_collided: np.ndarray
+    moved: np.ndarray
+    ever_lifted: np.ndarray
     others: dict[str, np.ndarray] | None = None
 
 
