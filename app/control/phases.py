@@ -52,6 +52,17 @@ class PushPhase(IntEnum):
     FAILED = 6
 
 
+class LiftPhase(IntEnum):
+    """A two-arm lift's steps (app.tasks.bimanual_lift): both arms above the ends, down, close, lift, hold."""
+
+    PRE_GRASP = 0
+    DESCEND = 1
+    CLOSE = 2
+    LIFT = 3
+    HOLD = 4
+    FAILED = 5
+
+
 PHASES = tuple(p.name.lower() for p in Phase)
 HANDOVER_PHASES = tuple(p.name.lower() for p in HandoverPhase)
 # a planned move's failures (app.planning's reasons; its ``timeout`` is ``plan_timeout``, a phase's is ``timeout``)
@@ -61,7 +72,9 @@ REASONS = ("unreachable", "ungraspable", "grasp_missed", "slipped", "dropped", "
 PLAN_WORDS = ("moving", "arrived")  # a plan task's environment on its track, and after it (app.control.plan_motion)
 PUSH_PHASES = tuple(p.name.lower() for p in PushPhase)
 WORDS = PHASES + REASONS + tuple(w for w in HANDOVER_PHASES if w not in PHASES) + PLAN_WORDS  # an episode code's word
+LIFT_PHASES = tuple(p.name.lower() for p in LiftPhase)
 WORDS += tuple(w for w in PUSH_PHASES if w not in WORDS)  # appended: the earlier words keep their codes
+WORDS += tuple(w for w in LIFT_PHASES if w not in WORDS)
 
 
 def code_label(code: int) -> str:

@@ -9,7 +9,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from app.config.schema import RunConfig
-from app.control.phases import code_label
+from app.control.phases import REASONS, code_label
 from app.control.status import EnvStatus
 from app.episode.frame_state import FrameState
 from app.episode.replica import PosedReplica
@@ -80,7 +80,8 @@ class SceneRenderer:
                                quat_to_matrix(state.targets_quat), state.status, spec.anchors, int(EnvStatus.REACHED),
                                notes, None if state.marks is None else state.marks + spec.env_origins[:, None, :],
                                episodes_done(state),
-                               None if state.paths is None else state.paths + spec.env_origins[:, None, :])
+                               None if state.paths is None else state.paths + spec.env_origins[:, None, :],
+                               "done" if state.verdict is None else "success")
         return draw_overlay(image, v, overlay, spec.style)
 
     def _link_view(self, spec: VideoSpec, q: np.ndarray) -> CameraView:
@@ -102,9 +103,14 @@ def optical_view(p: np.ndarray, R: np.ndarray, fov: float, width: int, height: i
 
 
 def episodes_done(state: FrameState) -> int | None:
-    """How many environments' phased episodes are done at this frame (their code is ``done``); None without
-    phases (a motion driven by time)."""
+    """How many environments' phased episodes are done at this frame: where the task judges them, its successes
+    (app.tasks), else those whose code is ``done``; None without phases (a motion driven by time)."""
+    if state.verdict is not None:
+        return int(np.sum(state.verdict == "success"))
     return None if state.episode is None else int(_done(state).sum())
+
+
+ENDED = frozenset(("done", "hold") + REASONS)  # an expert's words for an episode it has ended
 
 
 def _live_targets(state: FrameState) -> np.ndarray:
@@ -121,13 +127,16 @@ def _done(state: FrameState) -> np.ndarray:
 
 
 def frame_notes(state: FrameState) -> tuple[str, ...] | None:
-    """A word per environment for the overlay: a pick's phase (or failure), the gripper's opening, and MOTION with
-    the limit its motion passed since the last frame (app.quality)."""
+    """A word per environment for the overlay: the expert's phase, or once it has ended (done, holding, failed)
+    the task's judgement ("success" or the reason, app.tasks); the gripper's opening; and MOTION with the limit its
+    motion passed since the last frame (app.quality)."""
     flagged = state.motion is not None and any(state.motion)
     if state.episode is None and state.gripper is None and not flagged:
         return None
     n = len(state.q)
     phase = [""] * n if state.episode is None else [code_label(int(c)) for c in state.episode]
+    if state.verdict is not None:  # an episode the expert ended: the task's word for it, as the report's
+        phase = [str(v) if p in ENDED else p for p, v in zip(phase, state.verdict)]
     grip = [""] * n if state.gripper is None else [f"{1e3 * g:.0f}mm" for g in state.gripper]
     jerk = [""] * n if not flagged else [f"MOTION {m}" if m else "" for m in state.motion]
     return tuple(" ".join(w for w in (p, g, j) if w) for p, g, j in zip(phase, grip, jerk))

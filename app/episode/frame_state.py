@@ -24,3 +24,4 @@ class FrameState(NamedTuple):
     # (Gripper.finger_goal), in the robot's gripper order
     paths: np.ndarray | None = None  # (n_envs, P, 3) [m] planned end-effector paths drawn (NaN: none), env frames
     motion: tuple | None = None  # (n_envs,) a limit the motion passed since the last frame, in a few words ('' none)
+    verdict: np.ndarray | None = None  # (n_envs,) str: the task's judgement now, "success" or its failure reason

@@ -173,7 +173,8 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
                 recorder(FrameState(scene.t, q, tg.pos, tg.quat, latest_status(controller.telemetry, robot.n_envs),
                                     poses, motion.codes(), motion.marks,
                                     feedback.opening[-1] if feedback is not None and feedback.opening else None,
-                                    _finger_goals(robot), motion.paths, episode.motion.watch_live().take()))
+                                    _finger_goals(robot), motion.paths, episode.motion.watch_live().take(),
+                                    _verdict(feedback)))
                 n_frames += 1
             timings["control"] += t1 - t0
             timings["physics"] += t2 - t1
@@ -188,6 +189,14 @@ def simulate(run: RunConfig, scene: Scene, robot: Robot, motion: Motion, recorde
         if progress:
             progress.close()
     return episode, timings
+
+
+def _verdict(feedback) -> np.ndarray | None:
+    """(n_envs,) str: the task's judgement at the last tick ("success" or its reason); None without a judge."""
+    judge = None if feedback is None else feedback.judge
+    if judge is None or judge.last is None:
+        return None
+    return np.array(["success" if ok else why for ok, why in zip(judge.last.success, judge.last.reason)])
 
 
 def _finger_goals(robot: Robot) -> np.ndarray | None:

@@ -54,6 +54,7 @@ class FrameOverlay(NamedTuple):
     marks: np.ndarray | None = None  # (n_envs, M, 3) world points drawn as rings (a pick's place target)
     finished: int | None = None  # environments whose phased episode is done (a pick's); None: not a phased motion
     paths: np.ndarray | None = None  # (n_envs, P, 3) world points of planned paths drawn as lines (NaN: none)
+    finished_word: str = "done"  # what ``finished`` counts: "done" (the episodes ended), "success" (the task's)
 
 
 @functools.lru_cache(maxsize=8)
@@ -185,7 +186,7 @@ def caption_text(frame: FrameOverlay) -> str:
     ``frame.finished``) or have reached their target (the status codes), out of all."""
     n = len(frame.status)
     if frame.finished is not None:
-        return f"{frame.title}   t = {frame.t:5.2f} s   done {frame.finished}/{n}"
+        return f"{frame.title}   t = {frame.t:5.2f} s   {frame.finished_word} {frame.finished}/{n}"
     return f"{frame.title}   t = {frame.t:5.2f} s   reached {int(np.sum(frame.status == frame.reached_code))}/{n}"
 
 

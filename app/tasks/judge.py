@@ -45,8 +45,9 @@ class TaskJudge:
             return self.last
         obs = list(observations.values())
         touched = np.any([o.contact.any(axis=1) for o in obs], axis=0)
-        state = TaskState(obs[0].obj_pos, obs[0].obj_speed, touched=touched,
-                          held=np.any([o.contact.all(axis=1) for o in obs], axis=0),
+        holds = [o.contact.all(axis=1) for o in obs]
+        state = TaskState(obs[0].obj_pos, obs[0].obj_speed, touched=touched, held=np.any(holds, axis=0),
+                          held_all=np.all(holds, axis=0), obj_quat=obs[0].obj_quat,
                           released=~touched,
                           collided=np.any([o.collided for o in obs], axis=0),
                           start_z=self.start[:, 2], place=self.place, best=self.best.copy(),

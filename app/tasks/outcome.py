@@ -23,8 +23,8 @@ REASONS = ("collision", "not_touched", "grasp_missed", "not_lifted", "fell", "no
 
 class TaskState(NamedTuple):
     """What ``evaluate`` reads of one step, (n_envs, ...) each, environment frames: the task object's position
-    obj_pos (n, 3) [m] and speed obj_speed (n,) [m/s]; touched (a finger of some gripper on it), held (every finger
-    of one gripper), released (no finger of any gripper on it), collided (this step, see the module docstring):
+    obj_pos (n, 3) [m], speed obj_speed (n,) [m/s] and orientation obj_quat (n, 4) wxyz; touched (a finger of some gripper on it), held (every finger
+    of one gripper), held_all (every gripper holds it), released (no finger of any gripper on it), collided (this step, see the module docstring):
     (n,) bool; start_z (n,) [m]: the object's start height; place (n, 2) [m]: its place target; best (n,) int:
     the highest stage of the steps before; ever_collided (n,) bool: a collision at an earlier step; moved (n,) [m]:
     how far the object is from its start in x and y; ever_lifted (n,) bool: held and lifted LIFT above its start at
@@ -35,6 +35,8 @@ class TaskState(NamedTuple):
     obj_speed: np.ndarray
     touched: np.ndarray
     held: np.ndarray
+    held_all: np.ndarray
+    obj_quat: np.ndarray
     released: np.ndarray
     collided: np.ndarray
     start_z: np.ndarray

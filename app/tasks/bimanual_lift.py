@@ -1,0 +1,227 @@
+"""Bimanual lift: two arms lift a long box level off the table (the Stationary AI). The expert, per environment
+and both arms in step: above the box's two ends (each arm the end nearer its hand, ``grip_inset`` [m] in from it),
+down to its centre height, close, and when both hold it for ``close_time`` lift it ``lift_height`` straight up,
+both segments of one duration, then hold it there. Goals come from the box's measured pose when a step starts; a
+step that does not end within its segment's time plus ``phase_timeout`` fails with ``timeout``; ``grasp_missed``
+(a gripper closed on nothing), ``dropped`` (a gripper lost it after the grasp), ``collision``.
+
+Success: every gripper holds the box, its centre ``min_lift`` [m] above its start and its long axis within
+``max_tilt`` [rad] of level, no collision at any step. Stages (the reward): 0 nothing, 1 touched, 2 held by one
+gripper, 3 held by both, 4 lifted level. Failure reasons: ``collision``, ``not_touched``, ``grasp_missed``,
+``one_arm`` (never held by both), ``tilted`` (held by both, up, not level), ``dropped`` (held by both once, not
+now), ``not_lifted``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from app.control.motion_protocol import MotionBase, Targets
+from app.control.motions import arm_link
+from app.control.phases import WORDS, LiftPhase
+from app.control.segments import Segments
+from app.kinematics.rotations import axis_vector, matrix_to_quat, quat_to_matrix
+from app.tasks.grasps import grasp_rotation
+from app.tasks.holding import reached
+from app.tasks.object_task import ObjectTask
+from app.tasks.outcome import Evaluation, TaskState
+from app.tasks.registry import register_task
+from app.tasks.scene_facts import SceneFacts
+from app.validation import Check, CheckContext, Where
+
+P = LiftPhase
+LIFT_REASONS = ("collision", "not_touched", "grasp_missed", "one_arm", "tilted", "dropped", "not_lifted")
+
+
+@register_task
+@dataclass(frozen=True)
+class BimanualLiftTask(ObjectTask):
+    """Lift ``object`` (a box, longest along its own x) with the arms ``arms`` gripping its two ends."""
+
+    type: ClassVar[str] = "bimanual_lift"
+    robots: ClassVar[str] = "two arms with grippers (the Stationary AI)"
+    config: ClassVar[str] = "configs/tasks/bimanual_lift.yaml"
+    env_id: ClassVar[str] = "app/StationaryAIBimanualLift-v0"
+    n_arms: ClassVar[int] = 2
+    reasons: ClassVar[tuple[str, ...]] = LIFT_REASONS
+    object: str = "bar"
+    arms: tuple[str, str] = ("left", "right")
+    grip_inset: float = 0.04
+    lift_height: float = 0.1
+    min_lift: float = 0.05
+    max_tilt: float = 0.1745  # [rad] 10 degrees
+    min_separation: float = 0.0
+
+    def places(self, starts: dict, seed: int) -> np.ndarray:
+        """Where the box starts (k, 2) [m]: it is lifted, not moved."""
+        return starts[self.object][0][:, :2].copy()
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        return [(("task", "arms"), arm_link(arm, robot, "task.arms")) for arm in self.arms]
+
+    def evaluate(self, state: TaskState) -> Evaluation:
+        """Success, stage and reason at this step (see the module docstring)."""
+        s = state
+        axis = quat_to_matrix(s.obj_quat)[:, :, 0]
+        tilt = np.arcsin(np.clip(np.abs(axis[:, 2]), 0.0, 1.0))
+        up = s.obj_pos[:, 2] - s.start_z
+        collided = s.ever_collided | s.collided
+        success = s.held_all & (up >= self.min_lift) & (tilt <= self.max_tilt) & ~collided
+        stage = np.select([success, s.held_all, s.held, s.touched], [4, 3, 2, 1], 0)
+        best = np.maximum(s.best, stage)
+        reason = ["" if success[e] else "collision" if collided[e] else
+                  ("not_touched", "grasp_missed", "one_arm")[best[e]] if best[e] < 3 else
+                  "dropped" if not s.held_all[e] else "tilted" if up[e] >= self.min_lift else "not_lifted"
+                  for e in range(len(success))]
+        return Evaluation(success, stage, np.abs(tilt), s.collided, reason)
+
+    def expert(self, facts: SceneFacts) -> BimanualLiftExpert:
+        grippers = [facts.grippers[a] for a in self.arms]
+        return BimanualLiftExpert(self, facts.half_extents, facts.obj_pos, [(g.approach_axis, g.closing_axis)
+                                                                           for g in grippers])
+
+    def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
+        s = ctx.scene
+        arms = sorted(s.robot.arms or {})
+        obj = next((o for o in s.objects if o.name == self.object), None)
+        return super().checks(at, ctx) + [
+            (at("arms"), len(self.arms) == 2 and self.arms[0] != self.arms[1] and set(self.arms) <= set(arms),
+             f"two different arms of the scene's robot {arms}, got {list(self.arms)}"),
+            (at("object"), obj is not None and obj.shape == "box",
+             f"{self.object!r} must be a box of the scene; objects: {sorted(o.name for o in s.objects)}"),
+            (at("grip_inset"), obj is None or obj.shape != "box" or 0 < self.grip_inset < obj.size[0] / 4,
+             f"must be in (0, a quarter of {self.object!r}'s length) m, got {self.grip_inset}"),
+            (at("min_lift"), 0 < self.min_lift < self.lift_height,
+             f"must be in (0, lift_height={self.lift_height}) m, got {self.min_lift}"),
+            (at("max_tilt"), 0 < self.max_tilt < np.pi / 2, f"must be in (0, pi/2) rad, got {self.max_tilt}"),
+        ]
+
+
+class BimanualLiftExpert(MotionBase):
+    """Both arms' steps in every environment (see the module docstring). half (3,): the box's half extents [m];
+    obj_pos (n_envs, 3): its starts; axes: per arm (approach_axis, closing_axis) of its end effector."""
+
+    n_targets = 2
+    feedback = True
+
+    def __init__(self, task: BimanualLiftTask, half: np.ndarray, obj_pos: np.ndarray, axes: list[tuple[str, str]]):
+        n = len(obj_pos)
+        self.task, self.half, self.axes = task, np.asarray(half, dtype=float), axes
+        self.arms, self.object_name = tuple(task.arms), task.object
+        self.place = np.asarray(obj_pos, dtype=float).copy()  # lifted where it lies
+        self.closing = np.zeros((2, n))
+        self.phase = np.full(n, P.PRE_GRASP, dtype=np.int8)
+        self.reason, self.failed_at = [""] * n, np.full(n, np.nan)
+        self._held_time, self._lost_time = np.zeros(n), np.zeros(n)
+        self._last_t = 0.0
+        self.segs: list[Segments] | None = None
+
+    def __call__(self, t: float) -> Targets:
+        n = len(self.place)
+        if self.segs is None:
+            q = np.broadcast_to([0.0, 1.0, 0.0, 0.0], (n, 2, 4)).copy()
+            return Targets(np.repeat(self.place[:, None], 2, axis=1), q, np.zeros((n, 2, 3)))
+        at = [s.at(t) for s in self.segs]
+        return Targets(np.stack([a[0] for a in at], 1), np.stack([matrix_to_quat(a[1]) for a in at], 1),
+                       np.stack([a[2] for a in at], 1))
+
+    @property
+    def marks(self) -> np.ndarray:
+        return self.place[:, None].copy()
+
+    @property
+    def released(self) -> np.ndarray:
+        return (self.phase >= P.DESCEND) & (self.phase <= P.HOLD)
+
+    @property
+    def holder(self) -> np.ndarray:
+        return np.full(len(self.place), -1)
+
+    @property
+    def exchanging(self) -> np.ndarray:
+        return np.zeros(len(self.place), bool)
+
+    def codes(self) -> np.ndarray:
+        return np.array([WORDS.index(self.reason[e] if self.phase[e] == P.FAILED else P(self.phase[e]).name.lower())
+                         for e in range(len(self.phase))], dtype=np.int16)
+
+    def observe(self, t: float, obs: dict) -> None:
+        """Advance every environment with both arms' observations (arm name -> Observation) at t [s]."""
+        dt, self._last_t = t - self._last_t, t
+        seen = [obs[a] for a in self.arms]
+        if self.segs is None:
+            task = self.task
+            self.segs = [Segments(o.ee_pos, o.ee_rot, task.speed, task.accel, task.angular_speed) for o in seen]
+            self._goto(np.arange(len(self.place)), t, seen, above=True)
+            return
+        ph, task = self.phase.copy(), self.task
+        running = ph < P.HOLD
+        self._fail(running & (seen[0].collided | seen[1].collided), "collision", t)
+        late = running & (t > np.maximum(*[s.t0 + s.T for s in self.segs]) + task.phase_timeout)
+        self._fail(late & (ph == P.CLOSE), "grasp_missed", t)
+        self._fail(late, "timeout", t)
+        both = seen[0].contact.all(axis=1) & seen[1].contact.all(axis=1)
+        self._fail((ph == P.CLOSE) & ~both & np.any([o.closing > 0.97 for o in seen], axis=0), "grasp_missed", t)
+        self._lost_time = np.where((ph >= P.LIFT) & (ph <= P.HOLD) & ~both, self._lost_time + dt, 0.0)
+        self._fail(self._lost_time > 0.1, "dropped", t)
+        arrived = self.phase == ph
+        for s, o in zip(self.segs, seen):
+            arrived &= s.done(t) & reached(o, s, task.pos_tol, task.rot_tol)
+        self._held_time = np.where((ph == P.CLOSE) & both, self._held_time + dt, 0.0)
+        self._step(np.flatnonzero(arrived & (ph == P.PRE_GRASP)), t, seen, P.DESCEND)
+        self._step(np.flatnonzero(arrived & (ph == P.DESCEND)), t, seen, P.CLOSE)
+        self._step(np.flatnonzero((self.phase == P.CLOSE) & (self._held_time >= task.close_time)), t, seen, P.LIFT)
+        self._step(np.flatnonzero(arrived & (ph == P.LIFT)), t, seen, P.HOLD)
+
+    def _step(self, envs: np.ndarray, t: float, seen: list, phase: P) -> None:
+        if not len(envs):
+            return
+        if phase == P.DESCEND:
+            self._goto(envs, t, seen, above=False)
+        elif phase == P.CLOSE:
+            self.closing[:, envs] = 1.0
+            self._held_time[envs] = 0.0
+        elif phase == P.LIFT:
+            for s in self.segs:
+                s.move_to(envs, t, s.p1[envs] + [0.0, 0.0, self.task.lift_height], s.R1[envs])
+        self.phase[envs] = phase
+
+    def _goto(self, envs: np.ndarray, t: float, seen: list, above: bool) -> None:
+        """Both arms to their grip of the box as it lies now (``above``: approach_height over it)."""
+        R_obj = quat_to_matrix(seen[0].obj_quat[envs])
+        along, across = R_obj[:, :, 0], R_obj[:, :, 1]
+        along[:, 2] = across[:, 2] = 0.0
+        along /= np.linalg.norm(along, axis=1, keepdims=True)
+        across /= np.linalg.norm(across, axis=1, keepdims=True)
+        reach = self.half[0] - self.task.grip_inset
+        centre = seen[0].obj_pos[envs]
+        down = np.broadcast_to([0.0, 0.0, -1.0], along.shape)
+        for k, (s, o) in enumerate(zip(self.segs, seen)):
+            sign = np.sign(np.einsum("ki,ki->k", o.ee_pos[envs] - centre, along))  # the end nearer this hand
+            grip = centre + along * (np.where(sign == 0, 1.0 - 2 * k, sign) * reach)[:, None]
+            closing_now = o.ee_rot[envs] @ axis_vector(self.axes[k][1])
+            c = across * np.where(np.einsum("ki,ki->k", across, closing_now) < 0, -1.0, 1.0)[:, None]
+            pos = grip + (self.task.approach_height if above else 0.0) * np.array([0.0, 0.0, 1.0])
+            s.move_to(envs, t, pos, grasp_rotation(down, c, *self.axes[k]))
+        self.phase[envs] = P.PRE_GRASP if above else P.DESCEND
+
+    def _fail(self, mask: np.ndarray, reason: str, t: float) -> None:
+        envs = np.flatnonzero(mask & (self.phase < P.HOLD))
+        for e in envs:
+            self.reason[e], self.failed_at[e] = reason, t
+        self.phase[envs] = P.FAILED
+        for s in self.segs or ():
+            if len(envs):
+                s.hold(envs, t)
+
+    def finish(self, obs: dict) -> list[dict]:
+        """Per environment: the step reached, the expert's reason of a failure, the box's start and end."""
+        o = obs[self.arms[0]]
+        up = o.obj_pos[:, 2] - self.place[:, 2]
+        return [{"success": bool(self.phase[e] == P.HOLD), "reason": self.reason[e],
+                 "phase": P(self.phase[e]).name.lower(),
+                 "failed_at_s": None if np.isnan(self.failed_at[e]) else float(self.failed_at[e]),
+                 "lift_m": float(up[e]), "object_start_pos": self.place[e].tolist(),
+                 "object_final_pos": o.obj_pos[e].tolist(), "slip_max_m": 0.0} for e in range(len(self.place))]
