@@ -27,3 +27,16 @@ def test_the_plugin_distribution_is_named_as_lerobot_discovers_plugins():
     meta = tomllib.loads((PLUGIN / "pyproject.toml").read_text())["project"]
     assert meta["name"].startswith("lerobot_env_") and meta["name"] == "lerobot_env_widowx_ai"
     assert (PLUGIN / meta["name"] / "__init__.py").is_file()  # lerobot >= 0.6 imports the distribution's name
+
+
+def test_the_plugin_has_an_env_type_for_every_registered_id():
+    """Each id app.envs registers (a task's env_id included) has an EnvConfig subclass naming it, read from the
+    plugin's source (lerobot is not installed here)."""
+    import ast
+
+    from app.envs.registry import ENV_IDS
+
+    tree = ast.parse((PLUGIN / "lerobot_env_widowx_ai" / "configs.py").read_text())
+    named = {node.value.value for node in ast.walk(tree) if isinstance(node, ast.AnnAssign)
+             and getattr(node.target, "id", None) == "task" and isinstance(node.value, ast.Constant)}
+    assert {env_id.removeprefix("app/") for env_id in ENV_IDS} == named

@@ -97,3 +97,43 @@ class StationaryAIHandoverEnv(_AppEnv):
     """The Stationary AI's left arm hands a cube to the right one (app/StationaryAIHandover-v0): 14 values."""
 
     task: str | None = "StationaryAIHandover-v0"
+
+
+@EnvConfig.register_subclass("widowx_ai_stack")
+@dataclass
+class WidowXAIStackEnv(_AppEnv):
+    """The WidowX AI stacks a 4 cm cube on a 6 cm one (app/WidowXAIStack-v0): 7 joint targets per step."""
+
+    task: str | None = "WidowXAIStack-v0"
+
+
+@EnvConfig.register_subclass("widowx_ai_place_in_bin")
+@dataclass
+class WidowXAIPlaceInBinEnv(_AppEnv):
+    """The WidowX AI puts a cube into a walled bin (app/WidowXAIPlaceInBin-v0): 7 joint targets per step."""
+
+    task: str | None = "WidowXAIPlaceInBin-v0"
+
+
+@EnvConfig.register_subclass("widowx_ai_push")
+@dataclass
+class WidowXAIPushEnv(_AppEnv):
+    """The WidowX AI pushes a cube to a target with its fingers closed (app/WidowXAIPush-v0): 7 values."""
+
+    task: str | None = "WidowXAIPush-v0"
+
+
+@EnvConfig.register_subclass("widowx_ai_peg_in_hole")
+@dataclass
+class WidowXAIPegInHoleEnv(_AppEnv):
+    """The WidowX AI inserts a round peg into a hole 4 mm wider (app/WidowXAIPegInHole-v0): 7 values."""
+
+    task: str | None = "WidowXAIPegInHole-v0"
+
+
+@EnvConfig.register_subclass("stationary_ai_bimanual_lift")
+@dataclass
+class StationaryAIBimanualLiftEnv(_AppEnv):
+    """The Stationary AI's two arms lift a bar level (app/StationaryAIBimanualLift-v0): 14 values per step."""
+
+    task: str | None = "StationaryAIBimanualLift-v0"

@@ -1,0 +1,120 @@
+"""The task suite (app/tasks): every task's expert succeeds in its own run file, each task's evaluate gives its own
+words for its failures, bad task values are one-line errors naming the key, and ``app.eval --list-tasks`` lists
+every task with a run file that loads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.config.loader import load_run_config
+from app.errors import ConfigError
+from app.evaluation.task_list import task_rows
+from app.tasks import MANIPULATION, TaskState
+from tests.conftest import ROOT
+from tests.golden_runs import run_to_end
+
+NEW_TASKS = ("stack", "place_in_bin", "push", "peg_in_hole", "bimanual_lift")
+
+
+def state(n: int = 1, **given) -> TaskState:
+    """A step's TaskState for ``n`` environments: an object resting released at (0.3, 0, 0.025), untouched, no
+    history; ``given`` replaces fields (arrays broadcast to n)."""
+    base = dict(obj_pos=[0.3, 0.0, 0.025], obj_speed=0.0, touched=False, held=False, held_all=False,
+                obj_quat=[1.0, 0.0, 0.0, 0.0], released=True, collided=False, start_z=0.025, place=[0.3, 0.0],
+                best=0, ever_collided=False, moved=0.0, ever_lifted=False, others=None)
+    base.update(given)
+    out = {}
+    for k, v in base.items():
+        out[k] = v if k == "others" or v is None else np.broadcast_to(np.asarray(v), (n,) + np.shape(v)).copy()
+    return TaskState(**out)
+
+
+def task(name: str, **values):
+    return MANIPULATION[name](**values)
+
+
+@pytest.mark.parametrize("name", NEW_TASKS)
+def test_each_new_tasks_expert_succeeds_in_its_run_file_as_the_task_judges_it(name):
+    run = load_run_config(ROOT / MANIPULATION[name].config, n_envs=2)
+    result, _ = run_to_end(run)
+    assert [(e["success"], e["reason"]) for e in result.episodes] == [(True, "")] * 2, result.episodes
+
+
+def test_stack_is_judged_against_where_the_base_is_now():
+    stack = task("stack")
+    on = state(obj_pos=[0.3, 0.0, 0.075], best=3, others={"base_cube": np.array([[0.305, 0.0, 0.03]])})
+    assert stack.evaluate(on).success[0]
+    beside = on._replace(obj_pos=np.array([[0.3, 0.08, 0.025]]))
+    assert stack.evaluate(beside).reason == ["not_stacked"]
+    moved_base = on._replace(others={"base_cube": np.array([[0.35, 0.0, 0.03]])})  # knocked away beneath it
+    assert stack.evaluate(moved_base).reason == ["not_stacked"]
+
+
+def test_place_in_bin_counts_only_inside_the_walls():
+    bin_task = task("place_in_bin", bin_pos=(0.35, 0.14), bin_inner=(0.12, 0.12))
+    inside = state(obj_pos=[0.38, 0.17, 0.025], best=3)
+    assert bin_task.evaluate(inside).success[0]
+    assert bin_task.evaluate(inside._replace(obj_pos=np.array([[0.35, 0.21, 0.025]]))).reason == ["outside_bin"]
+    on_rim = inside._replace(obj_pos=np.array([[0.35, 0.14, 0.06]]))  # above the 4 cm walls: not in
+    assert bin_task.evaluate(on_rim).reason == ["outside_bin"]
+    assert [f.name for f in bin_task.fixtures()] == ["bin_wall_x-", "bin_wall_x+", "bin_wall_y-", "bin_wall_y+"]
+
+
+def test_peg_in_hole_is_judged_by_depth_and_a_peg_stuck_over_the_block_is_jammed():
+    peg = task("peg_in_hole", hole_pos=(0.35, 0.12), insert_depth=0.03)
+    inserted = state(obj_pos=[0.351, 0.12, 0.05], start_z=0.05, best=3)  # bottom on the table: 4 cm deep
+    assert peg.evaluate(inserted).success[0]
+    shallow = inserted._replace(obj_pos=np.array([[0.351, 0.12, 0.075]]))  # 1.5 cm deep
+    assert peg.evaluate(shallow).reason == ["jammed"]
+    still_held = shallow._replace(released=np.array([False]), touched=np.array([True]))
+    assert peg.evaluate(still_held).reason == ["jammed"]
+    elsewhere = inserted._replace(obj_pos=np.array([[0.2, -0.1, 0.05]]))
+    assert peg.evaluate(elsewhere).reason == ["misplaced"]
+
+
+def test_push_succeeds_only_without_lifting_and_names_each_failure():
+    push = task("push")
+    there = state(obj_pos=[0.31, 0.0, 0.025], place=[0.3, 0.0], moved=0.1, best=2)
+    assert push.evaluate(there).success[0]
+    assert push.evaluate(there._replace(ever_lifted=np.array([True]))).reason == ["grasped"]
+    assert push.evaluate(there._replace(obj_pos=np.array([[0.5, 0.0, -0.2]]))).reason == ["pushed_off_table"]
+    assert push.evaluate(there._replace(obj_pos=np.array([[0.36, 0.0, 0.025]]))).reason == ["missed_target"]
+    assert push.evaluate(state(place=[0.4, 0.0])).reason == ["not_touched"]
+    assert push.evaluate(there._replace(collided=np.array([True]))).reason == ["collision"]
+
+
+def test_bimanual_lift_needs_both_grippers_height_and_level():
+    lift = task("bimanual_lift", min_lift=0.05, max_tilt=0.1745)
+    up = state(obj_pos=[0.0, 0.0, 0.09], start_z=0.02, held=True, held_all=True, touched=True, released=False,
+               best=3)
+    assert lift.evaluate(up).success[0]
+    tilt = np.radians(20)  # about the bar's y axis: its long x axis out of level
+    tilted = up._replace(obj_quat=np.array([[np.cos(tilt / 2), 0.0, np.sin(tilt / 2), 0.0]]))
+    assert lift.evaluate(tilted).reason == ["tilted"]
+    one = up._replace(held_all=np.array([False]), best=np.array([2]))
+    assert lift.evaluate(one).reason == ["one_arm"]
+    assert lift.evaluate(up._replace(held_all=np.array([False]))).reason == ["dropped"]
+    assert lift.evaluate(up._replace(obj_pos=np.array([[0.0, 0.0, 0.03]]))).reason == ["not_lifted"]
+
+
+@pytest.mark.parametrize("config, key, value, words", [
+    ("peg_in_hole", "task.clearance", 0.01, "task.clearance: must be in (0, 0.005] m"),
+    ("stack", "task.base", "nothing", "'nothing' must be another object of the scene"),
+    ("place_in_bin", "task.lift_height", 0.03, "must be above the walls' 0.04 m"),
+    ("push", "task.max_pushes", 0, "task.max_pushes: must be 1..20"),
+    ("bimanual_lift", "task.arms", ["left", "left"], "two different arms"),
+])
+def test_a_bad_task_value_is_one_error_naming_the_file_and_key(config, key, value, words):
+    with pytest.raises(ConfigError) as err:
+        load_run_config(ROOT / MANIPULATION[config].config, sets={key: value})
+    assert f"{config}.yaml" in str(err.value) and words in str(err.value), str(err.value)
+
+
+def test_list_tasks_names_every_task_with_a_run_file_that_loads_and_its_measured_expert():
+    rows = task_rows()
+    assert [r["task"] for r in rows] == list(MANIPULATION) and set(NEW_TASKS) <= set(MANIPULATION)
+    for row in rows:
+        run = load_run_config(ROOT / row["config"])
+        assert run.motion.type == row["task"]
+        assert row["expert"] == "not measured" or "/" in row["expert"]
