@@ -43,11 +43,11 @@ def test_each_new_tasks_expert_succeeds_in_its_run_file_as_the_task_judges_it(na
 
 def test_stack_is_judged_against_where_the_base_is_now():
     stack = task("stack")
-    on = state(obj_pos=[0.3, 0.0, 0.075], best=3, others={"base_cube": np.array([[0.305, 0.0, 0.03]])})
+    on = state(obj_pos=[0.3, 0.0, 0.075], best=3, others={"base_cube": np.array([[0.305, 0.0, 0.03, 1, 0, 0, 0]])})
     assert stack.evaluate(on).success[0]
     beside = on._replace(obj_pos=np.array([[0.3, 0.08, 0.025]]))
     assert stack.evaluate(beside).reason == ["not_stacked"]
-    moved_base = on._replace(others={"base_cube": np.array([[0.35, 0.0, 0.03]])})  # knocked away beneath it
+    moved_base = on._replace(others={"base_cube": np.array([[0.35, 0.0, 0.03, 1, 0, 0, 0]])})  # knocked away beneath it
     assert stack.evaluate(moved_base).reason == ["not_stacked"]
 
 

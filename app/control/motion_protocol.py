@@ -94,6 +94,7 @@ class MotionBase:
     can_restart: ClassVar[bool] = False  # whether restart() may start environments' episodes again
     arms: tuple[str, ...] = ()
     object_name: str | None = None
+    arm_objects: dict[str, str] | None = None  # arm name -> the object it handles and observes (None: object_name)
     marks: np.ndarray | None = None
     paths: np.ndarray | None = None
 

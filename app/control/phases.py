@@ -63,6 +63,21 @@ class LiftPhase(IntEnum):
     FAILED = 5
 
 
+class InsertPhase(IntEnum):
+    """A two-arm insertion's steps (app.tasks.bimanual_insertion): each arm picks its part, both meet, the peg goes
+    in."""
+
+    PRE_GRASP = 0
+    DESCEND = 1
+    CLOSE = 2
+    LIFT = 3
+    MEET = 4
+    ALIGN = 5
+    INSERT = 6
+    HOLD = 7
+    FAILED = 8
+
+
 PHASES = tuple(p.name.lower() for p in Phase)
 HANDOVER_PHASES = tuple(p.name.lower() for p in HandoverPhase)
 # a planned move's failures (app.planning's reasons; its ``timeout`` is ``plan_timeout``, a phase's is ``timeout``)
@@ -75,6 +90,8 @@ WORDS = PHASES + REASONS + tuple(w for w in HANDOVER_PHASES if w not in PHASES) 
 LIFT_PHASES = tuple(p.name.lower() for p in LiftPhase)
 WORDS += tuple(w for w in PUSH_PHASES if w not in WORDS)  # appended: the earlier words keep their codes
 WORDS += tuple(w for w in LIFT_PHASES if w not in WORDS)
+INSERT_PHASES = tuple(p.name.lower() for p in InsertPhase)
+WORDS += tuple(w for w in INSERT_PHASES if w not in WORDS)
 
 
 def code_label(code: int) -> str:

@@ -153,9 +153,9 @@ class EnvWorld:
             self._controller = make_controller(self.run, self.robot, self.tick_dt)
         return self._controller
 
-    def positions(self, name: str) -> np.ndarray:
-        """Object ``name``'s positions (n_envs, 3) [m] in each environment's frame now."""
-        return self.scene.objects[name].poses()[0]
+    def poses(self, name: str) -> np.ndarray:
+        """Object ``name``'s poses (n_envs, 7) in each environment's frame now: position [m], quaternion wxyz."""
+        return np.concatenate(self.scene.objects[name].poses(), axis=1)
 
     def observations(self) -> dict:
         """The observer's Observation per layout arm (arm -> Observation); {} without an object. Looked at once
@@ -196,7 +196,7 @@ def _observer(scene, robot, run: RunConfig, layout: StateLayout):
     if object_task(run.motion) is None or not layout.grippers:
         return None
     name = run.motion.object
-    probe = SimpleNamespace(object_name=name, arms=tuple(layout.arms))
+    probe = SimpleNamespace(object_name=name, arms=tuple(layout.arms), arm_objects=run.motion.arm_objects())
     if len(layout.arms) == 1:
         return Feedback(scene, robot, probe, task_links(run)[0])
     return ArmsFeedback(scene, robot, probe, run.scene_config.robot.arms)

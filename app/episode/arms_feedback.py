@@ -28,8 +28,11 @@ class ArmsFeedback:
         pb_of = {name: i for name, i in robot.bodies[0].link_index.items()}
         self.links = {a: frozenset(pb_of[n] for n in g) for a, g in zip(self.arms, groups)}
         self.obj = scene.objects[motion.object_name]
+        names = motion.arm_objects or {}  # what each arm handles and sees: its own object, else the motion's one
+        self.objs = {a: scene.objects[names.get(a, motion.object_name)] for a in self.arms}
         n = robot.n_envs
-        self.others = [{ids[e] for key, ids in scene.box_ids.items() if key != self.obj.name} for e in range(n)]
+        self.others = {a: [{ids[e] for key, ids in scene.box_ids.items() if key != self.objs[a].name}
+                           for e in range(n)] for a in self.arms}
         names = {i: n for n, i in pb_of.items()}
         fingers = [sorted(names[i] for i in robot.grippers[a].pb_links) for a in self.arms]
         self.finger_pairs = frozenset((a, b) for a in fingers[GIVER] for b in fingers[TAKER]) | \
@@ -39,28 +42,29 @@ class ArmsFeedback:
         self.codes: list[np.ndarray] = []  # per control tick (n_envs,): the motion's phase-or-failure code
 
     def observe(self, q: np.ndarray) -> dict[str, Observation]:
-        """What each arm sees now (measured joints q (n_envs, n_dofs)), by arm name."""
+        """What each arm sees now (measured joints q (n_envs, n_dofs)), by arm name: the object it handles (the
+        motion's ``arm_objects``, or its one object)."""
         r = self.robot
         R, p = r.model.link_frames(q)
         R_b, p_b = r.base_frames()
-        obj_pos, obj_quat = self.obj.poses()
-        speed = np.linalg.norm(self.obj.velocities()[0], axis=1)
         contacts = [r.contact_links(e) for e in range(r.n_envs)]
         out = {}
         for a in self.arms:
-            grip = r.grippers[a]
+            grip, obj = r.grippers[a], self.objs[a]
+            obj_pos, obj_quat = obj.poses()
+            speed = np.linalg.norm(obj.velocities()[0], axis=1)
             mine = [{body: links & self.links[a] for body, links in c.items()} for c in contacts]
-            on_object = [m.get(self.obj.body_ids[e], set()) for e, m in enumerate(mine)]
-            collided = np.array([any(b in self.others[e] for b, links in m.items() if links)
+            on_object = [m.get(obj.body_ids[e], set()) for e, m in enumerate(mine)]
+            collided = np.array([any(b in self.others[a][e] for b, links in m.items() if links)
                                  or bool(on_object[e] - grip.pb_links) for e, m in enumerate(mine)])
             state = grip.state(q, on_object)
             ee_rot, ee_pos = R_b @ R[:, self.ee[a]], p[:, self.ee[a]] @ R_b.T + p_b
             out[a] = Observation(q, ee_pos, ee_rot, obj_pos, obj_quat, speed, state.closing, state.contact, collided)
         return out
 
-    def positions(self, name: str) -> np.ndarray:
-        """Object ``name``'s positions (n_envs, 3) [m] in each environment's frame now."""
-        return self.scene.objects[name].poses()[0]
+    def poses(self, name: str) -> np.ndarray:
+        """Object ``name``'s poses (n_envs, 7) in each environment's frame now: position [m], quaternion wxyz."""
+        return np.concatenate(self.scene.objects[name].poses(), axis=1)
 
     def tick(self, t: float, q: np.ndarray, dt: float) -> GraspState:
         """At t [s], from the measured joints q (n_envs, n_dofs): observe, advance, command; returns the contacts
@@ -69,7 +73,7 @@ class ArmsFeedback:
         seen = self.observe(q)
         motion.observe(t, seen)
         if self.judge is not None:
-            self.judge.update(seen, self.positions)
+            self.judge.update(seen, self.poses)
         self.codes.append(motion.codes())
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)

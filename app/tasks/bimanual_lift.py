@@ -31,7 +31,6 @@ from app.tasks.registry import register_task
 from app.tasks.scene_facts import SceneFacts
 from app.validation import Check, CheckContext, Where
 
-P = LiftPhase
 LIFT_REASONS = ("collision", "not_touched", "grasp_missed", "one_arm", "tilted", "dropped", "not_lifted")
 
 
@@ -79,8 +78,8 @@ class BimanualLiftTask(ObjectTask):
 
     def expert(self, facts: SceneFacts) -> BimanualLiftExpert:
         grippers = [facts.grippers[a] for a in self.arms]
-        return BimanualLiftExpert(self, facts.half_extents, facts.obj_pos, [(g.approach_axis, g.closing_axis)
-                                                                           for g in grippers])
+        return BimanualLiftExpert(self, [facts.half_extents] * 2, [facts.obj_pos] * 2,
+                                  [(g.approach_axis, g.closing_axis) for g in grippers])
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         s = ctx.scene
@@ -100,19 +99,27 @@ class BimanualLiftTask(ObjectTask):
 
 
 class BimanualLiftExpert(MotionBase):
-    """Both arms' steps in every environment (see the module docstring). half (3,): the box's half extents [m];
-    obj_pos (n_envs, 3): its starts; axes: per arm (approach_axis, closing_axis) of its end effector."""
+    """Both arms' steps in every environment (see the module docstring). halves: per arm the half extents (3,)
+    [m] of what it grips (the bar's, twice); starts: per arm that object's start positions (n_envs, 3); axes: per
+    arm (approach_axis, closing_axis) of its end effector. A subclass changes ``phases`` (an IntEnum with
+    PRE_GRASP, DESCEND, CLOSE, LIFT, ..., HOLD, FAILED), ``after`` (what follows each arrival), ``_grips`` and
+    ``_step``."""
 
     n_targets = 2
     feedback = True
+    phases = LiftPhase
+    after = {LiftPhase.PRE_GRASP: LiftPhase.DESCEND, LiftPhase.DESCEND: LiftPhase.CLOSE,
+             LiftPhase.LIFT: LiftPhase.HOLD}  # an arrival in the key's step starts the value's (CLOSE: when held)
 
-    def __init__(self, task: BimanualLiftTask, half: np.ndarray, obj_pos: np.ndarray, axes: list[tuple[str, str]]):
-        n = len(obj_pos)
-        self.task, self.half, self.axes = task, np.asarray(half, dtype=float), axes
+    def __init__(self, task: BimanualLiftTask, halves: list[np.ndarray], starts: list[np.ndarray],
+                 axes: list[tuple[str, str]]):
+        n = len(starts[0])
+        self.task, self.halves, self.axes = task, [np.asarray(h, dtype=float) for h in halves], axes
         self.arms, self.object_name = tuple(task.arms), task.object
-        self.place = np.asarray(obj_pos, dtype=float).copy()  # lifted where it lies
+        self.arm_objects = task.arm_objects()
+        self.place = np.asarray(starts[0], dtype=float).copy()  # lifted where it lies
         self.closing = np.zeros((2, n))
-        self.phase = np.full(n, P.PRE_GRASP, dtype=np.int8)
+        self.phase = np.full(n, self.phases.PRE_GRASP, dtype=np.int8)
         self.reason, self.failed_at = [""] * n, np.full(n, np.nan)
         self._held_time, self._lost_time = np.zeros(n), np.zeros(n)
         self._last_t = 0.0
@@ -133,7 +140,7 @@ class BimanualLiftExpert(MotionBase):
 
     @property
     def released(self) -> np.ndarray:
-        return (self.phase >= P.DESCEND) & (self.phase <= P.HOLD)
+        return (self.phase >= self.phases.DESCEND) & (self.phase <= self.phases.HOLD)
 
     @property
     def holder(self) -> np.ndarray:
@@ -144,19 +151,19 @@ class BimanualLiftExpert(MotionBase):
         return np.zeros(len(self.place), bool)
 
     def codes(self) -> np.ndarray:
-        return np.array([WORDS.index(self.reason[e] if self.phase[e] == P.FAILED else P(self.phase[e]).name.lower())
-                         for e in range(len(self.phase))], dtype=np.int16)
+        names = [self.reason[e] if self.phase[e] == self.phases.FAILED else self.phases(self.phase[e]).name.lower()
+                 for e in range(len(self.phase))]
+        return np.array([WORDS.index(w) for w in names], dtype=np.int16)
 
     def observe(self, t: float, obs: dict) -> None:
         """Advance every environment with both arms' observations (arm name -> Observation) at t [s]."""
         dt, self._last_t = t - self._last_t, t
-        seen = [obs[a] for a in self.arms]
+        seen, P, task = [obs[a] for a in self.arms], self.phases, self.task
         if self.segs is None:
-            task = self.task
             self.segs = [Segments(o.ee_pos, o.ee_rot, task.speed, task.accel, task.angular_speed) for o in seen]
-            self._goto(np.arange(len(self.place)), t, seen, above=True)
+            self._step(np.arange(len(self.place)), t, seen, P.PRE_GRASP)
             return
-        ph, task = self.phase.copy(), self.task
+        ph = self.phase.copy()
         running = ph < P.HOLD
         self._fail(running & (seen[0].collided | seen[1].collided), "collision", t)
         late = running & (t > np.maximum(*[s.t0 + s.T for s in self.segs]) + task.phase_timeout)
@@ -170,16 +177,19 @@ class BimanualLiftExpert(MotionBase):
         for s, o in zip(self.segs, seen):
             arrived &= s.done(t) & reached(o, s, task.pos_tol, task.rot_tol)
         self._held_time = np.where((ph == P.CLOSE) & both, self._held_time + dt, 0.0)
-        self._step(np.flatnonzero(arrived & (ph == P.PRE_GRASP)), t, seen, P.DESCEND)
-        self._step(np.flatnonzero(arrived & (ph == P.DESCEND)), t, seen, P.CLOSE)
+        for phase, nxt in self.after.items():
+            self._step(np.flatnonzero(arrived & (ph == phase)), t, seen, nxt)
         self._step(np.flatnonzero((self.phase == P.CLOSE) & (self._held_time >= task.close_time)), t, seen, P.LIFT)
-        self._step(np.flatnonzero(arrived & (ph == P.LIFT)), t, seen, P.HOLD)
 
-    def _step(self, envs: np.ndarray, t: float, seen: list, phase: P) -> None:
+    def _step(self, envs: np.ndarray, t: float, seen: list, phase) -> None:
+        """Environments ``envs`` start step ``phase``."""
         if not len(envs):
             return
-        if phase == P.DESCEND:
-            self._goto(envs, t, seen, above=False)
+        P = self.phases
+        if phase in (P.PRE_GRASP, P.DESCEND):
+            for k, (pos, rot) in enumerate(self._grips(envs, seen)):
+                up = self.task.approach_height if phase == P.PRE_GRASP else 0.0
+                self.segs[k].move_to(envs, t, pos + [0.0, 0.0, up], rot)
         elif phase == P.CLOSE:
             self.closing[:, envs] = 1.0
             self._held_time[envs] = 0.0
@@ -188,40 +198,48 @@ class BimanualLiftExpert(MotionBase):
                 s.move_to(envs, t, s.p1[envs] + [0.0, 0.0, self.task.lift_height], s.R1[envs])
         self.phase[envs] = phase
 
-    def _goto(self, envs: np.ndarray, t: float, seen: list, above: bool) -> None:
-        """Both arms to their grip of the box as it lies now (``above``: approach_height over it)."""
+    def _grips(self, envs: np.ndarray, seen: list) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per arm its grip (pos (k, 3), rot (k, 3, 3)) of the bar as it lies now: over the end nearer its hand,
+        pointing down, closing across the bar."""
         R_obj = quat_to_matrix(seen[0].obj_quat[envs])
-        along, across = R_obj[:, :, 0], R_obj[:, :, 1]
-        along[:, 2] = across[:, 2] = 0.0
-        along /= np.linalg.norm(along, axis=1, keepdims=True)
-        across /= np.linalg.norm(across, axis=1, keepdims=True)
-        reach = self.half[0] - self.task.grip_inset
-        centre = seen[0].obj_pos[envs]
-        down = np.broadcast_to([0.0, 0.0, -1.0], along.shape)
-        for k, (s, o) in enumerate(zip(self.segs, seen)):
+        along = _level(R_obj[:, :, 0])
+        reach, centre = self.halves[0][0] - self.task.grip_inset, seen[0].obj_pos[envs]
+        out = []
+        for k, o in enumerate(seen):
             sign = np.sign(np.einsum("ki,ki->k", o.ee_pos[envs] - centre, along))  # the end nearer this hand
             grip = centre + along * (np.where(sign == 0, 1.0 - 2 * k, sign) * reach)[:, None]
-            closing_now = o.ee_rot[envs] @ axis_vector(self.axes[k][1])
-            c = across * np.where(np.einsum("ki,ki->k", across, closing_now) < 0, -1.0, 1.0)[:, None]
-            pos = grip + (self.task.approach_height if above else 0.0) * np.array([0.0, 0.0, 1.0])
-            s.move_to(envs, t, pos, grasp_rotation(down, c, *self.axes[k]))
-        self.phase[envs] = P.PRE_GRASP if above else P.DESCEND
+            out.append((grip, self._down(k, envs, o, _level(R_obj[:, :, 1]))))
+        return out
+
+    def _down(self, k: int, envs: np.ndarray, o, across: np.ndarray) -> np.ndarray:
+        """Arm k's gripper pointing down, closing along ``across`` (k, 3) or its opposite, the nearer its own."""
+        closing_now = o.ee_rot[envs] @ axis_vector(self.axes[k][1])
+        c = across * np.where(np.einsum("ki,ki->k", across, closing_now) < 0, -1.0, 1.0)[:, None]
+        return grasp_rotation(np.broadcast_to([0.0, 0.0, -1.0], c.shape), c, *self.axes[k])
 
     def _fail(self, mask: np.ndarray, reason: str, t: float) -> None:
-        envs = np.flatnonzero(mask & (self.phase < P.HOLD))
+        envs = np.flatnonzero(mask & (self.phase < self.phases.HOLD))
         for e in envs:
             self.reason[e], self.failed_at[e] = reason, t
-        self.phase[envs] = P.FAILED
+        self.phase[envs] = self.phases.FAILED
         for s in self.segs or ():
             if len(envs):
                 s.hold(envs, t)
 
     def finish(self, obs: dict) -> list[dict]:
-        """Per environment: the step reached, the expert's reason of a failure, the box's start and end."""
+        """Per environment: the step reached, the expert's reason of a failure, the first arm's object's start and
+        end."""
         o = obs[self.arms[0]]
         up = o.obj_pos[:, 2] - self.place[:, 2]
-        return [{"success": bool(self.phase[e] == P.HOLD), "reason": self.reason[e],
-                 "phase": P(self.phase[e]).name.lower(),
+        return [{"success": bool(self.phase[e] == self.phases.HOLD), "reason": self.reason[e],
+                 "phase": self.phases(self.phase[e]).name.lower(),
                  "failed_at_s": None if np.isnan(self.failed_at[e]) else float(self.failed_at[e]),
                  "lift_m": float(up[e]), "object_start_pos": self.place[e].tolist(),
                  "object_final_pos": o.obj_pos[e].tolist(), "slip_max_m": 0.0} for e in range(len(self.place))]
+
+
+def _level(v: np.ndarray) -> np.ndarray:
+    """Vectors (k, 3) made horizontal and of unit length."""
+    v = v.copy()
+    v[:, 2] = 0.0
+    return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)

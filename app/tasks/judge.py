@@ -37,7 +37,7 @@ class TaskJudge:
 
     def update(self, observations: dict, poses: Poses | None = None) -> Evaluation:
         """This step's evaluation from each arm's Observation (arm -> app.control.observation.Observation) and,
-        for a task that watches other objects, ``poses(name)``: their positions (n_envs, 3) [m] now."""
+        for a task that watches other objects, ``poses(name)``: their poses (n_envs, 7) now (position [m], wxyz)."""
         n = self.n
         if self.task is None or not observations:
             self.last = Evaluation(np.zeros(n, bool), np.zeros(n, int), np.full(n, np.nan), np.zeros(n, bool),

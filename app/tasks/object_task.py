@@ -84,6 +84,11 @@ class ObjectTask:
         """Static boxes the task adds to the scene (the loader appends them to its obstacles): none."""
         return ()
 
+    def arm_objects(self) -> dict[str, str] | None:
+        """Arm name -> the object it handles and observes; None: every arm observes ``object`` (the judge's
+        TaskState describes the first arm's object: give ``object`` to the first arm)."""
+        return None
+
     def watched(self) -> tuple[str, ...]:
         """The other objects whose positions ``evaluate`` reads (TaskState.others): none."""
         return ()

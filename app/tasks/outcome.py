@@ -29,7 +29,7 @@ class TaskState(NamedTuple):
     the highest stage of the steps before; ever_collided (n,) bool: a collision at an earlier step; moved (n,) [m]:
     how far the object is from its start in x and y; ever_lifted (n,) bool: held and lifted LIFT above its start at
     an earlier step; others: name ->
-    position (n, 3) [m] of each object the task watches (ObjectTask.watched)."""
+    pose (n, 7) of each object the task watches (ObjectTask.watched): position [m], quaternion wxyz."""
 
     obj_pos: np.ndarray
     obj_speed: np.ndarray
@@ -88,4 +88,4 @@ def _reason(e: int, success, collided, best, s: TaskState, at_place, misplaced: 
     return misplaced if s.released[e] else "timeout"
 
 
-Poses = Callable[[str], np.ndarray]  # an object's name -> its positions (n_envs, 3) [m] now
+Poses = Callable[[str], np.ndarray]  # an object's name -> its poses (n_envs, 7) now: position [m], quat wxyz

@@ -49,7 +49,7 @@ class StackTask(PickPlaceTask):
     def placed(self, state: TaskState) -> tuple[np.ndarray, np.ndarray]:
         """On the base where it is now: centred within success_tol in x and y, above its centre by more than LIFT,
         resting and released."""
-        base = state.others[self.base]
+        base = state.others[self.base][:, :3]
         error = np.linalg.norm(state.obj_pos[:, :2] - base[:, :2], axis=1)
         above = state.obj_pos[:, 2] > base[:, 2] + LIFT
         return (error <= self.success_tol) & above & (state.obj_speed < RESTING_SPEED) & state.released, error
