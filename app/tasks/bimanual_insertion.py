@@ -1,9 +1,9 @@
 """Bimanual insertion, ALOHA's: one arm picks a socket (a square tube), the other a square peg, both lift, meet
 with the parts' axes lined up, and the peg goes into the socket (the Stationary AI). The expert, per environment
-and both arms in step: above each part ``grip_inset`` in from its end away from the other part (so the hands stay
-apart when the parts meet), down, close (each gripper across its part), lift; then to the
+and both arms in step: above each part's grip (``grip_offsets`` from its centre, away from the other part: the
+hands stay apart when the parts meet), down, close (each gripper across its part), lift; then to the
 meeting poses, each part's axis along the line between the arms (``meet``: the point between the parts, ``gap``
-[m] between the peg's tip and the socket's mouth); then the peg's arm lines the peg up with the socket's axis as
+[m] between the peg's tip and the socket's mouth); then the peg's arm puts the peg's tip on the socket's axis as
 both are measured now, ``gap`` short of the mouth (align), and pushes it ``insert_depth`` [m] in at
 ``insert_speed`` (insert); then both hold. Failures as the two-arm lift's expert's (``grasp_missed``, ``dropped``,
 ``collision``, ``timeout``).
@@ -20,31 +20,37 @@ from typing import ClassVar
 
 import numpy as np
 
+from app.control.motions import arm_link
 from app.control.phases import InsertPhase
 from app.kinematics.rotations import quat_to_matrix
-from app.tasks.bimanual_lift import BimanualLiftExpert, BimanualLiftTask, _level
-from app.tasks.grasps import grasp_rotation
+from app.tasks.bimanual_lift import BimanualLiftExpert, _level, two_arm_checks
+from app.tasks.object_task import ObjectTask
 from app.tasks.outcome import Evaluation, TaskState
 from app.tasks.registry import register_task
 from app.tasks.scene_facts import SceneFacts
 from app.validation import Check, CheckContext, Where
 
 P = InsertPhase
+NEAR = 0.004  # [m] the tip outside the mouth where the peg is lined up a second time
+STEP = 0.01  # [m] deeper per insertion step, each from the parts as measured then
 INSERT_REASONS = ("collision", "not_touched", "grasp_missed", "one_arm", "not_lifted", "misaligned", "dropped")
 
 
 @register_task
 @dataclass(frozen=True)
-class BimanualInsertionTask(BimanualLiftTask):
+class BimanualInsertionTask(ObjectTask):
     """Insert ``peg`` (a box, longest along its x) into ``object``, the socket (a square tube along its x,
     ``socket_length`` long with a ``socket_bore`` square bore [m]); ``arms``: the socket's arm, then the peg's."""
 
     type: ClassVar[str] = "bimanual_insertion"
+    robots: ClassVar[str] = "two arms with grippers (the Stationary AI)"
+    n_arms: ClassVar[int] = 2
     config: ClassVar[str] = "configs/tasks/bimanual_insertion.yaml"
     env_id: ClassVar[str] = "app/StationaryAIBimanualInsertion-v0"
     reasons: ClassVar[tuple[str, ...]] = INSERT_REASONS
     object: str = "socket"
     peg: str = "peg"
+    arms: tuple[str, str] = ("left", "right")
     peg_length: float = 0.14  # [m] the peg's size along its x (checked against the scene's)
     socket_length: float = 0.08
     socket_bore: float = 0.025
@@ -52,10 +58,17 @@ class BimanualInsertionTask(BimanualLiftTask):
     gap: float = 0.03
     insert_depth: float = 0.03
     min_depth: float = 0.02
-    insert_speed: float = 0.05
+    insert_speed: float = 0.03
     lift_height: float = 0.08
     min_lift: float = 0.05
-    grip_inset: float = 0.025  # [m] from each part's far end
+    grip_offsets: tuple[float, float] = (0.0, 0.045)  # [m] each part's grip from its centre, away from the other
+
+    def places(self, starts: dict, seed: int) -> np.ndarray:
+        """Where the socket starts (k, 2) [m]: the parts meet in the air, nothing is put down."""
+        return starts[self.object][0][:, :2].copy()
+
+    def moved_links(self, robot) -> list[tuple[tuple, str]]:
+        return [(("task", "arms"), arm_link(arm, robot, "task.arms")) for arm in self.arms]
 
     def arm_objects(self) -> dict[str, str]:
         return {self.arms[0]: self.object, self.arms[1]: self.peg}
@@ -99,7 +112,7 @@ class BimanualInsertionTask(BimanualLiftTask):
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         objects = {o.name: o for o in ctx.scene.objects}
         peg = objects.get(self.peg)
-        return [row for row in super().checks(at, ctx) if row[0] != at("object")] + [
+        return super().checks(at, ctx) + two_arm_checks(self, at, ctx) + [
             (at("peg"), peg is not None and peg.shape == "box" and self.peg != self.object,
              f"{self.peg!r} must be a box of the scene other than {self.object!r}; objects: {sorted(objects)}"),
             (at("peg_length"), peg is None or abs(peg.size[0] - self.peg_length) < 1e-9,
@@ -120,28 +133,46 @@ class BimanualInsertionExpert(BimanualLiftExpert):
     after = {P.PRE_GRASP: P.DESCEND, P.DESCEND: P.CLOSE, P.LIFT: P.MEET, P.MEET: P.ALIGN, P.ALIGN: P.INSERT,
              P.INSERT: P.HOLD}
 
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._standoff = np.zeros(len(self.place))  # [m] the tip's goal outside the socket's mouth (< 0: inside)
+
     def _grips(self, envs: np.ndarray, seen: list) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per arm: closing across its part ``grip_inset`` in from the part's end away from the other part (the
-        hands then stay apart when the parts meet)."""
+        """Per arm: closing across its part ``grip_offsets`` from the part's centre, away from the other part (the
+        socket at its centre, where the peg's push cannot turn it in the fingers; the peg towards its far end, so
+        the hands stay apart when the parts meet)."""
         out = []
         for k, o in enumerate(seen):
             R = quat_to_matrix(o.obj_quat[envs])
             along, centre, other = _level(R[:, :, 0]), o.obj_pos[envs], seen[1 - k].obj_pos[envs]
             away = -np.sign(np.einsum("ki,ki->k", other - centre, along))
-            reach = self.halves[k][0] - self.task.grip_inset
+            reach = self.task.grip_offsets[k]
             out.append((centre + along * (np.where(away == 0, 1.0, away) * reach)[:, None],
                         self._down(k, envs, o, _level(R[:, :, 1]))))
         return out
 
     def _step(self, envs: np.ndarray, t: float, seen: list, phase) -> None:
-        if not len(envs) or phase not in (P.MEET, P.ALIGN, P.INSERT):
+        """The lift's steps, then: meet; align (the tip ``gap``, then ``NEAR``, short of the mouth); insert (STEP
+        deeper each time, measured again, down to ``insert_depth``); hold."""
+        if not len(envs) or phase not in (P.MEET, P.ALIGN, P.INSERT, P.HOLD):
             super()._step(envs, t, seen, phase)
             return
         if phase == P.MEET:
             self._meet(envs, t, seen)
-        else:
-            self._line_up(envs, t, seen, inside=phase == P.INSERT)
-        self.phase[envs] = phase
+            self.phase[envs] = P.MEET
+            return
+        if phase == P.ALIGN:  # met: the tip gap short of the mouth
+            self._standoff[envs] = self.task.gap
+            self.phase[envs] = P.ALIGN
+        elif phase == P.INSERT:  # an alignment arrived: once more near the mouth, then the first step in
+            far = self._standoff[envs] > NEAR + 1e-9
+            self._standoff[envs] = np.where(far, NEAR, -STEP)
+            self.phase[envs] = np.where(far, P.ALIGN, P.INSERT)
+        else:  # an insertion step arrived: deeper until insert_depth, then hold
+            done = self._standoff[envs] <= -self.task.insert_depth + 1e-9
+            self._standoff[envs] = np.maximum(self._standoff[envs] - STEP, -self.task.insert_depth)
+            self.phase[envs] = np.where(done, P.HOLD, P.INSERT)
+        self._line_up(envs[self.phase[envs] != P.HOLD], t, seen)
 
     def _meet(self, envs: np.ndarray, t: float, seen: list) -> None:
         """Both parts to either side of ``meet`` along the line between the hands, their axes on it."""
@@ -155,17 +186,22 @@ class BimanualInsertionExpert(BimanualLiftExpert):
             held = np.einsum("kji,kj->ki", o.ee_rot[envs], o.obj_pos[envs] - o.ee_pos[envs])  # in the hand's frame
             self.segs[k].move_to(envs, t, centre - np.einsum("kij,kj->ki", R, held), R)
 
-    def _line_up(self, envs: np.ndarray, t: float, seen: list, inside: bool) -> None:
-        """The peg's hand moves the peg onto the socket's axis as both are now: ``gap`` short of its mouth, or
-        (``inside``) ``insert_depth`` in, at ``insert_speed``."""
+    def _line_up(self, envs: np.ndarray, t: float, seen: list) -> None:
+        """The peg's hand moves the peg's tip onto the socket's axis as both are now, ``_standoff`` outside its
+        mouth (negative: inside), at ``insert_speed`` once the tip is near."""
+        if not len(envs):
+            return
         task, (socket, peg) = self.task, seen
         axis = quat_to_matrix(socket.obj_quat[envs])[:, :, 0]
         axis *= np.sign(np.einsum("ki,ki->k", axis, peg.obj_pos[envs] - socket.obj_pos[envs]))[:, None]
-        reach = task.socket_length / 2 + task.peg_length / 2 + (-task.insert_depth if inside else task.gap)
-        goal = socket.obj_pos[envs] + axis * reach
-        seg = self.segs[1]
-        if inside:
-            seg.bounds = (task.insert_speed, task.accel, task.angular_speed)
-        seg.move_to(envs, t, peg.ee_pos[envs] + goal - peg.obj_pos[envs], seg.R1[envs])
+        mouth = socket.obj_pos[envs] + axis * task.socket_length / 2  # the end facing the peg; axis points out of it
+        peg_axis = quat_to_matrix(peg.obj_quat[envs])[:, :, 0]
+        peg_axis *= np.sign(np.einsum("ki,ki->k", peg_axis, axis))[:, None]  # along the socket's, out of the mouth
+        tip = peg.obj_pos[envs] - peg_axis * task.peg_length / 2
+        goal = mouth + axis * self._standoff[envs, None]
+        seg, slow = self.segs[1], self._standoff[envs] <= NEAR + 1e-9
+        for k, speed in ((slow, task.insert_speed), (~slow, task.speed)):
+            seg.bounds = (speed, task.accel, task.angular_speed)
+            seg.move_to(envs[k], t, (peg.ee_pos[envs] + goal - tip)[k], seg.R1[envs[k]])
         seg.bounds = (task.speed, task.accel, task.angular_speed)
         self.segs[0].hold(envs, t)

@@ -83,19 +83,23 @@ class BimanualLiftTask(ObjectTask):
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         s = ctx.scene
-        arms = sorted(s.robot.arms or {})
         obj = next((o for o in s.objects if o.name == self.object), None)
-        return super().checks(at, ctx) + [
-            (at("arms"), len(self.arms) == 2 and self.arms[0] != self.arms[1] and set(self.arms) <= set(arms),
-             f"two different arms of the scene's robot {arms}, got {list(self.arms)}"),
+        return super().checks(at, ctx) + two_arm_checks(self, at, ctx) + [
             (at("object"), obj is not None and obj.shape == "box",
              f"{self.object!r} must be a box of the scene; objects: {sorted(o.name for o in s.objects)}"),
             (at("grip_inset"), obj is None or obj.shape != "box" or 0 < self.grip_inset < obj.size[0] / 4,
              f"must be in (0, a quarter of {self.object!r}'s length) m, got {self.grip_inset}"),
-            (at("min_lift"), 0 < self.min_lift < self.lift_height,
-             f"must be in (0, lift_height={self.lift_height}) m, got {self.min_lift}"),
             (at("max_tilt"), 0 < self.max_tilt < np.pi / 2, f"must be in (0, pi/2) rad, got {self.max_tilt}"),
         ]
+
+
+def two_arm_checks(task, at: Where, ctx: CheckContext) -> list[Check]:
+    """A two-arm task's ``arms`` (two different arms of the scene's robot) and ``min_lift`` (below lift_height)."""
+    arms = sorted(ctx.scene.robot.arms or {})
+    return [(at("arms"), len(task.arms) == 2 and task.arms[0] != task.arms[1] and set(task.arms) <= set(arms),
+             f"two different arms of the scene's robot {arms}, got {list(task.arms)}"),
+            (at("min_lift"), 0 < task.min_lift < task.lift_height,
+             f"must be in (0, lift_height={task.lift_height}) m, got {task.min_lift}")]
 
 
 class BimanualLiftExpert(MotionBase):
