@@ -14,7 +14,7 @@ from app.tasks import MANIPULATION, TaskState
 from tests.conftest import ROOT
 from tests.golden_runs import run_to_end
 
-NEW_TASKS = ("stack", "place_in_bin", "push", "peg_in_hole", "bimanual_lift")
+NEW_TASKS = ("stack", "place_in_bin", "push", "peg_in_hole", "bimanual_lift", "bimanual_insertion")
 
 
 def state(n: int = 1, **given) -> TaskState:
@@ -98,12 +98,31 @@ def test_bimanual_lift_needs_both_grippers_height_and_level():
     assert lift.evaluate(up._replace(obj_pos=np.array([[0.0, 0.0, 0.03]]))).reason == ["not_lifted"]
 
 
+def test_bimanual_insertion_counts_the_peg_in_only_when_its_tip_is_deep_in_the_bore():
+    ins = task("bimanual_insertion", min_depth=0.02, min_lift=0.05)
+    along_y = [np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]  # both parts' x axes along the world's y
+
+    def peg_at(y, z=0.14):
+        return {"peg": np.array([[0.0, y, z, *along_y]])}
+
+    # the socket (8 cm, centred at y = 0.055) held up; the peg (14 cm) with its tip 3 cm past the mouth at y = 0.015
+    up = state(obj_pos=[0.0, 0.055, 0.14], obj_quat=along_y, start_z=0.02, held=True, held_all=True, touched=True,
+               released=False, best=3, others=peg_at(-0.025))
+    assert ins.evaluate(up).success[0]
+    assert ins.evaluate(up._replace(others=peg_at(-0.045))).reason == ["misaligned"]  # 1 cm in: not enough
+    assert ins.evaluate(up._replace(others=peg_at(-0.025, z=0.155))).reason == ["misaligned"]  # beside the bore
+    assert ins.evaluate(up._replace(held_all=np.array([False]))).reason == ["dropped"]
+    low = up._replace(obj_pos=np.array([[0.0, 0.055, 0.04]]), others=peg_at(-0.025, z=0.04))
+    assert ins.evaluate(low).reason == ["not_lifted"]
+
+
 @pytest.mark.parametrize("config, key, value, words", [
     ("peg_in_hole", "task.clearance", 0.01, "task.clearance: must be in (0, 0.005] m"),
     ("stack", "task.base", "nothing", "'nothing' must be another object of the scene"),
     ("place_in_bin", "task.lift_height", 0.03, "must be above the walls' 0.04 m"),
     ("push", "task.max_pushes", 0, "task.max_pushes: must be 1..20"),
     ("bimanual_lift", "task.arms", ["left", "left"], "two different arms"),
+    ("bimanual_insertion", "task.peg_length", 0.1, "must be 'peg''s size along x"),
 ])
 def test_a_bad_task_value_is_one_error_naming_the_file_and_key(config, key, value, words):
     with pytest.raises(ConfigError) as err:

@@ -9,7 +9,7 @@ environment. lerobot 0.4.x has no such discovery: name the plugin on the command
 Importing this package registers the Gymnasium ids (importing ``app.envs``) and, where lerobot is installed,
 the EnvConfig subclasses ``widowx_ai``, ``stationary_ai_handover`` and one per task of app.tasks
 (``widowx_ai_stack``, ``widowx_ai_place_in_bin``, ``widowx_ai_push``, ``widowx_ai_peg_in_hole``,
-``stationary_ai_bimanual_lift``: lerobot_env_widowx_ai.configs).
+``stationary_ai_bimanual_lift``, ``stationary_ai_bimanual_insertion``: lerobot_env_widowx_ai.configs).
 """
 
 from __future__ import annotations

@@ -137,3 +137,11 @@ class StationaryAIBimanualLiftEnv(_AppEnv):
     """The Stationary AI's two arms lift a bar level (app/StationaryAIBimanualLift-v0): 14 values per step."""
 
     task: str | None = "StationaryAIBimanualLift-v0"
+
+
+@EnvConfig.register_subclass("stationary_ai_bimanual_insertion")
+@dataclass
+class StationaryAIBimanualInsertionEnv(_AppEnv):
+    """The Stationary AI inserts a peg into a socket, one part in each hand (app/StationaryAIBimanualInsertion-v0)."""
+
+    task: str | None = "StationaryAIBimanualInsertion-v0"
