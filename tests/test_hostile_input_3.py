@@ -108,13 +108,13 @@ def test_an_object_file_pybullet_cannot_load_or_would_simulate_wrongly_is_an_app
 @pytest.mark.parametrize("fov", [1e-9, 0.5, 179.5])
 def test_a_camera_fov_outside_1_to_179_degrees_is_refused_at_the_check(fov):
     """The renderer hangs on a near-zero field of view: a named camera and the scene camera both refuse it."""
-    from app.config.cameras import CameraSection
+    from app.config.cameras import CameraConfig
     from app.specs import CameraStream
     from app.validation import check_spec
 
     with pytest.raises(InputError, match=r"camera 'c': fov: must be in \[1, 179\] degrees"):
         check_spec(CameraStream(name="c", fov=fov), "camera 'c'")
-    assert not CameraSection(fov=fov).checks(lambda *k: "camera.fov", None)[0][1]
+    assert not CameraConfig(fov=fov).checks(lambda *k: "camera.fov", None)[0][1]
     check_spec(CameraStream(name="c", fov=1.0), "camera 'c'")
 
 

@@ -12,7 +12,7 @@ import pytest
 from app.collision import World, WorldBox
 from app.config.loader import load_run_config
 from app.control.phases import PLAN_REASONS, REASONS, code_label
-from app.control.planner_settings import PLANNER_NAMES
+from app.control.planner_config import PLANNER_NAMES
 from app.control.segments import Segments
 from app.control.tracks import Track, TrackedSegments
 from app.episode.motion_factory import run_motion

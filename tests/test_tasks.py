@@ -50,10 +50,10 @@ def test_bad_targets_and_order_of_calls_are_refused(widowx):
 
 def test_every_registered_motion_type_names_the_links_it_moves():
     """The loader, the report and the video ask every motion for its moved links (no getattr probe with a default)."""
-    from app.config.scene_sections import RobotSection
+    from app.config.scene_sections import RobotConfig
     from app.tasks import TASK_TYPES as MOTION_TYPES
 
-    robot = RobotSection(ee_link="tool", arms={"left": "left_tool", "right": "right_tool"})
+    robot = RobotConfig(ee_link="tool", arms={"left": "left_tool", "right": "right_tool"})
     for name, cls in MOTION_TYPES.items():
         motion = cls()
         links = motion.moved_links(robot)

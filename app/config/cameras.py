@@ -10,7 +10,7 @@ from app.validation import Check, CheckContext, Where, fov_check
 
 
 @dataclass(frozen=True)
-class CameraSection:
+class CameraConfig:
     eye: tuple[float, float, float] = (1.2, -1.2, 0.9)
     target: tuple[float, float, float] = (0.3, 0.0, 0.15)
     fov: float = 50.0

@@ -135,7 +135,7 @@ class NoiseRandomization:
 
 
 @dataclass(frozen=True)
-class RandomizationSection:
+class RandomizationConfig:
     """What each episode draws (see the module docstring); every part optional."""
 
     lighting: LightingRandomization | None = None
@@ -162,6 +162,6 @@ class RandomizationSection:
         return any(getattr(self, k) is not None for k in ("lighting", "colors", "cameras", "objects", "gripper"))
 
 
-def randomization_of(run) -> RandomizationSection | None:
+def randomization_of(run) -> RandomizationConfig | None:
     """The run's ``randomization:``, else its scene's (None: none)."""
     return run.randomization if run.randomization is not None else run.scene_config.randomization

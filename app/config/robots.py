@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from app.config.schema import RobotSection, SceneConfig
+from app.config.schema import RobotConfig, SceneConfig
 from app.control.config_checks import link_checks
 from app.errors import AppError, ConfigError
 from app.kinematics.compose import SEPARATOR, RobotPart, check_part_names, compose_urdf
@@ -95,7 +95,7 @@ def resolve_robots(scene: SceneConfig, data: dict, where: str, resolve) -> Scene
                               "description with several arms as the scene's one robot (robot.arms)")
         parts.append(dataclasses.replace(r, urdf=str(resolve(r.urdf)),
                                          package_dirs=tuple(str(resolve(d)) for d in r.package_dirs)))
-    rig = RobotSection(name="rig", urdf=f"robots ({', '.join(r.name for r in parts)})",
+    rig = RobotConfig(name="rig", urdf=f"robots ({', '.join(r.name for r in parts)})",
                        ee_link=f"{parts[0].name}{SEPARATOR}{parts[0].ee_link}",
                        arms={r.name: f"{r.name}{SEPARATOR}{r.ee_link}" for r in parts},
                        grippers=tuple(dataclasses.replace(r.gripper, arm=r.name, joints=tuple(

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.config.cameras import CameraSection
-from app.config.randomization import RandomizationSection
+from app.config.cameras import CameraConfig
+from app.config.randomization import RandomizationConfig
 from app.kinematics.compose import SEPARATOR
 from app.kinematics.urdf import RobotDescription
 from app.specs import BoxSpec, CameraStream, GripperSpec, LookSpec, ObjectSpec, starts_above
@@ -20,7 +20,7 @@ from app.validation import Check, CheckContext, Where, nonzero
 
 
 @dataclass(frozen=True)
-class RobotSection:
+class RobotConfig:
     """A robot: its description, base pose, end effector, start pose and gripper. ``arms`` names the end effectors
     of a description with several arms ({"left": "follower_left_ee_gripper_link", ...}); tasks address them by
     name (``task.arm``, the ``arms`` task). In a scene's ``robots:`` list each robot has a ``name``, its links
@@ -69,8 +69,8 @@ class SceneConfig:
     body of many motors, e.g. two arms in one rig, needs more for them to follow their commands);
     ``cone_friction``: PyBullet's friction cone (its default) or, false, the cheaper pyramid approximation."""
 
-    robot: RobotSection = field(default_factory=RobotSection)  # with robots: the rig (set by the loader)
-    robots: tuple[RobotSection, ...] = ()
+    robot: RobotConfig = field(default_factory=RobotConfig)  # with robots: the rig (set by the loader)
+    robots: tuple[RobotConfig, ...] = ()
     table: BoxSpec | None = None
     floor: BoxSpec | None = None
     obstacles: tuple[BoxSpec, ...] = ()
@@ -79,10 +79,10 @@ class SceneConfig:
     physics_hz: float = 240.0
     solver_iterations: int | None = None
     cone_friction: bool = True
-    camera: CameraSection = field(default_factory=CameraSection)
+    camera: CameraConfig = field(default_factory=CameraConfig)
     cameras: tuple[CameraStream, ...] = ()  # named cameras recorded as observations (app.record)
     look: LookSpec = field(default_factory=LookSpec)  # how pictures look: plain or kit (app.specs.look_spec)
-    randomization: RandomizationSection | None = None  # what each episode draws (app.config.randomization)
+    randomization: RandomizationConfig | None = None  # what each episode draws (app.config.randomization)
     # the robot's description, read and parsed once by the loader (app.config.robots.load_description)
     description: RobotDescription | None = field(default=None, compare=False, repr=False, metadata={"internal": True})
     # the look's robot (look.robot_urdf), read and checked once by the loader (app.config.look_robot.load_drawn)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.config.cameras import CameraSection  # noqa: F401 - the schema's names, in one place
-from app.config.randomization import RandomizationSection
-from app.config.scene_sections import RobotSection, SceneConfig  # noqa: F401
+from app.config.cameras import CameraConfig  # noqa: F401 - the schema's names, in one place
+from app.config.randomization import RandomizationConfig
+from app.config.scene_sections import RobotConfig, SceneConfig  # noqa: F401
 from app.control.controllers import CONTROLLER_TYPES, ControllerConfig, PoseIKControllerConfig
 from app.control.motions import CircleMotion, PoseMotion
 from app.tasks import TASK_TYPES, task_type
@@ -25,7 +25,7 @@ MAX_ENVS_CEILING = 65536  # the largest max_envs a run file may set
 
 
 @dataclass(frozen=True)
-class VideoSection:
+class VideoConfig:
     """The mp4: rendered from recorded states by ``workers`` processes (None: one per CPU, at most 4; 0: in
     this process, after each frame is recorded); ``framing`` "auto" fills the picture with the environments
     seen along the scene camera's line of sight (or only ``follow_env``'s: a close-up), "scene" keeps the
@@ -74,7 +74,7 @@ class VideoSection:
 
 
 @dataclass(frozen=True)
-class ReportSection:
+class ReportConfig:
     enabled: bool = True
     filename: str = "report.json"
     plot: bool = True
@@ -107,10 +107,10 @@ class RunConfig:
     motion: PoseMotion = field(default_factory=CircleMotion,  # the YAML key is task: (users' word for it)
                                metadata={"types": TASK_TYPES, "default_type": "circle", "key": "task",
                                          "resolve": task_type})
-    video: VideoSection = field(default_factory=VideoSection)
-    report: ReportSection = field(default_factory=ReportSection)
+    video: VideoConfig = field(default_factory=VideoConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
     out_dir: str = "videos"
-    randomization: RandomizationSection | None = None  # replaces the scene's (app.config.randomization)
+    randomization: RandomizationConfig | None = None  # replaces the scene's (app.config.randomization)
     # resolved at load time, not read from the file
     scene_config: SceneConfig = field(default_factory=SceneConfig, metadata={"internal": True})
     name: str = field(default="run", metadata={"internal": True})
@@ -141,5 +141,5 @@ class RunConfig:
              + ([] if self.randomization is None else self.randomization.checks(at.sub("randomization"), ctx)))
 
 
-__all__ = ["CameraSection", "ControllerConfig", "ReportSection", "RobotSection", "RunConfig", "SceneConfig",
-           "VideoSection"]
+__all__ = ["CameraConfig", "ControllerConfig", "ReportConfig", "RobotConfig", "RunConfig", "SceneConfig",
+           "VideoConfig"]

@@ -24,7 +24,7 @@ Mask = tuple[bool, bool, bool]
 
 
 def arm_link(arm: str | None, robot, key: str) -> str:
-    """The end-effector link of the arm named ``arm`` of ``robot`` (a RobotSection: its ``arms``); ConfigError
+    """The end-effector link of the arm named ``arm`` of ``robot`` (a RobotConfig: its ``arms``); ConfigError
     naming ``key`` and the valid arms otherwise."""
     arms = robot.arms or {}
     if arm not in arms:
@@ -49,7 +49,7 @@ class PoseMotion:
 
     def moved_links(self, robot) -> list[tuple[tuple, str]]:
         """(key path in the run file, link) of every link this motion moves, in target order (``robot``: the
-        scene's RobotSection): the end effector of the arm it names, or the robot's. ConfigError for an unknown
+        scene's RobotConfig): the end effector of the arm it names, or the robot's. ConfigError for an unknown
         arm."""
         if self.arm is not None:
             return [(("task", "arm"), arm_link(self.arm, robot, "task.arm"))]

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.control.motion_protocol import MotionBase, Targets
 from app.control.phases import WORDS
-from app.control.planner_settings import PlannerSettings
+from app.control.planner_config import PlannerConfig
 from app.control.tracks import Track, polylines
 from app.kinematics.rotations import matrix_to_quat
 from app.validation import Check, CheckContext, Where
@@ -59,7 +59,7 @@ class PlanMotion:
     rot_mask: ClassVar[tuple[bool, bool, bool]] = (True, True, True)
     goals: tuple[PlanGoal, ...] = ()
     dwell: float = 0.5
-    planner: PlannerSettings = field(default_factory=PlannerSettings)
+    planner: PlannerConfig = field(default_factory=PlannerConfig)
 
     def moved_links(self, robot) -> list[tuple[tuple, str]]:
         """(key path, link) of what this motion moves: the robot's end effector (see

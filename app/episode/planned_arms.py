@@ -11,7 +11,7 @@ import logging
 import numpy as np
 
 from app.collision import CollisionModel
-from app.control.planner_settings import PlannerSettings
+from app.control.planner_config import PlannerConfig
 from app.episode.planned_moves import SceneMover, carrier_link, plan_options, timed_tracks
 from app.kinematics.rotations import matrix_to_quat
 from app.planning import PoseGoal
@@ -28,7 +28,7 @@ class ArmsSceneMover(SceneMover):
     effectors ``links``; the other arguments as SceneMover's."""
 
     def __init__(self, robot, arms: tuple[str, str], links: tuple[str, str], boxes: tuple[str, ...],
-                 settings: PlannerSettings, run_seed: int, envs: np.ndarray, obj_half: np.ndarray):
+                 settings: PlannerConfig, run_seed: int, envs: np.ndarray, obj_half: np.ndarray):
         super().__init__(robot, links[GIVER], boxes, settings, run_seed, envs, obj_half)
         self.links = tuple(links)
         kinds = self.collision.pair_kinds  # the arms against each other and the world; within an arm, none (the

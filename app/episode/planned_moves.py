@@ -17,7 +17,7 @@ import zlib
 import numpy as np
 
 from app.collision import CollisionModel, HeldObject, robot_spheres
-from app.control.planner_settings import PlannerSettings
+from app.control.planner_config import PlannerConfig
 from app.control.tracks import Track
 from app.kinematics.base_frame import BaseFrame
 from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, so3_exp, so3_log
@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 TRACK_RATE = 240.0  # [Hz] the tracks' samples (the controllers read them between samples, interpolated)
 
 
-def plan_options(settings: PlannerSettings, seed: int, min_distance: float | None = None) -> PlanOptions:
+def plan_options(settings: PlannerConfig, seed: int, min_distance: float | None = None) -> PlanOptions:
     """app.planning's options for one search of ``settings`` seeded ``seed`` (``min_distance`` [m]: instead of
     the settings')."""
     clearance = settings.min_distance if min_distance is None else min_distance
@@ -41,13 +41,13 @@ def plan_options(settings: PlannerSettings, seed: int, min_distance: float | Non
                        max_goals=settings.max_goals, seed=int(seed))
 
 
-def move_seed(run_seed: int, settings: PlannerSettings, env: int, move: str, nth: int) -> int:
+def move_seed(run_seed: int, settings: PlannerConfig, env: int, move: str, nth: int) -> int:
     """The seed of environment ``env``'s ``nth`` planned move ``move`` (a 31-bit integer)."""
     key = [int(run_seed) % 2**32, int(settings.seed) % 2**32, int(env), zlib.crc32(move.encode()), int(nth)]
     return int(np.random.SeedSequence(key).generate_state(1)[0] % (2**31 - 2))
 
 
-def timed_tracks(model, base: BaseFrame, links: list[str], path: np.ndarray, settings: PlannerSettings,
+def timed_tracks(model, base: BaseFrame, links: list[str], path: np.ndarray, settings: PlannerConfig,
                  valid=None) -> list[Track]:
     """The full-DOF path (N, n_dofs) timed within ``settings``' bounds and sampled at TRACK_RATE, as each of
     ``links``' poses in the environment's frame (velocity by central differences) with the joints; ``valid``
@@ -98,7 +98,7 @@ class SceneMover:
         obj_half: (3,) [m] the task object's half extents (held while carrying); None: no object.
     """
 
-    def __init__(self, robot, link: str, boxes: tuple[str, ...], settings: PlannerSettings, run_seed: int,
+    def __init__(self, robot, link: str, boxes: tuple[str, ...], settings: PlannerConfig, run_seed: int,
                  envs: np.ndarray, obj_half: np.ndarray | None = None):
         self.model, self.link, self.settings, self.run_seed = robot.model, link, settings, int(run_seed)
         self.base, self.envs = BaseFrame(*robot.base_frames()), np.asarray(envs, dtype=int)

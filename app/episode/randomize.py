@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from app.config.randomization import RandomizationSection, randomization_of
+from app.config.randomization import RandomizationConfig, randomization_of
 from app.config.schema import RunConfig
 from app.episode.episode_scene import EpisodeScene, object_bodies, run_scenes
 from app.errors import InputError
@@ -140,7 +140,7 @@ def randomized(run: RunConfig, draws: dict) -> RunConfig:
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"randomised values that do not fit this run's scene: {exc!r}") from None
     section = randomization_of(run)
-    noise = None if section is None or section.noise is None else RandomizationSection(noise=section.noise)
+    noise = None if section is None or section.noise is None else RandomizationConfig(noise=section.noise)
     return dataclasses.replace(run, randomization=noise,
                                scene_config=dataclasses.replace(scene, randomization=None))
 

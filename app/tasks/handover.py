@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from app.control.motions import arm_link
-from app.control.planner_settings import PlannerSettings
+from app.control.planner_config import PlannerConfig
 from app.tasks.handover_expert import HandoverExpert
 from app.tasks.object_task import ObjectTask
 from app.tasks.planned_handover import PlannedHandoverExpert
@@ -39,7 +39,7 @@ class HandoverTask(ObjectTask):
     take_depth: float = 0.02
     approach_height: float = 0.06
     lift_height: float = 0.08
-    planner: PlannerSettings | None = None  # plan the free-space moves (app.tasks.planned_handover)
+    planner: PlannerConfig | None = None  # plan the free-space moves (app.tasks.planned_handover)
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first), and what the scene must hold: two

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from app.control.planner_settings import PlannerSettings
+from app.control.planner_config import PlannerConfig
 from app.tasks.grasps import GraspGeometry
 from app.tasks.object_task import ObjectTask
 from app.tasks.pick_place_expert import PickPlaceExpert
@@ -46,7 +46,7 @@ class PickPlaceTask(ObjectTask):
     grasp_choice: str = "score"
     place_by_bottom: bool = False  # lower the object's bottom, as it hangs in the fingers, onto the place
     release_gap: float | None = None  # [m] the fingers' gap to let go (None: fully open; a bin's walls want less)
-    planner: PlannerSettings | None = None  # plan the free-space moves (app.tasks.planned_pick)
+    planner: PlannerConfig | None = None  # plan the free-space moves (app.tasks.planned_pick)
 
     def checks(self, at: Where, ctx: CheckContext) -> list[Check]:
         """What each value must be (rows for app.validation.raise_first), and what the scene must hold: the

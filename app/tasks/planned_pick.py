@@ -23,7 +23,7 @@ from app.tasks.pick_place_expert import PickPlaceExpert
 
 
 class MoveRequest(NamedTuple):
-    """Moves to plan, one per environment of ``envs`` (k,): ``move`` (app.control.planner_settings.MOVES); q
+    """Moves to plan, one per environment of ``envs`` (k,): ``move`` (app.control.planner_config.MOVES); q
     (k, n_dofs) the measured joints [rad, m]; goal_pos (k, 3) [m], goal_rot (k, 3, 3): the end effector's goal in
     the environment's frame; obj_pos (k, 3) [m], obj_quat (k, 4) wxyz: the object now (held while carrying); q_hint
     (k, n_dofs): the joints the grasp ranking's IK found for a pose near the goal (the branch to stay on), or None."""

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from app.trossen_arm.containers import VectorDouble
 from app.trossen_arm.failures import logic_error
 from app.trossen_arm.joint_space import N_JOINTS
-from app.trossen_arm.kept_settings import KeptSettings
+from app.trossen_arm.kept_settings import KeptConfig
 from app.trossen_arm.properties import JointCharacteristic
 from app.trossen_arm.standard import copied
 
 
-class CharacteristicSettings(KeptSettings):
+class CharacteristicConfig(KeptConfig):
     """Joint characteristic getters and setters (kept, not simulated)."""
 
     def get_joint_characteristics(self) -> list[JointCharacteristic]:

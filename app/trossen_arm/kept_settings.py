@@ -22,7 +22,7 @@ def _default_characteristic() -> JointCharacteristic:
     return c
 
 
-class KeptSettings(DriverCore):
+class KeptConfig(DriverCore):
     """The store of kept settings: ``_setting(key)`` (its default until set), ``_keep(key, value)`` (a copy)."""
 
     def _setting(self, key: str):

@@ -4,10 +4,10 @@ and handed back as set; nothing here is networked (``configure``'s IP only names
 from __future__ import annotations
 
 from app.trossen_arm.enums import IPMethod
-from app.trossen_arm.kept_settings import KeptSettings
+from app.trossen_arm.kept_settings import KeptConfig
 
 
-class NetworkSettings(KeptSettings):
+class NetworkConfig(KeptConfig):
     """Network getters and setters (kept, not simulated)."""
 
     def get_ip_method(self) -> IPMethod:

@@ -19,14 +19,14 @@ from app.trossen_arm.config_file import load_configs, save_configs
 from app.trossen_arm.driver_core import CONTROLLER_VERSION, DRIVER_VERSION
 from app.trossen_arm.enums import LogLevel, Mode, Model, Notice
 from app.trossen_arm.failures import DEFAULT_LOGGER, logger_name, logic_error
-from app.trossen_arm.joint_characteristics import CharacteristicSettings
+from app.trossen_arm.joint_characteristics import CharacteristicConfig
 from app.trossen_arm.joint_space import N_JOINTS
-from app.trossen_arm.network_settings import NetworkSettings
+from app.trossen_arm.network_settings import NetworkConfig
 from app.trossen_arm.properties import AlgorithmParameter, DiscoverResult, EndEffector, JointLimit
 from app.trossen_arm.standard import copied
 
 
-class Settings(NetworkSettings, CharacteristicSettings):
+class Settings(NetworkConfig, CharacteristicConfig):
     """Configuration getters and setters."""
 
     # ------------------------------------------------------------------ what the simulation uses

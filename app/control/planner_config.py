@@ -20,7 +20,7 @@ MIN_VELOCITY_SCALE = 0.01
 
 
 @dataclass(frozen=True)
-class PlannerSettings:
+class PlannerConfig:
     """How a move is planned and timed.
 
     Attributes:
