@@ -20,6 +20,7 @@ from pathlib import Path
 
 from app.eval import main as eval_main
 from app.evaluation.task_list import MEASURED
+from app.render.report import write_json_atomic
 from app.tasks import MANIPULATION
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ def main() -> int:
     parser.add_argument("--no-write", dest="write", action="store_false", help=f"leave {MEASURED.name} as it is")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    found, bad = json.loads(MEASURED.read_text()) if MEASURED.is_file() else {}, []
+    found, bad = {}, []
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.tasks.split(","):
             cls = MANIPULATION[name]
@@ -64,8 +65,9 @@ def main() -> int:
             if not all(expert["reasons"]):
                 bad.append(f"{name}: an expert failure without a reason")
             print(line, flush=True)
-    if args.write:
-        MEASURED.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+    if args.write:  # read again now: another run of this script may have written other tasks meanwhile
+        kept = json.loads(MEASURED.read_text()) if MEASURED.is_file() else {}
+        write_json_atomic(MEASURED, kept | found)
         print(f"wrote {MEASURED.relative_to(ROOT)}")
     for b in bad:
         print("ERROR:", b)

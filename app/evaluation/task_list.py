@@ -24,10 +24,10 @@ def measured(path: Path = MEASURED) -> dict:
 
 
 def task_rows(path: Path = MEASURED) -> list[dict]:
-    """One row per registered object task, in registration order: task, class, robots, config, expert."""
+    """One row per registered object task, one-arm tasks first, by name: task, class, robots, config, expert."""
     found = measured(path)
     rows = []
-    for name, cls in MANIPULATION.items():
+    for name, cls in sorted(MANIPULATION.items(), key=lambda item: (item[1].n_arms, item[0])):
         m = found.get(name)
         expert = "not measured" if m is None else (
             f"{m['successes']}/{m['episodes']} ({100 * m['interval'][0]:.1f}-{100 * m['interval'][1]:.1f} %)")

@@ -129,8 +129,8 @@ class BimanualInsertionExpert(BimanualLiftExpert):
     """Both arms' steps in every environment (see the module docstring): the lift's expert with each arm gripping
     its own part at its centre, then meet, align and insert."""
 
-    phases = InsertPhase
-    after = {P.PRE_GRASP: P.DESCEND, P.DESCEND: P.CLOSE, P.LIFT: P.MEET, P.MEET: P.ALIGN, P.ALIGN: P.INSERT,
+    phases: ClassVar[type] = InsertPhase
+    after: ClassVar[dict] = {P.PRE_GRASP: P.DESCEND, P.DESCEND: P.CLOSE, P.LIFT: P.MEET, P.MEET: P.ALIGN, P.ALIGN: P.INSERT,
              P.INSERT: P.HOLD}
 
     def __init__(self, *args):

@@ -111,8 +111,8 @@ class BimanualLiftExpert(MotionBase):
 
     n_targets = 2
     feedback = True
-    phases = LiftPhase
-    after = {LiftPhase.PRE_GRASP: LiftPhase.DESCEND, LiftPhase.DESCEND: LiftPhase.CLOSE,
+    phases: ClassVar[type] = LiftPhase
+    after: ClassVar[dict] = {LiftPhase.PRE_GRASP: LiftPhase.DESCEND, LiftPhase.DESCEND: LiftPhase.CLOSE,
              LiftPhase.LIFT: LiftPhase.HOLD}  # an arrival in the key's step starts the value's (CLOSE: when held)
 
     def __init__(self, task: BimanualLiftTask, halves: list[np.ndarray], starts: list[np.ndarray],

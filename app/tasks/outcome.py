@@ -11,7 +11,8 @@ placed), ``timeout`` (still carrying).
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
