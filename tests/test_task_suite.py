@@ -137,3 +137,16 @@ def test_list_tasks_names_every_task_with_a_run_file_that_loads_and_its_measured
         run = load_run_config(ROOT / row["config"])
         assert run.motion.type == row["task"]
         assert row["expert"] == "not measured" or "/" in row["expert"]
+
+
+@pytest.mark.parametrize("name", sorted(MANIPULATION))
+def test_every_tasks_drawn_scene_reads_back_as_a_recording_keeps_it(name):
+    """What app.record writes of an episode's scene (meta/episode_scenes.jsonl) loads again for a replay: a URDF
+    object (the insertion's socket), whose size only PyBullet knows, is not judged against the table top."""
+    from app.episode.episode_scene import EpisodeScene, draw_scene
+
+    run = load_run_config(ROOT / MANIPULATION[name].config, n_envs=1)
+    for seed in range(3):
+        drawn = draw_scene(run, seed)
+        back = EpisodeScene.from_dict(drawn.as_dict(), run, "episode_scenes.jsonl line 1")
+        assert back.place is not None and np.allclose(back.place, drawn.place)

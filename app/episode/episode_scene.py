@@ -60,7 +60,7 @@ TABLE_TOL_M = 0.002      # how far an object may sink into the table top (contac
 def _check_plausible(given: dict, objects: dict, place: np.ndarray | None, run: RunConfig, where: str) -> None:
     """InputError naming ``where`` and the object for a scene no episode could start from: an object the config
     lacks, a quaternion not of unit norm, an object or place target farther than MAX_SCENE_REACH_M from the
-    environment's origin, an object sunk into the table top."""
+    environment's origin, a primitive object (box, cylinder, sphere) sunk into the table top."""
     unknown = sorted(str(k) for k in given if k not in objects)
     if unknown:
         raise InputError(f"{where}: objects {unknown} are not in the config's scene, which has "
@@ -76,7 +76,8 @@ def _check_plausible(given: dict, objects: dict, place: np.ndarray | None, run: 
         if np.linalg.norm(pos) > MAX_SCENE_REACH_M:
             raise InputError(f"{at}.pos: {np.round(pos, 3).tolist()} is {np.linalg.norm(pos):.3g} m from the "
                              f"environment's origin; a scene's objects lie within {MAX_SCENE_REACH_M} m")
-        sunk = depth_into_top(table, pos, pos, specs[name].half_height()) if upright_table else -np.inf
+        primitive = specs[name].shape in ("box", "cylinder", "sphere")  # a file's size is PyBullet's to know
+        sunk = depth_into_top(table, pos, pos, specs[name].half_height()) if upright_table and primitive else -np.inf
         if sunk > TABLE_TOL_M:
             raise InputError(f"{at}.pos: the object's centre at z = {pos[2]:.4g} m puts it {1e3 * sunk:.1f} mm "
                              f"into the table top (z = {table.top():.4g} m); it rests at z >= "
