@@ -150,3 +150,29 @@ def test_every_tasks_drawn_scene_reads_back_as_a_recording_keeps_it(name):
         drawn = draw_scene(run, seed)
         back = EpisodeScene.from_dict(drawn.as_dict(), run, "episode_scenes.jsonl line 1")
         assert back.place is not None and np.allclose(back.place, drawn.place)
+
+
+def test_a_place_target_moved_during_the_run_is_the_one_the_task_judges():
+    """The GUI's sliders move a pick's place target while it runs (motion.place); the report's success is judged
+    against the moved target, where the expert put the cube."""
+    from app.episode.loop import final_state, simulate
+    from app.episode.motion_factory import run_motion
+    from app.episode.scene_build import build_scene
+
+    run = load_run_config(ROOT / "configs/pick_place.yaml", n_envs=1)
+    scene, robot = build_scene(run)
+    try:
+        motion = run_motion(run, robot.n_envs, robot=robot)
+        moved = motion.place[0, :2] + [0.0, 0.06 if motion.place[0, 1] < 0 else -0.06]
+
+        def move_once(k, controller, q):
+            if k == 1:
+                motion.place[0, :2] = moved
+            return False
+
+        episode, _ = simulate(run, scene, robot, motion, on_tick=move_once, show_progress=False)
+        (ep,) = final_state(run, robot, episode, motion, scene.t, scene=scene).episodes
+    finally:
+        scene.close()
+    assert ep["success"] and ep["reason"] == "", ep
+    assert np.linalg.norm(np.asarray(ep["object_final_pos"])[:2] - moved) < 0.01

@@ -73,6 +73,7 @@ class ArmsFeedback:
         seen = self.observe(q)
         motion.observe(t, seen)
         if self.judge is not None:
+            self.judge.place[:] = motion.place[:, :2]  # the GUI may move a place target
             self.judge.update(seen, self.poses)
         self.codes.append(motion.codes())
         for k, a in enumerate(self.arms):

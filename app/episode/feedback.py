@@ -58,6 +58,7 @@ class Feedback:
             obs = self.observe(q)
             motion.observe(t, obs)
             if self.judge is not None:
+                self.judge.place[:] = motion.place[:, :2]  # the GUI may move a place target
                 self.judge.update({"": obs}, self.poses)
             self.codes.append(motion.codes())
             closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
