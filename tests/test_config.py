@@ -9,7 +9,7 @@ from app import ConfigError
 from app.config.loader import load_run_config
 from tests.conftest import ROOT
 
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml")) + sorted((ROOT / "configs" / "tasks").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)

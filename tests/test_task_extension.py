@@ -70,7 +70,7 @@ def test_a_task_in_one_file_outside_the_package_is_judged_by_its_evaluate_in_run
     assert "never_placed" in TASK_TYPES  # registered by importing the file the YAML names
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     (env,) = report["environments"]
-    assert not env["pick_place"]["success"] and env["pick_place"]["reason"] == "judged_by_test"
+    assert not env["episode"]["success"] and env["episode"]["reason"] == "judged_by_test"
     assert report["summary"]["failed"] == {"judged_by_test": [0]}
 
     assert record_main([str(task_file), "--cameras", "none", "--episodes", "1", "--keep-failed",

@@ -149,7 +149,7 @@ def report_dict(run: RunConfig, result, model) -> dict:
             "joint_stop_hits": int(result.invariants["stop_hits"][e]),
             **({"objects": {name: {k: v[e] for k, v in o.items()} for name, o in result.objects.items()}}
                if result.objects else {}),
-            **({"pick_place": result.episodes[e]} if result.episodes else {}),
+            **({"episode": result.episodes[e]} if result.episodes else {}),  # an object task's judgement, its expert's
             **({"plan": result.plans[e]} if result.plans else {}),
             **({"gripper": gripper_report(tel, e, run.controller, run.scene_config.physics_hz)}
                if "gripper_opening_m" in tel else {}),
