@@ -13,7 +13,6 @@ from app.ik.limits.distance import GraspState
 from app.kinematics.arms import arm_link_groups
 from app.sim.robot import Robot
 from app.sim.scene import Scene
-from app.tasks.handover_expert import GIVER, TAKER
 
 
 class ArmsFeedback:
@@ -35,10 +34,10 @@ class ArmsFeedback:
                            for e in range(n)] for a in self.arms}
         names = {i: n for n, i in pb_of.items()}
         fingers = [sorted(names[i] for i in robot.grippers[a].pb_links) for a in self.arms]
-        self.finger_pairs = frozenset((a, b) for a in fingers[GIVER] for b in fingers[TAKER]) | \
-            frozenset((b, a) for a in fingers[GIVER] for b in fingers[TAKER])
+        self.finger_pairs = frozenset((a, b) for a in fingers[0] for b in fingers[1]) | \
+            frozenset((b, a) for a in fingers[0] for b in fingers[1])  # the first two arms' fingers, both ways
         self.judge = None  # the task's TaskJudge, fed every observation (app.episode.loop.make_feedback)
-        self.opening: list[np.ndarray] = []  # the taker's gap per tick (the video's note)
+        self.opening: list[np.ndarray] = []  # the second arm's gap per tick (the video's note)
         self.codes: list[np.ndarray] = []  # per control tick (n_envs,): the motion's phase-or-failure code
 
     def observe(self, q: np.ndarray) -> dict[str, Observation]:
@@ -78,7 +77,7 @@ class ArmsFeedback:
         self.codes.append(motion.codes())
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)
-        taker = self.arms[TAKER]
+        taker = self.arms[1]  # the second arm's gripper (a hand-over's taker): the video's note
         self.opening.append(r.grippers[taker].max_opening * (1.0 - seen[taker].closing))
         holders = [self.arms[h] if h >= 0 else None for h in motion.holder]
         return GraspState.of_object(self.obj.name, motion.released, holders,
