@@ -94,6 +94,13 @@ INSERT_PHASES = tuple(p.name.lower() for p in InsertPhase)
 WORDS += tuple(w for w in INSERT_PHASES if w not in WORDS)
 
 
+def phase_codes(names: tuple[str, ...], phase: np.ndarray, failed: int, reasons: list[str]) -> np.ndarray:
+    """Per environment (n_envs,) int16 the caption's word (its index in WORDS): ``reasons[e]`` where ``phase[e]``
+    is ``failed``, else ``names[phase[e]]`` (an expert's phase words)."""
+    return np.array([WORDS.index(reasons[e] if p == failed else names[p]) for e, p in enumerate(phase)],
+                    dtype=np.int16)
+
+
 def code_label(code: int) -> str:
     """The overlay's word for an episode code (PickLog.codes, HandoverExpert.codes)."""
     return WORDS[code]

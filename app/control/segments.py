@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.kinematics.rotations import so3_exp, so3_log
+from app.control.motion_protocol import Targets
+from app.kinematics.rotations import matrix_to_quat, so3_exp, so3_log
 
 PEAK_SPEED, PEAK_ACCEL = 1.875, 5.7735  # of the minimum-jerk profile, times d / T and d / T^2
 MIN_DURATION = 0.1  # [s]
@@ -69,3 +70,17 @@ class Segments:
     def done(self, t: float) -> np.ndarray:
         """Environments whose segment has ended by t (n_envs,) bool."""
         return t >= self.t0 + self.T - 1e-12
+
+
+
+def segment_targets(segs: list[Segments] | None, rest: np.ndarray, t: float, k: int = 1) -> Targets:
+    """The targets at t [s] of ``k`` arms, one Segments each (n_envs, k, ...); before the segments exist (None:
+    the first observation has not come) every arm's target rests at ``rest`` (n_envs, 3) [m] with the quaternion
+    (0, 1, 0, 0), what a camera frames before the run starts."""
+    n = len(rest)
+    if segs is None:
+        quat = np.broadcast_to([0.0, 1.0, 0.0, 0.0], (n, k, 4)).copy()
+        return Targets(np.repeat(rest[:, None], k, axis=1), quat, np.zeros((n, k, 3)))
+    at = [s.at(t) for s in segs]
+    return Targets(np.stack([a[0] for a in at], 1), matrix_to_quat(np.stack([a[1] for a in at], 1)),
+                   np.stack([a[2] for a in at], 1))

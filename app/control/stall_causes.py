@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app.control.status import REACHED_POS, REACHED_ROT
-from app.kinematics.rotations import matrix_to_quat, quat_to_matrix, so3_log
+from app.kinematics.rotations import matrix_to_quat, so3_log
 
 CAUSES = ("unreachable", "policy_jump", "collision_margin", "joint_limit", "singular", "velocity_bound")  # priority
 UNEXPLAINED = "unexplained"

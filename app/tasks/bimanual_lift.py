@@ -20,9 +20,9 @@ import numpy as np
 
 from app.control.motion_protocol import MotionBase, Targets
 from app.control.motions import arm_link
-from app.control.phases import WORDS, LiftPhase
-from app.control.segments import Segments
-from app.kinematics.rotations import axis_vector, matrix_to_quat, quat_to_matrix
+from app.control.phases import LiftPhase, phase_codes
+from app.control.segments import Segments, segment_targets
+from app.kinematics.rotations import axis_vector, quat_to_matrix
 from app.tasks.grasps import grasp_rotation
 from app.tasks.holding import reached
 from app.tasks.object_task import ObjectTask
@@ -130,13 +130,7 @@ class BimanualLiftExpert(MotionBase):
         self.segs: list[Segments] | None = None
 
     def __call__(self, t: float) -> Targets:
-        n = len(self.place)
-        if self.segs is None:
-            q = np.broadcast_to([0.0, 1.0, 0.0, 0.0], (n, 2, 4)).copy()
-            return Targets(np.repeat(self.place[:, None], 2, axis=1), q, np.zeros((n, 2, 3)))
-        at = [s.at(t) for s in self.segs]
-        return Targets(np.stack([a[0] for a in at], 1), np.stack([matrix_to_quat(a[1]) for a in at], 1),
-                       np.stack([a[2] for a in at], 1))
+        return segment_targets(self.segs, self.place, t, k=2)
 
     @property
     def marks(self) -> np.ndarray:
@@ -155,9 +149,7 @@ class BimanualLiftExpert(MotionBase):
         return np.zeros(len(self.place), bool)
 
     def codes(self) -> np.ndarray:
-        names = [self.reason[e] if self.phase[e] == self.phases.FAILED else self.phases(self.phase[e]).name.lower()
-                 for e in range(len(self.phase))]
-        return np.array([WORDS.index(w) for w in names], dtype=np.int16)
+        return phase_codes(tuple(p.name.lower() for p in self.phases), self.phase, self.phases.FAILED, self.reason)
 
     def observe(self, t: float, obs: dict) -> None:
         """Advance every environment with both arms' observations (arm name -> Observation) at t [s]."""

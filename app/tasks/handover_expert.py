@@ -18,9 +18,8 @@ import numpy as np
 
 from app.control.motion_protocol import MotionBase, Targets
 from app.control.observation import Observation
-from app.control.phases import HANDOVER_PHASES, WORDS, HandoverPhase
-from app.control.segments import Segments
-from app.kinematics.rotations import matrix_to_quat
+from app.control.phases import HANDOVER_PHASES, HandoverPhase, phase_codes
+from app.control.segments import Segments, segment_targets
 from app.tasks.handover_poses import HandoverPoses, level_closing
 from app.tasks.holding import check_hold, in_hand, reached
 from app.tasks.object_task import ObjectTask
@@ -67,13 +66,7 @@ class HandoverExpert(MotionBase):
 
     # ------------------------------------------------------------------ what the runner reads
     def __call__(self, t: float) -> Targets:
-        n = len(self.place)
-        if self.segs is None:  # before the first observation: the place points (for framing a camera)
-            pos = np.repeat(self.place[:, None], 2, axis=1)
-            return Targets(pos, np.broadcast_to([0.0, 1.0, 0.0, 0.0], (n, 2, 4)).copy(), np.zeros((n, 2, 3)))
-        each = [s.at(t) for s in self.segs]
-        return Targets(np.stack([e[0] for e in each], 1), matrix_to_quat(np.stack([e[1] for e in each], 1)),
-                       np.stack([e[2] for e in each], 1))
+        return segment_targets(self.segs, self.place, t, k=2)  # before the first observation: the place points
 
     @property
     def marks(self) -> np.ndarray:
@@ -97,8 +90,7 @@ class HandoverExpert(MotionBase):
 
     def codes(self) -> np.ndarray:
         """Per environment the overlay's word index (app.control.phases.episode_words)."""
-        return np.array([WORDS.index(self.reason[e] if self.step[e] == Step.FAILED else STEPS[self.step[e]])
-                         for e in range(len(self.step))], dtype=np.int16)
+        return phase_codes(STEPS, self.step, Step.FAILED, self.reason)
 
     # ------------------------------------------------------------------ one tick
     def observe(self, t: float, obs: dict[str, Observation]) -> None:

@@ -17,8 +17,8 @@ import numpy as np
 from app.control.motion_protocol import MotionBase, Targets
 from app.control.observation import Observation
 from app.control.phases import PHASES, Phase, PickLog
-from app.control.segments import Segments
-from app.kinematics.rotations import axis_vector, matrix_to_quat, quat_to_matrix
+from app.control.segments import Segments, segment_targets
+from app.kinematics.rotations import axis_vector, quat_to_matrix
 from app.tasks.grasps import GraspGeometry, GraspPlan, grasp_poses, object_yaw, rank_grasps
 from app.tasks.holding import check_hold, in_hand, reached
 from app.tasks.object_task import ObjectTask
@@ -65,12 +65,7 @@ class PickPlaceExpert(MotionBase):
 
     # ------------------------------------------------------------------ what the runner reads
     def __call__(self, t: float) -> Targets:
-        n = len(self.place)
-        if self.seg is None:  # before the first observation: the place points (for framing a camera)
-            q = np.broadcast_to([0.0, 1.0, 0.0, 0.0], (n, 1, 4)).copy()
-            return Targets(self.place[:, None].copy(), q, np.zeros((n, 1, 3)))
-        pos, rot, vel = self.seg.at(t)
-        return Targets(pos[:, None], matrix_to_quat(rot)[:, None], vel[:, None])
+        return segment_targets(None if self.seg is None else [self.seg], self.place, t)
 
     @property
     def marks(self) -> np.ndarray:

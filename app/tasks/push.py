@@ -21,9 +21,9 @@ import numpy as np
 
 from app.control.motion_protocol import MotionBase, Targets
 from app.control.observation import Observation
-from app.control.phases import WORDS, PushPhase
-from app.control.segments import Segments
-from app.kinematics.rotations import matrix_to_quat, quat_to_matrix
+from app.control.phases import PUSH_PHASES, PushPhase, phase_codes
+from app.control.segments import Segments, segment_targets
+from app.kinematics.rotations import quat_to_matrix
 from app.tasks.grasps import grasp_rotation
 from app.tasks.holding import reached
 from app.tasks.object_task import ObjectTask
@@ -121,12 +121,7 @@ class PushExpert(MotionBase):
         self.seg: Segments | None = None
 
     def __call__(self, t: float) -> Targets:
-        if self.seg is None:
-            n = len(self.place)
-            return Targets(self.place[:, None].copy(), np.broadcast_to([0.0, 1.0, 0.0, 0.0], (n, 1, 4)).copy(),
-                           np.zeros((n, 1, 3)))
-        pos, rot, vel = self.seg.at(t)
-        return Targets(pos[:, None], matrix_to_quat(rot)[:, None], vel[:, None])
+        return segment_targets(None if self.seg is None else [self.seg], self.place, t)
 
     @property
     def marks(self) -> np.ndarray:
@@ -142,8 +137,7 @@ class PushExpert(MotionBase):
         return np.full(len(self.place), -1)
 
     def codes(self) -> np.ndarray:
-        return np.array([WORDS.index(self.reason[e] if self.phase[e] == P.FAILED else P(self.phase[e]).name.lower())
-                         for e in range(len(self.phase))], dtype=np.int16)
+        return phase_codes(PUSH_PHASES, self.phase, P.FAILED, self.reason)
 
     def observe(self, t: float, obs: Observation) -> None:
         """Advance every environment's steps with what was measured at t [s]."""
