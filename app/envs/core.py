@@ -72,7 +72,7 @@ class EnvCore:
             self.scenes[e] = s
         if self._goal is not None:
             self._goal[envs] = self.world.ee_now()[envs]
-        self.judge.update(self.world.observations(), self.world.poses)
+        self.judge.update(self.world.observations(), self.world.scene.objects)
 
     def step(self, a: object) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         """Every environment one step with actions ``a`` (n_envs, action_dim) -> (observations, reward (n,),
@@ -87,7 +87,7 @@ class EnvCore:
         self.world.advance(cmd)
         q, v = self.world.robot.read_states()
         self.motion.record(q, v, commanded(self.world, self.options.action_mode == "joint", cmd.q_goal))
-        verdict = self.judge.update(self.world.observations(), self.world.poses)
+        verdict = self.judge.update(self.world.observations(), self.world.scene.objects)
         self.steps += 1
         infos = self._infos(verdict, q)
         for info, hits in zip(infos, self.world.robot.stops.hits - hits_before):

@@ -153,10 +153,6 @@ class EnvWorld:
             self._controller = make_controller(self.run, self.robot, self.tick_dt)
         return self._controller
 
-    def poses(self, name: str) -> np.ndarray:
-        """Object ``name``'s poses (n_envs, 7) in each environment's frame now: position [m], quaternion wxyz."""
-        return np.concatenate(self.scene.objects[name].poses(), axis=1)
-
     def observations(self) -> dict:
         """The observer's Observation per layout arm (arm -> Observation); {} without an object. Looked at once
         per state (a step or a reset makes a new one): the judge, a policy and the collision rows' grasp share it."""

@@ -61,10 +61,6 @@ class ArmsFeedback:
             out[a] = Observation(q, ee_pos, ee_rot, obj_pos, obj_quat, speed, state.closing, state.contact, collided)
         return out
 
-    def poses(self, name: str) -> np.ndarray:
-        """Object ``name``'s poses (n_envs, 7) in each environment's frame now: position [m], quaternion wxyz."""
-        return np.concatenate(self.scene.objects[name].poses(), axis=1)
-
     def tick(self, t: float, q: np.ndarray, dt: float) -> GraspState:
         """At t [s], from the measured joints q (n_envs, n_dofs): observe, advance, command; returns the contacts
         the motion means now."""
@@ -72,8 +68,7 @@ class ArmsFeedback:
         seen = self.observe(q)
         motion.observe(t, seen)
         if self.judge is not None:
-            self.judge.place[:] = motion.place[:, :2]  # the GUI may move a place target
-            self.judge.update(seen, self.poses)
+            self.judge.update(seen, self.scene.objects, motion.place)
         self.codes.append(motion.codes())
         for k, a in enumerate(self.arms):
             r.grippers[a].command(motion.closing[k], q, dt)

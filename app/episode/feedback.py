@@ -46,10 +46,6 @@ class Feedback:
         return Observation(q, ee_pos, ee_rot, obj_pos, obj_quat, np.linalg.norm(lin, axis=1),
                            grip.closing, grip.contact, collided)
 
-    def poses(self, name: str) -> np.ndarray:
-        """Object ``name``'s poses (n_envs, 7) in each environment's frame now: position [m], quaternion wxyz."""
-        return np.concatenate(self.scene.objects[name].poses(), axis=1)
-
     def tick(self, t: float, q: np.ndarray, dt: float) -> GraspState:
         """At t [s], from the measured joints q (n_envs, n_dofs): observe (feedback motions), then the gripper's
         command over a tick of dt [s]; returns the contacts the motion means now (for the collision rows)."""
@@ -58,8 +54,7 @@ class Feedback:
             obs = self.observe(q)
             motion.observe(t, obs)
             if self.judge is not None:
-                self.judge.place[:] = motion.place[:, :2]  # the GUI may move a place target
-                self.judge.update({"": obs}, self.poses)
+                self.judge.update({"": obs}, self.scene.objects, motion.place)
             self.codes.append(motion.codes())
             closing, measured, holding = motion.closing, obs.closing, obs.contact.all(axis=1)
             grasp = self._grasp(motion.released, motion.holder)

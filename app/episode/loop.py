@@ -227,7 +227,7 @@ def final_state(run: RunConfig, robot: Robot, episode: Episode, motion: Motion, 
         result.episodes = motion.finish(seen)
         if feedback.judge is not None:
             judged(result.episodes, feedback.judge.update(seen if isinstance(seen, dict) else {"": seen},
-                                                          feedback.poses))
+                                                          feedback.scene.objects, motion.place))
     elif not motion.feedback:
         result.plans = motion.outcomes() or []
     return result

@@ -69,6 +69,10 @@ class ObjectSpec:
              f"needs [lo, hi] with lo <= hi [rad], got {self.yaw_range}"),
         ]
 
+    def start_range(self) -> np.ndarray:
+        """Where the object may start, ((lo), (hi)) (2, 3) [m]: its pos_range, or its pos twice."""
+        return np.asarray(self.pos_range if self.pos_range is not None else (self.pos, self.pos), dtype=float)
+
     def half_height(self) -> float:
         """Half the object's vertical extent [m] (a sphere's radius)."""
         return {"box": self.size[2] / 2, "cylinder": self.height / 2}.get(self.shape, self.radius)
@@ -106,7 +110,7 @@ def depth_into_top(table: BoxSpec, lo, hi, half_height: float) -> float:
 
 def starts_above(obj: ObjectSpec, table: BoxSpec, where: str) -> Check:
     """A primitive object whose start may overlap the table top (its footprint over the table) is an error."""
-    lo, hi = (obj.pos, obj.pos) if obj.pos_range is None else obj.pos_range
+    lo, hi = obj.start_range()
     bottom = min(lo[2], hi[2]) - obj.half_height()
     return (where, obj.shape not in ("box", "cylinder", "sphere") or depth_into_top(table, lo, hi,
                                                                                     obj.half_height()) <= 1e-3,

@@ -15,5 +15,5 @@ from app.tasks.registry import MANIPULATION, TASK_TYPES, register_task, task_typ
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")
 
-__all__ = ["MANIPULATION", "TASK_TYPES", "Evaluation", "ObjectTask", "TaskJudge", "TaskState", "judged", "object_task", "register_task",
-           "task_type"]
+__all__ = ["MANIPULATION", "TASK_TYPES", "Evaluation", "ObjectTask", "TaskJudge", "TaskState", "judged", "object_task",
+           "register_task", "task_type"]

@@ -130,8 +130,8 @@ class BimanualInsertionExpert(BimanualLiftExpert):
     its own part at its centre, then meet, align and insert."""
 
     phases: ClassVar[type] = InsertPhase
-    after: ClassVar[dict] = {P.PRE_GRASP: P.DESCEND, P.DESCEND: P.CLOSE, P.LIFT: P.MEET, P.MEET: P.ALIGN, P.ALIGN: P.INSERT,
-             P.INSERT: P.HOLD}
+    after: ClassVar[dict] = {P.PRE_GRASP: P.DESCEND, P.DESCEND: P.CLOSE, P.LIFT: P.MEET, P.MEET: P.ALIGN,
+                             P.ALIGN: P.INSERT, P.INSERT: P.HOLD}
 
     def __init__(self, *args):
         super().__init__(*args)

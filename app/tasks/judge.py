@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.tasks.object_task import ObjectTask
-from app.tasks.outcome import LIFT, Evaluation, Poses, TaskState
+from app.tasks.outcome import LIFT, Evaluation, TaskState
 
 NO_CRITERION = "no_success_criterion"  # the reason of a task without an object: it never succeeds
 
@@ -35,9 +35,13 @@ class TaskJudge:
         self.start[envs], self.place[envs] = start, np.asarray(place, dtype=float)[:, :2]
         self.best[envs], self.collided[envs], self.lifted[envs] = 0, False, False
 
-    def update(self, observations: dict, poses: Poses | None = None) -> Evaluation:
-        """This step's evaluation from each arm's Observation (arm -> app.control.observation.Observation) and,
-        for a task that watches other objects, ``poses(name)``: their poses (n_envs, 7) now (position [m], wxyz)."""
+    def update(self, observations: dict, objects: dict | None = None, place: np.ndarray | None = None) -> Evaluation:
+        """This step's evaluation from each arm's Observation (arm -> app.control.observation.Observation); for a
+        task that watches other objects, ``objects``: the scene's bodies by name (``poses()`` -> (pos (n_envs, 3)
+        [m], quat (n_envs, 4) wxyz)); ``place`` (n_envs, >= 2) [m]: the place targets now, where they may have
+        moved since the reset (the GUI's sliders)."""
+        if place is not None:
+            self.place[:] = np.asarray(place)[:, :2]
         n = self.n
         if self.task is None or not observations:
             self.last = Evaluation(np.zeros(n, bool), np.zeros(n, int), np.full(n, np.nan), np.zeros(n, bool),
@@ -54,7 +58,8 @@ class TaskJudge:
                           ever_collided=self.collided.copy(),
                           moved=np.linalg.norm(obs[0].obj_pos[:, :2] - self.start[:, :2], axis=1),
                           ever_lifted=self.lifted.copy(),
-                          others={name: poses(name) for name in self.watched} if poses is not None else None)
+                          others=None if objects is None else
+                          {name: np.concatenate(objects[name].poses(), axis=1) for name in self.watched})
         self.last = self.task.evaluate(state)
         self.best = np.maximum(self.best, self.last.stage)
         self.collided |= self.last.collided

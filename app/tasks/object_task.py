@@ -113,7 +113,7 @@ class ObjectTask:
         obj = next((o for o in ctx.scene.objects if o.name == self.object), None)
         if self.place_range is None or obj is None or not all(lo <= hi for lo, hi in zip(*self.place_range)):
             return (at("min_separation"), True, "")
-        start = np.asarray(obj.pos_range if obj.pos_range is not None else (obj.pos, obj.pos), dtype=float)[:, :2]
+        start = obj.start_range()[:, :2]
         far = farthest(start, np.asarray(self.place_range, dtype=float))
         return (at("min_separation"), far >= self.min_separation,
                 f"{self.min_separation} m cannot be met: no point of place_range {self.place_range} is farther than "

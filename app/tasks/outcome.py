@@ -1,17 +1,16 @@
 """What a task's ``evaluate`` reads of a step and what it returns, and the stages every object task shares.
 
-Stages (the step's reward): 0 nothing, 1 a finger touched the object, 2 every finger of a gripper holds it,
-3 held and lifted ``LIFT`` above its start, 4 placed (as the task says: at its place target, on another object,
-in a bin, in a hole), after having been lifted, with no collision at any step. A failure's reason: ``collision`` (an arm link touched the table,
-an obstacle or another object, or a link other than the fingers touched the object, at any step), else by the
-stage reached: ``not_touched``, ``grasp_missed`` (touched, never held), ``not_lifted``, ``fell`` (the object ended
-below where it started), ``not_released`` (placed, still touched), the task's ``misplaced`` word (released, not
-placed), ``timeout`` (still carrying).
+Stages (the step's reward): 0 nothing, 1 a finger touched the object, 2 every finger of a gripper holds it, 3 held and
+lifted ``LIFT`` above its start, 4 placed (as the task says: at its place target, on another object, in a bin, in a
+hole), after having been lifted, with no collision at any step. A failure's reason: ``collision`` (an arm link touched
+the table, an obstacle or another object, or a link other than the fingers touched the object, at any step), else by the
+stage reached: ``not_touched``, ``grasp_missed`` (touched, never held), ``not_lifted``, ``fell`` (the object ended below
+where it started), ``not_released`` (placed, still touched), the task's ``misplaced`` word (released, not placed),
+``timeout`` (still carrying).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -23,14 +22,14 @@ REASONS = ("collision", "not_touched", "grasp_missed", "not_lifted", "fell", "no
 
 
 class TaskState(NamedTuple):
-    """What ``evaluate`` reads of one step, (n_envs, ...) each, environment frames: the task object's position
-    obj_pos (n, 3) [m], speed obj_speed (n,) [m/s] and orientation obj_quat (n, 4) wxyz; touched (a finger of some gripper on it), held (every finger
-    of one gripper), held_all (every gripper holds it), released (no finger of any gripper on it), collided (this step, see the module docstring):
-    (n,) bool; start_z (n,) [m]: the object's start height; place (n, 2) [m]: its place target; best (n,) int:
-    the highest stage of the steps before; ever_collided (n,) bool: a collision at an earlier step; moved (n,) [m]:
-    how far the object is from its start in x and y; ever_lifted (n,) bool: held and lifted LIFT above its start at
-    an earlier step; others: name ->
-    pose (n, 7) of each object the task watches (ObjectTask.watched): position [m], quaternion wxyz."""
+    """What ``evaluate`` reads of one step, (n_envs, ...) each, environment frames: the task object's position obj_pos
+    (n, 3) [m], speed obj_speed (n,) [m/s] and orientation obj_quat (n, 4) wxyz; touched (a finger of some gripper on
+    it), held (every finger of one gripper), held_all (every gripper holds it), released (no finger of any gripper on
+    it), collided (this step, see the module docstring): (n,) bool; start_z (n,) [m]: the object's start height; place
+    (n, 2) [m]: its place target; best (n,) int: the highest stage of the steps before; ever_collided (n,) bool: a
+    collision at an earlier step; moved (n,) [m]: how far the object is from its start in x and y; ever_lifted (n,)
+    bool: held and lifted LIFT above its start at an earlier step; others: name -> pose (n, 7) of each object the task
+    watches (ObjectTask.watched): position [m], quaternion wxyz."""
 
     obj_pos: np.ndarray
     obj_speed: np.ndarray
@@ -88,5 +87,3 @@ def _reason(e: int, success, collided, best, s: TaskState, at_place, misplaced: 
         return "not_released"
     return misplaced if s.released[e] else "timeout"
 
-
-Poses = Callable[[str], np.ndarray]  # an object's name -> its poses (n_envs, 7) now: position [m], quat wxyz

@@ -95,8 +95,7 @@ class PegInHoleTask(PickPlaceTask):
         block wider than the hole, the peg starting off the block and carried over it."""
         obj = next((o for o in ctx.scene.objects if o.name == self.object), None)
         b = self.block_size / 2
-        start = None if obj is None else np.asarray(
-            obj.pos_range if obj.pos_range is not None else (obj.pos, obj.pos), dtype=float)[:, :2]
+        start = None if obj is None else obj.start_range()[:, :2]
         gap = None if start is None else nearest(start, np.array([np.subtract(self.hole_pos, b),
                                                                   np.add(self.hole_pos, b)]))
         return super().checks(at, ctx) + [

@@ -188,7 +188,8 @@ class PickPlaceExpert(MotionBase):
             up = np.array([0.0, 0.0, self.task.lift_height])
             self.seg.move_to(grasped, t, self.seg.p1[grasped] + up, self.seg.R1[grasped])
             self.log.enter(grasped, Phase.LIFT, t)
-        opened = np.flatnonzero((ph == Phase.OPEN) & (self.log.phase == Phase.OPEN) & (obs.closing < self.release + 0.05))
+        opening = (ph == Phase.OPEN) & (self.log.phase == Phase.OPEN)
+        opened = np.flatnonzero(opening & (obs.closing < self.release + 0.05))
         if len(opened):
             self._retreat(opened, t, obs)
 

@@ -71,8 +71,7 @@ class PlaceInBinTask(PickPlaceTask):
         obj = next((o for o in ctx.scene.objects if o.name == self.object), None)
         outer = np.asarray(self.bin_inner) / 2 + self.wall_thickness
         foot = np.array([np.asarray(self.bin_pos) - outer, np.asarray(self.bin_pos) + outer])
-        start = None if obj is None else np.asarray(
-            obj.pos_range if obj.pos_range is not None else (obj.pos, obj.pos), dtype=float)[:, :2]
+        start = None if obj is None else obj.start_range()[:, :2]
         gap = None if start is None else nearest(start, foot)
         fits = obj is None or max(obj.size[:2]) < min(self.bin_inner)
         return super().checks(at, ctx) + [

@@ -80,7 +80,8 @@ class PushTask(ObjectTask):
         objects = sorted(o.name for o in ctx.scene.objects)
         return super().checks(at, ctx) + [
             (at("object"), obj is not None, f"{self.object!r} is not an object of the scene; objects: {objects}"),
-            (at("object"), obj is None or obj.shape == "box", f"{self.object!r} must be a box (it is pushed on a face)"),
+            (at("object"), obj is None or obj.shape == "box",
+             f"{self.object!r} must be a box (it is pushed on a face)"),
             (at("type"), ctx.scene.robot.gripper is not None, "push needs a gripper (closed, it is the pusher)"),
             (at("max_pushes"), 1 <= self.max_pushes <= 20, f"must be 1..20, got {self.max_pushes}"),
         ] + [(at(k), getattr(self, k) > 0, f"must be > 0, got {getattr(self, k)}")

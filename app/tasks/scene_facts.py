@@ -22,15 +22,16 @@ class GripperFacts(NamedTuple):
 class SceneFacts(NamedTuple):
     """The scene of k environments as an expert needs it (environment frames, SI units).
 
-    model: the robot's RobotModel; base: its BaseFrame (environment <-> base); arm_dofs: the DOFs the arm
-    controller moves. grippers: arm name -> GripperFacts of each named arm, and '' -> the robot's one gripper
-    (on the run's end effector) where it has one. half_extents (3,) [m]
-    and round (a cylinder or sphere) of the task's object; obj_pos (k, 3) [m]: its start positions; starts: every
-    object's start, name -> (pos (k, 3) [m], quat (k, 4) wxyz); halves: name -> half extents (3,) [m]; places (k, 2) [m]: the place targets; envs (k,): the environments' indices in the whole run (they seed planned moves); seed:
-    the run's. sphere_model(): the table, the obstacles and the robot as a CollisionModel (built on demand).
-    reach(links) -> ``reach(arm, pos (m, 3), rot (m, 3, 3)) -> (m,)``: per pose, the smallest joint margin of arm
-    ``arm`` (an index into links) in the IK's answer, -inf where unreached. mover(planner, arms, links): the
-    planner's mover for one arm (arms None) or for the arms named (app.episode.planned_moves, planned_arms).
+    model: the robot's RobotModel; base: its BaseFrame (environment <-> base); arm_dofs: the DOFs the arm controller
+    moves. grippers: arm name -> GripperFacts of each named arm, and '' -> the robot's one gripper (on the run's end
+    effector) where it has one. half_extents (3,) [m] and round (a cylinder or sphere) of the task's object; obj_pos (k,
+    3) [m]: its start positions; starts: every object's start, name -> (pos (k, 3) [m], quat (k, 4) wxyz); halves: name
+    -> half extents (3,) [m]; places (k, 2) [m]: the place targets; envs (k,): the environments' indices in the whole
+    run (they seed planned moves); seed: the run's. sphere_model(): the table, the obstacles and the robot as a
+    CollisionModel (built on demand). reach(links) -> ``reach(arm, pos (m, 3), rot (m, 3, 3)) -> (m,)``: per pose, the
+    smallest joint margin of arm ``arm`` (an index into links) in the IK's answer, -inf where unreached. mover(planner,
+    arms, links): the planner's mover for one arm (arms None) or for the arms named (app.episode.planned_moves,
+    planned_arms).
     """
 
     model: object

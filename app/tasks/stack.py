@@ -59,7 +59,7 @@ class StackTask(PickPlaceTask):
         object's."""
         objects = {o.name: o for o in ctx.scene.objects}
         base, obj = objects.get(self.base), objects.get(self.object)
-        gap = None if base is None or obj is None else nearest(_range(obj), _range(base))
+        gap = None if base is None or obj is None else nearest(obj.start_range()[:, :2], base.start_range()[:, :2])
         return super().checks(at, ctx) + [
             (at("base"), base is not None and self.base != self.object,
              f"{self.base!r} must be another object of the scene than {self.object!r}; objects: {sorted(objects)}"),
@@ -69,7 +69,3 @@ class StackTask(PickPlaceTask):
              f"in x and y, under {self.min_separation} m: give them pos_range boxes that far apart"),
         ]
 
-
-def _range(obj) -> np.ndarray:
-    """An object's start range in x and y ((lo), (hi)) [m]: its pos_range, or its pos twice."""
-    return np.asarray(obj.pos_range if obj.pos_range is not None else (obj.pos, obj.pos), dtype=float)[:, :2]
