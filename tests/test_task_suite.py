@@ -176,3 +176,30 @@ def test_a_place_target_moved_during_the_run_is_the_one_the_task_judges():
         scene.close()
     assert ep["success"] and ep["reason"] == "", ep
     assert np.linalg.norm(np.asarray(ep["object_final_pos"])[:2] - moved) < 0.01
+
+
+def test_a_damaged_measurements_file_is_one_error_naming_it_and_the_script_that_writes_it(tmp_path):
+    from app.errors import InputError
+
+    bad = tmp_path / "expert_success.json"
+    bad.write_text("{not json")
+    with pytest.raises(InputError, match=r"expert_success.json: not the benchmark's JSON .* scripts/bench_tasks.py"):
+        task_rows(bad)
+    assert {r["expert"] for r in task_rows(tmp_path / "absent.json")} == {"not measured"}
+
+
+def test_a_second_task_under_a_taken_type_is_refused_naming_both_classes():
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from app.errors import InputError
+    from app.tasks import register_task
+    from app.tasks.pick_place import PickPlaceTask
+
+    @dataclass(frozen=True)
+    class AnotherStack(PickPlaceTask):
+        type: ClassVar[str] = "stack"
+
+    with pytest.raises(InputError, match=r"task type 'stack' is taken by app\.tasks\.stack\.StackTask"):
+        register_task(AnotherStack)
+    assert MANIPULATION["stack"].__name__ == "StackTask"
